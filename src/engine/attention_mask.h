@@ -1,0 +1,34 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace attnviz::engine {
+
+/// Which keys each query may attend to. The three kinds combine: a key is blocked as soon as any
+/// of them blocks it, and a blocked score becomes −∞ before the softmax.
+struct AttentionMask {
+    /// Key j is blocked for query i when j > i (positions count from the start of both sequences).
+    bool causal = false;
+
+    /// D2L's valid lengths: key j is blocked when j ≥ length. One length per batch item
+    /// (`[B]`), or one per query (`[B, Nq]`, row-major) when `perQuery` is set.
+    struct ValidLengths {
+        std::vector<std::int64_t> lengths;
+        bool perQuery = false;
+    };
+    std::optional<ValidLengths> validLengths;
+
+    /// An explicit mask, 1 = may attend, 0 = blocked: `[Nq, Nk]` shared by the batch, or
+    /// `[B, Nq, Nk]` when `perBatch` is set.
+    struct Explicit {
+        std::vector<std::uint8_t> allowed;
+        bool perBatch = false;
+    };
+    std::optional<Explicit> explicitMask;
+
+    bool any() const { return causal || validLengths || explicitMask; }
+};
+
+} // namespace attnviz::engine

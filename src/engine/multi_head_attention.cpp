@@ -1,0 +1,242 @@
+#include "engine/multi_head_attention.h"
+
+#include "engine/input_error.h"
+#include "engine/resolved_mask.h"
+
+#include <cmath>
+#include <limits>
+#include <string>
+#include <utility>
+
+namespace attnviz::engine {
+namespace {
+
+constexpr float kBlocked = -std::numeric_limits<float>::infinity();
+
+// Rows of one head's score matrix handled together: small enough that scores, scaled, masked and
+// weights of the block stay in L2 between the product that writes them and the softmax that reads
+// them, large enough that the products stay efficient.
+constexpr Eigen::Index kQueryBlock = 64;
+
+std::string str(Eigen::Index v)
+{
+    return std::to_string(v);
+}
+
+std::string shapeOf(const RowMatrix& m)
+{
+    return "[" + str(m.rows()) + ", " + str(m.cols()) + "]";
+}
+
+void checkBias(const std::optional<Eigen::RowVectorXf>& bias, const char* name, Eigen::Index size,
+               const char* what)
+{
+    if (bias && bias->size() != size)
+        throw InputError(std::string(name) + " has " + str(bias->size()) + " values; expected " +
+                         str(size) + " (" + what + ")");
+}
+
+void checkInput(const Tensor& t, const char* name, const char* tokens, const char* width,
+                Eigen::Index expectedWidth, const char* weight)
+{
+    if (t.rank() != 3)
+        throw InputError(std::string(name) + " has " + std::to_string(t.rank()) +
+                         " dimensions; expected 3 [B, " + tokens + ", " + width + "]");
+    for (std::size_t a = 0; a < 3; ++a)
+        if (t.dim(a) == 0)
+            throw InputError(std::string(name) + " has a zero-sized dimension " +
+                             std::to_string(a) + "; every dimension must be at least 1");
+    if (t.dim(2) != expectedWidth)
+        throw InputError(std::string(name) + " has width " + std::to_string(t.dim(2)) +
+                         "; expected " + str(expectedWidth) + " to match the columns of " + weight);
+}
+
+// y = x Wᵀ (+ b) for all batch items at once: the batch and token axes are contiguous, so the
+// projection is one matrix product over B·N rows.
+void project(const Tensor& x, const RowMatrix& w, const std::optional<Eigen::RowVectorXf>& b,
+             Tensor& y)
+{
+    const Eigen::Index rows = x.dim(0) * x.dim(1);
+    ConstMatrixView in(x.data(), rows, x.dim(2));
+    MatrixView out(y.data(), rows, w.rows());
+    out.noalias() = in * w.transpose();
+    if (b)
+        out.rowwise() += *b;
+}
+
+// [batch, token, H·P] -> [batch, head, token, P]: head h owns feature columns [h·P, (h+1)·P).
+void splitHeads(const Tensor& projected, int heads, Tensor& split)
+{
+    const Eigen::Index p = split.dim(3);
+    for (std::int64_t b = 0; b < split.dim(0); ++b)
+        for (int h = 0; h < heads; ++h)
+            split.matrix({b, h}) = projected.matrix({b}).middleCols(h * p, p);
+}
+
+// The inverse of splitHeads.
+void concatHeads(const Tensor& split, int heads, Tensor& joined)
+{
+    const Eigen::Index p = split.dim(3);
+    for (std::int64_t b = 0; b < split.dim(0); ++b)
+        for (int h = 0; h < heads; ++h)
+            joined.matrix({b}).middleCols(h * p, p) = split.matrix({b, h});
+}
+
+// Pass 2 for the query rows [r0, r0 + rows) of one head (the formula's names: S = Q Kᵀ,
+// A = softmax(mask(S / √d_k)), C = A V).
+void attendBlock(AttentionTrace& t, const ResolvedMask& mask, std::int64_t b, std::int64_t h,
+                 Eigen::Index r0, Eigen::Index rows, float scale)
+{
+    const Eigen::Index nk = t.scores.dim(3);
+    const auto Q = t.qHeads.matrix({b, h}).middleRows(r0, rows);
+    const ConstMatrixView K = std::as_const(t.kHeads).matrix({b, h});
+    const ConstMatrixView V = std::as_const(t.vHeads).matrix({b, h});
+
+    auto S = t.scores.matrix({b, h}).middleRows(r0, rows);
+    // pass 2a: raw scores of the block
+    S.noalias() = Q * K.transpose();
+
+    // pass 2b: per query row, scale, block, and softmax over keys with the row max subtracted
+    for (Eigen::Index r = 0; r < rows; ++r) {
+        const Eigen::Index i = r0 + r;
+        auto scaled = t.scaled.matrix({b, h}).row(i).array();
+        auto masked = t.masked.matrix({b, h}).row(i).array();
+        auto weights = t.weights.matrix({b, h}).row(i).array();
+        scaled = S.row(r).array() * scale;
+        masked = scaled;
+
+        const ResolvedMask::Row keep = mask.row(b, i);
+        const Eigen::Index limit = std::clamp<Eigen::Index>(keep.limit, 0, nk);
+        masked.tail(nk - limit).setConstant(kBlocked);
+        if (keep.allowed)
+            for (Eigen::Index j = 0; j < limit; ++j)
+                if (keep.allowed[j] == 0)
+                    masked(j) = kBlocked;
+
+        const float rowMax = masked.maxCoeff();
+        if (rowMax == kBlocked) {
+            // Every key blocked: softmax would be 0/0. Such a query attends to nothing.
+            weights.setZero();
+            continue;
+        }
+        weights = (masked - rowMax).exp();
+        // Eigen's vectorised exp clamps its argument and returns a denormal for −∞, not 0: make
+        // blocked weights exactly zero, as the softmax of −∞ is.
+        weights.tail(nk - limit).setZero();
+        if (keep.allowed)
+            for (Eigen::Index j = 0; j < limit; ++j)
+                if (keep.allowed[j] == 0)
+                    weights(j) = 0.0f;
+        weights *= 1.0f / weights.sum();
+    }
+
+    // pass 2c: context rows are the weighted sums of the value rows
+    t.context.matrix({b, h}).middleRows(r0, rows).noalias() =
+        std::as_const(t.weights).matrix({b, h}).middleRows(r0, rows) * V;
+}
+
+} // namespace
+
+MultiHeadAttention::MultiHeadAttention(AttentionWeights weights, int numHeads)
+    : m_weights(std::move(weights))
+    , m_numHeads(numHeads)
+{
+    const AttentionWeights& w = m_weights;
+    if (numHeads < 1)
+        throw InputError("num_heads is " + std::to_string(numHeads) + "; expected at least 1");
+    const std::pair<const RowMatrix*, const char*> all[] = {
+        {&w.wQ, "w_q"}, {&w.wK, "w_k"}, {&w.wV, "w_v"}, {&w.wO, "w_o"}};
+    for (const auto& [m, name] : all)
+        if (m->rows() == 0 || m->cols() == 0)
+            throw InputError(std::string(name) + " has shape " + shapeOf(*m) +
+                             "; every dimension must be at least 1");
+    if (w.wQ.rows() % numHeads != 0)
+        throw InputError("w_q has " + str(w.wQ.rows()) + " rows, which " + str(numHeads) +
+                         " heads cannot share equally; expected a multiple of num_heads");
+    if (w.wK.rows() != w.wQ.rows())
+        throw InputError("w_k has " + str(w.wK.rows()) + " rows; expected " + str(w.wQ.rows()) +
+                         " like w_q, since queries and keys meet in a dot product");
+    if (w.wV.rows() % numHeads != 0)
+        throw InputError("w_v has " + str(w.wV.rows()) + " rows, which " + str(numHeads) +
+                         " heads cannot share equally; expected a multiple of num_heads");
+    if (w.wO.cols() != w.wV.rows())
+        throw InputError("w_o has " + str(w.wO.cols()) + " columns; expected " +
+                         str(w.wV.rows()) + " (the rows of w_v, all heads concatenated)");
+    checkBias(w.bQ, "b_q", w.wQ.rows(), "the rows of w_q");
+    checkBias(w.bK, "b_k", w.wK.rows(), "the rows of w_k");
+    checkBias(w.bV, "b_v", w.wV.rows(), "the rows of w_v");
+    checkBias(w.bO, "b_o", w.wO.rows(), "the rows of w_o");
+}
+
+void MultiHeadAttention::forward(const Tensor& query, const Tensor& key, const Tensor& value,
+                                 const AttentionMask& mask, AttentionTrace& t) const
+{
+    checkInput(query, "query", "Nq", "Dq", queryInputSize(), "w_q");
+    checkInput(key, "key", "Nk", "Dk", keyInputSize(), "w_k");
+    checkInput(value, "value", "Nk", "Dv", valueInputSize(), "w_v");
+    const std::int64_t B = query.dim(0), Nq = query.dim(1), Nk = key.dim(1);
+    if (key.dim(0) != B)
+        throw InputError("key has batch size " + str(key.dim(0)) + "; expected " + str(B) +
+                         " like query");
+    if (value.dim(0) != B)
+        throw InputError("value has batch size " + str(value.dim(0)) + "; expected " + str(B) +
+                         " like query");
+    if (value.dim(1) != Nk)
+        throw InputError("value has " + str(value.dim(1)) + " tokens; expected " + str(Nk) +
+                         " like key, since each key has one value");
+    const ResolvedMask resolved(mask, B, Nq, Nk);
+
+    const std::int64_t H = m_numHeads, Pqk = queryKeySize(), Pv = valueSize();
+    t.qProj.reshape({{"batch", B}, {"query", Nq}, {"feature", H * Pqk}});
+    t.kProj.reshape({{"batch", B}, {"key", Nk}, {"feature", H * Pqk}});
+    t.vProj.reshape({{"batch", B}, {"key", Nk}, {"feature", H * Pv}});
+    t.qHeads.reshape({{"batch", B}, {"head", H}, {"query", Nq}, {"d_k", Pqk}});
+    t.kHeads.reshape({{"batch", B}, {"head", H}, {"key", Nk}, {"d_k", Pqk}});
+    t.vHeads.reshape({{"batch", B}, {"head", H}, {"key", Nk}, {"d_v", Pv}});
+    for (Tensor* s : {&t.scores, &t.scaled, &t.masked, &t.weights})
+        s->reshape({{"batch", B}, {"head", H}, {"query", Nq}, {"key", Nk}});
+    t.context.reshape({{"batch", B}, {"head", H}, {"query", Nq}, {"d_v", Pv}});
+    t.concat.reshape({{"batch", B}, {"query", Nq}, {"feature", H * Pv}});
+    t.output.reshape({{"batch", B}, {"query", Nq}, {"feature", outputSize()}});
+
+    t.fullyMaskedRows.clear();
+    for (std::int64_t b = 0; b < B; ++b)
+        for (std::int64_t i = 0; i < Nq; ++i)
+            if (resolved.rowFullyBlocked(b, i))
+                t.fullyMaskedRows.push_back({b, i});
+
+    // pass 1: the three input projections, then their split into heads
+    project(query, m_weights.wQ, m_weights.bQ, t.qProj);
+    project(key, m_weights.wK, m_weights.bK, t.kProj);
+    project(value, m_weights.wV, m_weights.bV, t.vProj);
+    splitHeads(t.qProj, m_numHeads, t.qHeads);
+    splitHeads(t.kProj, m_numHeads, t.kHeads);
+    splitHeads(t.vProj, m_numHeads, t.vHeads);
+
+    // pass 2: heads are independent, so threads take whole heads (Eigen runs the products inside
+    // a parallel region on one thread, which is what we want here)
+    const float scale = 1.0f / std::sqrt(static_cast<float>(Pqk));
+    const std::int64_t blocksPerHead = (Nq + kQueryBlock - 1) / kQueryBlock;
+    const std::int64_t tasks = B * H * blocksPerHead;
+#pragma omp parallel for schedule(static)
+    for (std::int64_t task = 0; task < tasks; ++task) {
+        const std::int64_t head = task / blocksPerHead;
+        const Eigen::Index r0 = (task % blocksPerHead) * kQueryBlock;
+        attendBlock(t, resolved, head / H, head % H, r0, std::min<Eigen::Index>(kQueryBlock, Nq - r0),
+                    scale);
+    }
+
+    // pass 3: heads side by side, then the output projection
+    concatHeads(t.context, m_numHeads, t.concat);
+    project(t.concat, m_weights.wO, m_weights.bO, t.output);
+}
+
+AttentionTrace MultiHeadAttention::forward(const Tensor& query, const Tensor& key,
+                                           const Tensor& value, const AttentionMask& mask) const
+{
+    AttentionTrace trace;
+    forward(query, key, value, mask, trace);
+    return trace;
+}
+
+} // namespace attnviz::engine

@@ -1,0 +1,46 @@
+#pragma once
+
+#include "engine/attention_mask.h"
+#include "engine/attention_trace.h"
+#include "engine/attention_weights.h"
+#include "engine/tensor.h"
+
+namespace attnviz::engine {
+
+/// General multi-head attention (D2L 10.3; Vaswani et al. 3.2.2) that keeps every intermediate.
+///
+/// Head i computes `softmax(mask(Q_i K_iᵀ / √Pqk)) V_i` on its own slice of the projected
+/// features; the heads are concatenated and projected by w_o. Query, key and value may come from
+/// different sequences of different widths (cross-attention); self-attention passes one tensor
+/// three times. The sizes Pqk, Pv and Po follow from the weights, so they may all differ.
+class MultiHeadAttention {
+public:
+    /// Checks that the weights describe a module with `numHeads` heads; throws InputError with a
+    /// sentence naming the offending weight otherwise.
+    MultiHeadAttention(AttentionWeights weights, int numHeads);
+
+    int numHeads() const { return m_numHeads; }
+    Eigen::Index queryInputSize() const { return m_weights.wQ.cols(); } ///< Dq
+    Eigen::Index keyInputSize() const { return m_weights.wK.cols(); }   ///< Dk
+    Eigen::Index valueInputSize() const { return m_weights.wV.cols(); } ///< Dv
+    Eigen::Index queryKeySize() const { return m_weights.wQ.rows() / m_numHeads; } ///< Pqk
+    Eigen::Index valueSize() const { return m_weights.wV.rows() / m_numHeads; }    ///< Pv
+    Eigen::Index outputSize() const { return m_weights.wO.rows(); }                ///< Po
+    const AttentionWeights& weights() const { return m_weights; }
+
+    /// Runs the module on `query [B, Nq, Dq]`, `key [B, Nk, Dk]`, `value [B, Nk, Dv]` and fills
+    /// `trace` with every intermediate, reusing its memory where the shapes allow. Throws
+    /// InputError, before touching the trace, when the inputs or the mask do not fit the module.
+    void forward(const Tensor& query, const Tensor& key, const Tensor& value,
+                 const AttentionMask& mask, AttentionTrace& trace) const;
+
+    /// Convenience for callers that do not keep a trace around.
+    AttentionTrace forward(const Tensor& query, const Tensor& key, const Tensor& value,
+                           const AttentionMask& mask = {}) const;
+
+private:
+    AttentionWeights m_weights;
+    int m_numHeads = 0;
+};
+
+} // namespace attnviz::engine

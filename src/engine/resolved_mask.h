@@ -1,0 +1,33 @@
+#pragma once
+
+#include "engine/attention_mask.h"
+
+#include <cstdint>
+
+namespace attnviz::engine {
+
+/// An AttentionMask checked against concrete sizes and ready for the softmax pass: for each
+/// (batch, query) row it says up to which key the causal and length masks allow, and where the
+/// explicit mask's bytes for that row are.
+class ResolvedMask {
+public:
+    /// Throws InputError when the mask does not fit `[batch, queries, keys]`.
+    ResolvedMask(const AttentionMask& mask, std::int64_t batch, std::int64_t queries,
+                 std::int64_t keys);
+
+    struct Row {
+        std::int64_t limit;            ///< keys [limit, Nk) are blocked
+        const std::uint8_t* allowed;   ///< explicit mask for keys [0, Nk), or null
+    };
+    Row row(std::int64_t b, std::int64_t i) const;
+
+    bool blocked(std::int64_t b, std::int64_t i, std::int64_t j) const;
+    bool rowFullyBlocked(std::int64_t b, std::int64_t i) const;
+
+private:
+    const AttentionMask& m_mask;
+    std::int64_t m_queries = 0;
+    std::int64_t m_keys = 0;
+};
+
+} // namespace attnviz::engine

@@ -1,0 +1,107 @@
+#include "engine/tensor.h"
+
+#include <stdexcept>
+
+namespace attnviz::engine {
+namespace {
+
+std::int64_t elementCount(const std::vector<Axis>& axes)
+{
+    std::int64_t n = 1;
+    for (const Axis& axis : axes) {
+        if (axis.size < 0)
+            throw std::invalid_argument("axis '" + axis.name + "' has a negative size");
+        n *= axis.size;
+    }
+    return n;
+}
+
+} // namespace
+
+Tensor::Tensor(std::vector<Axis> axes)
+    : m_axes(std::move(axes))
+    , m_data(static_cast<std::size_t>(elementCount(m_axes)), 0.0f)
+{
+}
+
+void Tensor::reshape(std::vector<Axis> axes)
+{
+    const auto n = static_cast<std::size_t>(elementCount(axes));
+    m_axes = std::move(axes);
+    m_data.resize(n);
+}
+
+std::vector<std::int64_t> Tensor::shape() const
+{
+    std::vector<std::int64_t> result;
+    result.reserve(m_axes.size());
+    for (const Axis& axis : m_axes)
+        result.push_back(axis.size);
+    return result;
+}
+
+std::int64_t Tensor::flatIndex(std::initializer_list<std::int64_t> index) const
+{
+    if (index.size() != m_axes.size())
+        throw std::out_of_range("index of rank " + std::to_string(index.size()) +
+                                " into a tensor of rank " + std::to_string(m_axes.size()));
+    std::int64_t flat = 0;
+    std::size_t axis = 0;
+    for (std::int64_t i : index) {
+        if (i < 0 || i >= m_axes[axis].size)
+            throw std::out_of_range("index " + std::to_string(i) + " outside axis '" +
+                                    m_axes[axis].name + "' of size " +
+                                    std::to_string(m_axes[axis].size));
+        flat = flat * m_axes[axis].size + i;
+        ++axis;
+    }
+    return flat;
+}
+
+float Tensor::at(std::initializer_list<std::int64_t> index) const
+{
+    return m_data[static_cast<std::size_t>(flatIndex(index))];
+}
+
+std::int64_t Tensor::matrixOffset(std::initializer_list<std::int64_t> leading) const
+{
+    if (m_axes.size() < 2 || leading.size() != m_axes.size() - 2)
+        throw std::out_of_range("matrix() takes the " + std::to_string(m_axes.size() - 2) +
+                                " leading indices of a rank-" + std::to_string(m_axes.size()) +
+                                " tensor");
+    std::int64_t offset = 0;
+    std::size_t axis = 0;
+    for (std::int64_t i : leading) {
+        if (i < 0 || i >= m_axes[axis].size)
+            throw std::out_of_range("index " + std::to_string(i) + " outside axis '" +
+                                    m_axes[axis].name + "'");
+        offset = offset * m_axes[axis].size + i;
+        ++axis;
+    }
+    return offset * m_axes[axis].size * m_axes[axis + 1].size;
+}
+
+MatrixView Tensor::matrix(std::initializer_list<std::int64_t> leading)
+{
+    const std::int64_t offset = matrixOffset(leading);
+    return {m_data.data() + offset, m_axes[rank() - 2].size, m_axes[rank() - 1].size};
+}
+
+ConstMatrixView Tensor::matrix(std::initializer_list<std::int64_t> leading) const
+{
+    const std::int64_t offset = matrixOffset(leading);
+    return {m_data.data() + offset, m_axes[rank() - 2].size, m_axes[rank() - 1].size};
+}
+
+std::string Tensor::shapeString() const
+{
+    std::string s = "(";
+    for (std::size_t i = 0; i < m_axes.size(); ++i) {
+        if (i > 0)
+            s += ", ";
+        s += m_axes[i].name + "=" + std::to_string(m_axes[i].size);
+    }
+    return s + ")";
+}
+
+} // namespace attnviz::engine

@@ -1,0 +1,18 @@
+#pragma once
+
+#include "engine/attention_mask.h"
+#include "engine/attention_trace.h"
+#include "engine/attention_weights.h"
+#include "engine/tensor.h"
+
+namespace attnviz::test {
+
+/// Multi-head attention written as plain loops in double precision, one formula at a time, with
+/// none of the engine's blocking, threading or Eigen products and its own reading of the masks.
+/// Deliberately slow and obvious: it is the yardstick the optimised engine is measured against.
+engine::AttentionTrace naiveAttention(const engine::Tensor& query, const engine::Tensor& key,
+                                      const engine::Tensor& value,
+                                      const engine::AttentionWeights& weights, int heads,
+                                      const engine::AttentionMask& mask);
+
+} // namespace attnviz::test

@@ -1,0 +1,69 @@
+#include "io/json.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace attnviz::io {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::string errorOf(std::string_view text)
+{
+    try {
+        parseJson(text);
+    } catch (const JsonError& e) {
+        return e.what();
+    }
+    return "no error";
+}
+
+TEST(Json, ParsesNestedDocument)
+{
+    const JsonValue v = parseJson(R"( {"a": [1, -2.5e1, true, null], "b": {"c": "d\u00e9\n"}} )");
+    ASSERT_TRUE(v.isObject());
+    const JsonValue& a = *v.find("a");
+    ASSERT_EQ(a.asArray().size(), 4u);
+    EXPECT_TRUE(a.asArray()[0].isInteger());
+    EXPECT_EQ(a.asArray()[0].asInteger(), 1);
+    EXPECT_FALSE(a.asArray()[1].isInteger());
+    EXPECT_DOUBLE_EQ(a.asArray()[1].asNumber(), -25.0);
+    EXPECT_TRUE(a.asArray()[2].asBool());
+    EXPECT_TRUE(a.asArray()[3].isNull());
+    EXPECT_EQ(v.find("b")->find("c")->asString(), "d\xc3\xa9\n");
+    EXPECT_EQ(v.find("missing"), nullptr);
+}
+
+TEST(Json, KeepsMemberOrder)
+{
+    const JsonValue v = parseJson(R"({"z": 1, "a": 2})");
+    EXPECT_EQ(v.asObject()[0].first, "z");
+    EXPECT_EQ(v.asObject()[1].first, "a");
+}
+
+TEST(Json, DecodesSurrogatePairs)
+{
+    EXPECT_EQ(parseJson(R"("\ud83d\ude00")").asString(), "\xf0\x9f\x98\x80");
+}
+
+TEST(Json, RejectsMalformedText)
+{
+    EXPECT_THAT(errorOf("{\"a\": 1,}"), HasSubstr("member name"));
+    EXPECT_THAT(errorOf("[1, 2"), HasSubstr("expected ']'"));
+    EXPECT_THAT(errorOf("{\"a\": 1} x"), HasSubstr("after the end"));
+    EXPECT_THAT(errorOf("\"abc"), HasSubstr("unterminated string"));
+    EXPECT_THAT(errorOf("01"), HasSubstr("leading zero"));
+    EXPECT_THAT(errorOf("-"), HasSubstr("unexpected character"));
+    EXPECT_THAT(errorOf(""), HasSubstr("unexpected end"));
+    EXPECT_THAT(errorOf("{\"a\": 1, \"a\": 2}"), HasSubstr("duplicate member \"a\""));
+    EXPECT_THAT(errorOf(std::string(100, '[')), HasSubstr("nesting deeper"));
+}
+
+TEST(Json, QuotesStrings)
+{
+    EXPECT_EQ(jsonQuote("a\"b\\c\n\x01"), R"("a\"b\\c\n\u0001")");
+    EXPECT_EQ(parseJson(jsonQuote("tab\there")).asString(), "tab\there");
+}
+
+} // namespace
+} // namespace attnviz::io

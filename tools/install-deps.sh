@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Installs every Debian package AttnViz needs to build, test and run. Idempotent: it asks apt only
+# for what is missing, so a second run costs a few dpkg queries. Run as root on Debian 12.
+#   tools/install-deps.sh            build, test and run
+#   tools/install-deps.sh --torch    also PyTorch + OpenBLAS(OpenMP), to regenerate reference data
+#                                    and to run the speed comparison
+set -euo pipefail
+
+packages=(
+    build-essential cmake ninja-build pkg-config
+    libeigen3-dev
+    qt6-base-dev qt6-svg-dev libqcustomplot-dev libgl1-mesa-dev
+    libgtest-dev libgmock-dev libbenchmark-dev
+    xvfb xauth fonts-dejavu-core poppler-utils
+)
+if [[ "${1:-}" == "--torch" ]]; then
+    packages+=(python3-torch python3-numpy libopenblas0-openmp)
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+        missing+=("$p")
+    fi
+done
+
+if ((${#missing[@]} == 0)); then
+    echo "install-deps: all ${#packages[@]} packages present"
+    exit 0
+fi
+
+if [[ $EUID -ne 0 ]]; then
+    echo "install-deps: missing packages ${missing[*]}; run this script as root to install them" >&2
+    exit 1
+fi
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+echo "install-deps: done"
