@@ -9,7 +9,9 @@ target_compile_features(attnviz_options INTERFACE cxx_std_20)
 target_compile_options(attnviz_options INTERFACE -Wall -Wextra -Wpedantic -Wshadow
                                                  -Wnon-virtual-dtor -Wcast-align
                                                  # GCC 12 warns falsely on string concatenation (GCC bug 105651)
-                                                 -Wno-restrict)
+                                                 -Wno-restrict
+                                                 # and on Eigen's AVX-512 code paths (GCC bug 105593)
+                                                 -Wno-maybe-uninitialized)
 
 if(ATTNVIZ_ARCH STREQUAL "native")
     target_compile_options(attnviz_options INTERFACE -march=native)
