@@ -1,0 +1,45 @@
+#pragma once
+
+#include "app/walkthrough_step.h"
+
+#include <QWidget>
+
+#include <vector>
+
+class QGridLayout;
+
+namespace attnviz::app {
+
+class HeatmapView;
+
+/// The matrices of one step side by side: every head of a per-head step, or the few whole
+/// matrices of the others. Clicking a head focuses it (shown alone, large); `showAll()` returns.
+/// Views are reused between updates so that stepping and sliders do not rebuild widgets.
+class HeadGridView : public QWidget {
+    Q_OBJECT
+public:
+    explicit HeadGridView(QWidget* parent = nullptr);
+
+    /// `sharedRange`: one colour range for all matrices; otherwise one per matrix.
+    void setMatrices(const StepMatrices& matrices, bool sharedRange);
+    void showAll();
+    int focusedHead() const { return m_focused; }
+
+    /// The views currently shown, in order.
+    std::vector<HeatmapView*> visibleViews() const;
+
+signals:
+    void headFocused(int head);
+    void cellClicked(int row, int column);
+
+private:
+    void relayout();
+
+    QGridLayout* m_layout;
+    std::vector<HeatmapView*> m_views;
+    StepMatrices m_matrices;
+    bool m_sharedRange = true;
+    int m_focused = -1;
+};
+
+} // namespace attnviz::app

@@ -1,0 +1,167 @@
+#include "app/heatmap_view.h"
+
+#include "app/colour_gradients.h"
+
+#include <qcustomplot.h>
+
+#include <QHelpEvent>
+#include <QMouseEvent>
+#include <QToolTip>
+#include <QVBoxLayout>
+
+#include <cmath>
+#include <limits>
+
+namespace attnviz::app {
+namespace {
+
+// Labels are shown when they fit; a 64-token axis would be unreadable with every label.
+constexpr int kMaxLabelledTicks = 40;
+
+QSharedPointer<QCPAxisTickerText> labelTicker(const QStringList& labels)
+{
+    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+    const int step = std::max(1, static_cast<int>((labels.size() + kMaxLabelledTicks - 1) / kMaxLabelledTicks));
+    for (int i = 0; i < labels.size(); i += step)
+        ticker->addTick(i, labels[i]);
+    return ticker;
+}
+
+QString formatValue(float v)
+{
+    if (std::isinf(v))
+        return v < 0 ? QStringLiteral("−∞") : QStringLiteral("+∞");
+    return QString::number(static_cast<double>(v), 'g', 7);
+}
+
+} // namespace
+
+HeatmapView::HeatmapView(QWidget* parent)
+    : QWidget(parent)
+    , m_plot(new QCustomPlot(this))
+    , m_map(new QCPColorMap(m_plot->xAxis, m_plot->yAxis))
+    , m_scale(new QCPColorScale(m_plot))
+    , m_title(new QCPTextElement(m_plot))
+{
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_plot);
+    m_plot->setMinimumSize(120, 120);
+    m_plot->plotLayout()->addElement(0, 1, m_scale);
+    m_plot->plotLayout()->insertRow(0);
+    m_plot->plotLayout()->addElement(0, 0, m_title);
+    QFont titleFont = font();
+    titleFont.setBold(true);
+    m_title->setFont(titleFont);
+    m_scale->setType(QCPAxis::atRight);
+    m_scale->setBarWidth(10);
+    m_map->setColorScale(m_scale);
+    m_map->setInterpolate(false);
+    m_map->setTightBoundary(false);
+    m_plot->yAxis->setRangeReversed(true);
+    m_plot->xAxis->setTickLabelRotation(-45);
+    m_plot->xAxis->setSubTicks(false);
+    m_plot->yAxis->setSubTicks(false);
+    m_plot->xAxis->grid()->setVisible(false);
+    m_plot->yAxis->grid()->setVisible(false);
+    auto* margins = new QCPMarginGroup(m_plot);
+    m_plot->axisRect()->setMarginGroup(QCP::msBottom | QCP::msTop, margins);
+    m_scale->setMarginGroup(QCP::msBottom | QCP::msTop, margins);
+    m_plot->setMouseTracking(true);
+    m_plot->installEventFilter(this);
+}
+
+void HeatmapView::setData(HeatmapData data, std::pair<double, double> range, bool showScale)
+{
+    m_data = std::move(data);
+    const int rows = m_data.rows, cols = m_data.cols;
+    m_map->data()->setSize(cols, rows);
+    m_map->data()->setRange(QCPRange(0, std::max(cols - 1, 1)), QCPRange(0, std::max(rows - 1, 1)));
+    for (int r = 0; r < rows; ++r)
+        for (int c = 0; c < cols; ++c)
+            m_map->data()->setCell(c, r, m_data.blocked(r, c) ? std::numeric_limits<double>::quiet_NaN()
+                                                              : static_cast<double>(m_data.value(r, c)));
+    m_map->setGradient(m_data.scale == ColourScale::Sequential ? sequentialGradient() : divergingGradient());
+    m_map->setDataRange(QCPRange(range.first, range.second));
+    m_plot->xAxis->setRange(-0.5, cols - 0.5);
+    m_plot->yAxis->setRange(-0.5, rows - 0.5);
+    m_plot->xAxis->setTicker(labelTicker(m_data.columnLabels));
+    m_plot->yAxis->setTicker(labelTicker(m_data.rowLabels));
+    m_plot->xAxis->setLabel(m_data.columnAxis);
+    m_plot->yAxis->setLabel(m_data.rowAxis);
+    m_scale->setVisible(showScale);
+    m_plot->plotLayout()->setColumnStretchFactor(1, showScale ? 0.05 : 0.0001);
+
+    // A coloured title, so a head keeps its identity across steps.
+    m_title->setText(m_data.title);
+    m_title->setTextColor(m_data.frame.isValid() ? m_data.frame.darker(140) : QColor(Qt::black));
+    m_plot->clearItems();
+    for (const HeatmapData::Band& band : m_data.columnBands) {
+        auto* rect = new QCPItemRect(m_plot);
+        rect->setClipToAxisRect(false);
+        rect->topLeft->setCoords(band.first - 0.5, -0.5);
+        rect->bottomRight->setCoords(band.first + band.count - 0.5, rows - 0.5);
+        QColor fill = band.colour;
+        fill.setAlpha(0);
+        rect->setBrush(fill);
+        rect->setPen(QPen(band.colour, 3));
+    }
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+std::optional<std::pair<int, int>> HeatmapView::cellAt(QPoint position) const
+{
+    if (m_data.rows == 0 || !m_plot->axisRect()->rect().contains(position))
+        return std::nullopt;
+    const int col = static_cast<int>(std::lround(m_plot->xAxis->pixelToCoord(position.x())));
+    const int row = static_cast<int>(std::lround(m_plot->yAxis->pixelToCoord(position.y())));
+    if (row < 0 || row >= m_data.rows || col < 0 || col >= m_data.cols)
+        return std::nullopt;
+    return std::pair{row, col};
+}
+
+QPoint HeatmapView::cellCentre(int row, int column) const
+{
+    return {static_cast<int>(m_plot->xAxis->coordToPixel(column)),
+            static_cast<int>(m_plot->yAxis->coordToPixel(row))};
+}
+
+QString HeatmapView::toolTipForCell(int row, int column) const
+{
+    const auto label = [](const QStringList& labels, int i) {
+        return i < labels.size() ? labels[i] : QString::number(i);
+    };
+    QString value = formatValue(m_data.value(row, column));
+    if (m_data.blocked(row, column) && !std::isinf(m_data.value(row, column)))
+        value += QStringLiteral(" (blocked: −∞ before the softmax)");
+    else if (m_data.blocked(row, column))
+        value += QStringLiteral(" (blocked)");
+    return QStringLiteral("%1 %2 “%3” → %4 %5 “%6”: %7")
+        .arg(m_data.rowAxis, QString::number(row), label(m_data.rowLabels, row), m_data.columnAxis,
+             QString::number(column), label(m_data.columnLabels, column), value);
+}
+
+bool HeatmapView::eventFilter(QObject* watched, QEvent* event)
+{
+    if (watched == m_plot) {
+        if (event->type() == QEvent::MouseMove || event->type() == QEvent::ToolTip) {
+            const QPoint pos = event->type() == QEvent::MouseMove
+                                   ? static_cast<QMouseEvent*>(event)->position().toPoint()
+                                   : static_cast<QHelpEvent*>(event)->pos();
+            if (const auto cell = cellAt(pos)) {
+                m_lastToolTip = toolTipForCell(cell->first, cell->second);
+                QToolTip::showText(m_plot->mapToGlobal(pos), m_lastToolTip, m_plot);
+            } else {
+                QToolTip::hideText();
+            }
+        } else if (event->type() == QEvent::MouseButtonRelease) {
+            const QPoint pos = static_cast<QMouseEvent*>(event)->position().toPoint();
+            if (const auto cell = cellAt(pos))
+                emit cellClicked(cell->first, cell->second);
+            emit clicked();
+        }
+    }
+    return QWidget::eventFilter(watched, event);
+}
+
+} // namespace attnviz::app

@@ -1,0 +1,125 @@
+#include "app/input_panel.h"
+
+#include "ui_input_panel.h"
+
+#include <QRandomGenerator>
+
+namespace attnviz::app {
+namespace {
+
+std::vector<std::string> lines(const QString& text)
+{
+    std::vector<std::string> out;
+    for (const QString& line : text.split(QLatin1Char('\n')))
+        if (!line.trimmed().isEmpty())
+            out.push_back(line.trimmed().toStdString());
+    return out;
+}
+
+QString joined(const std::vector<std::string>& sentences)
+{
+    QStringList out;
+    for (const std::string& s : sentences)
+        out << QString::fromStdString(s);
+    return out.join(QLatin1Char('\n'));
+}
+
+} // namespace
+
+InputPanel::InputPanel(QWidget* parent)
+    : QWidget(parent)
+    , m_ui(std::make_unique<Ui::InputPanel>())
+{
+    m_ui->setupUi(this);
+    const auto changed = [this] {
+        if (!m_loading)
+            emit settingsChanged();
+    };
+    connect(m_ui->querySentences, &QPlainTextEdit::textChanged, this, changed);
+    connect(m_ui->keyValueSentences, &QPlainTextEdit::textChanged, this, changed);
+    connect(m_ui->tokenizer, &QComboBox::currentIndexChanged, this, changed);
+    connect(m_ui->positionalEncoding, &QCheckBox::toggled, this, changed);
+    connect(m_ui->bias, &QCheckBox::toggled, this, changed);
+    connect(m_ui->mask, &QComboBox::currentIndexChanged, this, changed);
+    for (QSpinBox* spin : {m_ui->modelWidth, m_ui->heads, m_ui->queryKeySize, m_ui->valueSize,
+                           m_ui->outputWidth, m_ui->seed})
+        connect(spin, &QSpinBox::valueChanged, this, changed);
+    connect(m_ui->reroll, &QPushButton::clicked, this,
+            [this] { m_ui->seed->setValue(static_cast<int>(QRandomGenerator::global()->bounded(1000000))); });
+    connect(m_ui->clearMask, &QPushButton::clicked, this, [this, changed] {
+        m_blockedCells.clear();
+        changed();
+    });
+}
+
+InputPanel::~InputPanel() = default;
+
+PlaygroundSettings InputPanel::settings() const
+{
+    PlaygroundSettings s;
+    s.querySentences = lines(m_ui->querySentences->toPlainText());
+    s.keyValueSentences = lines(m_ui->keyValueSentences->toPlainText());
+    s.tokenizer = m_ui->tokenizer->currentIndex() == 1 ? Tokenizer::Characters : Tokenizer::Whitespace;
+    s.positionalEncoding = m_ui->positionalEncoding->isChecked();
+    s.modelWidth = m_ui->modelWidth->value();
+    s.heads = m_ui->heads->value();
+    s.queryKeySize = m_ui->queryKeySize->value();
+    s.valueSize = m_ui->valueSize->value();
+    s.outputWidth = m_ui->outputWidth->value();
+    s.bias = m_ui->bias->isChecked();
+    s.mask = static_cast<MaskKind>(m_ui->mask->currentIndex());
+    s.blockedCells = m_blockedCells;
+    s.seed = static_cast<std::uint32_t>(m_ui->seed->value());
+    return s;
+}
+
+void InputPanel::setSettings(const PlaygroundSettings& s)
+{
+    m_loading = true;
+    m_ui->querySentences->setPlainText(joined(s.querySentences));
+    m_ui->keyValueSentences->setPlainText(joined(s.keyValueSentences));
+    m_ui->tokenizer->setCurrentIndex(s.tokenizer == Tokenizer::Characters ? 1 : 0);
+    m_ui->positionalEncoding->setChecked(s.positionalEncoding);
+    m_ui->modelWidth->setValue(s.modelWidth);
+    m_ui->heads->setValue(s.heads);
+    m_ui->queryKeySize->setValue(s.queryKeySize);
+    m_ui->valueSize->setValue(s.valueSize);
+    m_ui->outputWidth->setValue(s.outputWidth);
+    m_ui->bias->setChecked(s.bias);
+    m_ui->mask->setCurrentIndex(static_cast<int>(s.mask));
+    m_ui->seed->setValue(static_cast<int>(s.seed));
+    m_blockedCells = s.blockedCells;
+    m_loading = false;
+    emit settingsChanged();
+}
+
+void InputPanel::toggleBlockedCell(int query, int key)
+{
+    const std::pair cell{query, key};
+    if (!m_blockedCells.erase(cell))
+        m_blockedCells.insert(cell);
+    emit settingsChanged();
+}
+
+void InputPanel::showProblems(const std::vector<SettingsProblem>& problems)
+{
+    const std::pair<SettingsField, QLabel*> labels[] = {
+        {SettingsField::QuerySentences, m_ui->queryError},
+        {SettingsField::KeyValueSentences, m_ui->keyValueError},
+        {SettingsField::ModelWidth, m_ui->modelWidthError},
+        {SettingsField::Heads, m_ui->headsError},
+        {SettingsField::QueryKeySize, m_ui->queryKeySizeError},
+        {SettingsField::ValueSize, m_ui->valueSizeError},
+        {SettingsField::OutputWidth, m_ui->outputWidthError},
+        {SettingsField::Mask, m_ui->maskError}};
+    for (const auto& [field, label] : labels) {
+        QStringList messages;
+        for (const SettingsProblem& p : problems)
+            if (p.field == field)
+                messages << QString::fromStdString(p.message);
+        label->setText(messages.join(QLatin1Char('\n')));
+        label->setVisible(!messages.isEmpty());
+    }
+}
+
+} // namespace attnviz::app

@@ -1,0 +1,41 @@
+#pragma once
+
+#include "app/playground.h"
+
+#include <QWidget>
+
+#include <memory>
+
+namespace Ui {
+class InputPanel;
+}
+
+namespace attnviz::app {
+
+/// The left side of the window: sentences, module shape, mask and seed (ui/input_panel.ui).
+/// Emits settingsChanged on every edit; problems are shown inline, next to their field.
+class InputPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit InputPanel(QWidget* parent = nullptr);
+    ~InputPanel() override;
+
+    PlaygroundSettings settings() const;
+    void setSettings(const PlaygroundSettings& settings);
+    /// Shows each problem under its field and hides the labels of fields without one.
+    void showProblems(const std::vector<SettingsProblem>& problems);
+    /// Blocks or unblocks one cell of the custom mask (the user clicked a score heatmap).
+    void toggleBlockedCell(int query, int key);
+
+    Ui::InputPanel* ui() const { return m_ui.get(); }
+
+signals:
+    void settingsChanged();
+
+private:
+    std::unique_ptr<Ui::InputPanel> m_ui;
+    std::set<std::pair<int, int>> m_blockedCells;
+    bool m_loading = false;
+};
+
+} // namespace attnviz::app

@@ -1,0 +1,59 @@
+// attnviz: the desktop app (everything but main lives in attnviz_app, so tests can link it).
+#include "app/main_window.h"
+#include "app/step_panel.h"
+#include "app/walkthrough_runner.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QDir>
+#include <QTimer>
+
+namespace {
+
+// Saves the window at every step as DIR/NN-<step>.png, then quits (for docs/screenshots).
+void saveEveryStep(attnviz::app::MainWindow& window, const QString& dir)
+{
+    using namespace attnviz::app;
+    QDir().mkpath(dir);
+    int index = 0;
+    for (const WalkthroughStep step : kWalkthroughSteps) {
+        window.stepPanel()->setStep(step);
+        for (int i = 0; i < 5; ++i)
+            QApplication::processEvents();
+        window.grab().save(QStringLiteral("%1/%2-%3.png").arg(dir).arg(++index, 2, 10, QLatin1Char('0')).arg(stepId(step)));
+    }
+    QApplication::quit();
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName(QStringLiteral("AttnViz"));
+    QApplication::setApplicationName(QStringLiteral("AttnViz"));
+    QApplication::setApplicationVersion(QStringLiteral(ATTNVIZ_VERSION));
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral("Multi-head attention, step by step."));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    const QCommandLineOption screenshots(QStringLiteral("screenshots"),
+                                         QStringLiteral("Save a picture of every step into <dir> and quit."),
+                                         QStringLiteral("dir"));
+    parser.addOption(screenshots);
+    parser.process(app);
+
+    attnviz::app::MainWindow window;
+    window.show();
+    if (parser.isSet(screenshots)) {
+        const QString dir = parser.value(screenshots);
+        const auto capture = [&window, dir] { QTimer::singleShot(300, &window, [&window, dir] { saveEveryStep(window, dir); }); };
+        if (window.walkthrough())
+            capture();
+        else
+            QObject::connect(window.runner(), &attnviz::app::WalkthroughRunner::computed, &window, capture,
+                             Qt::SingleShotConnection);
+    }
+    return QApplication::exec();
+}

@@ -1,0 +1,109 @@
+#include "app/main_window.h"
+
+#include "app/input_panel.h"
+#include "app/settings_store.h"
+#include "app/step_panel.h"
+#include "app/walkthrough_runner.h"
+#include "ui_main_window.h"
+
+#include <QApplication>
+#include <QCloseEvent>
+#include <QHBoxLayout>
+#include <QMessageBox>
+#include <QScrollArea>
+#include <QSettings>
+#include <QSplitter>
+#include <QStatusBar>
+
+namespace attnviz::app {
+
+MainWindow::MainWindow(QWidget* parent)
+    : QMainWindow(parent)
+    , m_ui(std::make_unique<Ui::MainWindow>())
+    , m_input(new InputPanel)
+    , m_steps(new StepPanel)
+    , m_runner(new WalkthroughRunner(this))
+{
+    m_ui->setupUi(this);
+    auto* scroll = new QScrollArea;
+    scroll->setWidget(m_input);
+    scroll->setWidgetResizable(true);
+    scroll->setMinimumWidth(320);
+    auto* splitter = new QSplitter(Qt::Horizontal);
+    splitter->addWidget(scroll);
+    splitter->addWidget(m_steps);
+    splitter->setStretchFactor(1, 1);
+    auto* layout = new QHBoxLayout(m_ui->centralwidget);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addWidget(splitter);
+
+    connect(m_ui->actionQuit, &QAction::triggered, this, &QWidget::close);
+    connect(m_ui->actionNext, &QAction::triggered, m_steps, &StepPanel::next);
+    connect(m_ui->actionPrevious, &QAction::triggered, m_steps, &StepPanel::previous);
+    connect(m_ui->actionFirst, &QAction::triggered, m_steps, &StepPanel::first);
+    connect(m_ui->actionLast, &QAction::triggered, m_steps, &StepPanel::last);
+    connect(m_ui->actionPresentation, &QAction::toggled, this, &MainWindow::setPresentationMode);
+    connect(m_ui->actionAbout, &QAction::triggered, this, [this] {
+        QMessageBox::about(this, tr("About AttnViz"),
+                           tr("<p><b>AttnViz</b> walks through multi-head attention one step at a time. "
+                              "Every number comes from the engine's trace, which is checked against "
+                              "PyTorch (see README).</p>"));
+    });
+
+    connect(m_input, &InputPanel::settingsChanged, this, [this] { m_runner->request(m_input->settings()); });
+    connect(m_runner, &WalkthroughRunner::rejected, this, [this](const std::vector<SettingsProblem>& problems) {
+        m_input->showProblems(problems);
+        statusBar()->showMessage(tr("Not computed: fix the settings marked in red."));
+    });
+    connect(m_runner, &WalkthroughRunner::computed, this, &MainWindow::showWalkthrough);
+    connect(m_steps, &StepPanel::cellClicked, this, [this](int row, int column) {
+        // Drawing the custom mask: clicking a score-sized heatmap blocks or unblocks that cell.
+        const WalkthroughStep step = m_steps->step();
+        const bool scoreSized = step == WalkthroughStep::Scores || step == WalkthroughStep::Scaled ||
+                                step == WalkthroughStep::Masked || step == WalkthroughStep::Softmax;
+        if (scoreSized && m_input->settings().mask == MaskKind::Custom)
+            m_input->toggleBlockedCell(row, column);
+    });
+
+    QSettings store;
+    restoreGeometry(store.value(QStringLiteral("window/geometry")).toByteArray());
+    m_steps->setStep(static_cast<WalkthroughStep>(
+        std::clamp(store.value(QStringLiteral("window/step"), 0).toInt(), 0, static_cast<int>(kWalkthroughSteps.size()) - 1)));
+    m_input->setSettings(loadPlaygroundSettings(store));
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::showWalkthrough(std::shared_ptr<const Walkthrough> walkthrough)
+{
+    m_walkthrough = std::move(walkthrough);
+    m_input->showProblems({});
+    m_steps->setWalkthrough(m_walkthrough);
+    const auto& t = m_walkthrough->trace;
+    QString masked;
+    if (!t.fullyMaskedRows.empty())
+        masked = tr(" · %n query row(s) fully masked (zero weights)", nullptr, static_cast<int>(t.fullyMaskedRows.size()));
+    statusBar()->showMessage(tr("computed in %1 ms · batch %2 · %3 heads · %4 queries × %5 keys · d_k %6, d_v %7%8")
+                                 .arg(m_walkthrough->milliseconds, 0, 'f', 2)
+                                 .arg(t.batchSize()).arg(t.numHeads()).arg(t.queryLength()).arg(t.keyLength())
+                                 .arg(m_walkthrough->dk()).arg(m_walkthrough->dv()).arg(masked));
+}
+
+void MainWindow::setPresentationMode(bool on)
+{
+    // Readable from the back of a classroom: every font in the window grows.
+    QFont f = QApplication::font();
+    f.setPointSizeF(on ? 16.0 : 10.0);
+    setFont(f);
+}
+
+void MainWindow::closeEvent(QCloseEvent* event)
+{
+    QSettings store;
+    store.setValue(QStringLiteral("window/geometry"), saveGeometry());
+    store.setValue(QStringLiteral("window/step"), static_cast<int>(m_steps->step()));
+    savePlaygroundSettings(store, m_input->settings());
+    event->accept();
+}
+
+} // namespace attnviz::app

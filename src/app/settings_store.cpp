@@ -1,0 +1,76 @@
+#include "app/settings_store.h"
+
+#include <QSettings>
+#include <QStringList>
+
+namespace attnviz::app {
+namespace {
+
+QStringList toList(const std::vector<std::string>& v)
+{
+    QStringList out;
+    for (const std::string& s : v)
+        out << QString::fromStdString(s);
+    return out;
+}
+
+std::vector<std::string> fromList(const QStringList& l)
+{
+    std::vector<std::string> out;
+    for (const QString& s : l)
+        out.push_back(s.toStdString());
+    return out;
+}
+
+} // namespace
+
+void savePlaygroundSettings(QSettings& store, const PlaygroundSettings& s)
+{
+    store.beginGroup(QStringLiteral("playground"));
+    store.setValue(QStringLiteral("querySentences"), toList(s.querySentences));
+    store.setValue(QStringLiteral("keyValueSentences"), toList(s.keyValueSentences));
+    store.setValue(QStringLiteral("characterTokens"), s.tokenizer == Tokenizer::Characters);
+    store.setValue(QStringLiteral("positionalEncoding"), s.positionalEncoding);
+    store.setValue(QStringLiteral("modelWidth"), s.modelWidth);
+    store.setValue(QStringLiteral("heads"), s.heads);
+    store.setValue(QStringLiteral("queryKeySize"), s.queryKeySize);
+    store.setValue(QStringLiteral("valueSize"), s.valueSize);
+    store.setValue(QStringLiteral("outputWidth"), s.outputWidth);
+    store.setValue(QStringLiteral("bias"), s.bias);
+    store.setValue(QStringLiteral("mask"), static_cast<int>(s.mask));
+    QStringList cells;
+    for (const auto& [q, k] : s.blockedCells)
+        cells << QStringLiteral("%1,%2").arg(q).arg(k);
+    store.setValue(QStringLiteral("blockedCells"), cells);
+    store.setValue(QStringLiteral("seed"), s.seed);
+    store.endGroup();
+}
+
+PlaygroundSettings loadPlaygroundSettings(const QSettings& store)
+{
+    PlaygroundSettings s;
+    const auto get = [&store](const char* key, const QVariant& fallback) {
+        return store.value(QStringLiteral("playground/") + QLatin1String(key), fallback);
+    };
+    if (store.contains(QStringLiteral("playground/querySentences")))
+        s.querySentences = fromList(get("querySentences", {}).toStringList());
+    s.keyValueSentences = fromList(get("keyValueSentences", {}).toStringList());
+    s.tokenizer = get("characterTokens", false).toBool() ? Tokenizer::Characters : Tokenizer::Whitespace;
+    s.positionalEncoding = get("positionalEncoding", s.positionalEncoding).toBool();
+    s.modelWidth = get("modelWidth", s.modelWidth).toInt();
+    s.heads = get("heads", s.heads).toInt();
+    s.queryKeySize = get("queryKeySize", 0).toInt();
+    s.valueSize = get("valueSize", 0).toInt();
+    s.outputWidth = get("outputWidth", 0).toInt();
+    s.bias = get("bias", s.bias).toBool();
+    s.mask = static_cast<MaskKind>(std::clamp(get("mask", 0).toInt(), 0, 3));
+    for (const QString& cell : get("blockedCells", {}).toStringList()) {
+        const QStringList parts = cell.split(QLatin1Char(','));
+        if (parts.size() == 2)
+            s.blockedCells.insert({parts[0].toInt(), parts[1].toInt()});
+    }
+    s.seed = get("seed", s.seed).toUInt();
+    return s;
+}
+
+} // namespace attnviz::app
