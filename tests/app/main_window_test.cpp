@@ -1,0 +1,154 @@
+// The desktop app driven through its real widgets, offscreen (#3).
+#include "app/head_grid_view.h"
+#include "app/heatmap_view.h"
+#include "app/input_panel.h"
+#include "app/main_window.h"
+#include "app/step_panel.h"
+#include "app/walkthrough_runner.h"
+#include "ui_input_panel.h"
+
+#include <qcustomplot.h>
+
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QtTest>
+
+#include <cmath>
+
+using namespace attnviz::app;
+
+class MainWindowTest : public QObject {
+    Q_OBJECT
+
+private:
+    std::unique_ptr<MainWindow> m_window;
+
+    Ui::InputPanel* form() const { return m_window->inputPanel()->ui(); }
+
+    /// Waits until the newest settings have been computed and shown.
+    void settle()
+    {
+        QTRY_VERIFY(!m_window->runner()->busy());
+        QTest::qWait(20);
+        QTRY_VERIFY(!m_window->runner()->busy());
+    }
+
+    HeatmapView* view(int index) const
+    {
+        return m_window->stepPanel()->grid()->visibleViews().at(static_cast<std::size_t>(index));
+    }
+
+private slots:
+    void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
+
+    void init()
+    {
+        m_window = std::make_unique<MainWindow>();
+        m_window->inputPanel()->setSettings(PlaygroundSettings{});
+        m_window->resize(1400, 900);
+        m_window->show();
+        QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
+        settle();
+        QVERIFY(m_window->walkthrough());
+    }
+
+    void cleanup() { m_window.reset(); }
+
+    void changingHeadsChangesTheGrid()
+    {
+        m_window->stepPanel()->setStep(WalkthroughStep::Scores);
+        QCOMPARE(m_window->stepPanel()->grid()->visibleViews().size(), 4u);
+        form()->heads->setValue(2);
+        settle();
+        QCOMPARE(m_window->walkthrough()->trace.numHeads(), 2);
+        QCOMPARE(m_window->stepPanel()->grid()->visibleViews().size(), 2u);
+        form()->heads->setValue(8);
+        settle();
+        QCOMPARE(m_window->stepPanel()->grid()->visibleViews().size(), 8u);
+        QVERIFY(m_window->stepPanel()->formulaText().contains(QStringLiteral("(6×2)")));
+    }
+
+    void keyboardVisitsEveryStepInOrder()
+    {
+        QTest::keyClick(m_window.get(), Qt::Key_Home);
+        QStringList seen;
+        for (std::size_t i = 0; i < kWalkthroughSteps.size(); ++i) {
+            seen << m_window->stepPanel()->positionText();
+            QCOMPARE(m_window->stepPanel()->step(), kWalkthroughSteps[i]);
+            QTest::keyClick(m_window.get(), Qt::Key_Right);
+        }
+        QCOMPARE(m_window->stepPanel()->step(), WalkthroughStep::Output); // stays on the last
+        for (int i = 0; i < seen.size(); ++i)
+            QVERIFY2(seen[i].startsWith(QStringLiteral("Step %1 of 10").arg(i + 1)), qPrintable(seen[i]));
+        QTest::keyClick(m_window.get(), Qt::Key_Left);
+        QCOMPARE(m_window->stepPanel()->step(), WalkthroughStep::Concat);
+        QTest::keyClick(m_window.get(), Qt::Key_End);
+        QCOMPARE(m_window->stepPanel()->step(), WalkthroughStep::Output);
+    }
+
+    void tooltipShowsTheEngineValue()
+    {
+        m_window->stepPanel()->setStep(WalkthroughStep::Softmax);
+        QApplication::processEvents();
+        HeatmapView* head2 = view(1);
+        head2->plot()->replot();
+        const QPoint centre = head2->cellCentre(2, 4);
+        QTest::mouseMove(head2->plot(), centre);
+        QTRY_VERIFY(!head2->lastToolTip().isEmpty());
+        const float expected = m_window->walkthrough()->trace.weights.at({0, 1, 2, 4});
+        const QString tip = head2->lastToolTip();
+        QVERIFY2(tip.contains(QStringLiteral("“sat”")) && tip.contains(QStringLiteral("“the”")), qPrintable(tip));
+        QVERIFY2(tip.endsWith(QString::number(static_cast<double>(expected), 'g', 7)), qPrintable(tip));
+    }
+
+    void blockedCellReportsMinusInfinity()
+    {
+        form()->mask->setCurrentIndex(static_cast<int>(MaskKind::Causal));
+        settle();
+        m_window->stepPanel()->setStep(WalkthroughStep::Masked);
+        QApplication::processEvents();
+        HeatmapView* head1 = view(0);
+        head1->plot()->replot();
+        QTest::mouseMove(head1->plot(), head1->cellCentre(0, 3));
+        QTRY_VERIFY(head1->lastToolTip().contains(QStringLiteral("−∞")));
+        QVERIFY(std::isinf(m_window->walkthrough()->trace.masked.at({0, 0, 0, 3})));
+        QVERIFY(head1->data().blocked(0, 3));
+        QVERIFY(!head1->data().blocked(3, 0));
+    }
+
+    void impossibleConfigurationIsExplainedAndNotComputed()
+    {
+        const int before = m_window->runner()->computationsStarted();
+        const auto shown = m_window->walkthrough();
+        form()->modelWidth->setValue(10);
+        form()->heads->setValue(3);
+        QApplication::processEvents();
+        QVERIFY(form()->queryKeySizeError->isVisibleTo(m_window.get()));
+        QVERIFY(form()->queryKeySizeError->text().contains(QStringLiteral("D = 10 cannot be split into 3 equal heads")));
+        // D = 10 with H = 4 is impossible too, so neither edit may have started a computation.
+        QTest::qWait(50);
+        QCOMPARE(m_window->runner()->computationsStarted(), before);
+        QCOMPARE(m_window->walkthrough(), shown);
+        form()->heads->setValue(5);
+        settle();
+        QVERIFY(!form()->queryKeySizeError->isVisibleTo(m_window.get()));
+        QCOMPARE(m_window->walkthrough()->trace.numHeads(), 5);
+    }
+
+    void clickingACellDrawsTheCustomMask()
+    {
+        form()->mask->setCurrentIndex(static_cast<int>(MaskKind::Custom));
+        settle();
+        m_window->stepPanel()->setStep(WalkthroughStep::Scores);
+        QApplication::processEvents();
+        HeatmapView* head1 = view(0);
+        head1->plot()->replot();
+        QTest::mouseClick(head1->plot(), Qt::LeftButton, {}, head1->cellCentre(1, 2));
+        settle();
+        QVERIFY(std::isinf(m_window->walkthrough()->trace.masked.at({0, 2, 1, 2})));
+        QCOMPARE(m_window->walkthrough()->trace.weights.at({0, 2, 1, 2}), 0.0f);
+    }
+};
+
+QTEST_MAIN(MainWindowTest)
+#include "main_window_test.moc"
