@@ -53,31 +53,40 @@ std::vector<HeatmapView*> HeadGridView::visibleViews() const
     return shown;
 }
 
+std::vector<int> HeadGridView::shownIndices() const
+{
+    if (m_focused >= 0)
+        return {m_focused};
+    std::vector<int> shown(m_matrices.maps.size());
+    for (std::size_t i = 0; i < shown.size(); ++i)
+        shown[i] = static_cast<int>(i);
+    return shown;
+}
+
 void HeadGridView::relayout()
 {
-    for (HeatmapView* v : m_views) {
-        m_layout->removeWidget(v);
-        v->hide();
+    const std::vector<int> shown = shownIndices();
+    if (shown != m_placed) {
+        for (HeatmapView* v : m_views) {
+            m_layout->removeWidget(v);
+            v->hide();
+        }
+        const int count = static_cast<int>(shown.size());
+        const int columns = std::max(1, count <= 3 ? count : static_cast<int>(std::ceil(std::sqrt(count))));
+        for (int k = 0; k < count; ++k) {
+            HeatmapView* view = m_views[static_cast<std::size_t>(shown[static_cast<std::size_t>(k)])];
+            m_layout->addWidget(view, k / columns, k % columns);
+            view->show();
+        }
+        m_placed = shown;
     }
     const auto& maps = m_matrices.maps;
     const auto shared = colourRange(maps);
-    std::vector<int> shown;
-    if (m_focused >= 0)
-        shown.push_back(m_focused);
-    else
-        for (int i = 0; i < static_cast<int>(maps.size()); ++i)
-            shown.push_back(i);
-    const int columns = shown.size() <= 3 ? static_cast<int>(shown.size())
-                                          : static_cast<int>(std::ceil(std::sqrt(static_cast<double>(shown.size()))));
-    for (int k = 0; k < static_cast<int>(shown.size()); ++k) {
-        const int i = shown[static_cast<std::size_t>(k)];
-        HeatmapView* view = m_views[static_cast<std::size_t>(i)];
-        const HeatmapData& matrix = maps[static_cast<std::size_t>(i)];
+    for (std::size_t k = 0; k < shown.size(); ++k) {
+        const auto i = static_cast<std::size_t>(shown[k]);
         // Each matrix shows its own colour bar unless all share one range; then the last does.
-        const bool lastShown = k + 1 == static_cast<int>(shown.size());
-        view->setData(matrix, m_sharedRange ? shared : colourRange({matrix}), !m_sharedRange || lastShown);
-        m_layout->addWidget(view, k / std::max(columns, 1), k % std::max(columns, 1));
-        view->show();
+        const bool lastShown = k + 1 == shown.size();
+        m_views[i]->setData(maps[i], m_sharedRange ? shared : colourRange({maps[i]}), !m_sharedRange || lastShown);
     }
 }
 

@@ -33,13 +33,17 @@ signals:
     void cellClicked(int row, int column);
 
 private:
+    /// Places the shown views in the grid (only when which views are shown has changed: moving
+    /// widgets makes every plot resize its paint buffers) and gives each its matrix.
     void relayout();
+    std::vector<int> shownIndices() const;
 
     QGridLayout* m_layout;
     std::vector<HeatmapView*> m_views;
     StepMatrices m_matrices;
     bool m_sharedRange = true;
     int m_focused = -1;
+    std::vector<int> m_placed; ///< the view indices currently in the layout, in order
 };
 
 } // namespace attnviz::app

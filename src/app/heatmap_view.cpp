@@ -18,13 +18,17 @@ namespace {
 // Labels are shown when they fit; a 64-token axis would be unreadable with every label.
 constexpr int kMaxLabelledTicks = 40;
 
-QSharedPointer<QCPAxisTickerText> labelTicker(const QStringList& labels)
+void setTickLabels(QCPAxis* axis, const QStringList& labels)
 {
-    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+    auto ticker = axis->ticker().dynamicCast<QCPAxisTickerText>();
+    if (!ticker) {
+        ticker = QSharedPointer<QCPAxisTickerText>::create();
+        axis->setTicker(ticker);
+    }
+    ticker->clear();
     const int step = std::max(1, static_cast<int>((labels.size() + kMaxLabelledTicks - 1) / kMaxLabelledTicks));
     for (int i = 0; i < labels.size(); i += step)
         ticker->addTick(i, labels[i]);
-    return ticker;
 }
 
 QString formatValue(float v)
@@ -50,9 +54,7 @@ HeatmapView::HeatmapView(QWidget* parent)
     m_plot->plotLayout()->addElement(0, 1, m_scale);
     m_plot->plotLayout()->insertRow(0);
     m_plot->plotLayout()->addElement(0, 0, m_title);
-    QFont titleFont = font();
-    titleFont.setBold(true);
-    m_title->setFont(titleFont);
+    applyWidgetFont();
     m_scale->setType(QCPAxis::atRight);
     m_scale->setBarWidth(10);
     m_map->setColorScale(m_scale);
@@ -73,6 +75,11 @@ HeatmapView::HeatmapView(QWidget* parent)
 
 void HeatmapView::setData(HeatmapData data, std::pair<double, double> range, bool showScale)
 {
+    // Tick labels are laid out text; rebuild them only when the tokens changed.
+    if (data.columnLabels != m_data.columnLabels || m_plot->xAxis->ticker().dynamicCast<QCPAxisTickerText>().isNull())
+        setTickLabels(m_plot->xAxis, data.columnLabels);
+    if (data.rowLabels != m_data.rowLabels || m_plot->yAxis->ticker().dynamicCast<QCPAxisTickerText>().isNull())
+        setTickLabels(m_plot->yAxis, data.rowLabels);
     m_data = std::move(data);
     const int rows = m_data.rows, cols = m_data.cols;
     m_map->data()->setSize(cols, rows);
@@ -85,8 +92,6 @@ void HeatmapView::setData(HeatmapData data, std::pair<double, double> range, boo
     m_map->setDataRange(QCPRange(range.first, range.second));
     m_plot->xAxis->setRange(-0.5, cols - 0.5);
     m_plot->yAxis->setRange(-0.5, rows - 0.5);
-    m_plot->xAxis->setTicker(labelTicker(m_data.columnLabels));
-    m_plot->yAxis->setTicker(labelTicker(m_data.rowLabels));
     m_plot->xAxis->setLabel(m_data.columnAxis);
     m_plot->yAxis->setLabel(m_data.rowAxis);
     m_scale->setVisible(showScale);
@@ -107,6 +112,28 @@ void HeatmapView::setData(HeatmapData data, std::pair<double, double> range, boo
         rect->setPen(QPen(band.colour, 3));
     }
     m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void HeatmapView::applyWidgetFont()
+{
+    const QFont base = font();
+    QFont small = base;
+    small.setPointSizeF(base.pointSizeF() * 0.85);
+    QFont bold = base;
+    bold.setBold(true);
+    m_title->setFont(bold);
+    for (QCPAxis* axis : {m_plot->xAxis, m_plot->yAxis, m_scale->axis()}) {
+        axis->setTickLabelFont(small);
+        axis->setLabelFont(base);
+    }
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void HeatmapView::changeEvent(QEvent* event)
+{
+    if (event->type() == QEvent::FontChange)
+        applyWidgetFont();
+    QWidget::changeEvent(event);
 }
 
 std::optional<std::pair<int, int>> HeatmapView::cellAt(QPoint position) const

@@ -42,8 +42,12 @@ signals:
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
+    void changeEvent(QEvent* event) override;
 
 private:
+    /// QCustomPlot keeps its own fonts; follow the widget's so presentation mode reaches the plots.
+    void applyWidgetFont();
+
     QCustomPlot* m_plot;
     QCPColorMap* m_map;
     QCPColorScale* m_scale;
