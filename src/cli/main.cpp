@@ -1,6 +1,7 @@
 // attnviz-cli: the engine without a window, for scripts, tests and headless exports.
 #include "cli/exit_codes.h"
 #include "cli/mha_command.h"
+#include "cli/trace_command.h"
 
 #include <iostream>
 #include <string>
@@ -16,6 +17,9 @@ Commands:
   mha CASE.safetensors [--dump OUT.safetensors]
                  run one multi-head attention module on a case file and write every
                  intermediate (q_proj ... weights ... output)
+  trace --model DIR --text "..." [--target "..."] --dump OUT.safetensors
+                 run a whole Transformer model (a folder, or a bundled demo: reverse,
+                 genesis) and write every activation, named layer{L}.{block}.{step}
 
 Options:
   -h, --help     show this help (COMMAND --help shows a command's own)
@@ -47,7 +51,9 @@ int main(int argc, char** argv)
     const std::vector<std::string> rest(args.begin() + 1, args.end());
     if (command == "mha")
         return runMhaCommand(rest);
+    if (command == "trace")
+        return runTraceCommand(rest);
     std::cerr << "attnviz-cli: unknown command '" << command
-              << "'; expected mha (see attnviz-cli --help)\n";
+              << "'; expected mha or trace (see attnviz-cli --help)\n";
     return kExitBadInput;
 }

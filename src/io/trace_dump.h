@@ -1,6 +1,7 @@
 #pragma once
 
 #include "engine/attention_trace.h"
+#include "engine/model_trace.h"
 #include "io/safetensors.h"
 
 #include <string>
@@ -12,5 +13,13 @@ namespace attnviz::io {
 /// "batch,head,query,key") and the fully masked query rows. `masked` keeps its −∞.
 void addAttentionTrace(SafetensorsWriter& writer, const engine::AttentionTrace& trace,
                        const std::string& prefix = "");
+
+/// Adds every tensor of a model's forward pass under its trace name (`encoder.input`,
+/// `layer1.cross.weights`, `decoder.logits`; see ModelTrace), with `axes.<name>` metadata and
+/// the tokens as JSON arrays in `source_tokens` and `target_tokens`.
+void addModelTrace(SafetensorsWriter& writer, const engine::ModelTrace& trace);
+
+/// A JSON array of strings.
+std::string jsonStringArray(const std::vector<std::string>& items);
 
 } // namespace attnviz::io

@@ -1,0 +1,30 @@
+#pragma once
+
+#include "engine/transformer_model.h"
+
+#include <memory>
+#include <vector>
+
+namespace attnviz::engine {
+
+/// One step of greedy decoding: the decoder's input, the token it chose next, and the whole
+/// trace of that forward pass, so the step can be replayed and its masked self-attention shown
+/// to see only earlier tokens.
+struct DecodingStep {
+    std::vector<int> input;
+    int chosen = 0;
+    float probability = 0; ///< softmax of the chosen token's logit
+    std::shared_ptr<const ModelTrace> trace;
+};
+
+/// Greedy decoding: repeatedly run the model and append the most likely next token.
+/// An encoder-decoder model reads `source` and starts its decoder from `prefix` (normally just
+/// the start token); a decoder-only model continues `prefix`. Stops after `maxNewTokens`, at the
+/// end token (which is kept as the last choice), or when the next input would exceed max_length.
+std::vector<DecodingStep> decodeGreedily(const TransformerModel& model, const std::vector<int>& source,
+                                         std::vector<int> prefix, int maxNewTokens);
+
+/// The ids chosen by a run, without the end token.
+std::vector<int> generatedIds(const TransformerModel& model, const std::vector<DecodingStep>& steps);
+
+} // namespace attnviz::engine
