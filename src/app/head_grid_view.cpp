@@ -26,16 +26,22 @@ void HeadGridView::setMatrices(const StepMatrices& matrices, bool sharedRange)
         auto* view = new HeatmapView(this);
         const int index = static_cast<int>(m_views.size());
         connect(view, &HeatmapView::clicked, this, [this, index] {
-            if (m_matrices.perHead && m_focused < 0) {
-                m_focused = index;
-                relayout();
-                emit headFocused(index);
-            }
+            if (m_focused < 0)
+                focusHead(index);
         });
         connect(view, &HeatmapView::cellClicked, this, &HeadGridView::cellClicked);
         m_views.push_back(view);
     }
     relayout();
+}
+
+void HeadGridView::focusHead(int head)
+{
+    if (!m_matrices.perHead || head < 0 || head >= static_cast<int>(m_matrices.maps.size()))
+        return;
+    m_focused = head;
+    relayout();
+    emit headFocused(head);
 }
 
 void HeadGridView::showAll()

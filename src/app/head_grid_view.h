@@ -23,6 +23,8 @@ public:
     /// `sharedRange`: one colour range for all matrices; otherwise one per matrix.
     void setMatrices(const StepMatrices& matrices, bool sharedRange);
     void showAll();
+    /// Shows one head alone, as a click on it does.
+    void focusHead(int head);
     int focusedHead() const { return m_focused; }
 
     /// The views currently shown, in order.

@@ -1,6 +1,9 @@
 #include "app/main_window.h"
 
+#include "app/head_grid_view.h"
 #include "app/input_panel.h"
+#include "app/model_overview.h"
+#include "app/model_panel.h"
 #include "app/settings_store.h"
 #include "app/step_panel.h"
 #include "app/walkthrough_runner.h"
@@ -13,6 +16,8 @@
 #include <QScrollArea>
 #include <QSettings>
 #include <QSplitter>
+#include <QStackedWidget>
+#include <QVBoxLayout>
 #include <QStatusBar>
 
 namespace attnviz::app {
@@ -21,17 +26,29 @@ MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent)
     , m_ui(std::make_unique<Ui::MainWindow>())
     , m_input(new InputPanel)
+    , m_model(new ModelPanel)
     , m_steps(new StepPanel)
+    , m_overview(new ModelOverview)
+    , m_views(new QStackedWidget)
     , m_runner(new WalkthroughRunner(this))
+    , m_modelRunner(new ModelRunner(this))
 {
     m_ui->setupUi(this);
+    auto* left = new QWidget;
+    auto* leftLayout = new QVBoxLayout(left);
+    leftLayout->setContentsMargins(0, 0, 0, 0);
+    leftLayout->addWidget(m_model);
+    leftLayout->addWidget(m_input);
+    leftLayout->addStretch();
     auto* scroll = new QScrollArea;
-    scroll->setWidget(m_input);
+    scroll->setWidget(left);
     scroll->setWidgetResizable(true);
-    scroll->setMinimumWidth(320);
+    scroll->setMinimumWidth(340);
+    m_views->addWidget(m_steps);
+    m_views->addWidget(m_overview);
     auto* splitter = new QSplitter(Qt::Horizontal);
     splitter->addWidget(scroll);
-    splitter->addWidget(m_steps);
+    splitter->addWidget(m_views);
     splitter->setStretchFactor(1, 1);
     auto* layout = new QHBoxLayout(m_ui->centralwidget);
     layout->setContentsMargins(4, 4, 4, 4);
@@ -50,7 +67,31 @@ MainWindow::MainWindow(QWidget* parent)
                               "PyTorch (see README).</p>"));
     });
 
-    connect(m_input, &InputPanel::settingsChanged, this, [this] { m_runner->request(m_input->settings()); });
+    connect(m_input, &InputPanel::settingsChanged, this, [this] {
+        if (m_model->playground())
+            m_runner->request(m_input->settings());
+    });
+    connect(m_model, &ModelPanel::playgroundChosen, this, &MainWindow::showPlayground);
+    connect(m_model, &ModelPanel::requestChanged, this, [this](const ModelRequest& request) {
+        statusBar()->showMessage(tr("Running %1…").arg(request.folder));
+        m_modelRunner->request(request);
+    });
+    connect(m_modelRunner, &ModelRunner::finished, this, &MainWindow::showModelResult);
+    connect(m_model, &ModelPanel::choiceChanged, this, &MainWindow::showModelBlock);
+    connect(m_model, &ModelPanel::overviewToggled, this, [this](bool on) {
+        m_views->setCurrentWidget(on ? static_cast<QWidget*>(m_overview) : m_steps);
+        if (on && m_modelResult.run)
+            m_overview->show(m_modelResult.run, m_model->choice());
+    });
+    connect(m_overview, &ModelOverview::headChosen, this, [this](int layer, engine::Block block, int head) {
+        BlockChoice c = m_model->choice();
+        c.layer = layer;
+        c.block = block;
+        m_model->leaveOverview();
+        m_model->setChoice(c);
+        m_steps->setStep(WalkthroughStep::Softmax);
+        m_steps->grid()->focusHead(head);
+    });
     connect(m_runner, &WalkthroughRunner::rejected, this, [this](const std::vector<SettingsProblem>& problems) {
         m_input->showProblems(problems);
         statusBar()->showMessage(tr("Not computed: fix the settings marked in red."));
@@ -70,6 +111,7 @@ MainWindow::MainWindow(QWidget* parent)
     m_steps->setStep(static_cast<WalkthroughStep>(
         std::clamp(store.value(QStringLiteral("window/step"), 0).toInt(), 0, static_cast<int>(kWalkthroughSteps.size()) - 1)));
     m_input->setSettings(loadPlaygroundSettings(store));
+    m_model->setRequest(loadModelRequest(store));
 }
 
 MainWindow::~MainWindow() = default;
@@ -89,6 +131,46 @@ void MainWindow::showWalkthrough(std::shared_ptr<const Walkthrough> walkthrough)
                                  .arg(m_walkthrough->dk()).arg(m_walkthrough->dv()).arg(masked));
 }
 
+void MainWindow::showPlayground()
+{
+    m_modelResult = {};
+    m_input->setVisible(true);
+    m_views->setCurrentWidget(m_steps);
+    m_runner->request(m_input->settings());
+}
+
+void MainWindow::showModelResult(const ModelResult& result)
+{
+    if (m_model->playground())
+        return; // the user went back to the playground while the model ran
+    m_input->setVisible(false);
+    m_modelResult = result;
+    m_model->showResult(result);
+    if (!result.run)
+        statusBar()->showMessage(result.error.isEmpty() ? tr("Loading…") : tr("Not computed: %1").arg(result.error));
+}
+
+void MainWindow::showModelBlock(const BlockChoice& choice)
+{
+    if (!m_modelResult.run || !m_modelResult.model)
+        return;
+    const engine::ModelTrace& trace = traceFor(*m_modelResult.run, choice.decodingStep);
+    if (!trace.attentionBlock(choice.layer, choice.block))
+        return;
+    m_walkthrough = walkthroughForBlock(*m_modelResult.model, *m_modelResult.run, choice);
+    m_steps->setWalkthrough(m_walkthrough);
+    if (m_views->currentWidget() == m_overview)
+        m_overview->show(m_modelResult.run, choice);
+    statusBar()->showMessage(tr("%1 · layer %2 · %3 · %4 heads · %5 queries × %6 keys · d_k %7")
+                                 .arg(QString::fromStdString(m_modelResult.model->config().name))
+                                 .arg(choice.layer)
+                                 .arg(QString::fromLatin1(engine::blockName(choice.block)))
+                                 .arg(m_walkthrough->trace.numHeads())
+                                 .arg(m_walkthrough->trace.queryLength())
+                                 .arg(m_walkthrough->trace.keyLength())
+                                 .arg(m_walkthrough->dk()));
+}
+
 void MainWindow::setPresentationMode(bool on)
 {
     // Readable from the back of a classroom: every font in the window grows.
@@ -103,6 +185,7 @@ void MainWindow::closeEvent(QCloseEvent* event)
     store.setValue(QStringLiteral("window/geometry"), saveGeometry());
     store.setValue(QStringLiteral("window/step"), static_cast<int>(m_steps->step()));
     savePlaygroundSettings(store, m_input->settings());
+    saveModelRequest(store, m_model->request());
     event->accept();
 }
 

@@ -1,10 +1,14 @@
 #pragma once
 
+#include "app/model_runner.h"
+#include "app/model_walkthrough.h"
 #include "app/playground.h"
 
 #include <QMainWindow>
 
 #include <memory>
+
+class QStackedWidget;
 
 namespace Ui {
 class MainWindow;
@@ -13,11 +17,14 @@ class MainWindow;
 namespace attnviz::app {
 
 class InputPanel;
+class ModelOverview;
+class ModelPanel;
 class StepPanel;
 class WalkthroughRunner;
 
-/// Wires the input panel, the runner and the step panel together, and keeps the window's
-/// geometry and last configuration in QSettings. Holds no logic of its own beyond that.
+/// Wires the panels, the runners and the views together, and keeps the window's geometry and
+/// last configuration in QSettings. Holds no logic of its own beyond that. The step panel shows
+/// either the playground's walkthrough or one attention block of a model run.
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
@@ -25,6 +32,11 @@ public:
     ~MainWindow() override;
 
     InputPanel* inputPanel() const { return m_input; }
+    ModelPanel* modelPanel() const { return m_model; }
+    ModelOverview* overview() const { return m_overview; }
+    ModelRunner* modelRunner() const { return m_modelRunner; }
+    /// The last model result shown (empty in the playground).
+    const ModelResult& modelResult() const { return m_modelResult; }
     StepPanel* stepPanel() const { return m_steps; }
     WalkthroughRunner* runner() const { return m_runner; }
     std::shared_ptr<const Walkthrough> walkthrough() const { return m_walkthrough; }
@@ -34,12 +46,20 @@ protected:
 
 private:
     void showWalkthrough(std::shared_ptr<const Walkthrough> walkthrough);
+    void showModelResult(const ModelResult& result);
+    void showModelBlock(const BlockChoice& choice);
+    void showPlayground();
     void setPresentationMode(bool on);
 
     std::unique_ptr<Ui::MainWindow> m_ui;
     InputPanel* m_input;
+    ModelPanel* m_model;
     StepPanel* m_steps;
+    ModelOverview* m_overview;
+    QStackedWidget* m_views;
     WalkthroughRunner* m_runner;
+    ModelRunner* m_modelRunner;
+    ModelResult m_modelResult;
     std::shared_ptr<const Walkthrough> m_walkthrough;
 };
 

@@ -64,6 +64,10 @@ struct Walkthrough {
     engine::AttentionWeights weights;
     engine::AttentionTrace trace;
     double milliseconds = 0;
+    /// Where X comes from when it is not embedding + position: one attention block of a whole
+    /// model reads the previous layer's output ("X = LayerNorm(output of layer 0)").
+    std::string queryInputOrigin;
+    std::string keyValueInputOrigin;
 
     bool selfAttention() const { return settings.keyValueSentences.empty(); }
     int dk() const { return static_cast<int>(trace.qHeads.dim(3)); }

@@ -1,6 +1,8 @@
 #include "app/settings_store.h"
 
 #include <QSettings>
+
+#include <algorithm>
 #include <QStringList>
 
 namespace attnviz::app {
@@ -71,6 +73,32 @@ PlaygroundSettings loadPlaygroundSettings(const QSettings& store)
     }
     s.seed = get("seed", s.seed).toUInt();
     return s;
+}
+
+void saveModelRequest(QSettings& store, const ModelRequest& request)
+{
+    store.beginGroup(QStringLiteral("model"));
+    store.setValue(QStringLiteral("folder"), request.folder);
+    store.setValue(QStringLiteral("text"), request.text);
+    store.setValue(QStringLiteral("target"), request.target.value_or(QString()));
+    store.setValue(QStringLiteral("generate"), request.generate);
+    store.endGroup();
+}
+
+ModelRequest loadModelRequest(const QSettings& store)
+{
+    ModelRequest r;
+    if (!store.contains(QStringLiteral("model/folder"))) {
+        r.folder = QStringLiteral("reverse"); // its example text comes from its config.json
+        return r;
+    }
+    r.folder = store.value(QStringLiteral("model/folder")).toString();
+    r.text = store.value(QStringLiteral("model/text")).toString();
+    const QString target = store.value(QStringLiteral("model/target")).toString();
+    if (!target.isEmpty())
+        r.target = target;
+    r.generate = std::clamp(store.value(QStringLiteral("model/generate")).toInt(), 0, 256);
+    return r;
 }
 
 } // namespace attnviz::app

@@ -163,6 +163,12 @@ StepMatrices matricesFor(WalkthroughStep step, const std::shared_ptr<const Walkt
     StepMatrices s;
     switch (step) {
     case WalkthroughStep::Input: {
+        if (!w->queryInputOrigin.empty()) {
+            s.maps.push_back(tokenMatrix(w, w->queryInput, batch, QString::fromStdString(w->queryInputOrigin), w->queryTokens[b], QStringLiteral("query")));
+            if (!w->selfAttention())
+                s.maps.push_back(tokenMatrix(w, w->keyValueInput, batch, QString::fromStdString(w->keyValueInputOrigin), w->keyTokens[b], QStringLiteral("key")));
+            break;
+        }
         s.maps.push_back(tokenMatrix(w, w->queryEmbedding, batch, QStringLiteral("token embedding"), w->queryTokens[b], QStringLiteral("query")));
         HeatmapData pe;
         pe.owner = w;

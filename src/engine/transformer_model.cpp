@@ -5,6 +5,7 @@
 #include "engine/positional_encoding.h"
 
 #include <cmath>
+#include <stdexcept>
 
 namespace attnviz::engine {
 namespace {
@@ -68,6 +69,17 @@ TransformerModel::TransformerModel(ModelConfig config, ModelWeights weights, Voc
         build(m_weights.encoder, m_encoder);
     if (m_config.hasDecoder())
         build(m_weights.decoder, m_decoder);
+}
+
+const MultiHeadAttention& TransformerModel::attentionModule(int layer, Block block) const
+{
+    const Stack& stack = block == Block::Self ? m_encoder : m_decoder;
+    const auto& layerModules = stack.attention.at(static_cast<std::size_t>(layer));
+    const auto& layerWeights = stack.weights->layers.at(static_cast<std::size_t>(layer));
+    for (std::size_t a = 0; a < layerWeights.attention.size(); ++a)
+        if (layerWeights.attention[a].block == block)
+            return layerModules[a];
+    throw std::out_of_range("no such attention block");
 }
 
 void TransformerModel::checkIds(const std::vector<int>& ids, const char* what) const

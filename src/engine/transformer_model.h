@@ -20,6 +20,9 @@ public:
     /// Checks the configuration (InputError); the weights must have the shapes of
     /// `weightSpecs(config)` (the model loader checks them against the file).
     TransformerModel(ModelConfig config, ModelWeights weights, Vocabulary vocabulary);
+    // The modules point into the weights; a model stays where it was built (hold it by pointer).
+    TransformerModel(const TransformerModel&) = delete;
+    TransformerModel& operator=(const TransformerModel&) = delete;
 
     const ModelConfig& config() const { return m_config; }
     const Vocabulary& vocabulary() const { return m_vocabulary; }
@@ -29,6 +32,9 @@ public:
     /// decoder-only model takes no source, an encoder-only model no target. Throws InputError for
     /// empty or over-long inputs and unknown ids.
     ModelTrace forward(const std::vector<int>& source, const std::vector<int>& target) const;
+
+    /// The attention module of a block (for its weights); throws std::out_of_range when absent.
+    const MultiHeadAttention& attentionModule(int layer, Block block) const;
 
 private:
     struct Stack {

@@ -56,7 +56,7 @@ TEST_P(ModelReference, EveryActivationMatchesPyTorchWithin1e4)
 
 INSTANTIATE_TEST_SUITE_P(Models, ModelReference,
                          ::testing::Values("reverse", "genesis", "postnorm_tanh", "encoder_only", "decoder_postnorm"),
-                         [](const auto& info) { return info.param; });
+                         [](const auto& param) { return param.param; });
 
 TEST(ModelTrace, NamesFollowTheLayerBlockStepPattern)
 {

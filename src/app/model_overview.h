@@ -1,0 +1,38 @@
+#pragma once
+
+#include "app/model_walkthrough.h"
+
+#include <QWidget>
+
+#include <vector>
+
+class QGridLayout;
+class QLabel;
+
+namespace attnviz::app {
+
+class HeatmapView;
+
+/// The whole model at a glance: the attention weights of one kind of block for every layer
+/// (rows) and head (columns) as small multiples on one colour scale. A click opens that layer and
+/// head in the walkthrough.
+class ModelOverview : public QWidget {
+    Q_OBJECT
+public:
+    explicit ModelOverview(QWidget* parent = nullptr);
+
+    void show(std::shared_ptr<const engine::ModelRun> run, const BlockChoice& choice);
+    /// The views in layer-major order (for tests).
+    const std::vector<HeatmapView*>& views() const { return m_views; }
+
+signals:
+    void headChosen(int layer, engine::Block block, int head);
+
+private:
+    QLabel* m_title;
+    QGridLayout* m_grid;
+    std::vector<HeatmapView*> m_views;
+    std::shared_ptr<const engine::ModelRun> m_run;
+};
+
+} // namespace attnviz::app

@@ -1,0 +1,228 @@
+#include "app/model_panel.h"
+
+#include "io/builtin_models.h"
+#include "ui_model_panel.h"
+
+#include <QFileDialog>
+
+namespace attnviz::app {
+namespace {
+
+const QString kOpenFolder = QStringLiteral("<open>");
+
+QString blockTitle(engine::Block block)
+{
+    switch (block) {
+    case engine::Block::Self: return QObject::tr("encoder self-attention");
+    case engine::Block::MaskedSelf: return QObject::tr("decoder masked self-attention");
+    case engine::Block::Cross: return QObject::tr("decoder cross-attention");
+    default: return {};
+    }
+}
+
+} // namespace
+
+ModelPanel::ModelPanel(QWidget* parent)
+    : QWidget(parent)
+    , m_ui(std::make_unique<Ui::ModelPanel>())
+{
+    m_ui->setupUi(this);
+    m_ui->source->addItem(tr("Random-weights playground"), QString());
+    for (const std::string& name : io::builtInModelNames())
+        m_ui->source->addItem(tr("Demo: %1").arg(QString::fromStdString(name)), QString::fromStdString(name));
+    m_ui->source->addItem(tr("Open model folder…"), kOpenFolder);
+
+    connect(m_ui->source, &QComboBox::activated, this, &ModelPanel::sourceActivated);
+    connect(m_ui->text, &QLineEdit::editingFinished, this, &ModelPanel::emitRequest);
+    connect(m_ui->target, &QLineEdit::editingFinished, this, &ModelPanel::emitRequest);
+    connect(m_ui->generate, &QSpinBox::valueChanged, this, &ModelPanel::emitRequest);
+    connect(m_ui->layer, &QComboBox::currentIndexChanged, this, [this] {
+        if (m_filling)
+            return;
+        fillBlocks();
+        emit choiceChanged(choice());
+    });
+    const auto choiceEdited = [this] {
+        if (!m_filling)
+            emit choiceChanged(choice());
+    };
+    connect(m_ui->block, &QComboBox::currentIndexChanged, this, choiceEdited);
+    connect(m_ui->decodingStep, &QSpinBox::valueChanged, this, choiceEdited);
+    connect(m_ui->overview, &QPushButton::toggled, this, &ModelPanel::overviewToggled);
+    sourceActivated(0);
+}
+
+ModelPanel::~ModelPanel() = default;
+
+bool ModelPanel::playground() const
+{
+    return m_ui->source->currentData().toString().isEmpty();
+}
+
+ModelRequest ModelPanel::request() const
+{
+    ModelRequest r;
+    r.folder = m_ui->source->currentData().toString();
+    r.text = m_ui->text->text();
+    if (!m_ui->target->isHidden() && !m_ui->target->text().isEmpty())
+        r.target = m_ui->target->text();
+    r.generate = m_ui->generate->isHidden() ? 0 : m_ui->generate->value();
+    return r;
+}
+
+BlockChoice ModelPanel::choice() const
+{
+    BlockChoice c;
+    c.layer = std::max(0, m_ui->layer->currentIndex());
+    c.block = static_cast<engine::Block>(m_ui->block->currentData().toInt());
+    c.decodingStep = m_ui->decodingStep->value() - 1;
+    return c;
+}
+
+void ModelPanel::setRequest(const ModelRequest& request)
+{
+    int index = m_ui->source->findData(request.folder);
+    if (index < 0) {
+        index = m_ui->source->count() - 1;
+        m_ui->source->insertItem(index, QFileInfo(request.folder).fileName(), request.folder);
+    }
+    m_ui->source->setCurrentIndex(index);
+    {
+        const QSignalBlocker blockGenerate(m_ui->generate);
+        m_ui->text->setText(request.text);
+        m_ui->target->setText(request.target.value_or(QString()));
+        m_ui->generate->setValue(request.generate);
+    }
+    sourceActivated(index);
+}
+
+void ModelPanel::sourceActivated(int index)
+{
+    QString folder = m_ui->source->itemData(index).toString();
+    if (folder == kOpenFolder) {
+        folder = QFileDialog::getExistingDirectory(this, tr("Open a model folder (config.json, vocab.json, model.safetensors)"));
+        if (folder.isEmpty()) {
+            m_ui->source->setCurrentIndex(0);
+            folder.clear();
+        } else {
+            const int at = m_ui->source->count() - 1;
+            m_ui->source->insertItem(at, QFileInfo(folder).fileName(), folder);
+            m_ui->source->setCurrentIndex(at);
+        }
+    }
+    const bool isModel = !folder.isEmpty();
+    for (QWidget* w : {static_cast<QWidget*>(m_ui->description), static_cast<QWidget*>(m_ui->textLabel),
+                       static_cast<QWidget*>(m_ui->text), static_cast<QWidget*>(m_ui->output),
+                       static_cast<QWidget*>(m_ui->problem), static_cast<QWidget*>(m_ui->layerLabel),
+                       static_cast<QWidget*>(m_ui->layer), static_cast<QWidget*>(m_ui->blockLabel),
+                       static_cast<QWidget*>(m_ui->block), static_cast<QWidget*>(m_ui->overview)})
+        w->setVisible(isModel);
+    for (QWidget* w : {static_cast<QWidget*>(m_ui->targetLabel), static_cast<QWidget*>(m_ui->target),
+                       static_cast<QWidget*>(m_ui->generateLabel), static_cast<QWidget*>(m_ui->generate),
+                       static_cast<QWidget*>(m_ui->decodingLabel), static_cast<QWidget*>(m_ui->decodingStep)})
+        w->setVisible(false);
+    if (!isModel) {
+        m_ui->overview->setChecked(false);
+        emit playgroundChosen();
+        return;
+    }
+    m_ui->description->setText(tr("Loading…"));
+    emitRequest();
+}
+
+void ModelPanel::emitRequest()
+{
+    if (!playground())
+        emit requestChanged(request());
+}
+
+void ModelPanel::showResult(const ModelResult& result)
+{
+    if (!result.model) {
+        m_ui->description->clear();
+        m_ui->problem->setText(result.error);
+        return;
+    }
+    m_model = result.model;
+    const engine::ModelConfig& c = m_model->config();
+    m_ui->description->setText(tr("<b>%1</b> — %2 %3, %4 layer(s), %5 heads, d_model %6, %7-norm, %8.<br>%9")
+                                    .arg(QString::fromStdString(c.name), QString::fromLatin1(engine::architectureName(c.architecture)),
+                                         tr("Transformer"))
+                                    .arg(c.layerCount()).arg(c.numHeads).arg(c.modelWidth)
+                                    .arg(QString::fromLatin1(engine::normName(c.norm)), QString::fromLatin1(engine::activationName(c.activation)),
+                                         QString::fromStdString(c.description).toHtmlEscaped()));
+    const bool encDec = c.architecture == engine::Architecture::EncoderDecoder;
+    const bool decOnly = c.architecture == engine::Architecture::DecoderOnly;
+    m_ui->targetLabel->setVisible(encDec);
+    m_ui->target->setVisible(encDec);
+    m_ui->generateLabel->setVisible(decOnly);
+    m_ui->generate->setVisible(decOnly);
+    if (m_ui->text->text().isEmpty() && !c.exampleText.empty()) {
+        m_ui->text->setText(QString::fromStdString(c.exampleText));
+        emitRequest();
+        return;
+    }
+    m_ui->problem->setText(result.error);
+    if (!result.run)
+        return;
+    m_run = result.run;
+
+    m_filling = true;
+    const int layer = m_ui->layer->currentIndex();
+    m_ui->layer->clear();
+    for (int L = 0; L < m_run->trace->layerCount(); ++L)
+        m_ui->layer->addItem(tr("layer %1").arg(L), L);
+    m_ui->layer->setCurrentIndex(layer >= 0 && layer < m_ui->layer->count() ? layer : m_ui->layer->count() - 1);
+    fillBlocks();
+    const int steps = static_cast<int>(m_run->decoding.size());
+    m_ui->decodingLabel->setVisible(steps > 0);
+    m_ui->decodingStep->setVisible(steps > 0);
+    m_ui->decodingStep->setMaximum(steps);
+    m_ui->decodingStep->setSuffix(tr(" of %1").arg(steps));
+    if (m_ui->decodingStep->value() > steps)
+        m_ui->decodingStep->setValue(0);
+    m_filling = false;
+
+    if (!m_run->decoding.empty())
+        m_ui->output->setText(tr("Output: <b>%1</b> (greedy decoding, %2 steps)")
+                                  .arg(QString::fromStdString(m_run->generated).toHtmlEscaped())
+                                  .arg(m_run->decoding.size()));
+    else
+        m_ui->output->clear();
+    emit choiceChanged(choice());
+}
+
+void ModelPanel::fillBlocks()
+{
+    if (!m_run)
+        return;
+    const bool wasFilling = m_filling;
+    m_filling = true;
+    const QVariant previous = m_ui->block->currentData();
+    m_ui->block->clear();
+    for (const engine::Block b : traceFor(*m_run, -1).attentionBlocks(std::max(0, m_ui->layer->currentIndex())))
+        m_ui->block->addItem(QStringLiteral("%1 (%2)").arg(blockTitle(b), QString::fromLatin1(engine::blockName(b))), static_cast<int>(b));
+    const int keep = m_ui->block->findData(previous);
+    // A new model opens on its most telling block: cross-attention when there is one.
+    m_ui->block->setCurrentIndex(keep >= 0 ? keep : m_ui->block->count() - 1);
+    m_filling = wasFilling;
+}
+
+void ModelPanel::leaveOverview()
+{
+    m_ui->overview->setChecked(false);
+}
+
+void ModelPanel::setChoice(const BlockChoice& c)
+{
+    m_filling = true;
+    m_ui->layer->setCurrentIndex(c.layer);
+    fillBlocks();
+    const int index = m_ui->block->findData(static_cast<int>(c.block));
+    if (index >= 0)
+        m_ui->block->setCurrentIndex(index);
+    m_filling = false;
+    emit choiceChanged(choice());
+}
+
+} // namespace attnviz::app

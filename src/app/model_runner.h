@@ -1,0 +1,56 @@
+#pragma once
+
+#include "engine/model_run.h"
+#include "engine/transformer_model.h"
+
+#include <QFutureWatcher>
+#include <QObject>
+#include <QString>
+
+#include <memory>
+#include <optional>
+
+namespace attnviz::app {
+
+/// A model to open and the text to run it on.
+struct ModelRequest {
+    QString folder;                ///< a model folder or a bundled model's name
+    QString text;
+    std::optional<QString> target; ///< encoder-decoder: teacher forcing instead of decoding
+    int generate = 0;              ///< decoder-only: tokens to continue the text by
+    bool operator==(const ModelRequest&) const = default;
+};
+
+/// What a request produced: the model and its run, or one sentence saying why not.
+struct ModelResult {
+    ModelRequest request;
+    std::shared_ptr<const engine::TransformerModel> model;
+    std::shared_ptr<const engine::ModelRun> run;
+    QString error;
+};
+
+/// Loads models and runs them off the GUI thread. The last loaded model is kept, so changing the
+/// text does not read the folder again; only the newest pending request waits behind a running
+/// one, as with the playground.
+class ModelRunner : public QObject {
+    Q_OBJECT
+public:
+    explicit ModelRunner(QObject* parent = nullptr);
+    ~ModelRunner() override;
+
+    void request(const ModelRequest& request);
+    bool busy() const { return m_watcher.isRunning(); }
+
+signals:
+    void finished(const attnviz::app::ModelResult& result);
+
+private:
+    void start(const ModelRequest& request);
+
+    QFutureWatcher<ModelResult> m_watcher;
+    std::optional<ModelRequest> m_pending;
+    QString m_loadedFolder;
+    std::shared_ptr<const engine::TransformerModel> m_loaded;
+};
+
+} // namespace attnviz::app
