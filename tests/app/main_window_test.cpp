@@ -1,8 +1,9 @@
-// The desktop app driven through its real widgets, offscreen (#3).
+// The desktop app's random-weights playground driven through its real widgets, offscreen (#3).
 #include "app/head_grid_view.h"
 #include "app/heatmap_view.h"
 #include "app/input_panel.h"
 #include "app/main_window.h"
+#include "app/model_panel.h"
 #include "app/step_panel.h"
 #include "app/walkthrough_runner.h"
 #include "ui_input_panel.h"
@@ -44,6 +45,7 @@ private slots:
     void init()
     {
         m_window = std::make_unique<MainWindow>();
+        m_window->modelPanel()->setRequest(ModelRequest{}); // the random-weights playground
         m_window->inputPanel()->setSettings(PlaygroundSettings{});
         m_window->resize(1400, 900);
         m_window->show();

@@ -1,0 +1,163 @@
+// The desktop app on whole models, driven through its real widgets offscreen (#4): the first
+// start shows the trained encoder-decoder's alignment, the selectors pick layers, blocks and
+// decoding steps, the overview opens any head, and a broken model folder is explained.
+#include "app/head_grid_view.h"
+#include "app/heatmap_view.h"
+#include "app/main_window.h"
+#include "app/model_overview.h"
+#include "app/model_panel.h"
+#include "app/step_panel.h"
+#include "io/builtin_models.h"
+#include "ui_model_panel.h"
+
+#include <qcustomplot.h>
+
+#include <QSettings>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <filesystem>
+
+using namespace attnviz::app;
+using attnviz::engine::Block;
+
+class ModelWindowTest : public QObject {
+    Q_OBJECT
+
+private:
+    std::unique_ptr<MainWindow> m_window;
+
+    Ui::ModelPanel* form() const { return m_window->modelPanel()->ui(); }
+
+    void settle()
+    {
+        QTRY_VERIFY(!m_window->modelRunner()->busy());
+        QTest::qWait(20);
+        QTRY_VERIFY(!m_window->modelRunner()->busy());
+        QApplication::processEvents();
+    }
+
+    HeatmapView* view(int index) const
+    {
+        return m_window->stepPanel()->grid()->visibleViews().at(static_cast<std::size_t>(index));
+    }
+
+private slots:
+    void initTestCase()
+    {
+        QStandardPaths::setTestModeEnabled(true);
+        QSettings().clear(); // a first start
+    }
+
+    void init()
+    {
+        m_window = std::make_unique<MainWindow>();
+        m_window->resize(1400, 900);
+        m_window->show();
+        QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
+        settle();
+    }
+
+    void cleanup() { m_window.reset(); }
+
+    void firstStartShowsTheReverseDemosAlignment()
+    {
+        QVERIFY(!m_window->modelPanel()->playground());
+        QCOMPARE(form()->text->text(), QStringLiteral("attention"));
+        QVERIFY2(form()->output->text().contains(QStringLiteral("noitnetta")), qPrintable(form()->output->text()));
+        const BlockChoice choice = m_window->modelPanel()->choice();
+        QCOMPARE(choice.block, Block::Cross);
+        QCOMPARE(choice.layer, 1);
+        QVERIFY(m_window->walkthrough());
+        // Output position i (after the start token) reads input position n − 1 − i.
+        m_window->stepPanel()->setStep(WalkthroughStep::Softmax);
+        const auto& weights = m_window->walkthrough()->trace.weights;
+        const auto n = weights.dim(3);
+        int aligned = 0, rows = 0;
+        for (std::int64_t h = 0; h < weights.dim(1); ++h)
+            for (std::int64_t q = 0; q < n; ++q, ++rows) {
+                std::int64_t best = 0;
+                for (std::int64_t k = 1; k < n; ++k)
+                    if (weights.at({0, h, q, k}) > weights.at({0, h, q, best}))
+                        best = k;
+                aligned += best == n - 1 - q;
+            }
+        QVERIFY2(aligned >= rows * 9 / 10, qPrintable(QStringLiteral("%1 of %2 rows aligned").arg(aligned).arg(rows)));
+        // The views show the engine's numbers for this block.
+        const auto* block = m_window->modelResult().run->trace->attentionBlock(1, Block::Cross);
+        QCOMPARE(view(2)->data().value(3, 4), block->attention.weights.at({0, 2, 3, 4}));
+        QCOMPARE(view(2)->data().rowLabels.at(0), QStringLiteral("<s>"));
+        QCOMPARE(view(2)->data().columnLabels.at(0), QStringLiteral("a"));
+    }
+
+    void layerAndBlockSelectorsPickTheTrace()
+    {
+        QCOMPARE(form()->layer->count(), 2);
+        QCOMPARE(form()->block->count(), 3); // self, masked_self, cross at every layer
+        form()->layer->setCurrentIndex(0);
+        form()->block->setCurrentIndex(form()->block->findData(static_cast<int>(Block::Self)));
+        QApplication::processEvents();
+        const auto* block = m_window->modelResult().run->trace->attentionBlock(0, Block::Self);
+        QCOMPARE(m_window->walkthrough()->trace.scores.at({0, 1, 2, 3}), block->attention.scores.at({0, 1, 2, 3}));
+        QCOMPARE(m_window->walkthrough()->trace.queryLength(), 9); // the source "attention"
+        QVERIFY(m_window->stepPanel()->shapeText().isEmpty() == false);
+    }
+
+    void decodingStepsCanBeReplayed()
+    {
+        form()->block->setCurrentIndex(form()->block->findData(static_cast<int>(Block::MaskedSelf)));
+        QVERIFY(form()->decodingStep->isVisibleTo(m_window.get()));
+        QCOMPARE(form()->decodingStep->maximum(), 10); // nine letters and the end token
+        form()->decodingStep->setValue(4);
+        QApplication::processEvents();
+        const auto& w = m_window->walkthrough()->trace.weights;
+        QCOMPARE(w.dim(2), 4); // at step 4 the decoder has read four tokens
+        for (std::int64_t q = 0; q < 4; ++q)
+            for (std::int64_t k = q + 1; k < 4; ++k)
+                QCOMPARE(w.at({0, 0, q, k}), 0.0f);
+    }
+
+    void overviewOpensAnyHead()
+    {
+        form()->overview->setChecked(true);
+        QApplication::processEvents();
+        const auto& views = m_window->overview()->views();
+        QCOMPARE(views.size(), 8u); // 2 layers × 4 heads of the cross-attention
+        HeatmapView* layer0head3 = views.at(2);
+        layer0head3->plot()->replot();
+        QTest::mouseClick(layer0head3->plot(), Qt::LeftButton, {}, layer0head3->cellCentre(0, 0));
+        QApplication::processEvents();
+        QVERIFY(!form()->overview->isChecked());
+        QCOMPARE(m_window->modelPanel()->choice().layer, 0);
+        QCOMPARE(m_window->stepPanel()->step(), WalkthroughStep::Softmax);
+        QCOMPARE(m_window->stepPanel()->grid()->focusedHead(), 2);
+        const auto* block = m_window->modelResult().run->trace->attentionBlock(0, Block::Cross);
+        QCOMPARE(view(0)->data().value(1, 1), block->attention.weights.at({0, 2, 1, 1}));
+    }
+
+    void textOutsideTheVocabularyIsExplained()
+    {
+        form()->text->setText(QStringLiteral("Hello"));
+        QMetaObject::invokeMethod(form()->text, "editingFinished");
+        settle();
+        QVERIFY2(form()->problem->text().contains(QStringLiteral("\"H\" is not in the model's vocabulary")),
+                 qPrintable(form()->problem->text()));
+    }
+
+    void brokenModelFolderIsExplained()
+    {
+        QTemporaryDir dir;
+        const std::filesystem::path source = attnviz::io::builtInModelsFolder() / "reverse";
+        for (const char* f : {"config.json", "vocab.json"})
+            std::filesystem::copy_file(source / f, std::filesystem::path(dir.path().toStdString()) / f);
+        ModelRequest request;
+        request.folder = dir.path();
+        m_window->modelPanel()->setRequest(request);
+        settle();
+        QVERIFY2(form()->problem->text().contains(QStringLiteral("has no model.safetensors")), qPrintable(form()->problem->text()));
+    }
+};
+
+QTEST_MAIN(ModelWindowTest)
+#include "model_window_test.moc"
