@@ -250,7 +250,7 @@ def train_genesis():
                     "one head follows the previous character, others look further back.",
         architecture="decoder-only", encoder_layers=0, decoder_layers=3, activation="gelu",
         positional="learned", max_length=context, vocab_size=len(chars), bos_token=None, eos_token=None,
-        example={"text": "and god said, let there be light: and there was light. and god saw the"},
+        example={"text": "and god said, let there be light: and there was light."},
     )
     model = Transformer(cfg)
     data = torch.tensor(vocab.encode(text))

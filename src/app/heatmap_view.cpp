@@ -118,7 +118,11 @@ void HeatmapView::applyWidgetFont()
 {
     const QFont base = font();
     QFont small = base;
-    small.setPointSizeF(base.pointSizeF() * 0.85);
+    // Fonts are sized in points on screen and in pixels in exports; shrink whichever is set.
+    if (base.pixelSize() > 0)
+        small.setPixelSize(std::max(1, static_cast<int>(base.pixelSize() * 0.85)));
+    else
+        small.setPointSizeF(base.pointSizeF() * 0.85);
     QFont bold = base;
     bold.setBold(true);
     m_title->setFont(bold);

@@ -1,5 +1,6 @@
 // attnviz-cli: the engine without a window, for scripts, tests and headless exports.
 #include "cli/exit_codes.h"
+#include "cli/export_command.h"
 #include "cli/mha_command.h"
 #include "cli/trace_command.h"
 
@@ -20,6 +21,8 @@ Commands:
   trace --model DIR --text "..." [--target "..."] --dump OUT.safetensors
                  run a whole Transformer model (a folder, or a bundled demo: reverse,
                  genesis) and write every activation, named layer{L}.{block}.{step}
+  export (--model DIR --text "..." | --case FILE) --format png|svg|pdf|csv|npy|... --out DIR
+                 heatmaps, matrices, traces and handouts without a display
 
 Options:
   -h, --help     show this help (COMMAND --help shows a command's own)
@@ -53,7 +56,9 @@ int main(int argc, char** argv)
         return runMhaCommand(rest);
     if (command == "trace")
         return runTraceCommand(rest);
+    if (command == "export")
+        return runExportCommand(rest, argv[0]);
     std::cerr << "attnviz-cli: unknown command '" << command
-              << "'; expected mha or trace (see attnviz-cli --help)\n";
+              << "'; expected mha, trace or export (see attnviz-cli --help)\n";
     return kExitBadInput;
 }

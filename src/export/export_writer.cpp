@@ -1,0 +1,72 @@
+#include "export/export_writer.h"
+
+#include "export/matrix_files.h"
+#include "io/atomic_file.h"
+
+#include <QDir>
+#include <QFileInfo>
+
+namespace attnviz::exporting {
+
+std::optional<ExportFormat> exportFormatFromName(const QString& name)
+{
+    const QString n = name.toLower();
+    for (const ExportFormat f : {ExportFormat::Png, ExportFormat::Svg, ExportFormat::Pdf, ExportFormat::Csv, ExportFormat::Npy})
+        if (n == extensionOf(f))
+            return f;
+    return std::nullopt;
+}
+
+QString extensionOf(ExportFormat format)
+{
+    switch (format) {
+    case ExportFormat::Png: return QStringLiteral("png");
+    case ExportFormat::Svg: return QStringLiteral("svg");
+    case ExportFormat::Pdf: return QStringLiteral("pdf");
+    case ExportFormat::Csv: return QStringLiteral("csv");
+    case ExportFormat::Npy: return QStringLiteral("npy");
+    }
+    return {};
+}
+
+QByteArray exportBytes(const ExportItem& item, ExportFormat format, ImageSize size)
+{
+    switch (format) {
+    case ExportFormat::Png: return renderHeatmap(item.data, item.range, ImageFormat::Png, size);
+    case ExportFormat::Svg: return renderHeatmap(item.data, item.range, ImageFormat::Svg, size);
+    case ExportFormat::Pdf: return renderHeatmap(item.data, item.range, ImageFormat::Pdf, size);
+    case ExportFormat::Csv: return csvBytes(item.data);
+    case ExportFormat::Npy: return npyBytes(item.data);
+    }
+    return {};
+}
+
+std::vector<QString> writeExport(const std::vector<ExportItem>& items, ExportFormat format, ImageSize size,
+                                 const QString& folder, bool overwrite, const std::function<void(int, int)>& progress)
+{
+    const QFileInfo dir(folder);
+    if (!dir.isDir())
+        throw ExportError("The output folder " + folder.toStdString() + " does not exist.");
+    if (!dir.isWritable())
+        throw ExportError("The output folder " + folder.toStdString() + " is not writable.");
+    std::vector<QString> paths;
+    for (const ExportItem& item : items)
+        paths.push_back(QDir(folder).filePath(item.baseName + QLatin1Char('.') + extensionOf(format)));
+    if (!overwrite)
+        for (const QString& p : paths)
+            if (QFileInfo::exists(p))
+                throw ExportError(p.toStdString() + " already exists; nothing was written (--overwrite replaces existing files).");
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        const QByteArray bytes = exportBytes(items[i], format, size);
+        try {
+            io::writeFileAtomically(paths[i].toStdString(), std::span<const char>(bytes.constData(), static_cast<std::size_t>(bytes.size())));
+        } catch (const io::FileError& e) {
+            throw ExportError(e.what());
+        }
+        if (progress)
+            progress(static_cast<int>(i + 1), static_cast<int>(items.size()));
+    }
+    return paths;
+}
+
+} // namespace attnviz::exporting

@@ -1,0 +1,157 @@
+#include "export/heatmap_image.h"
+
+#include "app/heatmap_view.h"
+
+#include <qcustomplot.h>
+
+#include <QBuffer>
+#include <QPdfWriter>
+#include <QSvgGenerator>
+
+#include <cmath>
+
+namespace attnviz::exporting {
+namespace {
+
+// Exports use a fixed font, not the desktop's, so that they look the same on every machine.
+QFont exportFont()
+{
+    QFont font(QStringLiteral("DejaVu Sans"));
+    font.setPixelSize(13);
+    return font;
+}
+
+// Draws the grid into `painter` on a canvas of `logical` pixels (96 dpi units).
+void paintGrid(QCPPainter& painter, QSize logical, const std::vector<app::HeatmapData>& maps,
+               std::pair<double, double> range, const QString& title)
+{
+    painter.fillRect(QRect(QPoint(0, 0), logical), Qt::white);
+    int top = 0;
+    if (!title.isEmpty()) {
+        QFont font = exportFont();
+        font.setBold(true);
+        font.setPixelSize(16);
+        painter.setFont(font);
+        painter.setPen(Qt::black);
+        const QRect band(0, 0, logical.width(), 32);
+        painter.drawText(band, Qt::AlignCenter, title);
+        top = band.height();
+    }
+    const int count = static_cast<int>(maps.size());
+    const int columns = count <= 3 ? std::max(count, 1) : static_cast<int>(std::ceil(std::sqrt(count)));
+    const int rows = (count + columns - 1) / std::max(columns, 1);
+    const int cellWidth = logical.width() / std::max(columns, 1);
+    const int cellHeight = (logical.height() - top) / std::max(rows, 1);
+    app::HeatmapView view;
+    view.setFont(exportFont());
+    for (int i = 0; i < count; ++i) {
+        // One colour bar for the whole set: beside the last matrix, as in the app.
+        view.setData(maps[static_cast<std::size_t>(i)], range, i + 1 == count);
+        painter.save();
+        painter.translate((i % columns) * cellWidth, top + (i / columns) * cellHeight);
+        view.plot()->toPainter(&painter, cellWidth, cellHeight);
+        painter.restore();
+    }
+}
+
+QImage raster(const std::vector<app::HeatmapData>& maps, std::pair<double, double> range, const QString& title,
+              ImageSize size)
+{
+    QImage image(size.width, size.height, QImage::Format_ARGB32);
+    image.fill(Qt::white);
+    const double scale = size.dpi / 96.0;
+    const int dotsPerMeter = static_cast<int>(std::lround(size.dpi / 0.0254));
+    image.setDotsPerMeterX(dotsPerMeter);
+    image.setDotsPerMeterY(dotsPerMeter);
+    QCPPainter painter(&image);
+    painter.setRenderHint(QPainter::Antialiasing);
+    painter.scale(scale, scale);
+    paintGrid(painter, QSize(static_cast<int>(size.width / scale), static_cast<int>(size.height / scale)), maps, range, title);
+    painter.end();
+    return image;
+}
+
+QByteArray render(const std::vector<app::HeatmapData>& maps, std::pair<double, double> range, const QString& title,
+                  ImageFormat format, ImageSize size)
+{
+    QByteArray bytes;
+    QBuffer buffer(&bytes);
+    buffer.open(QIODevice::WriteOnly);
+    const QString documentTitle = title.isEmpty() && !maps.empty() ? maps.front().title : title;
+    switch (format) {
+    case ImageFormat::Png:
+        raster(maps, range, title, size).save(&buffer, "PNG");
+        break;
+    case ImageFormat::Svg: {
+        QSvgGenerator svg;
+        svg.setOutputDevice(&buffer);
+        svg.setSize(QSize(size.width, size.height));
+        svg.setViewBox(QRect(0, 0, size.width, size.height));
+        svg.setResolution(size.dpi);
+        svg.setTitle(documentTitle);
+        QCPPainter painter(&svg);
+        paintGrid(painter, QSize(size.width, size.height), maps, range, title);
+        painter.end();
+        break;
+    }
+    case ImageFormat::Pdf: {
+        QPdfWriter pdf(&buffer);
+        pdf.setResolution(size.dpi);
+        pdf.setPageSize(QPageSize(QSizeF(size.width * 72.0 / size.dpi, size.height * 72.0 / size.dpi), QPageSize::Point));
+        pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
+        pdf.setTitle(documentTitle);
+        pdf.setCreator(QStringLiteral("AttnViz"));
+        QCPPainter painter(&pdf);
+        const double scale = size.dpi / 96.0;
+        painter.scale(scale, scale);
+        paintGrid(painter, QSize(static_cast<int>(size.width / scale), static_cast<int>(size.height / scale)), maps, range, title);
+        painter.end();
+        break;
+    }
+    }
+    return bytes;
+}
+
+} // namespace
+
+std::optional<ImageFormat> imageFormatFromName(const QString& name)
+{
+    const QString n = name.toLower();
+    if (n == QLatin1String("png"))
+        return ImageFormat::Png;
+    if (n == QLatin1String("svg"))
+        return ImageFormat::Svg;
+    if (n == QLatin1String("pdf"))
+        return ImageFormat::Pdf;
+    return std::nullopt;
+}
+
+QString extensionOf(ImageFormat format)
+{
+    switch (format) {
+    case ImageFormat::Png: return QStringLiteral("png");
+    case ImageFormat::Svg: return QStringLiteral("svg");
+    case ImageFormat::Pdf: return QStringLiteral("pdf");
+    }
+    return {};
+}
+
+QByteArray renderHeatmap(const app::HeatmapData& data, std::pair<double, double> range, ImageFormat format,
+                         ImageSize size)
+{
+    return render({data}, range, QString(), format, size);
+}
+
+QByteArray renderGrid(const std::vector<app::HeatmapData>& maps, std::pair<double, double> range,
+                      const QString& title, ImageFormat format, ImageSize size)
+{
+    return render(maps, range, title, format, size);
+}
+
+QImage renderGridImage(const std::vector<app::HeatmapData>& maps, std::pair<double, double> range,
+                       const QString& title, ImageSize size)
+{
+    return raster(maps, range, title, size);
+}
+
+} // namespace attnviz::exporting
