@@ -2,8 +2,9 @@
 # Installs every Debian package AttnViz needs to build, test and run. Idempotent: it asks apt only
 # for what is missing, so a second run costs a few dpkg queries. Run as root on Debian 12.
 #   tools/install-deps.sh            build, test and run
-#   tools/install-deps.sh --torch    also PyTorch + OpenBLAS(OpenMP), to regenerate reference data
-#                                    and to run the speed comparison
+#   tools/install-deps.sh --torch    also PyTorch + OpenBLAS(OpenMP) and the KJV text, to regenerate
+#                                    reference data, retrain the demo models and run the speed
+#                                    comparisons
 set -euo pipefail
 
 packages=(
@@ -11,10 +12,10 @@ packages=(
     libeigen3-dev
     qt6-base-dev qt6-svg-dev libqcustomplot-dev libgl1-mesa-dev
     libgtest-dev libgmock-dev libbenchmark-dev
-    xvfb xauth fonts-dejavu-core poppler-utils
+    xvfb xauth fonts-dejavu-core poppler-utils python3-numpy
 )
 if [[ "${1:-}" == "--torch" ]]; then
-    packages+=(python3-torch python3-numpy libopenblas0-openmp)
+    packages+=(python3-torch libopenblas0-openmp bible-kjv)
 fi
 
 missing=()

@@ -2,6 +2,7 @@
 #include "app/main_window.h"
 #include "app/step_panel.h"
 #include "app/walkthrough_runner.h"
+#include "export/export_controller.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -45,15 +46,19 @@ int main(int argc, char** argv)
     parser.process(app);
 
     attnviz::app::MainWindow window;
+    attnviz::exporting::ExportController exports(&window);
     window.show();
     if (parser.isSet(screenshots)) {
+        // Wait until the first computation (playground or model) is on screen.
         const QString dir = parser.value(screenshots);
-        const auto capture = [&window, dir] { QTimer::singleShot(300, &window, [&window, dir] { saveEveryStep(window, dir); }); };
-        if (window.walkthrough())
-            capture();
-        else
-            QObject::connect(window.runner(), &attnviz::app::WalkthroughRunner::computed, &window, capture,
-                             Qt::SingleShotConnection);
+        auto* poll = new QTimer(&window);
+        QObject::connect(poll, &QTimer::timeout, &window, [&window, dir, poll] {
+            if (!window.walkthrough() || window.runner()->busy() || window.modelRunner()->busy())
+                return;
+            poll->stop();
+            QTimer::singleShot(300, &window, [&window, dir] { saveEveryStep(window, dir); });
+        });
+        poll->start(100);
     }
     return QApplication::exec();
 }

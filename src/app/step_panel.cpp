@@ -133,6 +133,11 @@ void StepPanel::last()
     setStep(kWalkthroughSteps.back());
 }
 
+int StepPanel::batchIndex() const
+{
+    return m_batch->value() - 1;
+}
+
 QString StepPanel::positionText() const
 {
     return m_position->text();

@@ -29,6 +29,8 @@ public:
     void setWalkthrough(std::shared_ptr<const Walkthrough> walkthrough);
     void setStep(WalkthroughStep step);
     WalkthroughStep step() const { return m_step; }
+    /// The batch item shown, from 0.
+    int batchIndex() const;
     void next();
     void previous();
     void first();

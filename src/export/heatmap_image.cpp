@@ -114,6 +114,21 @@ QByteArray render(const std::vector<app::HeatmapData>& maps, std::pair<double, d
 
 } // namespace
 
+QPointF cellCentreInImage(const app::HeatmapData& data, std::pair<double, double> range, ImageSize size, int row,
+                          int column)
+{
+    // Lay the plot out exactly as paintGrid does, then ask its axes.
+    const double scale = size.dpi / 96.0;
+    QImage scratch(1, 1, QImage::Format_ARGB32);
+    QCPPainter painter(&scratch);
+    app::HeatmapView view;
+    view.setFont(exportFont());
+    view.setData(data, range, true);
+    view.plot()->toPainter(&painter, static_cast<int>(size.width / scale), static_cast<int>(size.height / scale));
+    painter.end();
+    return {view.plot()->xAxis->coordToPixel(column) * scale, view.plot()->yAxis->coordToPixel(row) * scale};
+}
+
 std::optional<ImageFormat> imageFormatFromName(const QString& name)
 {
     const QString n = name.toLower();

@@ -31,6 +31,11 @@ struct ImageSize {
 QByteArray renderHeatmap(const app::HeatmapData& data, std::pair<double, double> range, ImageFormat format,
                          ImageSize size);
 
+/// Where the centre of a cell lands in the image renderHeatmap makes of `data` at `size`
+/// (pixels), e.g. to annotate an exported figure or to check it.
+QPointF cellCentreInImage(const app::HeatmapData& data, std::pair<double, double> range, ImageSize size, int row,
+                          int column);
+
 /// Several matrices side by side on one scale, under one title (a head grid).
 QByteArray renderGrid(const std::vector<app::HeatmapData>& maps, std::pair<double, double> range,
                       const QString& title, ImageFormat format, ImageSize size);

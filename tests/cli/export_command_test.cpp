@@ -1,0 +1,245 @@
+// attnviz-cli export end to end (#5): image size and cell order, CSV and .npy values equal to the
+// trace, a whole trace numpy reads through its manifest, a handout with a page per step, and
+// refusals that leave nothing behind.
+#include "engine/multi_head_attention.h"
+#include "io/attention_case.h"
+#include "io/atomic_file.h"
+#include "io/safetensors.h"
+#include "support/process.h"
+#include "support/safetensors_tensor.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <sstream>
+
+namespace attnviz::test {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+
+const std::string kCli = ATTNVIZ_CLI_PATH;
+const std::string kCases = std::string(ATTNVIZ_TEST_DATA_DIR) + "/mha/";
+
+class ExportCommand : public ::testing::Test {
+protected:
+    void SetUp() override
+    {
+        m_dir = fs::temp_directory_path() / ("attnviz-export-" + std::to_string(::getpid()) + "-" +
+                                             ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        fs::remove_all(m_dir);
+        fs::create_directories(m_dir);
+    }
+    void TearDown() override { fs::remove_all(m_dir); }
+    std::string dir() const { return m_dir.string(); }
+    std::string file(const std::string& name) const { return (m_dir / name).string(); }
+
+    ProcessResult exportOk(std::vector<std::string> args) const
+    {
+        args.insert(args.begin(), "export");
+        args.insert(args.end(), {"--out", dir()});
+        ProcessResult r = runProcess(kCli, args);
+        EXPECT_EQ(r.exitCode, 0) << r.err;
+        return r;
+    }
+    std::string refusal(std::vector<std::string> args, int code = 2) const
+    {
+        args.insert(args.begin(), "export");
+        const ProcessResult r = runProcess(kCli, args);
+        EXPECT_EQ(r.exitCode, code) << r.err;
+        EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+        return r.err;
+    }
+    std::vector<std::string> files() const
+    {
+        std::vector<std::string> names;
+        for (const auto& e : fs::directory_iterator(m_dir))
+            names.push_back(e.path().filename().string());
+        std::sort(names.begin(), names.end());
+        return names;
+    }
+
+    fs::path m_dir;
+};
+
+/// The engine's trace of a reference case, computed here for comparison.
+engine::AttentionTrace traceOf(const std::string& name)
+{
+    const auto c = io::loadAttentionCase(io::SafetensorsFile::read(kCases + name + ".case.safetensors"));
+    return engine::MultiHeadAttention(c.weights, c.numHeads).forward(c.query, c.key, c.value, c.mask);
+}
+
+TEST_F(ExportCommand, ModelExportNamesEveryLayerBlockAndHead)
+{
+    const ProcessResult r = exportOk({"--model", "reverse", "--text", "abc", "--format", "png", "--width", "300", "--height", "260"});
+    const auto names = files();
+    EXPECT_EQ(names.size(), 24u); // 2 layers × (self + masked_self + cross) × 4 heads
+    EXPECT_TRUE(std::count(names.begin(), names.end(), "layer0_self_head3_weights.png"));
+    EXPECT_TRUE(std::count(names.begin(), names.end(), "layer1_cross_head0_weights.png"));
+    EXPECT_THAT(r.err, HasSubstr("24/24")); // the progress bar
+}
+
+TEST_F(ExportCommand, SelectionOfLayersHeadsAndSteps)
+{
+    exportOk({"--model", "reverse", "--text", "abc", "--format", "csv", "--layers", "1", "--blocks", "cross",
+              "--heads", "0-1", "--steps", "scores,concat", "--quiet"});
+    EXPECT_EQ(files(), (std::vector<std::string>{"layer1_cross_concat.csv", "layer1_cross_head0_scores.csv",
+                                                 "layer1_cross_head1_scores.csv"}));
+}
+
+TEST_F(ExportCommand, PngHasTheRequestedSizeAndResolution)
+{
+    exportOk({"--case", kCases + "causal.case.safetensors", "--heads", "1", "--format", "png", "--width", "640", "--height",
+              "480", "--dpi", "192", "--quiet"});
+    // A causal case has two batch items; names say which.
+    EXPECT_EQ(files(), (std::vector<std::string>{"batch0_head1_weights.png", "batch1_head1_weights.png"}));
+    const std::string png = io::readFile(file("batch0_head1_weights.png"));
+    ASSERT_EQ(png.substr(1, 3), "PNG");
+    auto be32 = [&](std::size_t at) {
+        return (static_cast<std::uint32_t>(static_cast<unsigned char>(png[at])) << 24) |
+               (static_cast<std::uint32_t>(static_cast<unsigned char>(png[at + 1])) << 16) |
+               (static_cast<std::uint32_t>(static_cast<unsigned char>(png[at + 2])) << 8) |
+               static_cast<std::uint32_t>(static_cast<unsigned char>(png[at + 3]));
+    };
+    EXPECT_EQ(be32(16), 640u); // IHDR width
+    EXPECT_EQ(be32(20), 480u); // IHDR height
+    const auto phys = png.find("pHYs");
+    ASSERT_NE(phys, std::string::npos);
+    EXPECT_NEAR(be32(phys + 4), 192 / 0.0254, 1.0); // pixels per metre
+}
+
+TEST_F(ExportCommand, CsvEqualsTheTraceWithTokenLabels)
+{
+    exportOk({"--case", kCases + "cross_attention.case.safetensors", "--steps", "weights,masked", "--heads", "1",
+              "--format", "csv", "--quiet"});
+    const engine::AttentionTrace trace = traceOf("cross_attention");
+    std::istringstream csv(io::readFile(file("head1_weights.csv")));
+    std::string line;
+    std::getline(csv, line);
+    EXPECT_EQ(line, "query\\key,0,1,2,3,4,5,6");
+    int rows = 0;
+    while (std::getline(csv, line)) {
+        std::istringstream cells(line);
+        std::string cell;
+        std::getline(cells, cell, ',');
+        EXPECT_EQ(cell, std::to_string(rows));
+        for (int k = 0; k < 7; ++k) {
+            std::getline(cells, cell, ',');
+            EXPECT_EQ(std::stof(cell), trace.weights.at({0, 1, rows, k})) << rows << "," << k;
+        }
+        ++rows;
+    }
+    EXPECT_EQ(rows, 4);
+}
+
+TEST_F(ExportCommand, CsvWritesMinusInfinityForBlockedScores)
+{
+    exportOk({"--case", kCases + "causal.case.safetensors", "--steps", "masked", "--heads", "0", "--format", "csv", "--quiet"});
+    std::istringstream csv(io::readFile(file("batch0_head0_masked.csv")));
+    std::string header, first;
+    std::getline(csv, header);
+    std::getline(csv, first);
+    EXPECT_THAT(first, HasSubstr(",-inf,-inf,-inf,-inf,-inf"));
+}
+
+TEST_F(ExportCommand, NpyAndTraceLoadInNumpyWithTheEnginesValues)
+{
+    exportOk({"--case", kCases + "self_attention.case.safetensors", "--steps", "weights", "--heads", "2", "--format", "npy", "--quiet"});
+    exportOk({"--case", kCases + "self_attention.case.safetensors", "--format", "safetensors", "--quiet"});
+    const engine::AttentionTrace trace = traceOf("self_attention");
+    // numpy, without AttnViz: .npy directly; the trace through its manifest and the safetensors
+    // layout (8-byte header length, JSON header, raw little-endian data).
+    const std::string script = R"(
+import json, struct, sys, numpy as np
+d = sys.argv[1]
+w = np.load(d + '/head2_weights.npy')
+print(w.dtype, w.shape, repr(float(w[1, 3])))
+manifest = json.load(open(d + '/trace.json'))
+raw = open(d + '/' + manifest['data'], 'rb').read()
+n = struct.unpack('<Q', raw[:8])[0]
+header = json.loads(raw[8:8 + n])
+entry = next(t for t in manifest['tensors'] if t['name'] == 'context')
+info = header['context']
+a, b = info['data_offsets']
+context = np.frombuffer(raw[8 + n + a:8 + n + b], dtype='<f4').reshape(entry['shape'])
+print(entry['axes'], repr(float(context[0, 3, 4, 1])))
+)";
+    const ProcessResult py = runProcess("/usr/bin/python3", {"-c", script, dir()});
+    ASSERT_EQ(py.exitCode, 0) << py.err;
+    std::istringstream lines(py.out);
+    std::string first, second;
+    std::getline(lines, first);
+    std::getline(lines, second);
+    EXPECT_THAT(first, HasSubstr("float32 (5, 5)"));
+    EXPECT_FLOAT_EQ(std::stof(first.substr(first.rfind(' ') + 1)), trace.weights.at({0, 2, 1, 3}));
+    EXPECT_THAT(second, HasSubstr("['batch', 'head', 'query', 'd_v']"));
+    EXPECT_FLOAT_EQ(std::stof(second.substr(second.rfind(' ') + 1)), trace.context.at({0, 3, 4, 1}));
+}
+
+TEST_F(ExportCommand, HandoutHasOnePagePerStep)
+{
+    exportOk({"--model", "reverse", "--text", "abc", "--layers", "1", "--blocks", "cross", "--format", "handout", "--quiet"});
+    const ProcessResult info = runProcess("/usr/bin/pdfinfo", {file("layer1_cross_handout.pdf")});
+    ASSERT_EQ(info.exitCode, 0) << info.err;
+    EXPECT_THAT(info.out, HasSubstr("Pages:           10"));
+}
+
+TEST_F(ExportCommand, SvgAndPdfAreVectorDocuments)
+{
+    exportOk({"--case", kCases + "single_head.case.safetensors", "--format", "svg", "--quiet"});
+    exportOk({"--case", kCases + "single_head.case.safetensors", "--format", "pdf", "--quiet"});
+    EXPECT_THAT(io::readFile(file("head0_weights.svg")), HasSubstr("<svg"));
+    const ProcessResult info = runProcess("/usr/bin/pdfinfo", {file("head0_weights.pdf")});
+    EXPECT_THAT(info.out, HasSubstr("Pages:           1"));
+}
+
+TEST_F(ExportCommand, ExistingFileStopsTheExportBeforeAnythingIsWritten)
+{
+    io::writeFileAtomically(file("layer1_cross_head2_weights.png"), std::string("keep me"));
+    EXPECT_THAT(refusal({"--model", "reverse", "--text", "abc", "--format", "png", "--out", dir()}),
+                HasSubstr("layer1_cross_head2_weights.png already exists; nothing was written"));
+    EXPECT_EQ(files(), (std::vector<std::string>{"layer1_cross_head2_weights.png"}));
+    EXPECT_EQ(io::readFile(file("layer1_cross_head2_weights.png")), "keep me");
+    exportOk({"--model", "reverse", "--text", "abc", "--format", "png", "--overwrite", "--quiet"});
+    EXPECT_EQ(files().size(), 24u);
+    EXPECT_NE(io::readFile(file("layer1_cross_head2_weights.png")), "keep me");
+}
+
+TEST_F(ExportCommand, UnwritableFolderLeavesNothing)
+{
+    if (::geteuid() == 0)
+        GTEST_SKIP() << "root writes into read-only folders";
+    fs::permissions(m_dir, fs::perms::owner_read | fs::perms::owner_exec);
+    refusal({"--case", kCases + "single_head.case.safetensors", "--format", "png", "--out", dir()}, 1);
+    fs::permissions(m_dir, fs::perms::owner_all);
+    EXPECT_TRUE(files().empty());
+}
+
+TEST_F(ExportCommand, BadArgumentsAreOneSentence)
+{
+    const std::string c = kCases + "single_head.case.safetensors";
+    EXPECT_THAT(refusal({"--case", c, "--format", "bmp", "--out", dir()}), HasSubstr("--format is 'bmp'; expected png, svg"));
+    EXPECT_THAT(refusal({"--case", c, "--format", "png"}), HasSubstr("export needs --out"));
+    EXPECT_THAT(refusal({"--case", c, "--format", "png", "--out", dir() + "/nope"}), HasSubstr("does not exist"));
+    EXPECT_THAT(refusal({"--format", "png", "--out", dir()}), HasSubstr("export needs either --model with --text or --case"));
+    EXPECT_THAT(refusal({"--model", "reverse", "--text", "abc", "--layers", "7", "--format", "png", "--out", dir()}),
+                HasSubstr("Layer 7 does not exist; reverse has layers 0–1."));
+    EXPECT_THAT(refusal({"--model", "reverse", "--text", "abc", "--heads", "4", "--format", "png", "--out", dir()}),
+                HasSubstr("Head 4 does not exist"));
+    EXPECT_THAT(refusal({"--model", "reverse", "--text", "abc", "--steps", "softmax", "--format", "png", "--out", dir()}),
+                HasSubstr("--steps has 'softmax'"));
+    EXPECT_THAT(refusal({"--model", "reverse", "--text", "abc", "--layers", "x", "--format", "png", "--out", dir()}),
+                HasSubstr("--layers has 'x'"));
+    EXPECT_THAT(refusal({"--case", c, "--width", "0", "--format", "png", "--out", dir()}),
+                HasSubstr("--width is '0'; expected a positive integer"));
+    EXPECT_THAT(refusal({"--case", dir() + "/missing.safetensors", "--format", "png", "--out", dir()}),
+                HasSubstr("missing.safetensors"));
+    EXPECT_TRUE(files().empty());
+}
+
+} // namespace
+} // namespace attnviz::test
