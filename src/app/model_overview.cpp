@@ -60,7 +60,7 @@ void ModelOverview::show(std::shared_ptr<const engine::ModelRun> run, const Bloc
             d.blockedSource = block->attention.masked.matrix({0, h}).data();
             d.rows = static_cast<int>(w.dim(2));
             d.cols = static_cast<int>(w.dim(3));
-            d.title = tr("layer %1 · head %2").arg(L).arg(h + 1);
+            d.title = tr("layer %1 · head %2").arg(L).arg(h);
             d.rowAxis = QStringLiteral("query");
             d.columnAxis = QStringLiteral("key");
             d.rowLabels = labels(trace.queryTokens(choice.block));

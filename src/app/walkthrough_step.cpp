@@ -71,7 +71,8 @@ std::vector<HeatmapData> perHead(const std::shared_ptr<const Walkthrough>& w, co
         d.cols = static_cast<int>(m.cols());
         if (markBlocked)
             d.blockedSource = w->trace.masked.matrix({batch, h}).data();
-        d.title = QStringLiteral("head %1 · %2").arg(h + 1).arg(name);
+        // Heads count from 0, as layers do and as the dumps and exported file names index them.
+        d.title = QStringLiteral("head %1 · %2").arg(h).arg(name);
         d.rowAxis = t.axes()[2].name == "key" ? QStringLiteral("key") : QStringLiteral("query");
         d.columnAxis = columnAxis;
         d.rowLabels = labels(d.rowAxis == QLatin1String("key") ? w->keyTokens[static_cast<std::size_t>(batch)]

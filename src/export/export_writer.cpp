@@ -4,6 +4,11 @@
 #include "io/atomic_file.h"
 
 #include <QDir>
+#include <QFuture>
+#include <QImage>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include <deque>
 #include <QFileInfo>
 
 namespace attnviz::exporting {
@@ -56,16 +61,50 @@ std::vector<QString> writeExport(const std::vector<ExportItem>& items, ExportFor
         for (const QString& p : paths)
             if (QFileInfo::exists(p))
                 throw ExportError(p.toStdString() + " already exists; nothing was written (--overwrite replaces existing files).");
-    for (std::size_t i = 0; i < items.size(); ++i) {
-        const QByteArray bytes = exportBytes(items[i], format, size);
-        try {
-            io::writeFileAtomically(paths[i].toStdString(), std::span<const char>(bytes.constData(), static_cast<std::size_t>(bytes.size())));
-        } catch (const io::FileError& e) {
-            throw ExportError(e.what());
+    const auto write = [](const QString& path, const QByteArray& bytes) {
+        io::writeFileAtomically(path.toStdString(), std::span<const char>(bytes.constData(), static_cast<std::size_t>(bytes.size())));
+    };
+    // PNG: draw here (widgets live on this thread), encode and write on the pool; a few images in
+    // flight at a time keep both cores busy without holding the whole set in memory. A worker
+    // reports a failed write as its message.
+    std::deque<QFuture<QString>> inFlight;
+    int done = 0;
+    QString failure;
+    const auto finishOldest = [&] {
+        const QString error = inFlight.front().result();
+        inFlight.pop_front();
+        if (!error.isEmpty() && failure.isEmpty())
+            failure = error;
+        if (progress && failure.isEmpty())
+            progress(++done, static_cast<int>(items.size()));
+    };
+    try {
+        for (std::size_t i = 0; i < items.size() && failure.isEmpty(); ++i) {
+            if (format == ExportFormat::Png) {
+                QImage image = renderHeatmapImage(items[i].data, items[i].range, size);
+                inFlight.push_back(QtConcurrent::run([write, path = paths[i], image = std::move(image)] {
+                    try {
+                        write(path, encodePng(image));
+                    } catch (const io::FileError& e) {
+                        return QString::fromStdString(e.what());
+                    }
+                    return QString();
+                }));
+                if (inFlight.size() > 3)
+                    finishOldest();
+                continue;
+            }
+            write(paths[i], exportBytes(items[i], format, size));
+            if (progress)
+                progress(++done, static_cast<int>(items.size()));
         }
-        if (progress)
-            progress(static_cast<int>(i + 1), static_cast<int>(items.size()));
+    } catch (const io::FileError& e) {
+        failure = QString::fromStdString(e.what());
     }
+    while (!inFlight.empty())
+        finishOldest();
+    if (!failure.isEmpty())
+        throw ExportError(failure.toStdString());
     return paths;
 }
 

@@ -57,7 +57,8 @@ void paintGrid(QCPPainter& painter, QSize logical, const std::vector<app::Heatma
 QImage raster(const std::vector<app::HeatmapData>& maps, std::pair<double, double> range, const QString& title,
               ImageSize size)
 {
-    QImage image(size.width, size.height, QImage::Format_ARGB32);
+    // Opaque RGB: a quarter less to compress than ARGB, and exports have a white background.
+    QImage image(size.width, size.height, QImage::Format_RGB888);
     image.fill(Qt::white);
     const double scale = size.dpi / 96.0;
     const int dotsPerMeter = static_cast<int>(std::lround(size.dpi / 0.0254));
@@ -80,7 +81,7 @@ QByteArray render(const std::vector<app::HeatmapData>& maps, std::pair<double, d
     const QString documentTitle = title.isEmpty() && !maps.empty() ? maps.front().title : title;
     switch (format) {
     case ImageFormat::Png:
-        raster(maps, range, title, size).save(&buffer, "PNG");
+        buffer.write(encodePng(raster(maps, range, title, size)));
         break;
     case ImageFormat::Svg: {
         QSvgGenerator svg;
@@ -113,6 +114,22 @@ QByteArray render(const std::vector<app::HeatmapData>& maps, std::pair<double, d
 }
 
 } // namespace
+
+QImage renderHeatmapImage(const app::HeatmapData& data, std::pair<double, double> range, ImageSize size)
+{
+    return raster({data}, range, QString(), size);
+}
+
+QByteArray encodePng(const QImage& image)
+{
+    QByteArray bytes;
+    QBuffer buffer(&bytes);
+    buffer.open(QIODevice::WriteOnly);
+    // Qt maps quality to zlib's level: 50 compresses these flat-coloured images almost as well as
+    // the default, in half the time.
+    image.save(&buffer, "PNG", 50);
+    return bytes;
+}
 
 QPointF cellCentreInImage(const app::HeatmapData& data, std::pair<double, double> range, ImageSize size, int row,
                           int column)

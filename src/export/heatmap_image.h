@@ -31,6 +31,12 @@ struct ImageSize {
 QByteArray renderHeatmap(const app::HeatmapData& data, std::pair<double, double> range, ImageFormat format,
                          ImageSize size);
 
+/// The raster image of renderHeatmap, and its PNG encoding: split so that encoding, the slow
+/// half, can run on other threads while the next image is drawn (widgets draw on the GUI thread
+/// only).
+QImage renderHeatmapImage(const app::HeatmapData& data, std::pair<double, double> range, ImageSize size);
+QByteArray encodePng(const QImage& image);
+
 /// Where the centre of a cell lands in the image renderHeatmap makes of `data` at `size`
 /// (pixels), e.g. to annotate an exported figure or to check it.
 QPointF cellCentreInImage(const app::HeatmapData& data, std::pair<double, double> range, ImageSize size, int row,

@@ -42,7 +42,11 @@ TEST(GreedyDecoding, TextModelContinuesAPromptAsPyTorchDid)
     const std::string expected = reference.metadata().find("greedy.output")->asString();
     const int newTokens = static_cast<int>(expected.size() - prompt.size());
     const engine::ModelRun run = engine::runModelOnText(*model, prompt, std::nullopt, newTokens);
-    EXPECT_EQ(prompt + run.generated, expected);
+    // PyTorch slid its window past max_length; the engine stops once the context is full, so the
+    // two agree on everything the engine wrote.
+    const std::string ours = prompt + run.generated;
+    EXPECT_EQ(static_cast<int>(ours.size()), std::min(model->config().maxLength + 1, static_cast<int>(expected.size())));
+    EXPECT_EQ(ours, expected.substr(0, ours.size()));
 }
 
 TEST(GreedyDecoding, EveryStepKeepsATraceThatSeesOnlyEarlierTokens)
@@ -74,6 +78,31 @@ TEST(GreedyDecoding, TargetGivenMeansTeacherForcing)
     EXPECT_TRUE(run.decoding.empty());
     EXPECT_EQ(run.trace->targetTokens, (std::vector<std::string>{"<s>", "x", "y", "z"}));
     EXPECT_EQ(run.trace->sourceTokens, (std::vector<std::string>{"a", "b", "c"}));
+}
+
+TEST(TrainedHeads, TextModelHasAPreviousTokenHeadAndAFarReachingOne)
+{
+    // What the demo promises a learner (resources/models/genesis/README.md), measured with the
+    // C++ engine on the model's example sentence.
+    const auto model = io::loadModel(modelFolder("genesis"));
+    const engine::ModelRun run = engine::runModelOnText(*model, model->config().exampleText, std::nullopt);
+    double bestPrevious = 0, bestReach = 0;
+    for (int layer = 0; layer < model->config().decoderLayers; ++layer) {
+        const engine::Tensor& w = run.trace->attentionBlock(layer, engine::Block::MaskedSelf)->attention.weights;
+        const std::int64_t n = w.dim(2);
+        for (std::int64_t h = 0; h < w.dim(1); ++h) {
+            double previous = 0, reach = 0;
+            for (std::int64_t q = 1; q < n; ++q)
+                previous += w.at({0, h, q, q - 1}) / static_cast<double>(n - 1);
+            for (std::int64_t q = 8; q < n; ++q)
+                for (std::int64_t k = 0; k <= q; ++k)
+                    reach += w.at({0, h, q, k}) * static_cast<double>(q - k) / static_cast<double>(n - 8);
+            bestPrevious = std::max(bestPrevious, previous);
+            bestReach = std::max(bestReach, reach);
+        }
+    }
+    EXPECT_GT(bestPrevious, 0.9);
+    EXPECT_GT(bestReach, 6.0); // characters looked back on average: beyond the current word
 }
 
 } // namespace
