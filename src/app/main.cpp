@@ -1,5 +1,7 @@
 // attnviz: the desktop app (everything but main lives in attnviz_app, so tests can link it).
 #include "app/main_window.h"
+#include "app/model_panel.h"
+#include "ui_model_panel.h"
 #include "app/step_panel.h"
 #include "app/walkthrough_runner.h"
 #include "export/export_controller.h"
@@ -11,7 +13,8 @@
 
 namespace {
 
-// Saves the window at every step as DIR/NN-<step>.png, then quits (for docs/screenshots).
+// Saves the window at every step as DIR/NN-<step>.png, and a model's overview, then quits (for
+// docs/screenshots).
 void saveEveryStep(attnviz::app::MainWindow& window, const QString& dir)
 {
     using namespace attnviz::app;
@@ -22,6 +25,12 @@ void saveEveryStep(attnviz::app::MainWindow& window, const QString& dir)
         for (int i = 0; i < 5; ++i)
             QApplication::processEvents();
         window.grab().save(QStringLiteral("%1/%2-%3.png").arg(dir).arg(++index, 2, 10, QLatin1Char('0')).arg(stepId(step)));
+    }
+    if (!window.modelPanel()->playground()) {
+        window.modelPanel()->ui()->overview->setChecked(true);
+        for (int i = 0; i < 5; ++i)
+            QApplication::processEvents();
+        window.grab().save(QStringLiteral("%1/%2-overview.png").arg(dir).arg(++index, 2, 10, QLatin1Char('0')));
     }
     QApplication::quit();
 }

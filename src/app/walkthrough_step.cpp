@@ -121,6 +121,9 @@ StepText stepText(WalkthroughStep step)
 
 QString formulaFor(WalkthroughStep step, const Walkthrough& w)
 {
+    // Inside a model, a block reads the layer below it, not the embeddings.
+    if (step == WalkthroughStep::Input && !w.queryInputOrigin.empty())
+        return QString::fromStdString(w.queryInputOrigin + (w.selfAttention() ? "" : ",   " + w.keyValueInputOrigin));
     QString f = stepText(step).formula;
     const auto& t = w.trace;
     const std::pair<const char*, std::int64_t> sizes[] = {
