@@ -209,14 +209,15 @@ TEST_F(ExportCommand, ExistingFileStopsTheExportBeforeAnythingIsWritten)
     EXPECT_NE(io::readFile(file("layer1_cross_head2_weights.png")), "keep me");
 }
 
-TEST_F(ExportCommand, UnwritableFolderLeavesNothing)
+TEST_F(ExportCommand, FailedWriteExitsOneAndLeavesNoPartialFile)
 {
-    if (::geteuid() == 0)
-        GTEST_SKIP() << "root writes into read-only folders";
-    fs::permissions(m_dir, fs::perms::owner_read | fs::perms::owner_exec);
-    refusal({"--case", kCases + "single_head.case.safetensors", "--format", "png", "--out", dir()}, 1);
-    fs::permissions(m_dir, fs::perms::owner_all);
-    EXPECT_TRUE(files().empty());
+    // A folder where the image should go makes the write fail even for root.
+    fs::create_directory(m_dir / "head0_weights.png");
+    const std::string err = refusal({"--case", kCases + "single_head.case.safetensors", "--format", "png", "--overwrite",
+                                     "--out", dir()}, 1);
+    EXPECT_THAT(err, HasSubstr("head0_weights.png"));
+    EXPECT_EQ(files(), (std::vector<std::string>{"head0_weights.png"}));
+    EXPECT_TRUE(fs::is_directory(m_dir / "head0_weights.png"));
 }
 
 TEST_F(ExportCommand, BadArgumentsAreOneSentence)
