@@ -6,6 +6,7 @@
 #include "app/heatmap_view.h"
 #include "app/input_panel.h"
 #include "app/main_window.h"
+#include "app/model_panel.h"
 #include "app/step_panel.h"
 #include "app/walkthrough_runner.h"
 #include "ui_input_panel.h"
@@ -55,6 +56,7 @@ void BM_ParameterChangeToRepaint(benchmark::State& state)
     MainWindow window;
     window.resize(1400, 900);
     window.show();
+    window.modelPanel()->setRequest(ModelRequest{}); // the random-weights playground
     window.stepPanel()->setStep(WalkthroughStep::Softmax);
     window.inputPanel()->setSettings(settings);
     waitForComputation(window);

@@ -156,7 +156,7 @@ QString StepPanel::shapeText() const
 void StepPanel::refresh()
 {
     const int index = static_cast<int>(m_step);
-    const StepText text = stepText(m_step);
+    const StepText text = stepText(m_step, m_walkthrough.get());
     m_position->setText(tr("Step %1 of %2 — %3").arg(index + 1).arg(kWalkthroughSteps.size()).arg(text.title));
     m_stepButtons->button(index)->setChecked(true);
     m_previous->setEnabled(index > 0);

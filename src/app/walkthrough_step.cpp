@@ -94,11 +94,12 @@ QString stepId(WalkthroughStep step)
     return QString::fromLatin1(ids[static_cast<int>(step)]);
 }
 
-StepText stepText(WalkthroughStep step)
+StepText stepText(WalkthroughStep step, const Walkthrough* w)
 {
     static const bool registered = (registerStepTexts(), true);
     (void)registered;
-    QFile file(QStringLiteral(":/steps/%1.txt").arg(stepId(step)));
+    const bool inModel = step == WalkthroughStep::Input && w && !w->queryInputOrigin.empty();
+    QFile file(QStringLiteral(":/steps/%1.txt").arg(inModel ? QStringLiteral("input_in_model") : stepId(step)));
     StepText text;
     if (!file.open(QIODevice::ReadOnly | QIODevice::Text))
         return {stepId(step), stepId(step), {}, {}};

@@ -34,7 +34,9 @@ struct StepText {
 
 /// "input", "projections", ... (resource file names and settings keys)
 QString stepId(WalkthroughStep step);
-StepText stepText(WalkthroughStep step);
+/// The text of a step; inside a model (`w` with an input origin) the input step explains the
+/// residual stream instead of embeddings (resources/steps/input_in_model.txt).
+StepText stepText(WalkthroughStep step, const Walkthrough* w = nullptr);
 
 /// The formula with the walkthrough's live sizes filled in.
 QString formulaFor(WalkthroughStep step, const Walkthrough& w);

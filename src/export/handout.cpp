@@ -37,7 +37,7 @@ QByteArray renderHandout(const std::shared_ptr<const app::Walkthrough>& w, const
         if (!first)
             pdf.newPage();
         first = false;
-        const app::StepText text = app::stepText(step);
+        const app::StepText text = app::stepText(step, w.get());
         const int index = static_cast<int>(step) + 1;
         QTextDocument header;
         header.setDefaultFont(font);

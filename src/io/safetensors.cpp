@@ -236,7 +236,8 @@ void SafetensorsWriter::addF32(std::string name, std::vector<std::int64_t> shape
                                std::span<const float> values)
 {
     std::string bytes(values.size_bytes(), '\0');
-    std::memcpy(bytes.data(), values.data(), values.size_bytes());
+    if (!values.empty()) // an empty span's data() may be null, which memcpy must not see
+        std::memcpy(bytes.data(), values.data(), values.size_bytes());
     addRaw(std::move(name), DType::F32, std::move(shape), std::move(bytes));
 }
 

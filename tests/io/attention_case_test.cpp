@@ -43,7 +43,8 @@ struct CaseBuilder {
             n *= d;
         std::vector<float> v(static_cast<std::size_t>(n), fill);
         std::string bytes(v.size() * 4, '\0');
-        std::memcpy(bytes.data(), v.data(), bytes.size());
+        if (!v.empty()) // an empty vector's data() may be null, which memcpy must not see
+            std::memcpy(bytes.data(), v.data(), bytes.size());
         tensors[name] = {DType::F32, std::move(shape), std::move(bytes)};
         return *this;
     }
@@ -53,7 +54,8 @@ struct CaseBuilder {
                      std::vector<T> values)
     {
         std::string bytes(values.size() * sizeof(T), '\0');
-        std::memcpy(bytes.data(), values.data(), bytes.size());
+        if (!values.empty())
+            std::memcpy(bytes.data(), values.data(), bytes.size());
         tensors[name] = {dtype, std::move(shape), std::move(bytes)};
         return *this;
     }
