@@ -11,7 +11,7 @@ std::string describeInput(const engine::ModelConfig& c, int layer, engine::Block
     const bool firstBlockOfLayer = block != engine::Block::Cross;
     std::string source;
     if (!firstBlockOfLayer)
-        source = "the masked self-attention block of decoder layer " + std::to_string(layer);
+        source = "the stream after the masked self-attention of decoder layer " + std::to_string(layer);
     else if (layer == 0)
         source = stack + " embedding + position";
     else
