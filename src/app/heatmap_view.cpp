@@ -15,10 +15,7 @@
 namespace attnviz::app {
 namespace {
 
-// Labels are shown when they fit; a 64-token axis would be unreadable with every label.
-constexpr int kMaxLabelledTicks = 40;
-
-void setTickLabels(QCPAxis* axis, const QStringList& labels)
+void setTickLabels(QCPAxis* axis, const QStringList& labels, int maxLabels)
 {
     auto ticker = axis->ticker().dynamicCast<QCPAxisTickerText>();
     if (!ticker) {
@@ -26,7 +23,7 @@ void setTickLabels(QCPAxis* axis, const QStringList& labels)
         axis->setTicker(ticker);
     }
     ticker->clear();
-    const int step = std::max(1, static_cast<int>((labels.size() + kMaxLabelledTicks - 1) / kMaxLabelledTicks));
+    const int step = std::max(1, static_cast<int>((labels.size() + maxLabels - 1) / maxLabels));
     for (int i = 0; i < labels.size(); i += step)
         ticker->addTick(i, labels[i]);
 }
@@ -75,12 +72,10 @@ HeatmapView::HeatmapView(QWidget* parent)
 
 void HeatmapView::setData(HeatmapData data, std::pair<double, double> range, bool showScale)
 {
-    // Tick labels are laid out text; rebuild them only when the tokens changed.
-    if (data.columnLabels != m_data.columnLabels || m_plot->xAxis->ticker().dynamicCast<QCPAxisTickerText>().isNull())
-        setTickLabels(m_plot->xAxis, data.columnLabels);
-    if (data.rowLabels != m_data.rowLabels || m_plot->yAxis->ticker().dynamicCast<QCPAxisTickerText>().isNull())
-        setTickLabels(m_plot->yAxis, data.rowLabels);
+    const bool newColumns = data.columnLabels != m_data.columnLabels;
+    const bool newRows = data.rowLabels != m_data.rowLabels;
     m_data = std::move(data);
+    updateTickLabels(newColumns, newRows);
     const int rows = m_data.rows, cols = m_data.cols;
     m_map->data()->setSize(cols, rows);
     m_map->data()->setRange(QCPRange(0, std::max(cols - 1, 1)), QCPRange(0, std::max(rows - 1, 1)));
@@ -114,6 +109,39 @@ void HeatmapView::setData(HeatmapData data, std::pair<double, double> range, boo
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
+int HeatmapView::labelLimit(int pixels) const
+{
+    // Every label gets a line of the tick font plus a little air; a 64-token axis in a small
+    // multiple shows every 4th label instead of a smear.
+    const int line = QFontMetrics(m_plot->xAxis->tickLabelFont()).height() + 3;
+    return std::max(2, pixels * 3 / 4 / std::max(line, 1));
+}
+
+void HeatmapView::fitLabels(QSize room)
+{
+    m_labelRoom = room;
+    updateTickLabels(false, false);
+}
+
+void HeatmapView::updateTickLabels(bool newColumns, bool newRows)
+{
+    // Tick labels are laid out text; rebuild them only when the tokens or the room changed.
+    const int columnLimit = labelLimit(m_labelRoom.width()), rowLimit = labelLimit(m_labelRoom.height());
+    if (newColumns || columnLimit != m_columnLimit || m_plot->xAxis->ticker().dynamicCast<QCPAxisTickerText>().isNull())
+        setTickLabels(m_plot->xAxis, m_data.columnLabels, columnLimit);
+    if (newRows || rowLimit != m_rowLimit || m_plot->yAxis->ticker().dynamicCast<QCPAxisTickerText>().isNull())
+        setTickLabels(m_plot->yAxis, m_data.rowLabels, rowLimit);
+    m_columnLimit = columnLimit;
+    m_rowLimit = rowLimit;
+}
+
+void HeatmapView::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    fitLabels(size());
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
 void HeatmapView::applyWidgetFont()
 {
     const QFont base = font();
@@ -130,6 +158,7 @@ void HeatmapView::applyWidgetFont()
         axis->setTickLabelFont(small);
         axis->setLabelFont(base);
     }
+    updateTickLabels(false, false);
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 

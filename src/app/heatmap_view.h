@@ -35,6 +35,9 @@ public:
     QString lastToolTip() const { return m_lastToolTip; }
 
     QCustomPlot* plot() const { return m_plot; }
+    /// Thins the tick labels to what fits in `room` pixels (the widget's size on screen; the
+    /// image size when drawing an export).
+    void fitLabels(QSize room);
 
 signals:
     void clicked();
@@ -43,10 +46,13 @@ signals:
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
     void changeEvent(QEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
 
 private:
     /// QCustomPlot keeps its own fonts; follow the widget's so presentation mode reaches the plots.
     void applyWidgetFont();
+    int labelLimit(int pixels) const;
+    void updateTickLabels(bool newColumns, bool newRows);
 
     QCustomPlot* m_plot;
     QCPColorMap* m_map;
@@ -54,6 +60,9 @@ private:
     QCPTextElement* m_title;
     HeatmapData m_data;
     QString m_lastToolTip;
+    QSize m_labelRoom{640, 640};
+    int m_columnLimit = 0;
+    int m_rowLimit = 0;
 };
 
 } // namespace attnviz::app

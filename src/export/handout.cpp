@@ -63,6 +63,7 @@ QByteArray renderHandout(const std::shared_ptr<const app::Walkthrough>& w, const
             const bool shared = matrices.perHead;
             const auto& m = matrices.maps[static_cast<std::size_t>(i)];
             view.setData(m, shared ? range : app::colourRange({m}), !shared || i + 1 == count);
+            view.fitLabels(QSize(cellWidth, cellHeight));
             painter.save();
             painter.translate((i % columns) * cellWidth, top + (i / columns) * cellHeight);
             view.plot()->toPainter(&painter, cellWidth, cellHeight);

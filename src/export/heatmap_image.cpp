@@ -47,6 +47,7 @@ void paintGrid(QCPPainter& painter, QSize logical, const std::vector<app::Heatma
     for (int i = 0; i < count; ++i) {
         // One colour bar for the whole set: beside the last matrix, as in the app.
         view.setData(maps[static_cast<std::size_t>(i)], range, i + 1 == count);
+        view.fitLabels(QSize(cellWidth, cellHeight));
         painter.save();
         painter.translate((i % columns) * cellWidth, top + (i / columns) * cellHeight);
         view.plot()->toPainter(&painter, cellWidth, cellHeight);
@@ -141,6 +142,7 @@ QPointF cellCentreInImage(const app::HeatmapData& data, std::pair<double, double
     app::HeatmapView view;
     view.setFont(exportFont());
     view.setData(data, range, true);
+    view.fitLabels(QSize(static_cast<int>(size.width / scale), static_cast<int>(size.height / scale)));
     view.plot()->toPainter(&painter, static_cast<int>(size.width / scale), static_cast<int>(size.height / scale));
     painter.end();
     return {view.plot()->xAxis->coordToPixel(column) * scale, view.plot()->yAxis->coordToPixel(row) * scale};
