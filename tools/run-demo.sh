@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds the release preset and starts the AttnViz desktop app on its
-# bundled demo sentence. Without a display it runs the command-line engine on the bundled D2L case
-# instead, so the command still shows something useful over ssh.
+# bundled demo (the trained reverse model on "attention"). Without a display it runs the same demo
+# through attnviz-cli and exports its cross-attention heatmaps, so the command still shows
+# something useful over ssh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/install-deps.sh
@@ -10,6 +11,9 @@ cmake --build --preset release
 if [[ -n "${DISPLAY:-}${WAYLAND_DISPLAY:-}" ]]; then
     exec build/release/bin/attnviz "$@"
 fi
-echo "run-demo: no display; running attnviz-cli on the bundled D2L example instead" >&2
-exec build/release/bin/attnviz-cli mha resources/examples/d2l_example.safetensors \
-    --dump build/release/d2l_example.trace.safetensors
+echo "run-demo: no display; running the demo through attnviz-cli instead" >&2
+mkdir -p build/release/demo
+build/release/bin/attnviz-cli trace --model reverse --text attention --dump build/release/demo/trace.safetensors
+build/release/bin/attnviz-cli export --model reverse --text attention --layers 1 --blocks cross \
+    --format png --overwrite --out build/release/demo
+echo "run-demo: the cross-attention heatmaps are in build/release/demo/ (layer1_cross_head*_weights.png)" >&2
