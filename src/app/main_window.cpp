@@ -173,9 +173,11 @@ void MainWindow::showModelBlock(const BlockChoice& choice)
 
 void MainWindow::setPresentationMode(bool on)
 {
-    // Readable from the back of a classroom: every font in the window grows.
+    // Readable from the back of a classroom: every font in the window grows; off restores the
+    // desktop's own size.
     QFont f = QApplication::font();
-    f.setPointSizeF(on ? 16.0 : 10.0);
+    if (on)
+        f.setPointSizeF(std::max(16.0, f.pointSizeF() * 1.6));
     setFont(f);
 }
 

@@ -5,6 +5,7 @@
 
 #include <QButtonGroup>
 #include <QCheckBox>
+#include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
@@ -22,6 +23,7 @@ StepPanel::StepPanel(QWidget* parent)
     , m_shape(new QLabel(this))
     , m_explanation(new QTextBrowser(this))
     , m_batch(new QSpinBox(this))
+    , m_splitPart(new QComboBox(this))
     , m_sharedRange(new QCheckBox(tr("One colour range for all heads"), this))
     , m_allHeads(new QPushButton(tr("Show all heads"), this))
     , m_grid(new HeadGridView(this))
@@ -48,10 +50,15 @@ StepPanel::StepPanel(QWidget* parent)
     m_batch->setPrefix(tr("batch item "));
     m_batch->setMinimum(1);
     m_sharedRange->setChecked(true);
+    m_splitPart->addItem(tr("show Q_h (queries)"));
+    m_splitPart->addItem(tr("show K_h (keys)"));
+    m_splitPart->addItem(tr("show V_h (values)"));
+    m_splitPart->setObjectName(QStringLiteral("splitPart"));
     m_allHeads->setVisible(false);
 
     auto* controls = new QHBoxLayout;
     controls->addWidget(m_batch);
+    controls->addWidget(m_splitPart);
     controls->addWidget(m_sharedRange);
     controls->addStretch();
     controls->addWidget(m_allHeads);
@@ -84,6 +91,7 @@ StepPanel::StepPanel(QWidget* parent)
     connect(m_next, &QPushButton::clicked, this, &StepPanel::next);
     connect(m_batch, &QSpinBox::valueChanged, this, &StepPanel::refresh);
     connect(m_sharedRange, &QCheckBox::toggled, this, &StepPanel::refresh);
+    connect(m_splitPart, &QComboBox::currentIndexChanged, this, &StepPanel::refresh);
     connect(m_allHeads, &QPushButton::clicked, this, [this] {
         m_grid->showAll();
         m_allHeads->setVisible(false);
@@ -133,6 +141,16 @@ void StepPanel::last()
     setStep(kWalkthroughSteps.back());
 }
 
+SplitPart StepPanel::splitPart() const
+{
+    return static_cast<SplitPart>(m_splitPart->currentIndex());
+}
+
+void StepPanel::setSplitPart(SplitPart part)
+{
+    m_splitPart->setCurrentIndex(static_cast<int>(part));
+}
+
 int StepPanel::batchIndex() const
 {
     return m_batch->value() - 1;
@@ -161,12 +179,13 @@ void StepPanel::refresh()
     m_stepButtons->button(index)->setChecked(true);
     m_previous->setEnabled(index > 0);
     m_next->setEnabled(index + 1 < static_cast<int>(kWalkthroughSteps.size()));
+    m_splitPart->setVisible(m_step == WalkthroughStep::Split);
     m_explanation->setHtml(text.explanation);
     if (!m_walkthrough)
         return;
     m_formula->setText(formulaFor(m_step, *m_walkthrough));
     m_shape->setText(shapesFor(m_step, *m_walkthrough));
-    const StepMatrices matrices = matricesFor(m_step, m_walkthrough, m_batch->value() - 1);
+    const StepMatrices matrices = matricesFor(m_step, m_walkthrough, m_batch->value() - 1, splitPart());
     m_sharedRange->setEnabled(matrices.perHead);
     m_grid->setMatrices(matrices, m_sharedRange->isChecked() || !matrices.perHead);
     m_allHeads->setVisible(m_grid->focusedHead() >= 0);

@@ -8,6 +8,7 @@
 
 class QButtonGroup;
 class QCheckBox;
+class QComboBox;
 class QLabel;
 class QPushButton;
 class QSpinBox;
@@ -31,6 +32,9 @@ public:
     WalkthroughStep step() const { return m_step; }
     /// The batch item shown, from 0.
     int batchIndex() const;
+    /// Which projection the split step shows (queries, keys or values).
+    SplitPart splitPart() const;
+    void setSplitPart(SplitPart part);
     void next();
     void previous();
     void first();
@@ -55,6 +59,7 @@ private:
     QLabel* m_shape;
     QTextBrowser* m_explanation;
     QSpinBox* m_batch;
+    QComboBox* m_splitPart;
     QCheckBox* m_sharedRange;
     QPushButton* m_allHeads;
     HeadGridView* m_grid;

@@ -160,7 +160,7 @@ QString shapesFor(WalkthroughStep step, const Walkthrough& w)
     return {};
 }
 
-StepMatrices matricesFor(WalkthroughStep step, const std::shared_ptr<const Walkthrough>& w, int batch)
+StepMatrices matricesFor(WalkthroughStep step, const std::shared_ptr<const Walkthrough>& w, int batch, SplitPart part)
 {
     const auto& t = w->trace;
     const auto b = static_cast<std::size_t>(batch);
@@ -200,7 +200,12 @@ StepMatrices matricesFor(WalkthroughStep step, const std::shared_ptr<const Walkt
         break;
     case WalkthroughStep::Split:
         s.perHead = true;
-        s.maps = perHead(w, t.qHeads, batch, QStringLiteral("Q_h"), QStringLiteral("d_k"), ColourScale::Diverging, false);
+        if (part == SplitPart::Keys)
+            s.maps = perHead(w, t.kHeads, batch, QStringLiteral("K_h"), QStringLiteral("d_k"), ColourScale::Diverging, false);
+        else if (part == SplitPart::Values)
+            s.maps = perHead(w, t.vHeads, batch, QStringLiteral("V_h"), QStringLiteral("d_v"), ColourScale::Diverging, false);
+        else
+            s.maps = perHead(w, t.qHeads, batch, QStringLiteral("Q_h"), QStringLiteral("d_k"), ColourScale::Diverging, false);
         break;
     case WalkthroughStep::Scores:
         s.perHead = true;

@@ -49,6 +49,9 @@ struct StepMatrices {
     bool perHead = false;
     std::vector<HeatmapData> maps;
 };
-StepMatrices matricesFor(WalkthroughStep step, const std::shared_ptr<const Walkthrough>& w, int batch);
+/// Which projection the split step shows per head.
+enum class SplitPart { Queries, Keys, Values };
+StepMatrices matricesFor(WalkthroughStep step, const std::shared_ptr<const Walkthrough>& w, int batch,
+                         SplitPart part = SplitPart::Queries);
 
 } // namespace attnviz::app

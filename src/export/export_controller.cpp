@@ -77,7 +77,13 @@ std::optional<engine::AttentionStep> ExportController::currentTraceStep() const
     switch (m_window->stepPanel()->step()) {
     case W::Input: return std::nullopt;
     case W::Projections: return A::QProj;
-    case W::Split: return A::QHeads;
+    case W::Split:
+        switch (m_window->stepPanel()->splitPart()) {
+        case app::SplitPart::Keys: return A::KHeads;
+        case app::SplitPart::Values: return A::VHeads;
+        case app::SplitPart::Queries: return A::QHeads;
+        }
+        return A::QHeads;
     case W::Scores: return A::Scores;
     case W::Scaled: return A::Scaled;
     case W::Masked: return A::Masked;

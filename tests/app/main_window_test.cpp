@@ -137,6 +137,35 @@ private slots:
         QCOMPARE(m_window->walkthrough()->trace.numHeads(), 5);
     }
 
+    void splitStepShowsQueriesKeysOrValues()
+    {
+        m_window->stepPanel()->setStep(WalkthroughStep::Split);
+        QCOMPARE(m_window->stepPanel()->splitPart(), SplitPart::Queries);
+        QVERIFY(view(1)->data().title.contains(QStringLiteral("Q_h")));
+        m_window->stepPanel()->setSplitPart(SplitPart::Keys);
+        QApplication::processEvents();
+        QVERIFY(view(1)->data().title.contains(QStringLiteral("K_h")));
+        QCOMPARE(view(1)->data().value(2, 3), m_window->walkthrough()->trace.kHeads.at({0, 1, 2, 3}));
+        m_window->stepPanel()->setSplitPart(SplitPart::Values);
+        QApplication::processEvents();
+        QCOMPARE(view(3)->data().value(4, 0), m_window->walkthrough()->trace.vHeads.at({0, 3, 4, 0}));
+        m_window->stepPanel()->setSplitPart(SplitPart::Queries);
+    }
+
+    void presentationModeEnlargesThePlotsToo()
+    {
+        m_window->stepPanel()->setStep(WalkthroughStep::Softmax);
+        const QFont before = view(0)->plot()->xAxis->tickLabelFont();
+        QTest::keyClick(m_window.get(), Qt::Key_F5);
+        QApplication::processEvents();
+        const QFont after = view(0)->plot()->xAxis->tickLabelFont();
+        QVERIFY2(after.pointSizeF() > before.pointSizeF() * 1.3,
+                 qPrintable(QStringLiteral("%1 → %2").arg(before.pointSizeF()).arg(after.pointSizeF())));
+        QTest::keyClick(m_window.get(), Qt::Key_F5);
+        QApplication::processEvents();
+        QCOMPARE(view(0)->plot()->xAxis->tickLabelFont().pointSizeF(), before.pointSizeF());
+    }
+
     void clickingACellDrawsTheCustomMask()
     {
         form()->mask->setCurrentIndex(static_cast<int>(MaskKind::Custom));
