@@ -157,8 +157,11 @@ void ModelPanel::showResult(const ModelResult& result)
     m_ui->target->setVisible(encDec);
     m_ui->generateLabel->setVisible(decOnly);
     m_ui->generate->setVisible(decOnly);
-    if (m_ui->text->text().isEmpty() && !c.exampleText.empty()) {
+    if (m_ui->text->text().isEmpty() && !c.exampleText.empty())
         m_ui->text->setText(QString::fromStdString(c.exampleText));
+    // The target and continuation fields count only once the model says it has them: run again
+    // when showing them changed what to run.
+    if (request() != result.request) {
         emitRequest();
         return;
     }

@@ -145,6 +145,32 @@ private slots:
                  qPrintable(form()->problem->text()));
     }
 
+    void otherArchitecturesOpenFromAFolder()
+    {
+        ModelRequest encoderOnly;
+        encoderOnly.folder = QStringLiteral(ATTNVIZ_TEST_DATA_DIR "/models/encoder_only");
+        encoderOnly.text = QStringLiteral("abcde");
+        m_window->modelPanel()->setRequest(encoderOnly);
+        settle();
+        QVERIFY2(form()->problem->text().isEmpty(), qPrintable(form()->problem->text()));
+        QCOMPARE(form()->block->count(), 1);
+        QCOMPARE(m_window->modelPanel()->choice().block, Block::Self);
+        QVERIFY(!form()->target->isVisibleTo(m_window.get()));
+        QVERIFY(!form()->decodingStep->isVisibleTo(m_window.get()));
+        QCOMPARE(m_window->walkthrough()->trace.queryLength(), 5);
+
+        ModelRequest decoderOnly;
+        decoderOnly.folder = QStringLiteral(ATTNVIZ_TEST_DATA_DIR "/models/decoder_postnorm");
+        decoderOnly.text = QStringLiteral("abc");
+        decoderOnly.generate = 3;
+        m_window->modelPanel()->setRequest(decoderOnly);
+        settle();
+        QVERIFY(form()->generate->isVisibleTo(m_window.get()));
+        QCOMPARE(m_window->modelPanel()->choice().block, Block::MaskedSelf);
+        QCOMPARE(form()->decodingStep->maximum(), 3);
+        QCOMPARE(m_window->walkthrough()->trace.queryLength(), 6); // three tokens and three generated
+    }
+
     void brokenModelFolderIsExplained()
     {
         QTemporaryDir dir;
