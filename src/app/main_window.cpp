@@ -81,7 +81,7 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_model, &ModelPanel::overviewToggled, this, [this](bool on) {
         m_views->setCurrentWidget(on ? static_cast<QWidget*>(m_overview) : m_steps);
         if (on && m_modelResult.run)
-            m_overview->show(m_modelResult.run, m_model->choice());
+            m_overview->show(*m_modelResult.model, *m_modelResult.run, m_model->choice());
     });
     connect(m_overview, &ModelOverview::headChosen, this, [this](int layer, engine::Block block, int head) {
         BlockChoice c = m_model->choice();
@@ -160,7 +160,7 @@ void MainWindow::showModelBlock(const BlockChoice& choice)
     m_walkthrough = walkthroughForBlock(*m_modelResult.model, *m_modelResult.run, choice);
     m_steps->setWalkthrough(m_walkthrough);
     if (m_views->currentWidget() == m_overview)
-        m_overview->show(m_modelResult.run, choice);
+        m_overview->show(*m_modelResult.model, *m_modelResult.run, choice);
     statusBar()->showMessage(tr("%1 · layer %2 · %3 · %4 heads · %5 queries × %6 keys · d_k %7")
                                  .arg(QString::fromStdString(m_modelResult.model->config().name))
                                  .arg(choice.layer)

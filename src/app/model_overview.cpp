@@ -1,6 +1,7 @@
 #include "app/model_overview.h"
 
 #include "app/heatmap_view.h"
+#include "app/trace_matrix.h"
 #include "engine/model_weights.h"
 
 #include <QGridLayout>
@@ -8,17 +9,6 @@
 #include <QVBoxLayout>
 
 namespace attnviz::app {
-namespace {
-
-QStringList labels(const std::vector<std::string>& tokens)
-{
-    QStringList out;
-    for (const std::string& t : tokens)
-        out << QString::fromStdString(t);
-    return out;
-}
-
-} // namespace
 
 ModelOverview::ModelOverview(QWidget* parent)
     : QWidget(parent)
@@ -36,13 +26,12 @@ ModelOverview::ModelOverview(QWidget* parent)
     m_grid->setSpacing(4);
 }
 
-void ModelOverview::show(std::shared_ptr<const engine::ModelRun> run, const BlockChoice& choice)
+void ModelOverview::show(const engine::TransformerModel& model, const engine::ModelRun& run, const BlockChoice& choice)
 {
-    m_run = std::move(run);
     for (HeatmapView* v : m_views)
         delete v;
     m_views.clear();
-    const engine::ModelTrace& trace = traceFor(*m_run, choice.decodingStep);
+    const engine::ModelTrace& trace = traceFor(run, choice.decodingStep);
     m_title->setText(tr("Attention weights of every layer and head: %1 · click one to walk through it")
                          .arg(QString::fromLatin1(engine::blockName(choice.block))));
 
@@ -50,25 +39,14 @@ void ModelOverview::show(std::shared_ptr<const engine::ModelRun> run, const Bloc
     const std::pair<double, double> range{0.0, 1.0};
     int row = 0;
     for (int L = 0; L < trace.layerCount(); ++L) {
-        const engine::AttentionBlockTrace* block = trace.attentionBlock(L, choice.block);
-        if (!block)
+        if (!trace.attentionBlock(L, choice.block))
             continue;
-        const engine::Tensor& w = block->attention.weights;
-        for (int h = 0; h < w.dim(1); ++h) {
-            HeatmapData d;
-            d.values = w.matrix({0, h}).data();
-            d.blockedSource = block->attention.masked.matrix({0, h}).data();
-            d.rows = static_cast<int>(w.dim(2));
-            d.cols = static_cast<int>(w.dim(3));
-            d.title = tr("layer %1 · head %2").arg(L).arg(h);
-            d.rowAxis = QStringLiteral("query");
-            d.columnAxis = QStringLiteral("key");
-            d.rowLabels = labels(trace.queryTokens(choice.block));
-            d.columnLabels = labels(trace.keyTokens(choice.block));
-            d.scale = ColourScale::Sequential;
-            d.frame = headColour(h);
+        const auto w = walkthroughForBlock(model, run, {L, choice.block, choice.decodingStep});
+        const int heads = static_cast<int>(w->trace.numHeads());
+        for (int h = 0; h < heads; ++h) {
             auto* view = new HeatmapView(this);
-            view->setData(d, range, h + 1 == w.dim(1));
+            view->setData(traceMatrix(w, engine::AttentionStep::Weights, 0, h, tr("layer %1 · head %2").arg(L).arg(h)), range,
+                          h + 1 == heads);
             connect(view, &HeatmapView::clicked, this, [this, L, h, b = choice.block] { emit headChosen(L, b, h); });
             m_grid->addWidget(view, row, h);
             m_views.push_back(view);

@@ -21,7 +21,8 @@ class ModelOverview : public QWidget {
 public:
     explicit ModelOverview(QWidget* parent = nullptr);
 
-    void show(std::shared_ptr<const engine::ModelRun> run, const BlockChoice& choice);
+    /// Each view keeps its block's walkthrough alive through its HeatmapData.
+    void show(const engine::TransformerModel& model, const engine::ModelRun& run, const BlockChoice& choice);
     /// The views in layer-major order (for tests).
     const std::vector<HeatmapView*>& views() const { return m_views; }
 
@@ -32,7 +33,6 @@ private:
     QLabel* m_title;
     QGridLayout* m_grid;
     std::vector<HeatmapView*> m_views;
-    std::shared_ptr<const engine::ModelRun> m_run;
 };
 
 } // namespace attnviz::app

@@ -1,6 +1,7 @@
 #include "app/walkthrough_step.h"
 
 #include "app/playground.h"
+#include "app/trace_matrix.h"
 
 #include <QFile>
 
@@ -14,22 +15,6 @@ static void registerStepTexts()
 namespace attnviz::app {
 namespace {
 
-QStringList labels(const std::vector<std::string>& tokens)
-{
-    QStringList out;
-    for (const std::string& t : tokens)
-        out << QString::fromStdString(t);
-    return out;
-}
-
-QStringList indices(std::int64_t n)
-{
-    QStringList out;
-    for (std::int64_t i = 0; i < n; ++i)
-        out << QString::number(i);
-    return out;
-}
-
 HeatmapData tokenMatrix(const std::shared_ptr<const Walkthrough>& w, const engine::Tensor& t, int batch,
                         const QString& title, const std::vector<std::string>& tokens, const QString& rowAxis)
 {
@@ -42,8 +27,8 @@ HeatmapData tokenMatrix(const std::shared_ptr<const Walkthrough>& w, const engin
     d.title = title;
     d.rowAxis = rowAxis;
     d.columnAxis = QStringLiteral("feature");
-    d.rowLabels = labels(tokens);
-    d.columnLabels = indices(m.cols());
+    d.rowLabels = tokenLabels(tokens);
+    d.columnLabels = indexLabels(m.cols());
     return d;
 }
 
@@ -55,33 +40,14 @@ std::vector<HeatmapData::Band> headBands(int heads, int width)
     return bands;
 }
 
-/// One matrix per head of a [batch, head, rows, cols] step.
-std::vector<HeatmapData> perHead(const std::shared_ptr<const Walkthrough>& w, const engine::Tensor& t, int batch,
-                                 const QString& name, const QString& columnAxis, ColourScale scale,
-                                 bool markBlocked)
+/// One matrix per head of a per-head step, titled "head h · name".
+std::vector<HeatmapData> perHead(const std::shared_ptr<const Walkthrough>& w, engine::AttentionStep step, int batch,
+                                 const QString& name)
 {
     std::vector<HeatmapData> maps;
-    const bool keyColumns = columnAxis == QLatin1String("key");
-    for (int h = 0; h < t.dim(1); ++h) {
-        HeatmapData d;
-        d.owner = w;
-        const auto m = t.matrix({batch, h});
-        d.values = m.data();
-        d.rows = static_cast<int>(m.rows());
-        d.cols = static_cast<int>(m.cols());
-        if (markBlocked)
-            d.blockedSource = w->trace.masked.matrix({batch, h}).data();
-        // Heads count from 0, as layers do and as the dumps and exported file names index them.
-        d.title = QStringLiteral("head %1 · %2").arg(h).arg(name);
-        d.rowAxis = t.axes()[2].name == "key" ? QStringLiteral("key") : QStringLiteral("query");
-        d.columnAxis = columnAxis;
-        d.rowLabels = labels(d.rowAxis == QLatin1String("key") ? w->keyTokens[static_cast<std::size_t>(batch)]
-                                                               : w->queryTokens[static_cast<std::size_t>(batch)]);
-        d.columnLabels = keyColumns ? labels(w->keyTokens[static_cast<std::size_t>(batch)]) : indices(m.cols());
-        d.scale = scale;
-        d.frame = headColour(h);
-        maps.push_back(std::move(d));
-    }
+    // Heads count from 0, as layers do and as the dumps and exported file names index them.
+    for (int h = 0; h < w->trace.numHeads(); ++h)
+        maps.push_back(traceMatrix(w, step, batch, h, QStringLiteral("head %1 · %2").arg(h).arg(name)));
     return maps;
 }
 
@@ -183,8 +149,8 @@ StepMatrices matricesFor(WalkthroughStep step, const std::shared_ptr<const Walkt
         pe.title = w->settings.positionalEncoding ? QStringLiteral("+ positional encoding") : QStringLiteral("positional encoding (off)");
         pe.rowAxis = QStringLiteral("position");
         pe.columnAxis = QStringLiteral("feature");
-        pe.rowLabels = indices(pe.rows);
-        pe.columnLabels = indices(pe.cols);
+        pe.rowLabels = indexLabels(pe.rows);
+        pe.columnLabels = indexLabels(pe.cols);
         s.maps.push_back(pe);
         s.maps.push_back(tokenMatrix(w, w->queryInput, batch, QStringLiteral("= X (queries)"), w->queryTokens[b], QStringLiteral("query")));
         if (!w->selfAttention())
@@ -192,47 +158,47 @@ StepMatrices matricesFor(WalkthroughStep step, const std::shared_ptr<const Walkt
         break;
     }
     case WalkthroughStep::Projections:
-        s.maps.push_back(tokenMatrix(w, t.qProj, batch, QStringLiteral("Q = X W_qᵀ + b_q"), w->queryTokens[b], QStringLiteral("query")));
-        s.maps.push_back(tokenMatrix(w, t.kProj, batch, QStringLiteral("K = X W_kᵀ + b_k"), w->keyTokens[b], QStringLiteral("key")));
-        s.maps.push_back(tokenMatrix(w, t.vProj, batch, QStringLiteral("V = X W_vᵀ + b_v"), w->keyTokens[b], QStringLiteral("key")));
+        s.maps.push_back(traceMatrix(w, engine::AttentionStep::QProj, batch, 0, QStringLiteral("Q = X W_qᵀ + b_q")));
+        s.maps.push_back(traceMatrix(w, engine::AttentionStep::KProj, batch, 0, QStringLiteral("K = X W_kᵀ + b_k")));
+        s.maps.push_back(traceMatrix(w, engine::AttentionStep::VProj, batch, 0, QStringLiteral("V = X W_vᵀ + b_v")));
         for (auto& m : s.maps)
             m.columnBands = headBands(H, &m == &s.maps.back() ? w->dv() : w->dk());
         break;
     case WalkthroughStep::Split:
         s.perHead = true;
         if (part == SplitPart::Keys)
-            s.maps = perHead(w, t.kHeads, batch, QStringLiteral("K_h"), QStringLiteral("d_k"), ColourScale::Diverging, false);
+            s.maps = perHead(w, engine::AttentionStep::KHeads, batch, QStringLiteral("K_h"));
         else if (part == SplitPart::Values)
-            s.maps = perHead(w, t.vHeads, batch, QStringLiteral("V_h"), QStringLiteral("d_v"), ColourScale::Diverging, false);
+            s.maps = perHead(w, engine::AttentionStep::VHeads, batch, QStringLiteral("V_h"));
         else
-            s.maps = perHead(w, t.qHeads, batch, QStringLiteral("Q_h"), QStringLiteral("d_k"), ColourScale::Diverging, false);
+            s.maps = perHead(w, engine::AttentionStep::QHeads, batch, QStringLiteral("Q_h"));
         break;
     case WalkthroughStep::Scores:
         s.perHead = true;
-        s.maps = perHead(w, t.scores, batch, QStringLiteral("Q_h K_hᵀ"), QStringLiteral("key"), ColourScale::Diverging, false);
+        s.maps = perHead(w, engine::AttentionStep::Scores, batch, QStringLiteral("Q_h K_hᵀ"));
         break;
     case WalkthroughStep::Scaled:
         s.perHead = true;
-        s.maps = perHead(w, t.scaled, batch, QStringLiteral("÷ √d_k"), QStringLiteral("key"), ColourScale::Diverging, false);
+        s.maps = perHead(w, engine::AttentionStep::Scaled, batch, QStringLiteral("÷ √d_k"));
         break;
     case WalkthroughStep::Masked:
         s.perHead = true;
-        s.maps = perHead(w, t.masked, batch, QStringLiteral("masked"), QStringLiteral("key"), ColourScale::Diverging, true);
+        s.maps = perHead(w, engine::AttentionStep::Masked, batch, QStringLiteral("masked"));
         break;
     case WalkthroughStep::Softmax:
         s.perHead = true;
-        s.maps = perHead(w, t.weights, batch, QStringLiteral("softmax"), QStringLiteral("key"), ColourScale::Sequential, true);
+        s.maps = perHead(w, engine::AttentionStep::Weights, batch, QStringLiteral("softmax"));
         break;
     case WalkthroughStep::Context:
         s.perHead = true;
-        s.maps = perHead(w, t.context, batch, QStringLiteral("weights · V_h"), QStringLiteral("d_v"), ColourScale::Diverging, false);
+        s.maps = perHead(w, engine::AttentionStep::Context, batch, QStringLiteral("weights · V_h"));
         break;
     case WalkthroughStep::Concat:
-        s.maps.push_back(tokenMatrix(w, t.concat, batch, QStringLiteral("concat(head 1 … head %1)").arg(H), w->queryTokens[b], QStringLiteral("query")));
+        s.maps.push_back(traceMatrix(w, engine::AttentionStep::Concat, batch, 0, QStringLiteral("concat(head 0 … head %1)").arg(H - 1)));
         s.maps.back().columnBands = headBands(H, w->dv());
         break;
     case WalkthroughStep::Output:
-        s.maps.push_back(tokenMatrix(w, t.output, batch, QStringLiteral("output = concat W_oᵀ + b_o"), w->queryTokens[b], QStringLiteral("query")));
+        s.maps.push_back(traceMatrix(w, engine::AttentionStep::Output, batch, 0, QStringLiteral("output = concat W_oᵀ + b_o")));
         break;
     }
     return s;

@@ -4,6 +4,7 @@
 #include "app/main_window.h"
 #include "app/model_panel.h"
 #include "app/step_panel.h"
+#include "app/trace_matrix.h"
 #include "export/handout.h"
 #include "export/matrix_files.h"
 #include "export/trace_files.h"
@@ -122,7 +123,7 @@ std::optional<ExportItem> ExportController::currentItem() const
         return std::nullopt;
     ExportSelection s;
     s.steps = {*step};
-    if (isPerHead(*step))
+    if (app::isPerHead(*step))
         s.heads = {std::max(0, m_window->stepPanel()->grid()->focusedHead())};
     const auto items = planCurrent(s);
     return items.empty() ? std::nullopt : std::optional<ExportItem>(items.front());

@@ -1,6 +1,7 @@
 #include "export/export_plan.h"
 
 #include "app/model_walkthrough.h"
+#include "app/trace_matrix.h"
 #include "engine/input_error.h"
 
 #include <algorithm>
@@ -8,20 +9,6 @@
 
 namespace attnviz::exporting {
 namespace {
-
-QStringList labelsFor(const std::string& axis, const std::vector<std::string>& queryTokens,
-                      const std::vector<std::string>& keyTokens, std::int64_t size)
-{
-    QStringList out;
-    if (axis == "query" || axis == "key") {
-        for (const std::string& t : axis == "query" ? queryTokens : keyTokens)
-            out << QString::fromStdString(t);
-        return out;
-    }
-    for (std::int64_t i = 0; i < size; ++i)
-        out << QString::number(i);
-    return out;
-}
 
 template <typename T>
 bool selected(const std::vector<T>& list, T value)
@@ -57,9 +44,9 @@ void addWalkthroughItems(const std::shared_ptr<const app::Walkthrough>& w, const
         const QString batchTitle = nameBatch ? QStringLiteral("batch %1 · ").arg(b) : QString();
         for (const engine::AttentionStep step : selection.steps) {
             const QString stepName = QString::fromLatin1(engine::stepName(step).data(), static_cast<qsizetype>(engine::stepName(step).size()));
-            if (!isPerHead(step)) {
+            if (!app::isPerHead(step)) {
                 items.push_back({namePrefix + batch + stepName,
-                                 traceMatrix(w, step, b, 0, titlePrefix + batchTitle + stepName), {}});
+                                 app::traceMatrix(w, step, b, 0, titlePrefix + batchTitle + stepName), {}});
                 steps.emplace_back(engine::stepName(step));
                 continue;
             }
@@ -67,7 +54,7 @@ void addWalkthroughItems(const std::shared_ptr<const app::Walkthrough>& w, const
                 if (!selected(selection.heads, h))
                     continue;
                 items.push_back({namePrefix + batch + QStringLiteral("head%1_").arg(h) + stepName,
-                                 traceMatrix(w, step, b, h, titlePrefix + batchTitle + QStringLiteral("head %1 · ").arg(h) + stepName),
+                                 app::traceMatrix(w, step, b, h, titlePrefix + batchTitle + QStringLiteral("head %1 · ").arg(h) + stepName),
                                  {}});
                 steps.emplace_back(engine::stepName(step));
             }
@@ -76,41 +63,6 @@ void addWalkthroughItems(const std::shared_ptr<const app::Walkthrough>& w, const
 }
 
 } // namespace
-
-bool isPerHead(engine::AttentionStep step)
-{
-    using S = engine::AttentionStep;
-    return step != S::QProj && step != S::KProj && step != S::VProj && step != S::Concat && step != S::Output;
-}
-
-app::HeatmapData traceMatrix(const std::shared_ptr<const app::Walkthrough>& w, engine::AttentionStep step, int batch,
-                             int head, const QString& title)
-{
-    const engine::Tensor& t = w->trace.step(step);
-    const bool perHead = isPerHead(step);
-    const auto m = perHead ? t.matrix({batch, head}) : t.matrix({batch});
-    const auto& axes = t.axes();
-    const std::string& rowAxis = axes[axes.size() - 2].name;
-    const std::string& columnAxis = axes.back().name;
-    const auto b = static_cast<std::size_t>(batch);
-
-    app::HeatmapData d;
-    d.owner = w;
-    d.values = m.data();
-    d.rows = static_cast<int>(m.rows());
-    d.cols = static_cast<int>(m.cols());
-    d.title = title;
-    d.rowAxis = QString::fromStdString(rowAxis);
-    d.columnAxis = QString::fromStdString(columnAxis);
-    d.rowLabels = labelsFor(rowAxis, w->queryTokens[b], w->keyTokens[b], d.rows);
-    d.columnLabels = labelsFor(columnAxis, w->queryTokens[b], w->keyTokens[b], d.cols);
-    d.scale = step == engine::AttentionStep::Weights ? app::ColourScale::Sequential : app::ColourScale::Diverging;
-    if (step == engine::AttentionStep::Weights || step == engine::AttentionStep::Masked)
-        d.blockedSource = w->trace.masked.matrix({batch, head}).data();
-    if (perHead)
-        d.frame = app::headColour(head);
-    return d;
-}
 
 std::vector<ExportItem> planModelExport(const engine::TransformerModel& model, const engine::ModelRun& run,
                                         const ExportSelection& selection)

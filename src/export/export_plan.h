@@ -31,14 +31,6 @@ struct ExportSelection {
     std::vector<engine::AttentionStep> steps{engine::AttentionStep::Weights};
 };
 
-/// True for the steps with one matrix per head (q_heads … context).
-bool isPerHead(engine::AttentionStep step);
-
-/// One matrix of a walkthrough's trace: a head's matrix of a per-head step, or the whole matrix
-/// of the others, labelled with tokens along token axes and indices along feature axes.
-app::HeatmapData traceMatrix(const std::shared_ptr<const app::Walkthrough>& w, engine::AttentionStep step, int batch,
-                             int head, const QString& title);
-
 /// The selected matrices of a model run (layer × block × head × step), titled with the model,
 /// layer, block, head and step. Throws engine::InputError naming a selected layer, block or head
 /// the model does not have.
