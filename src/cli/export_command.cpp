@@ -3,14 +3,13 @@
 #include "app/model_walkthrough.h"
 #include "cli/arguments.h"
 #include "cli/exit_codes.h"
+#include "cli/model_arguments.h"
 #include "engine/input_error.h"
 #include "engine/multi_head_attention.h"
 #include "export/export_writer.h"
 #include "export/handout.h"
 #include "export/trace_files.h"
 #include "io/atomic_file.h"
-#include "io/builtin_models.h"
-#include "io/model_loader.h"
 
 #include <QApplication>
 #include <QDir>
@@ -156,18 +155,6 @@ void showProgress(int done, int total)
     std::fflush(stderr);
 }
 
-// Writes one file atomically, refusing to replace an existing one without --overwrite.
-void writeOne(const QString& path, const QByteArray& bytes, bool overwrite)
-{
-    if (!overwrite && QFileInfo::exists(path))
-        throw exporting::ExportError(path.toStdString() + " already exists; nothing was written (--overwrite replaces existing files).");
-    try {
-        io::writeFileAtomically(path.toStdString(), std::span<const char>(bytes.constData(), static_cast<std::size_t>(bytes.size())));
-    } catch (const io::FileError& e) {
-        throw exporting::ExportError(e.what());
-    }
-}
-
 } // namespace
 
 int runExportCommand(const std::vector<std::string>& args, char* program)
@@ -180,6 +167,7 @@ int runExportCommand(const std::vector<std::string>& args, char* program)
     exporting::ExportSelection selection;
     exporting::ImageSize size;
     QString format, out;
+    int generate = 0;
     try {
         parsed = parseArguments(args, "export",
                                 {"--model", "--text", "--target", "--generate", "--case", "--layers", "--blocks", "--heads",
@@ -206,6 +194,7 @@ int runExportCommand(const std::vector<std::string>& args, char* program)
         size.width = parsed.positiveInteger("--width", size.width);
         size.height = parsed.positiveInteger("--height", size.height);
         size.dpi = parsed.positiveInteger("--dpi", size.dpi);
+        generate = parsed.positiveInteger("--generate", 0);
         if (size.width > 20000 || size.height > 20000 || size.dpi > 2400)
             throw UsageError("the image would be too large; --width and --height go up to 20000 pixels, --dpi up to 2400");
         if (size.width * 96 / size.dpi < 50 || size.height * 96 / size.dpi < 50)
@@ -239,16 +228,9 @@ int runExportCommand(const std::vector<std::string>& args, char* program)
         std::optional<io::AttentionCase> attentionCase;
         std::shared_ptr<const app::Walkthrough> caseWalkthrough;
         if (const auto modelName = parsed.value("--model")) {
-            try {
-                model = io::loadModel(io::resolveModelFolder(*modelName));
-            } catch (const io::ModelError& e) {
-                throw engine::InputError(*modelName + ": " + e.what());
-            }
-            const int generate = parsed.positiveInteger("--generate", 0);
-            if (generate && model->config().architecture != engine::Architecture::DecoderOnly)
-                throw engine::InputError("--generate continues a decoder-only model's text; this model is " +
-                                         std::string(engine::architectureName(model->config().architecture)) + ".");
-            run = engine::runModelOnText(*model, *parsed.value("--text"), parsed.value("--target"), generate);
+            ModelOnText loaded = runModelOnArguments(*modelName, *parsed.value("--text"), parsed.value("--target"), generate);
+            model = loaded.model;
+            run = std::move(loaded.run);
             items = exporting::planModelExport(*model, run, selection);
             if (format == QLatin1String("handout"))
                 for (int L = 0; L < run.trace->layerCount(); ++L)
@@ -273,10 +255,8 @@ int runExportCommand(const std::vector<std::string>& args, char* program)
 
         const QDir dir(out);
         if (format == QLatin1String("safetensors")) {
-            for (const char* ext : {".safetensors", ".json"})
-                if (!overwrite && QFileInfo::exists(dir.filePath(QStringLiteral("trace") + QLatin1String(ext))))
-                    throw exporting::ExportError(dir.filePath(QStringLiteral("trace") + QLatin1String(ext)).toStdString() +
-                                                 " already exists; nothing was written (--overwrite replaces existing files).");
+            written = {dir.filePath(QStringLiteral("trace.safetensors")), dir.filePath(QStringLiteral("trace.json"))};
+            exporting::refuseExisting(written, overwrite);
             const std::string base = dir.filePath(QStringLiteral("trace")).toStdString();
             try {
                 if (model)
@@ -289,17 +269,12 @@ int runExportCommand(const std::vector<std::string>& args, char* program)
             } catch (const io::FileError& e) {
                 throw exporting::ExportError(e.what());
             }
-            written = {dir.filePath(QStringLiteral("trace.safetensors")), dir.filePath(QStringLiteral("trace.json"))};
         } else if (format == QLatin1String("handout")) {
             for (const auto& [name, w] : handouts)
-                if (!overwrite && QFileInfo::exists(dir.filePath(name + QStringLiteral(".pdf"))))
-                    throw exporting::ExportError(dir.filePath(name + QStringLiteral(".pdf")).toStdString() +
-                                                 " already exists; nothing was written (--overwrite replaces existing files).");
-            for (const auto& [name, w] : handouts) {
-                const QString path = dir.filePath(name + QStringLiteral(".pdf"));
-                writeOne(path, exporting::renderHandout(w, name), true);
-                written.push_back(path);
-            }
+                written.push_back(dir.filePath(name + QStringLiteral(".pdf")));
+            exporting::refuseExisting(written, overwrite);
+            for (std::size_t i = 0; i < handouts.size(); ++i)
+                exporting::writeBytes(written[i], exporting::renderHandout(handouts[i].second, handouts[i].first));
         } else {
             if (items.empty())
                 throw engine::InputError("The selection holds no matrix to export.");
@@ -310,10 +285,12 @@ int runExportCommand(const std::vector<std::string>& args, char* program)
     } catch (const engine::InputError& e) {
         std::cerr << "attnviz-cli export: " << e.what() << "\n";
         return kExitBadInput;
-    } catch (const exporting::ExportError& e) {
-        const bool exists = std::string(e.what()).find("already exists") != std::string::npos;
+    } catch (const exporting::ExistingFileError& e) {
         std::cerr << "attnviz-cli export: " << e.what() << "\n";
-        return exists ? kExitBadInput : kExitWriteFailed;
+        return kExitBadInput;
+    } catch (const exporting::ExportError& e) {
+        std::cerr << "attnviz-cli export: " << e.what() << "\n";
+        return kExitWriteFailed;
     }
     if (!quiet)
         std::printf("wrote %zu file(s) to %s\n", written.size(), out.toStdString().c_str());

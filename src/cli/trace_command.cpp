@@ -2,12 +2,11 @@
 
 #include "cli/arguments.h"
 #include "cli/exit_codes.h"
+#include "cli/model_arguments.h"
 #include "engine/input_error.h"
 #include "engine/model_run.h"
 #include "engine/thread_count.h"
 #include "io/atomic_file.h"
-#include "io/builtin_models.h"
-#include "io/model_loader.h"
 #include "io/trace_dump.h"
 
 #include <cstdio>
@@ -69,22 +68,16 @@ int runTraceCommand(const std::vector<std::string>& args)
         return kExitBadInput;
     }
 
-    engine::ModelRun run;
-    std::shared_ptr<const engine::TransformerModel> model;
+    ModelOnText loaded;
     try {
-        model = io::loadModel(io::resolveModelFolder(modelName));
-        if (generate && model->config().architecture != engine::Architecture::DecoderOnly)
-            throw engine::InputError("--generate continues a decoder-only model's text; this model is " +
-                                     std::string(engine::architectureName(model->config().architecture)) + ".");
         engine::setThreadCount(threads);
-        run = engine::runModelOnText(*model, text, parsed.value("--target"), generate);
-    } catch (const io::ModelError& e) {
-        std::cerr << "attnviz-cli trace: " << modelName << ": " << e.what() << "\n";
-        return kExitBadInput;
+        loaded = runModelOnArguments(modelName, text, parsed.value("--target"), generate);
     } catch (const engine::InputError& e) {
         std::cerr << "attnviz-cli trace: " << e.what() << "\n";
         return kExitBadInput;
     }
+    const auto& model = loaded.model;
+    const engine::ModelRun& run = loaded.run;
 
     std::size_t count = 0;
     try {

@@ -21,19 +21,6 @@
 #include <QProgressDialog>
 
 namespace attnviz::exporting {
-namespace {
-
-void writeBytes(const QString& path, const QByteArray& bytes)
-{
-    try {
-        io::writeFileAtomically(path.toStdString(), std::span<const char>(bytes.constData(), static_cast<std::size_t>(bytes.size())));
-    } catch (const io::FileError& e) {
-        throw ExportError(e.what());
-    }
-}
-
-} // namespace
-
 ExportController::ExportController(app::MainWindow* window)
     : QObject(window)
     , m_window(window)

@@ -46,6 +46,24 @@ QByteArray exportBytes(const ExportItem& item, ExportFormat format, ImageSize si
     return {};
 }
 
+void refuseExisting(const std::vector<QString>& paths, bool overwrite)
+{
+    if (overwrite)
+        return;
+    for (const QString& p : paths)
+        if (QFileInfo::exists(p))
+            throw ExistingFileError(p.toStdString() + " already exists; nothing was written (--overwrite replaces existing files).");
+}
+
+void writeBytes(const QString& path, const QByteArray& bytes)
+{
+    try {
+        io::writeFileAtomically(path.toStdString(), std::span<const char>(bytes.constData(), static_cast<std::size_t>(bytes.size())));
+    } catch (const io::FileError& e) {
+        throw ExportError(e.what());
+    }
+}
+
 std::vector<QString> writeExport(const std::vector<ExportItem>& items, ExportFormat format, ImageSize size,
                                  const QString& folder, bool overwrite, const std::function<void(int, int)>& progress)
 {
@@ -57,13 +75,7 @@ std::vector<QString> writeExport(const std::vector<ExportItem>& items, ExportFor
     std::vector<QString> paths;
     for (const ExportItem& item : items)
         paths.push_back(QDir(folder).filePath(item.baseName + QLatin1Char('.') + extensionOf(format)));
-    if (!overwrite)
-        for (const QString& p : paths)
-            if (QFileInfo::exists(p))
-                throw ExportError(p.toStdString() + " already exists; nothing was written (--overwrite replaces existing files).");
-    const auto write = [](const QString& path, const QByteArray& bytes) {
-        io::writeFileAtomically(path.toStdString(), std::span<const char>(bytes.constData(), static_cast<std::size_t>(bytes.size())));
-    };
+    refuseExisting(paths, overwrite);
     // PNG: draw here (widgets live on this thread), encode and write on the pool; a few images in
     // flight at a time keep both cores busy without holding the whole set in memory. A worker
     // reports a failed write as its message.
@@ -82,10 +94,10 @@ std::vector<QString> writeExport(const std::vector<ExportItem>& items, ExportFor
         for (std::size_t i = 0; i < items.size() && failure.isEmpty(); ++i) {
             if (format == ExportFormat::Png) {
                 QImage image = renderHeatmapImage(items[i].data, items[i].range, size);
-                inFlight.push_back(QtConcurrent::run([write, path = paths[i], image = std::move(image)] {
+                inFlight.push_back(QtConcurrent::run([path = paths[i], image = std::move(image)] {
                     try {
-                        write(path, encodePng(image));
-                    } catch (const io::FileError& e) {
+                        writeBytes(path, encodePng(image));
+                    } catch (const ExportError& e) {
                         return QString::fromStdString(e.what());
                     }
                     return QString();
@@ -94,11 +106,11 @@ std::vector<QString> writeExport(const std::vector<ExportItem>& items, ExportFor
                     finishOldest();
                 continue;
             }
-            write(paths[i], exportBytes(items[i], format, size));
+            writeBytes(paths[i], exportBytes(items[i], format, size));
             if (progress)
                 progress(++done, static_cast<int>(items.size()));
         }
-    } catch (const io::FileError& e) {
+    } catch (const ExportError& e) {
         failure = QString::fromStdString(e.what());
     }
     while (!inFlight.empty())

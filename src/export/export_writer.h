@@ -22,6 +22,20 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+/// An export refused because a file it would write already exists (a user's choice to make, not
+/// a failure of the disk).
+class ExistingFileError : public ExportError {
+public:
+    using ExportError::ExportError;
+};
+
+/// Throws ExistingFileError naming the first path that exists, unless `overwrite`. Called before
+/// anything is written, so a refused export leaves the folder untouched.
+void refuseExisting(const std::vector<QString>& paths, bool overwrite);
+
+/// Writes one file atomically (a temporary file renamed into place); ExportError when it fails.
+void writeBytes(const QString& path, const QByteArray& bytes);
+
 /// The bytes of one item in a format (an image of `size`, or the matrix as CSV or .npy).
 QByteArray exportBytes(const ExportItem& item, ExportFormat format, ImageSize size);
 

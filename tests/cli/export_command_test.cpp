@@ -235,6 +235,8 @@ TEST_F(ExportCommand, BadArgumentsAreOneSentence)
                 HasSubstr("--steps has 'softmax'"));
     EXPECT_THAT(refusal({"--model", "reverse", "--text", "abc", "--layers", "x", "--format", "png", "--out", dir()}),
                 HasSubstr("--layers has 'x'"));
+    EXPECT_THAT(refusal({"--model", "reverse", "--text", "abc", "--generate", "x", "--format", "png", "--out", dir()}),
+                HasSubstr("--generate is 'x'; expected a positive integer"));
     EXPECT_THAT(refusal({"--case", c, "--width", "0", "--format", "png", "--out", dir()}),
                 HasSubstr("--width is '0'; expected a positive integer"));
     EXPECT_THAT(refusal({"--case", dir() + "/missing.safetensors", "--format", "png", "--out", dir()}),
