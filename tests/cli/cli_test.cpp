@@ -5,6 +5,7 @@
 #include "io/json.h"
 #include "io/safetensors.h"
 #include "support/process.h"
+#include "support/temp_folder.h"
 #include "support/safetensors_tensor.h"
 #include "support/tensor_compare.h"
 
@@ -24,20 +25,8 @@ using ::testing::HasSubstr;
 const std::string kCli = ATTNVIZ_CLI_PATH;
 const std::string kData = std::string(ATTNVIZ_TEST_DATA_DIR) + "/mha/";
 
-class Cli : public ::testing::Test {
+class Cli : public TempFolderTest {
 protected:
-    void SetUp() override
-    {
-        m_dir = fs::temp_directory_path() /
-                ("attnviz-cli-" + std::to_string(::getpid()) + "-" +
-                 ::testing::UnitTest::GetInstance()->current_test_info()->name());
-        fs::remove_all(m_dir);
-        fs::create_directories(m_dir);
-    }
-    void TearDown() override { fs::remove_all(m_dir); }
-
-    std::string path(const std::string& name) const { return (m_dir / name).string(); }
-
     std::string write(const std::string& name, const std::string& bytes) const
     {
         io::writeFileAtomically(path(name), bytes);
@@ -57,8 +46,6 @@ protected:
                 << "a temporary file was left behind: " << entry.path();
         return r.err;
     }
-
-    fs::path m_dir;
 };
 
 std::string validCaseBytes()

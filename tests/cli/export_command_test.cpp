@@ -6,6 +6,7 @@
 #include "io/atomic_file.h"
 #include "io/safetensors.h"
 #include "support/process.h"
+#include "support/temp_folder.h"
 #include "support/safetensors_tensor.h"
 
 #include <gmock/gmock.h>
@@ -25,19 +26,8 @@ using ::testing::HasSubstr;
 const std::string kCli = ATTNVIZ_CLI_PATH;
 const std::string kCases = std::string(ATTNVIZ_TEST_DATA_DIR) + "/mha/";
 
-class ExportCommand : public ::testing::Test {
+class ExportCommand : public TempFolderTest {
 protected:
-    void SetUp() override
-    {
-        m_dir = fs::temp_directory_path() / ("attnviz-export-" + std::to_string(::getpid()) + "-" +
-                                             ::testing::UnitTest::GetInstance()->current_test_info()->name());
-        fs::remove_all(m_dir);
-        fs::create_directories(m_dir);
-    }
-    void TearDown() override { fs::remove_all(m_dir); }
-    std::string dir() const { return m_dir.string(); }
-    std::string file(const std::string& name) const { return (m_dir / name).string(); }
-
     ProcessResult exportOk(std::vector<std::string> args) const
     {
         args.insert(args.begin(), "export");
@@ -62,8 +52,6 @@ protected:
         std::sort(names.begin(), names.end());
         return names;
     }
-
-    fs::path m_dir;
 };
 
 /// The engine's trace of a reference case, computed here for comparison.
@@ -97,7 +85,7 @@ TEST_F(ExportCommand, PngHasTheRequestedSizeAndResolution)
               "480", "--dpi", "192", "--quiet"});
     // A causal case has two batch items; names say which.
     EXPECT_EQ(files(), (std::vector<std::string>{"batch0_head1_weights.png", "batch1_head1_weights.png"}));
-    const std::string png = io::readFile(file("batch0_head1_weights.png"));
+    const std::string png = io::readFile(path("batch0_head1_weights.png"));
     ASSERT_EQ(png.substr(1, 3), "PNG");
     auto be32 = [&](std::size_t at) {
         return (static_cast<std::uint32_t>(static_cast<unsigned char>(png[at])) << 24) |
@@ -117,7 +105,7 @@ TEST_F(ExportCommand, CsvEqualsTheTraceWithTokenLabels)
     exportOk({"--case", kCases + "cross_attention.case.safetensors", "--steps", "weights,masked", "--heads", "1",
               "--format", "csv", "--quiet"});
     const engine::AttentionTrace trace = traceOf("cross_attention");
-    std::istringstream csv(io::readFile(file("head1_weights.csv")));
+    std::istringstream csv(io::readFile(path("head1_weights.csv")));
     std::string line;
     std::getline(csv, line);
     EXPECT_EQ(line, "query\\key,0,1,2,3,4,5,6");
@@ -139,7 +127,7 @@ TEST_F(ExportCommand, CsvEqualsTheTraceWithTokenLabels)
 TEST_F(ExportCommand, CsvWritesMinusInfinityForBlockedScores)
 {
     exportOk({"--case", kCases + "causal.case.safetensors", "--steps", "masked", "--heads", "0", "--format", "csv", "--quiet"});
-    std::istringstream csv(io::readFile(file("batch0_head0_masked.csv")));
+    std::istringstream csv(io::readFile(path("batch0_head0_masked.csv")));
     std::string header, first;
     std::getline(csv, header);
     std::getline(csv, first);
@@ -183,7 +171,7 @@ print(entry['axes'], repr(float(context[0, 3, 4, 1])))
 TEST_F(ExportCommand, HandoutHasOnePagePerStep)
 {
     exportOk({"--model", "reverse", "--text", "abc", "--layers", "1", "--blocks", "cross", "--format", "handout", "--quiet"});
-    const ProcessResult info = runProcess("/usr/bin/pdfinfo", {file("layer1_cross_handout.pdf")});
+    const ProcessResult info = runProcess("/usr/bin/pdfinfo", {path("layer1_cross_handout.pdf")});
     ASSERT_EQ(info.exitCode, 0) << info.err;
     EXPECT_THAT(info.out, HasSubstr("Pages:           10"));
 }
@@ -192,21 +180,21 @@ TEST_F(ExportCommand, SvgAndPdfAreVectorDocuments)
 {
     exportOk({"--case", kCases + "single_head.case.safetensors", "--format", "svg", "--quiet"});
     exportOk({"--case", kCases + "single_head.case.safetensors", "--format", "pdf", "--quiet"});
-    EXPECT_THAT(io::readFile(file("head0_weights.svg")), HasSubstr("<svg"));
-    const ProcessResult info = runProcess("/usr/bin/pdfinfo", {file("head0_weights.pdf")});
+    EXPECT_THAT(io::readFile(path("head0_weights.svg")), HasSubstr("<svg"));
+    const ProcessResult info = runProcess("/usr/bin/pdfinfo", {path("head0_weights.pdf")});
     EXPECT_THAT(info.out, HasSubstr("Pages:           1"));
 }
 
 TEST_F(ExportCommand, ExistingFileStopsTheExportBeforeAnythingIsWritten)
 {
-    io::writeFileAtomically(file("layer1_cross_head2_weights.png"), std::string("keep me"));
+    io::writeFileAtomically(path("layer1_cross_head2_weights.png"), std::string("keep me"));
     EXPECT_THAT(refusal({"--model", "reverse", "--text", "abc", "--format", "png", "--out", dir()}),
                 HasSubstr("layer1_cross_head2_weights.png already exists; nothing was written"));
     EXPECT_EQ(files(), (std::vector<std::string>{"layer1_cross_head2_weights.png"}));
-    EXPECT_EQ(io::readFile(file("layer1_cross_head2_weights.png")), "keep me");
+    EXPECT_EQ(io::readFile(path("layer1_cross_head2_weights.png")), "keep me");
     exportOk({"--model", "reverse", "--text", "abc", "--format", "png", "--overwrite", "--quiet"});
     EXPECT_EQ(files().size(), 24u);
-    EXPECT_NE(io::readFile(file("layer1_cross_head2_weights.png")), "keep me");
+    EXPECT_NE(io::readFile(path("layer1_cross_head2_weights.png")), "keep me");
 }
 
 TEST_F(ExportCommand, FailedWriteExitsOneAndLeavesNoPartialFile)

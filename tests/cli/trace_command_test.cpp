@@ -5,6 +5,7 @@
 #include "io/json.h"
 #include "io/safetensors.h"
 #include "support/process.h"
+#include "support/temp_folder.h"
 #include "support/safetensors_tensor.h"
 #include "support/tensor_compare.h"
 
@@ -22,17 +23,9 @@ using ::testing::HasSubstr;
 const std::string kCli = ATTNVIZ_CLI_PATH;
 const std::string kModels = std::string(ATTNVIZ_TEST_DATA_DIR) + "/models/";
 
-class TraceCommand : public ::testing::Test {
+class TraceCommand : public TempFolderTest {
 protected:
-    void SetUp() override
-    {
-        m_dir = fs::temp_directory_path() / ("attnviz-trace-" + std::to_string(::getpid()) + "-" +
-                                             ::testing::UnitTest::GetInstance()->current_test_info()->name());
-        fs::remove_all(m_dir);
-        fs::create_directories(m_dir);
-    }
-    void TearDown() override { fs::remove_all(m_dir); }
-    std::string out() const { return (m_dir / "trace.safetensors").string(); }
+    std::string out() const { return path("trace.safetensors"); }
 
     std::string refusal(std::vector<std::string> args) const
     {
@@ -42,8 +35,6 @@ protected:
         EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
         return r.err;
     }
-
-    fs::path m_dir;
 };
 
 TEST_F(TraceCommand, EncoderDecoderDecodesAndNamesEveryTensor)

@@ -1,6 +1,7 @@
 // A model folder that does not fit its configuration is refused with one sentence naming the
 // file, the tensor or field, what was expected and what was found.
 #include "model/model_fixtures.h"
+#include "support/temp_folder.h"
 
 #include "engine/input_error.h"
 #include "io/atomic_file.h"
@@ -19,18 +20,14 @@ namespace {
 namespace fs = std::filesystem;
 
 /// A copy of a small test model in a temporary folder, to damage one file at a time.
-class DamagedModel : public ::testing::Test {
+class DamagedModel : public TempFolderTest {
 protected:
     void SetUp() override
     {
-        m_dir = fs::temp_directory_path() / ("attnviz-model-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
-                                             "-" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
-        fs::remove_all(m_dir);
-        fs::create_directories(m_dir);
+        TempFolderTest::SetUp();
         for (const char* f : {"config.json", "vocab.json", "model.safetensors"})
             fs::copy_file(fs::path(modelFolder("postnorm_tanh")) / f, m_dir / f);
     }
-    void TearDown() override { fs::remove_all(m_dir); }
 
     std::string loadError()
     {
@@ -69,7 +66,6 @@ protected:
         writer.write((m_dir / "model.safetensors").string());
     }
 
-    fs::path m_dir;
 };
 
 TEST_F(DamagedModel, IntactCopyLoads)
