@@ -102,8 +102,7 @@ void ModelPanel::sourceActivated(int index)
     if (folder == kOpenFolder) {
         folder = QFileDialog::getExistingDirectory(this, tr("Open a model folder (config.json, vocab.json, model.safetensors)"));
         if (folder.isEmpty()) {
-            m_ui->source->setCurrentIndex(0);
-            folder.clear();
+            m_ui->source->setCurrentIndex(0); // cancelled: back to the playground
         } else {
             const int at = m_ui->source->count() - 1;
             m_ui->source->insertItem(at, QFileInfo(folder).fileName(), folder);
@@ -143,8 +142,7 @@ void ModelPanel::showResult(const ModelResult& result)
         m_ui->problem->setText(result.error);
         return;
     }
-    m_model = result.model;
-    const engine::ModelConfig& c = m_model->config();
+    const engine::ModelConfig& c = result.model->config();
     m_ui->description->setText(tr("<b>%1</b> — %2 %3, %4 layer(s), %5 heads, d_model %6, %7-norm, %8.<br>%9")
                                     .arg(QString::fromStdString(c.name), QString::fromLatin1(engine::architectureName(c.architecture)),
                                          tr("Transformer"))

@@ -49,7 +49,6 @@ private:
 
     std::unique_ptr<Ui::ModelPanel> m_ui;
     std::shared_ptr<const engine::ModelRun> m_run;
-    std::shared_ptr<const engine::TransformerModel> m_model;
     bool m_filling = false;
 };
 

@@ -44,17 +44,14 @@ std::shared_ptr<const Walkthrough> walkthroughForBlock(const engine::Transformer
     w->settings.modelWidth = c.modelWidth;
     w->settings.heads = c.numHeads;
     w->settings.mask = choice.block == engine::Block::MaskedSelf ? MaskKind::Causal : MaskKind::None;
-    w->settings.positionalEncoding = c.positional != engine::PositionalKind::None;
     w->settings.querySentences = {""};
     w->settings.keyValueSentences = choice.block == engine::Block::Cross ? std::vector<std::string>{""}
                                                                           : std::vector<std::string>{};
     w->queryTokens = {trace.queryTokens(choice.block)};
     w->keyTokens = {trace.keyTokens(choice.block)};
     w->keyLengths = {static_cast<int>(w->keyTokens[0].size())};
-    w->queryEmbedding = stack.embedding;
-    w->positional = stack.positional;
-    w->positional.reshape({{"position", stack.positional.dim(1)}, {"feature", stack.positional.dim(2)}});
-    std::copy(stack.positional.values().begin(), stack.positional.values().end(), w->positional.values().begin());
+    // No embeddings: inside a model the input step shows X with where it came from
+    // (queryInputOrigin), not embedding + position.
 
     // What the block read: with pre-norm its own LayerNorm output, with post-norm the previous
     // block's output (the residual stream).
