@@ -21,6 +21,19 @@
 #include <QProgressDialog>
 
 namespace attnviz::exporting {
+namespace {
+
+const char* const kNoMatrix = "The input step shows no attention matrix; choose a step from Q, K, V on.";
+
+std::vector<app::HeatmapData> mapsOf(const std::vector<ExportItem>& items)
+{
+    std::vector<app::HeatmapData> maps;
+    for (const ExportItem& i : items)
+        maps.push_back(i.data);
+    return maps;
+}
+
+} // namespace
 ExportController::ExportController(app::MainWindow* window)
     : QObject(window)
     , m_window(window)
@@ -86,7 +99,7 @@ std::optional<engine::AttentionStep> ExportController::currentTraceStep() const
 std::vector<ExportItem> ExportController::planCurrent(const ExportSelection& selection) const
 {
     const app::ModelResult& result = m_window->modelResult();
-    if (result.run && !m_window->modelPanel()->playground()) {
+    if (showsModel()) {
         const app::BlockChoice choice = m_window->modelPanel()->choice();
         ExportSelection s = selection;
         s.layers = {choice.layer};
@@ -116,6 +129,19 @@ std::optional<ExportItem> ExportController::currentItem() const
     return items.empty() ? std::nullopt : std::optional<ExportItem>(items.front());
 }
 
+bool ExportController::showsModel() const
+{
+    return m_window->modelResult().run && !m_window->modelPanel()->playground();
+}
+
+std::vector<ExportItem> ExportController::requireStepItems() const
+{
+    auto items = currentStepItems();
+    if (items.empty())
+        throw ExportError(kNoMatrix);
+    return items;
+}
+
 std::vector<ExportItem> ExportController::currentStepItems() const
 {
     const auto step = currentTraceStep();
@@ -143,7 +169,7 @@ void ExportController::exportCurrentHeatmap(const QString& path, ImageSize size)
 {
     const auto item = currentItem();
     if (!item)
-        throw ExportError("The input step shows no attention matrix; choose a step from Q, K, V on.");
+        throw ExportError(kNoMatrix);
     const QString ext = QFileInfo(path).suffix().toLower();
     const auto format = exportFormatFromName(ext);
     if (!format)
@@ -153,16 +179,11 @@ void ExportController::exportCurrentHeatmap(const QString& path, ImageSize size)
 
 void ExportController::exportCurrentGrid(const QString& path, ImageSize size) const
 {
-    const auto items = currentStepItems();
-    if (items.empty())
-        throw ExportError("The input step shows no attention matrix; choose a step from Q, K, V on.");
     const auto format = imageFormatFromName(QFileInfo(path).suffix());
     if (!format)
         throw ExportError("A head grid is an image; use .png, .svg or .pdf.");
-    std::vector<app::HeatmapData> maps;
-    for (const ExportItem& i : items)
-        maps.push_back(i.data);
-    writeBytes(path, renderGrid(maps, items.front().range, currentGridTitle(), *format, size));
+    const auto items = requireStepItems();
+    writeBytes(path, renderGrid(mapsOf(items), items.front().range, currentGridTitle(), *format, size));
 }
 
 std::vector<QString> ExportController::exportEverything(const QString& folder, ExportFormat format, ImageSize size,
@@ -171,7 +192,7 @@ std::vector<QString> ExportController::exportEverything(const QString& folder, E
     ExportSelection all;
     all.steps = {engine::kAttentionSteps.begin(), engine::kAttentionSteps.end()};
     const app::ModelResult& result = m_window->modelResult();
-    const std::vector<ExportItem> items = result.run && !m_window->modelPanel()->playground()
+    const std::vector<ExportItem> items = showsModel()
                                               ? planModelExport(*result.model, *result.run, all)
                                               : planWalkthroughExport(m_window->walkthrough(), all, tr("playground · "));
     return writeExport(items, format, size, folder, overwrite, progress);
@@ -181,7 +202,7 @@ void ExportController::exportTrace(const QString& base) const
 {
     const app::ModelResult& result = m_window->modelResult();
     try {
-        if (result.run && !m_window->modelPanel()->playground()) {
+        if (showsModel()) {
             writeModelTrace(base.toStdString(), *result.model, *result.run->trace);
             return;
         }
@@ -201,7 +222,7 @@ void ExportController::exportHandout(const QString& path) const
     if (!m_window->walkthrough())
         throw ExportError("Nothing has been computed yet.");
     QString subtitle = tr("random-weights playground");
-    if (m_window->modelResult().run && !m_window->modelPanel()->playground()) {
+    if (showsModel()) {
         const app::BlockChoice c = m_window->modelPanel()->choice();
         subtitle = QStringLiteral("%1 · layer %2 · %3")
                        .arg(QString::fromStdString(m_window->modelResult().model->config().name))
@@ -213,13 +234,8 @@ void ExportController::exportHandout(const QString& path) const
 
 void ExportController::copyToClipboard() const
 {
-    const auto items = currentStepItems();
-    if (items.empty())
-        throw ExportError("The input step shows no attention matrix; choose a step from Q, K, V on.");
-    std::vector<app::HeatmapData> maps;
-    for (const ExportItem& i : items)
-        maps.push_back(i.data);
-    QApplication::clipboard()->setImage(renderGridImage(maps, items.front().range, currentGridTitle(), ImageSize{}));
+    const auto items = requireStepItems();
+    QApplication::clipboard()->setImage(renderGridImage(mapsOf(items), items.front().range, currentGridTitle(), ImageSize{}));
 }
 
 void ExportController::askAndExportImage(bool grid)

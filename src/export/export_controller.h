@@ -46,6 +46,10 @@ private:
     void askAndExportData();
     void askAndExportEverything();
     std::optional<engine::AttentionStep> currentTraceStep() const;
+    /// True when the window shows a model run rather than the playground.
+    bool showsModel() const;
+    /// currentStepItems, or ExportError on the input step.
+    std::vector<ExportItem> requireStepItems() const;
     std::vector<ExportItem> planCurrent(const ExportSelection& selection) const;
 
     app::MainWindow* m_window;
