@@ -233,12 +233,9 @@ int runExportCommand(const std::vector<std::string>& args, char* program)
             run = std::move(loaded.run);
             items = exporting::planModelExport(*model, run, selection);
             if (format == QLatin1String("handout"))
-                for (int L = 0; L < run.trace->layerCount(); ++L)
-                    for (const engine::Block b : run.trace->attentionBlocks(L))
-                        if ((selection.layers.empty() || std::count(selection.layers.begin(), selection.layers.end(), L)) &&
-                            (selection.blocks.empty() || std::count(selection.blocks.begin(), selection.blocks.end(), b)))
-                            handouts.emplace_back(QStringLiteral("layer%1_%2_handout").arg(L).arg(QString::fromLatin1(engine::blockName(b))),
-                                                  app::walkthroughForBlock(*model, run, {L, b, -1}));
+                for (const auto& [L, b] : exporting::selectedBlocks(*model, *run.trace, selection))
+                    handouts.emplace_back(QStringLiteral("layer%1_%2_handout").arg(L).arg(QString::fromLatin1(engine::blockName(b))),
+                                          app::walkthroughForBlock(*model, run, {L, b, -1}));
         } else {
             const std::string casePath = *parsed.value("--case");
             try {

@@ -64,10 +64,9 @@ void addWalkthroughItems(const std::shared_ptr<const app::Walkthrough>& w, const
 
 } // namespace
 
-std::vector<ExportItem> planModelExport(const engine::TransformerModel& model, const engine::ModelRun& run,
-                                        const ExportSelection& selection)
+std::vector<std::pair<int, engine::Block>> selectedBlocks(const engine::TransformerModel& model,
+                                                          const engine::ModelTrace& trace, const ExportSelection& selection)
 {
-    const engine::ModelTrace& trace = *run.trace;
     const int layers = trace.layerCount();
     for (const int L : selection.layers)
         if (L < 0 || L >= layers)
@@ -81,20 +80,25 @@ std::vector<ExportItem> planModelExport(const engine::TransformerModel& model, c
             throw engine::InputError(std::string("Block ") + engine::blockName(b) + " does not exist in " +
                                      model.config().name + ", a " + engine::architectureName(model.config().architecture) + " model.");
     }
+    std::vector<std::pair<int, engine::Block>> chosen;
+    for (int L = 0; L < layers; ++L)
+        for (const engine::Block block : trace.attentionBlocks(L))
+            if (selected(selection.layers, L) && selected(selection.blocks, block))
+                chosen.emplace_back(L, block);
+    return chosen;
+}
+
+std::vector<ExportItem> planModelExport(const engine::TransformerModel& model, const engine::ModelRun& run,
+                                        const ExportSelection& selection)
+{
     std::vector<ExportItem> items;
     std::vector<std::string> steps;
     const QString modelName = QString::fromStdString(model.config().name);
-    for (int L = 0; L < layers; ++L) {
-        if (!selected(selection.layers, L))
-            continue;
-        for (const engine::Block block : trace.attentionBlocks(L)) {
-            if (!selected(selection.blocks, block))
-                continue;
-            const auto w = app::walkthroughForBlock(model, run, {L, block, -1});
-            const QString blockName = QString::fromLatin1(engine::blockName(block));
-            addWalkthroughItems(w, selection, QStringLiteral("layer%1_%2_").arg(L).arg(blockName),
-                                QStringLiteral("%1 · layer %2 · %3 · ").arg(modelName).arg(L).arg(blockName), false, items, steps);
-        }
+    for (const auto& [L, block] : selectedBlocks(model, *run.trace, selection)) {
+        const auto w = app::walkthroughForBlock(model, run, {L, block, -1});
+        const QString blockName = QString::fromLatin1(engine::blockName(block));
+        addWalkthroughItems(w, selection, QStringLiteral("layer%1_%2_").arg(L).arg(blockName),
+                            QStringLiteral("%1 · layer %2 · %3 · ").arg(modelName).arg(L).arg(blockName), false, items, steps);
     }
     shareRanges(items, steps);
     return items;

@@ -31,6 +31,11 @@ struct ExportSelection {
     std::vector<engine::AttentionStep> steps{engine::AttentionStep::Weights};
 };
 
+/// The (layer, attention block) pairs a selection picks from a model run, in order. Throws
+/// engine::InputError naming a selected layer or block the model does not have.
+std::vector<std::pair<int, engine::Block>> selectedBlocks(const engine::TransformerModel& model,
+                                                          const engine::ModelTrace& trace, const ExportSelection& selection);
+
 /// The selected matrices of a model run (layer × block × head × step), titled with the model,
 /// layer, block, head and step. Throws engine::InputError naming a selected layer, block or head
 /// the model does not have.
