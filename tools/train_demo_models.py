@@ -88,6 +88,26 @@ def write_reference(name, model, cases, extra_metadata=None):
     model.float()
 
 
+def train(name, model, steps, max_lr, pct_start, step_loss):
+    """AdamW with a one-cycle schedule and gradient clipping; `step_loss()` draws a batch and
+    returns its loss. Returns the last loss and the minutes taken."""
+    opt = torch.optim.AdamW(model.parameters(), lr=max_lr, weight_decay=0.01)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=max_lr, total_steps=steps, pct_start=pct_start)
+    start = time.time()
+    loss_value = float("nan")
+    for step in range(steps):
+        loss = step_loss()
+        opt.zero_grad()
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        opt.step()
+        sched.step()
+        loss_value = float(loss)
+        if step % 500 == 0:
+            print(f"{name} step {step} loss {loss_value:.4f}", flush=True)
+    return loss_value, (time.time() - start) / 60
+
+
 def greedy_reverse(model, vocab, text, max_len):
     src = torch.tensor([vocab.encode(text)])
     out = [vocab.index[BOS]]
@@ -149,23 +169,13 @@ def train_reverse():
         return src, src == vocab.index[PAD], tin, tout
 
     steps = 1500
-    opt = torch.optim.AdamW(model.parameters(), lr=1e-3, weight_decay=0.01)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=1e-3, total_steps=steps, pct_start=0.1)
-    start = time.time()
-    loss_value = float("nan")
-    for step in range(steps):
+
+    def step_loss():
         src, pad, tin, tout = batch(128)
         logits = model(source=src, target=tin, source_pad=pad)
-        loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), tout.reshape(-1), ignore_index=-100)
-        opt.zero_grad()
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        opt.step()
-        sched.step()
-        loss_value = float(loss)
-        if step % 500 == 0:
-            print(f"reverse step {step} loss {loss_value:.4f}", flush=True)
-    minutes = (time.time() - start) / 60
+        return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), tout.reshape(-1), ignore_index=-100)
+
+    loss_value, minutes = train("reverse", model, steps, 1e-3, 0.1, step_loss)
     model.eval()
     correct = sum(greedy_reverse(model, vocab, t, REVERSE_MAX + 1) == t[::-1] for t in heldout)
     accuracy = correct / len(heldout)
@@ -255,7 +265,7 @@ def train_genesis():
     model = Transformer(cfg)
     data = torch.tensor(vocab.encode(text))
     split = int(len(data) * 0.95)
-    train, valid = data[:split], data[split:]
+    train_text, valid = data[:split], data[split:]
 
     def batch(source, size):
         starts = [rng.randrange(0, len(source) - context - 1) for _ in range(size)]
@@ -264,23 +274,13 @@ def train_genesis():
         return x, y
 
     steps = 2500
-    opt = torch.optim.AdamW(model.parameters(), lr=2e-3, weight_decay=0.01)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=2e-3, total_steps=steps, pct_start=0.05)
-    start = time.time()
-    loss_value = float("nan")
-    for step in range(steps):
-        x, y = batch(train, 48)
+
+    def step_loss():
+        x, y = batch(train_text, 48)
         logits = model(target=x)
-        loss = F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1))
-        opt.zero_grad()
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        opt.step()
-        sched.step()
-        loss_value = float(loss)
-        if step % 500 == 0:
-            print(f"genesis step {step} loss {loss_value:.4f}", flush=True)
-    minutes = (time.time() - start) / 60
+        return F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1))
+
+    loss_value, minutes = train("genesis", model, steps, 2e-3, 0.05, step_loss)
     model.eval()
     with torch.no_grad():
         losses, accs = [], []
