@@ -4,7 +4,6 @@
 
 #include <QGridLayout>
 
-#include <cmath>
 
 namespace attnviz::app {
 
@@ -78,7 +77,7 @@ void HeadGridView::relayout()
             v->hide();
         }
         const int count = static_cast<int>(shown.size());
-        const int columns = std::max(1, count <= 3 ? count : static_cast<int>(std::ceil(std::sqrt(count))));
+        const int columns = gridColumns(count);
         for (int k = 0; k < count; ++k) {
             HeatmapView* view = m_views[static_cast<std::size_t>(shown[static_cast<std::size_t>(k)])];
             m_layout->addWidget(view, k / columns, k % columns);

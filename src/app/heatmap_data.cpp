@@ -27,6 +27,13 @@ std::pair<double, double> colourRange(const std::vector<HeatmapData>& maps)
     return sequential ? std::pair{0.0, largest} : std::pair{-largest, largest};
 }
 
+int gridColumns(int count, int maxSingleRow)
+{
+    if (count <= maxSingleRow)
+        return std::max(count, 1);
+    return static_cast<int>(std::ceil(std::sqrt(static_cast<double>(count))));
+}
+
 QColor headColour(int head)
 {
     // Okabe–Ito palette: distinguishable with the common colour-vision deficiencies.

@@ -47,6 +47,10 @@ struct HeatmapData {
 /// −∞ cells are ignored.
 std::pair<double, double> colourRange(const std::vector<HeatmapData>& maps);
 
+/// How many columns a grid of `count` matrices uses: one row up to `maxSingleRow`, then a
+/// near-square arrangement. The head grid, exported grids and handout pages share it.
+int gridColumns(int count, int maxSingleRow = 3);
+
 /// One colour per head, the same everywhere in the app, so "head 3" can be followed across steps.
 QColor headColour(int head);
 

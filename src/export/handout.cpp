@@ -55,9 +55,9 @@ QByteArray renderHandout(const std::shared_ptr<const app::Walkthrough>& w, const
         const app::StepMatrices matrices = app::matricesFor(step, w, 0);
         const auto range = app::colourRange(matrices.maps);
         const int count = static_cast<int>(matrices.maps.size());
-        const int columns = count <= 2 ? std::max(count, 1) : static_cast<int>(std::ceil(std::sqrt(count)));
-        const int rows = (count + columns - 1) / std::max(columns, 1);
-        const int cellWidth = width / std::max(columns, 1);
+        const int columns = app::gridColumns(count, 2); // a printed page is narrower than a screen
+        const int rows = (count + columns - 1) / columns;
+        const int cellWidth = width / columns;
         const int cellHeight = std::min(cellWidth, (page.height() - top) / std::max(rows, 1));
         for (int i = 0; i < count; ++i) {
             const bool shared = matrices.perHead;

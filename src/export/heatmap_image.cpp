@@ -38,9 +38,9 @@ void paintGrid(QCPPainter& painter, QSize logical, const std::vector<app::Heatma
         top = band.height();
     }
     const int count = static_cast<int>(maps.size());
-    const int columns = count <= 3 ? std::max(count, 1) : static_cast<int>(std::ceil(std::sqrt(count)));
-    const int rows = (count + columns - 1) / std::max(columns, 1);
-    const int cellWidth = logical.width() / std::max(columns, 1);
+    const int columns = app::gridColumns(count);
+    const int rows = (count + columns - 1) / columns;
+    const int cellWidth = logical.width() / columns;
     const int cellHeight = (logical.height() - top) / std::max(rows, 1);
     app::HeatmapView view;
     view.setFont(exportFont());
