@@ -1,15 +1,13 @@
 #include "export/handout.h"
 
-#include "app/heatmap_view.h"
 #include "app/walkthrough_step.h"
+#include "export/heatmap_image.h"
 
 #include <qcustomplot.h>
 
 #include <QBuffer>
 #include <QPdfWriter>
 #include <QTextDocument>
-
-#include <cmath>
 
 namespace attnviz::exporting {
 
@@ -29,8 +27,6 @@ QByteArray renderHandout(const std::shared_ptr<const app::Walkthrough>& w, const
     const int width = page.width();
     QFont font(QStringLiteral("DejaVu Sans"));
     font.setPixelSize(12);
-    app::HeatmapView view;
-    view.setFont(font);
 
     bool first = true;
     for (const app::WalkthroughStep step : app::kWalkthroughSteps) {
@@ -53,22 +49,14 @@ QByteArray renderHandout(const std::shared_ptr<const app::Walkthrough>& w, const
         const int top = static_cast<int>(header.size().height()) + 10;
 
         const app::StepMatrices matrices = app::matricesFor(step, w, 0);
-        const auto range = app::colourRange(matrices.maps);
-        const int count = static_cast<int>(matrices.maps.size());
-        const int columns = app::gridColumns(count, 2); // a printed page is narrower than a screen
-        const int rows = (count + columns - 1) / columns;
-        const int cellWidth = width / columns;
-        const int cellHeight = std::min(cellWidth, (page.height() - top) / std::max(rows, 1));
-        for (int i = 0; i < count; ++i) {
-            const bool shared = matrices.perHead;
-            const auto& m = matrices.maps[static_cast<std::size_t>(i)];
-            view.setData(m, shared ? range : app::colourRange({m}), !shared || i + 1 == count);
-            view.fitLabels(QSize(cellWidth, cellHeight));
-            painter.save();
-            painter.translate((i % columns) * cellWidth, top + (i / columns) * cellHeight);
-            view.plot()->toPainter(&painter, cellWidth, cellHeight);
-            painter.restore();
-        }
+        // Heads share one range, as in the app; the few whole matrices of the other steps have
+        // their own.
+        const auto shared = app::colourRange(matrices.maps);
+        std::vector<std::pair<double, double>> ranges;
+        for (const app::HeatmapData& m : matrices.maps)
+            ranges.push_back(matrices.perHead ? shared : app::colourRange({m}));
+        paintMatrices(painter, QRect(0, top, width, page.height() - top), matrices.maps, ranges,
+                      {.maxSingleRow = 2, .squareCells = true}); // a printed page is narrower than a screen
     }
     painter.end();
     return bytes;

@@ -8,6 +8,7 @@
 #include <QPdfWriter>
 #include <QSvgGenerator>
 
+#include <algorithm>
 #include <cmath>
 
 namespace attnviz::exporting {
@@ -37,23 +38,36 @@ void paintGrid(QCPPainter& painter, QSize logical, const std::vector<app::Heatma
         painter.drawText(band, Qt::AlignCenter, title);
         top = band.height();
     }
+    paintMatrices(painter, QRect(0, top, logical.width(), logical.height() - top), maps,
+                  std::vector<std::pair<double, double>>(maps.size(), range), {});
+}
+
+} // namespace
+
+void paintMatrices(QCPPainter& painter, QRect area, const std::vector<app::HeatmapData>& maps,
+                   const std::vector<std::pair<double, double>>& ranges, GridStyle style)
+{
     const int count = static_cast<int>(maps.size());
-    const int columns = app::gridColumns(count);
-    const int rows = (count + columns - 1) / columns;
-    const int cellWidth = logical.width() / columns;
-    const int cellHeight = (logical.height() - top) / std::max(rows, 1);
+    const int columns = app::gridColumns(count, style.maxSingleRow);
+    const int rows = std::max((count + columns - 1) / columns, 1);
+    const int cellWidth = area.width() / columns;
+    const int cellHeight = style.squareCells ? std::min(cellWidth, area.height() / rows) : area.height() / rows;
+    const bool oneRange = std::all_of(ranges.begin(), ranges.end(), [&](const auto& r) { return r == ranges.front(); });
     app::HeatmapView view;
     view.setFont(exportFont());
     for (int i = 0; i < count; ++i) {
-        // One colour bar for the whole set: beside the last matrix, as in the app.
-        view.setData(maps[static_cast<std::size_t>(i)], range, i + 1 == count);
+        // One colour range: one colour bar, beside the last matrix, as in the app.
+        const auto at = static_cast<std::size_t>(i);
+        view.setData(maps[at], ranges[at], !oneRange || i + 1 == count);
         view.fitLabels(QSize(cellWidth, cellHeight));
         painter.save();
-        painter.translate((i % columns) * cellWidth, top + (i / columns) * cellHeight);
+        painter.translate(area.left() + (i % columns) * cellWidth, area.top() + (i / columns) * cellHeight);
         view.plot()->toPainter(&painter, cellWidth, cellHeight);
         painter.restore();
     }
 }
+
+namespace {
 
 QImage raster(const std::vector<app::HeatmapData>& maps, std::pair<double, double> range, const QString& title,
               ImageSize size)

@@ -4,11 +4,14 @@
 
 #include <QByteArray>
 #include <QImage>
+#include <QRect>
 #include <QString>
 
 #include <optional>
 #include <utility>
 #include <vector>
+
+class QCPPainter;
 
 namespace attnviz::exporting {
 
@@ -30,6 +33,17 @@ struct ImageSize {
 /// gives the same bytes.
 QByteArray renderHeatmap(const app::HeatmapData& data, std::pair<double, double> range, ImageFormat format,
                          ImageSize size);
+
+/// How paintMatrices lays a grid out.
+struct GridStyle {
+    int maxSingleRow = 3;     ///< up to this many matrices stand in one row
+    bool squareCells = false; ///< cells no taller than wide (pages with text above)
+};
+
+/// Draws `maps` as a grid inside `area`, matrix i on colour range `ranges[i]`. When all ranges
+/// are equal there is one colour bar, beside the last matrix, as in the app; else one each.
+void paintMatrices(QCPPainter& painter, QRect area, const std::vector<app::HeatmapData>& maps,
+                   const std::vector<std::pair<double, double>>& ranges, GridStyle style);
 
 /// The raster image of renderHeatmap, and its PNG encoding: split so that encoding, the slow
 /// half, can run on other threads while the next image is drawn (widgets draw on the GUI thread
