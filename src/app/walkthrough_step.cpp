@@ -94,7 +94,7 @@ QString formulaFor(WalkthroughStep step, const Walkthrough& w)
     QString f = stepText(step).formula;
     const auto& t = w.trace;
     const std::pair<const char*, std::int64_t> sizes[] = {
-        {"{B}", t.batchSize()}, {"{H}", t.numHeads()}, {"{Nq}", t.queryLength()}, {"{Nk}", t.keyLength()},
+        {"{B}", t.batchSize()}, {"{Hlast}", t.numHeads() - 1}, {"{H}", t.numHeads()}, {"{Nq}", t.queryLength()}, {"{Nk}", t.keyLength()},
         {"{D}", w.settings.modelWidth}, {"{dk}", w.dk()}, {"{dv}", w.dv()}, {"{Hdk}", t.numHeads() * w.dk()},
         {"{Hdv}", t.numHeads() * w.dv()}, {"{Po}", t.output.dim(2)}};
     for (const auto& [placeholder, value] : sizes)
