@@ -12,7 +12,6 @@
 #include "ui_input_panel.h"
 
 #include <benchmark/benchmark.h>
-#include <qcustomplot.h>
 
 #include <QApplication>
 #include <QEventLoop>
@@ -20,6 +19,7 @@
 
 namespace {
 
+using namespace attnviz;
 using namespace attnviz::app;
 
 QApplication& application()
@@ -45,19 +45,19 @@ void BM_ParameterChangeToRepaint(benchmark::State& state)
 {
     application();
     const int heads = static_cast<int>(state.range(0)), tokens = static_cast<int>(state.range(1));
-    PlaygroundSettings settings;
+    lesson::PlaygroundSettings settings;
     settings.heads = heads;
     settings.modelWidth = std::max(16, 4 * heads);
     std::string sentence;
     for (int i = 0; i < tokens; ++i)
         sentence += (i ? " w" : "w") + std::to_string(i % 23);
-    settings.querySentences = {tokens == 6 ? PlaygroundSettings{}.querySentences[0] : sentence};
+    settings.querySentences = {tokens == 6 ? lesson::PlaygroundSettings{}.querySentences[0] : sentence};
 
     MainWindow window;
     window.resize(1400, 900);
     window.show();
     window.modelPanel()->setRequest(ModelRequest{}); // the random-weights playground
-    window.stepPanel()->setStep(WalkthroughStep::Softmax);
+    window.stepPanel()->setStep(*lesson::lessonStepIndex("softmax"));
     window.inputPanel()->setSettings(settings);
     waitForComputation(window);
 
@@ -66,7 +66,7 @@ void BM_ParameterChangeToRepaint(benchmark::State& state)
         window.inputPanel()->ui()->seed->setValue(++seed);
         waitForComputation(window);
         for (HeatmapView* view : window.stepPanel()->grid()->visibleViews())
-            view->plot()->replot(QCustomPlot::rpImmediateRefresh);
+            view->repaint();
     }
     state.counters["heatmaps"] = static_cast<double>(window.stepPanel()->grid()->visibleViews().size());
 }

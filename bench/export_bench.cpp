@@ -2,15 +2,14 @@
 // (issue #5: 144 images). The model has random weights; drawing does not depend on them.
 // tools/compare_export_with_matplotlib.py runs the same export through attnviz-cli beside
 // matplotlib in one run and reports the ratio (docs/performance.md).
-#include "engine/model_run.h"
-#include "engine/model_weights.h"
-#include "engine/transformer_model.h"
-#include "export/export_plan.h"
-#include "export/export_writer.h"
+#include "io/tokenizer/vocabulary_tokenizer.h"
+#include "lesson/export_plan.h"
+#include "random_model.h"
+#include "render/export_formats.h"
 
 #include <benchmark/benchmark.h>
 
-#include <QApplication>
+#include <QGuiApplication>
 #include <QTemporaryDir>
 
 #include <random>
@@ -19,17 +18,17 @@ namespace {
 
 using namespace attnviz;
 
-QApplication& application()
+QGuiApplication& application()
 {
     static int argc = 1;
     static char name[] = "export_bench";
     static char* argv[] = {name, nullptr};
     qputenv("QT_QPA_PLATFORM", "offscreen");
-    static QApplication app(argc, argv);
+    static QGuiApplication app(argc, argv);
     return app;
 }
 
-std::shared_ptr<const engine::TransformerModel> randomModel()
+std::shared_ptr<const io::LoadedModel> randomModel()
 {
     engine::ModelConfig c;
     c.name = "bench";
@@ -43,22 +42,11 @@ std::shared_ptr<const engine::TransformerModel> randomModel()
     for (char ch = 'a'; ch <= 'z'; ++ch)
         tokens.emplace_back(1, ch);
     c.vocabSize = static_cast<int>(tokens.size());
-    std::mt19937 random(1);
-    std::normal_distribution<float> normal(0.0f, 0.3f);
-    std::vector<float> values;
-    const auto weights = engine::assembleWeights(c, [&](const std::string& name) -> std::span<const float> {
-        for (const auto& spec : engine::weightSpecs(c))
-            if (spec.name == name) {
-                std::int64_t n = 1;
-                for (const auto d : spec.shape)
-                    n *= d;
-                values.resize(static_cast<std::size_t>(n));
-                for (float& v : values)
-                    v = name.ends_with("_norm.weight") ? 1.0f : normal(random);
-            }
-        return values;
-    });
-    return std::make_shared<const engine::TransformerModel>(c, weights, engine::Vocabulary(tokens));
+    auto loaded = std::make_shared<io::LoadedModel>();
+    loaded->model = bench::randomModel(c);
+    loaded->tokenizer = std::make_shared<io::VocabularyTokenizer>(tokens, io::VocabularyTokenizer::Unit::Character);
+    loaded->layout = &io::attnvizLayout();
+    return loaded;
 }
 
 void BM_Export144WeightHeatmapsAsPng(benchmark::State& state)
@@ -68,11 +56,14 @@ void BM_Export144WeightHeatmapsAsPng(benchmark::State& state)
     std::string text;
     for (int i = 0; i < 128; ++i)
         text += static_cast<char>('a' + i % 26);
-    const engine::ModelRun run = engine::runModelOnText(*model, text, std::nullopt);
-    const auto items = exporting::planModelExport(*model, run, {});
+    const auto run = std::make_shared<const lesson::ModelRun>(lesson::runModelOnText(model, {text}));
+    render::ExportJob job;
+    job.items = lesson::planModelExport(run, {});
+    job.size = {900, 800, 96};
+    const auto& items = job.items;
     QTemporaryDir dir;
     for (auto _ : state)
-        exporting::writeExport(items, exporting::ExportFormat::Png, {900, 800, 96}, dir.path(), true);
+        render::writeExport(*render::exportFormat("png"), job, dir.path().toStdString(), true);
     state.counters["images"] = static_cast<double>(items.size());
     state.counters["ms_per_image"] = benchmark::Counter(static_cast<double>(items.size()) * 1e-3,
                                                         benchmark::Counter::kIsIterationInvariantRate |

@@ -9,7 +9,7 @@ set -euo pipefail
 
 packages=(
     build-essential cmake ninja-build pkg-config
-    libeigen3-dev
+    libeigen3-dev nlohmann-json3-dev
     qt6-base-dev qt6-svg-dev libqcustomplot-dev libgl1-mesa-dev
     libgtest-dev libgmock-dev libbenchmark-dev
     xvfb xauth fonts-dejavu-core poppler-utils python3-numpy

@@ -1,6 +1,7 @@
 #include "app/head_grid_view.h"
 
 #include "app/heatmap_view.h"
+#include "render/heatmap_grid.h"
 
 #include <QGridLayout>
 
@@ -15,13 +16,14 @@ HeadGridView::HeadGridView(QWidget* parent)
     m_layout->setSpacing(6);
 }
 
-void HeadGridView::setMatrices(const StepMatrices& matrices, bool sharedRange)
+void HeadGridView::setMatrices(std::vector<lesson::Heatmap> maps, bool perHead, bool sharedRange)
 {
-    m_matrices = matrices;
+    m_maps = std::move(maps);
+    m_perHead = perHead;
     m_sharedRange = sharedRange;
-    if (!m_matrices.perHead || m_focused >= static_cast<int>(m_matrices.maps.size()))
+    if (!m_perHead || m_focused >= static_cast<int>(m_maps.size()))
         m_focused = -1;
-    while (m_views.size() < m_matrices.maps.size()) {
+    while (m_views.size() < m_maps.size()) {
         auto* view = new HeatmapView(this);
         const int index = static_cast<int>(m_views.size());
         connect(view, &HeatmapView::clicked, this, [this, index] {
@@ -36,7 +38,7 @@ void HeadGridView::setMatrices(const StepMatrices& matrices, bool sharedRange)
 
 void HeadGridView::focusHead(int head)
 {
-    if (!m_matrices.perHead || head < 0 || head >= static_cast<int>(m_matrices.maps.size()))
+    if (!m_perHead || head < 0 || head >= static_cast<int>(m_maps.size()))
         return;
     m_focused = head;
     relayout();
@@ -62,7 +64,7 @@ std::vector<int> HeadGridView::shownIndices() const
 {
     if (m_focused >= 0)
         return {m_focused};
-    std::vector<int> shown(m_matrices.maps.size());
+    std::vector<int> shown(m_maps.size());
     for (std::size_t i = 0; i < shown.size(); ++i)
         shown[i] = static_cast<int>(i);
     return shown;
@@ -77,7 +79,7 @@ void HeadGridView::relayout()
             v->hide();
         }
         const int count = static_cast<int>(shown.size());
-        const int columns = gridColumns(count);
+        const int columns = render::gridColumns(count);
         for (int k = 0; k < count; ++k) {
             HeatmapView* view = m_views[static_cast<std::size_t>(shown[static_cast<std::size_t>(k)])];
             m_layout->addWidget(view, k / columns, k % columns);
@@ -85,13 +87,12 @@ void HeadGridView::relayout()
         }
         m_placed = shown;
     }
-    const auto& maps = m_matrices.maps;
-    const auto shared = colourRange(maps);
+    const auto shared = lesson::colourRange(m_maps);
     for (std::size_t k = 0; k < shown.size(); ++k) {
         const auto i = static_cast<std::size_t>(shown[k]);
         // Each matrix shows its own colour bar unless all share one range; then the last does.
         const bool lastShown = k + 1 == shown.size();
-        m_views[i]->setData(maps[i], m_sharedRange ? shared : colourRange({maps[i]}), !m_sharedRange || lastShown);
+        m_views[i]->setHeatmap(m_maps[i], m_sharedRange ? shared : lesson::colourRange({m_maps[i]}), !m_sharedRange || lastShown);
     }
 }
 

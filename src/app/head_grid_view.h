@@ -1,6 +1,6 @@
 #pragma once
 
-#include "app/walkthrough_step.h"
+#include "lesson/heatmap.h"
 
 #include <QWidget>
 
@@ -20,8 +20,10 @@ class HeadGridView : public QWidget {
 public:
     explicit HeadGridView(QWidget* parent = nullptr);
 
-    /// `sharedRange`: one colour range for all matrices; otherwise one per matrix.
-    void setMatrices(const StepMatrices& matrices, bool sharedRange);
+    /// `perHead`: the matrices are one per head (a head can be focused). `sharedRange`: one
+    /// colour range for all matrices; otherwise one per matrix.
+    void setMatrices(std::vector<lesson::Heatmap> maps, bool perHead, bool sharedRange);
+    const std::vector<lesson::Heatmap>& matrices() const { return m_maps; }
     void showAll();
     /// Shows one head alone, as a click on it does.
     void focusHead(int head);
@@ -42,7 +44,8 @@ private:
 
     QGridLayout* m_layout;
     std::vector<HeatmapView*> m_views;
-    StepMatrices m_matrices;
+    std::vector<lesson::Heatmap> m_maps;
+    bool m_perHead = false;
     bool m_sharedRange = true;
     int m_focused = -1;
     std::vector<int> m_placed; ///< the view indices currently in the layout, in order

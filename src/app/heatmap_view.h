@@ -1,29 +1,32 @@
 #pragma once
 
-#include "app/heatmap_data.h"
+#include "lesson/heatmap.h"
+#include "render/heatmap_layout.h"
+#include "render/heatmap_style.h"
 
+#include <QImage>
 #include <QWidget>
 
 #include <optional>
 
-class QCustomPlot;
-class QCPColorMap;
-class QCPColorScale;
-class QCPTextElement;
-
 namespace attnviz::app {
 
-/// One matrix as a heatmap: rows top to bottom, columns left to right, labelled with tokens or
-/// feature indices, a colour scale beside it, blocked (−∞) cells in neutral grey rather than a
-/// colour of the scale, and a tooltip with the row, the column and the exact value.
+/// One matrix as a heatmap on screen, drawn by the same painter as every export
+/// (render::paintHeatmap): rows top to bottom, columns left to right, labelled with tokens or
+/// feature indices, a colour bar beside it, blocked cells grey, and a tooltip naming the head,
+/// the row, the column and the exact value. The cells' image is kept between repaints, so
+/// hovering a 1024 × 1024 matrix repaints from a cached picture.
 class HeatmapView : public QWidget {
     Q_OBJECT
 public:
     explicit HeatmapView(QWidget* parent = nullptr);
 
-    /// Shows `data` with colours spanning `range`; `showScale` adds the colour bar.
-    void setData(HeatmapData data, std::pair<double, double> range, bool showScale);
-    const HeatmapData& data() const { return m_data; }
+    /// Shows `heatmap` with colours spanning `range`; `colourBar` adds the colour bar.
+    void setHeatmap(lesson::Heatmap heatmap, std::pair<double, double> range, bool colourBar);
+    const lesson::Heatmap& heatmap() const { return m_heatmap; }
+    std::pair<double, double> range() const { return m_range; }
+    void setHighlight(std::optional<render::Highlight> highlight);
+    void setValuesInCells(bool on);
 
     /// The cell under a point in this widget's coordinates, if any: (row, column).
     std::optional<std::pair<int, int>> cellAt(QPoint position) const;
@@ -33,36 +36,34 @@ public:
     QString toolTipForCell(int row, int column) const;
     /// The last tooltip shown by hovering.
     QString lastToolTip() const { return m_lastToolTip; }
-
-    QCustomPlot* plot() const { return m_plot; }
-    /// Thins the tick labels to what fits in `room` pixels (the widget's size on screen; the
-    /// image size when drawing an export).
-    void fitLabels(QSize room);
+    const render::HeatmapLayout& layout() const;
 
 signals:
     void clicked();
     void cellClicked(int row, int column);
+    /// A right click (or the context-menu key) on the view, with the cell under it if any.
+    void contextMenuRequested(QPoint globalPosition, std::optional<std::pair<int, int>> cell);
 
 protected:
-    bool eventFilter(QObject* watched, QEvent* event) override;
-    void changeEvent(QEvent* event) override;
+    void paintEvent(QPaintEvent* event) override;
     void resizeEvent(QResizeEvent* event) override;
+    void changeEvent(QEvent* event) override;
+    void mouseMoveEvent(QMouseEvent* event) override;
+    void mouseReleaseEvent(QMouseEvent* event) override;
+    void contextMenuEvent(QContextMenuEvent* event) override;
+    bool event(QEvent* event) override;
 
 private:
-    /// QCustomPlot keeps its own fonts; follow the widget's so presentation mode reaches the plots.
-    void applyWidgetFont();
-    int labelLimit(int pixels) const;
-    void updateTickLabels(bool newColumns, bool newRows);
+    render::HeatmapStyle style() const;
 
-    QCustomPlot* m_plot;
-    QCPColorMap* m_map;
-    QCPColorScale* m_scale;
-    QCPTextElement* m_title;
-    HeatmapData m_data;
+    lesson::Heatmap m_heatmap;
+    std::pair<double, double> m_range{0, 1};
+    bool m_colourBar = true;
+    bool m_valuesInCells = false;
+    std::optional<render::Highlight> m_highlight;
+    QImage m_cells; ///< one pixel per cell, rebuilt when the matrix or the range changes
+    mutable std::optional<render::HeatmapLayout> m_layout; ///< rebuilt on resize, font or data change
     QString m_lastToolTip;
-    QSize m_labelRoom{640, 640};
-    int m_columnLimit = 0;
-    int m_rowLimit = 0;
 };
 
 } // namespace attnviz::app

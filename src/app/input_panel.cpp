@@ -54,12 +54,12 @@ InputPanel::InputPanel(QWidget* parent)
 
 InputPanel::~InputPanel() = default;
 
-PlaygroundSettings InputPanel::settings() const
+lesson::PlaygroundSettings InputPanel::settings() const
 {
-    PlaygroundSettings s;
+    lesson::PlaygroundSettings s;
     s.querySentences = lines(m_ui->querySentences->toPlainText());
     s.keyValueSentences = lines(m_ui->keyValueSentences->toPlainText());
-    s.tokenizer = m_ui->tokenizer->currentIndex() == 1 ? Tokenizer::Characters : Tokenizer::Whitespace;
+    s.tokenUnit = m_ui->tokenizer->currentIndex() == 1 ? lesson::TokenUnit::Character : lesson::TokenUnit::Word;
     s.positionalEncoding = m_ui->positionalEncoding->isChecked();
     s.modelWidth = m_ui->modelWidth->value();
     s.heads = m_ui->heads->value();
@@ -67,18 +67,18 @@ PlaygroundSettings InputPanel::settings() const
     s.valueSize = m_ui->valueSize->value();
     s.outputWidth = m_ui->outputWidth->value();
     s.bias = m_ui->bias->isChecked();
-    s.mask = static_cast<MaskKind>(m_ui->mask->currentIndex());
+    s.mask = static_cast<lesson::MaskKind>(m_ui->mask->currentIndex());
     s.blockedCells = m_blockedCells;
     s.seed = static_cast<std::uint32_t>(m_ui->seed->value());
     return s;
 }
 
-void InputPanel::setSettings(const PlaygroundSettings& s)
+void InputPanel::setSettings(const lesson::PlaygroundSettings& s)
 {
     m_loading = true;
     m_ui->querySentences->setPlainText(joined(s.querySentences));
     m_ui->keyValueSentences->setPlainText(joined(s.keyValueSentences));
-    m_ui->tokenizer->setCurrentIndex(s.tokenizer == Tokenizer::Characters ? 1 : 0);
+    m_ui->tokenizer->setCurrentIndex(s.tokenUnit == lesson::TokenUnit::Character ? 1 : 0);
     m_ui->positionalEncoding->setChecked(s.positionalEncoding);
     m_ui->modelWidth->setValue(s.modelWidth);
     m_ui->heads->setValue(s.heads);
@@ -101,8 +101,9 @@ void InputPanel::toggleBlockedCell(int query, int key)
     emit settingsChanged();
 }
 
-void InputPanel::showProblems(const std::vector<SettingsProblem>& problems)
+void InputPanel::showProblems(const std::vector<lesson::SettingsProblem>& problems)
 {
+    using lesson::SettingsField;
     const std::pair<SettingsField, QLabel*> labels[] = {
         {SettingsField::QuerySentences, m_ui->queryError},
         {SettingsField::KeyValueSentences, m_ui->keyValueError},
@@ -114,7 +115,7 @@ void InputPanel::showProblems(const std::vector<SettingsProblem>& problems)
         {SettingsField::Mask, m_ui->maskError}};
     for (const auto& [field, label] : labels) {
         QStringList messages;
-        for (const SettingsProblem& p : problems)
+        for (const lesson::SettingsProblem& p : problems)
             if (p.field == field)
                 messages << QString::fromStdString(p.message);
         label->setText(messages.join(QLatin1Char('\n')));

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "app/playground.h"
+#include "lesson/playground.h"
 
 #include <QWidget>
 
@@ -20,10 +20,10 @@ public:
     explicit InputPanel(QWidget* parent = nullptr);
     ~InputPanel() override;
 
-    PlaygroundSettings settings() const;
-    void setSettings(const PlaygroundSettings& settings);
+    lesson::PlaygroundSettings settings() const;
+    void setSettings(const lesson::PlaygroundSettings& settings);
     /// Shows each problem under its field and hides the labels of fields without one.
-    void showProblems(const std::vector<SettingsProblem>& problems);
+    void showProblems(const std::vector<lesson::SettingsProblem>& problems);
     /// Blocks or unblocks one cell of the custom mask (the user clicked a score heatmap).
     void toggleBlockedCell(int query, int key);
 

@@ -1,10 +1,9 @@
 // attnviz: the desktop app (everything but main lives in attnviz_app, so tests can link it).
 #include "app/main_window.h"
 #include "app/model_panel.h"
-#include "ui_model_panel.h"
 #include "app/step_panel.h"
 #include "app/walkthrough_runner.h"
-#include "export/export_controller.h"
+#include "ui_model_panel.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -17,14 +16,18 @@ namespace {
 // docs/screenshots).
 void saveEveryStep(attnviz::app::MainWindow& window, const QString& dir)
 {
-    using namespace attnviz::app;
+    using namespace attnviz;
     QDir().mkpath(dir);
     int index = 0;
-    for (const WalkthroughStep step : kWalkthroughSteps) {
+    for (lesson::LessonStepIndex step = 0; step < lesson::kLessonSteps.size(); ++step) {
         window.stepPanel()->setStep(step);
         for (int i = 0; i < 5; ++i)
             QApplication::processEvents();
-        window.grab().save(QStringLiteral("%1/%2-%3.png").arg(dir).arg(++index, 2, 10, QLatin1Char('0')).arg(stepId(step)));
+        const std::string_view key = lesson::kLessonSteps[step].key;
+        window.grab().save(QStringLiteral("%1/%2-%3.png")
+                               .arg(dir)
+                               .arg(++index, 2, 10, QLatin1Char('0'))
+                               .arg(QString::fromLatin1(key.data(), static_cast<qsizetype>(key.size()))));
     }
     if (!window.modelPanel()->playground()) {
         window.modelPanel()->ui()->overview->setChecked(true);
@@ -55,7 +58,6 @@ int main(int argc, char** argv)
     parser.process(app);
 
     attnviz::app::MainWindow window;
-    attnviz::exporting::ExportController exports(&window);
     window.show();
     if (parser.isSet(screenshots)) {
         // Wait until the first computation (playground or model) is on screen.

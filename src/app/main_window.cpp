@@ -1,5 +1,6 @@
 #include "app/main_window.h"
 
+#include "app/export_menu.h"
 #include "app/head_grid_view.h"
 #include "app/input_panel.h"
 #include "app/model_overview.h"
@@ -34,6 +35,7 @@ MainWindow::MainWindow(QWidget* parent)
     , m_modelRunner(new ModelRunner(this))
 {
     m_ui->setupUi(this);
+    m_exports = new ExportMenu(m_ui->menuExport, this, [this] { return viewState(); });
     auto* left = new QWidget;
     auto* leftLayout = new QVBoxLayout(left);
     leftLayout->setContentsMargins(0, 0, 0, 0);
@@ -81,47 +83,64 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_model, &ModelPanel::overviewToggled, this, [this](bool on) {
         m_views->setCurrentWidget(on ? static_cast<QWidget*>(m_overview) : m_steps);
         if (on && m_modelResult.run)
-            m_overview->show(*m_modelResult.model, *m_modelResult.run, m_model->choice());
+            m_overview->show(m_modelResult.run, m_model->choice());
     });
     connect(m_overview, &ModelOverview::headChosen, this, [this](int layer, engine::Block block, int head) {
-        BlockChoice c = m_model->choice();
+        lesson::BlockChoice c = m_model->choice();
         c.layer = layer;
         c.block = block;
         m_model->leaveOverview();
         m_model->setChoice(c);
-        m_steps->setStep(WalkthroughStep::Softmax);
+        m_steps->setStep(*lesson::lessonStepShowing(engine::AttentionStep::Weights));
         m_steps->grid()->focusHead(head);
     });
-    connect(m_runner, &WalkthroughRunner::rejected, this, [this](const std::vector<SettingsProblem>& problems) {
+    connect(m_runner, &WalkthroughRunner::rejected, this, [this](const std::vector<lesson::SettingsProblem>& problems) {
         m_input->showProblems(problems);
         statusBar()->showMessage(tr("Not computed: fix the settings marked in red."));
     });
+    connect(m_runner, &WalkthroughRunner::failed, this,
+            [this](const QString& message) { statusBar()->showMessage(tr("Not computed: %1").arg(message)); });
     connect(m_runner, &WalkthroughRunner::computed, this, &MainWindow::showWalkthrough);
+    // The step is kept as soon as it changes, so the app reopens on it even after a crash.
+    connect(m_steps, &StepPanel::stepChanged, this, [](lesson::LessonStepIndex step) {
+        QSettings store;
+        saveStep(store, step);
+    });
     connect(m_steps, &StepPanel::cellClicked, this, [this](int row, int column) {
-        // Drawing the custom mask: clicking a score-sized heatmap blocks or unblocks that cell.
-        const WalkthroughStep step = m_steps->step();
-        const bool scoreSized = step == WalkthroughStep::Scores || step == WalkthroughStep::Scaled ||
-                                step == WalkthroughStep::Masked || step == WalkthroughStep::Softmax;
-        if (scoreSized && m_input->settings().mask == MaskKind::Custom)
+        // Drawing the custom mask: clicking a score-shaped heatmap blocks or unblocks that cell.
+        if (m_steps->lessonStep().scoreShaped() && m_input->settings().mask == lesson::MaskKind::Custom)
             m_input->toggleBlockedCell(row, column);
     });
 
     QSettings store;
     restoreGeometry(store.value(QStringLiteral("window/geometry")).toByteArray());
-    m_steps->setStep(static_cast<WalkthroughStep>(
-        std::clamp(store.value(QStringLiteral("window/step"), 0).toInt(), 0, static_cast<int>(kWalkthroughSteps.size()) - 1)));
+    m_steps->setStep(loadStep(store));
     m_input->setSettings(loadPlaygroundSettings(store));
     m_model->setRequest(loadModelRequest(store));
 }
 
 MainWindow::~MainWindow() = default;
 
-void MainWindow::showWalkthrough(std::shared_ptr<const Walkthrough> walkthrough)
+ViewState MainWindow::viewState() const
+{
+    ViewState state;
+    state.walkthrough = m_walkthrough;
+    if (!m_model->playground())
+        state.run = m_modelResult.run;
+    state.choice = m_model->choice();
+    state.step = m_steps->step();
+    state.alternative = m_steps->alternative();
+    state.batch = m_steps->batchIndex();
+    state.focusedHead = m_steps->grid()->focusedHead();
+    return state;
+}
+
+void MainWindow::showWalkthrough(std::shared_ptr<const lesson::Walkthrough> walkthrough)
 {
     m_walkthrough = std::move(walkthrough);
     m_input->showProblems({});
     m_steps->setWalkthrough(m_walkthrough);
-    const auto& t = m_walkthrough->trace;
+    const auto& t = *m_walkthrough->trace;
     QString masked;
     if (!t.fullyMaskedRows.empty())
         masked = tr(" · %n query row(s) fully masked (zero weights)", nullptr, static_cast<int>(t.fullyMaskedRows.size()));
@@ -150,24 +169,23 @@ void MainWindow::showModelResult(const ModelResult& result)
         statusBar()->showMessage(result.error.isEmpty() ? tr("Loading…") : tr("Not computed: %1").arg(result.error));
 }
 
-void MainWindow::showModelBlock(const BlockChoice& choice)
+void MainWindow::showModelBlock(const lesson::BlockChoice& choice)
 {
-    if (!m_modelResult.run || !m_modelResult.model)
+    if (!m_modelResult.run)
         return;
-    const engine::ModelTrace& trace = traceFor(*m_modelResult.run, choice.decodingStep);
-    if (!trace.attentionBlock(choice.layer, choice.block))
+    if (!m_modelResult.run->traceAt(choice.decodingStep).attentionBlock(choice.layer, choice.block))
         return;
-    m_walkthrough = walkthroughForBlock(*m_modelResult.model, *m_modelResult.run, choice);
+    m_walkthrough = lesson::walkthroughForBlock(m_modelResult.run, choice);
     m_steps->setWalkthrough(m_walkthrough);
     if (m_views->currentWidget() == m_overview)
-        m_overview->show(*m_modelResult.model, *m_modelResult.run, choice);
+        m_overview->show(m_modelResult.run, choice);
     statusBar()->showMessage(tr("%1 · layer %2 · %3 · %4 heads · %5 queries × %6 keys · d_k %7")
-                                 .arg(QString::fromStdString(m_modelResult.model->config().name))
+                                 .arg(QString::fromStdString(m_modelResult.model->model->config().name))
                                  .arg(choice.layer)
                                  .arg(QString::fromLatin1(engine::blockName(choice.block)))
-                                 .arg(m_walkthrough->trace.numHeads())
-                                 .arg(m_walkthrough->trace.queryLength())
-                                 .arg(m_walkthrough->trace.keyLength())
+                                 .arg(m_walkthrough->heads())
+                                 .arg(m_walkthrough->trace->queryLength())
+                                 .arg(m_walkthrough->trace->keyLength())
                                  .arg(m_walkthrough->dk()));
 }
 
@@ -185,7 +203,7 @@ void MainWindow::closeEvent(QCloseEvent* event)
 {
     QSettings store;
     store.setValue(QStringLiteral("window/geometry"), saveGeometry());
-    store.setValue(QStringLiteral("window/step"), static_cast<int>(m_steps->step()));
+    saveStep(store, m_steps->step());
     savePlaygroundSettings(store, m_input->settings());
     saveModelRequest(store, m_model->request());
     event->accept();

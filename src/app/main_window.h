@@ -1,8 +1,9 @@
 #pragma once
 
 #include "app/model_runner.h"
-#include "app/model_walkthrough.h"
-#include "app/playground.h"
+#include "app/view_state.h"
+#include "lesson/model_walkthrough.h"
+#include "lesson/playground.h"
 
 #include <QMainWindow>
 
@@ -16,15 +17,17 @@ class MainWindow;
 
 namespace attnviz::app {
 
+class ExportMenu;
 class InputPanel;
 class ModelOverview;
 class ModelPanel;
 class StepPanel;
 class WalkthroughRunner;
 
-/// Wires the panels, the runners and the views together, and keeps the window's geometry and
-/// last configuration in QSettings. Holds no logic of its own beyond that. The step panel shows
-/// either the playground's walkthrough or one attention block of a model run.
+/// Wires the panels, the runners, the views and the Export menu together, and keeps the
+/// window's geometry and last configuration in QSettings. Holds no logic of its own beyond that.
+/// The step panel shows either the playground's walkthrough or one attention block of a model
+/// run.
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
@@ -35,19 +38,22 @@ public:
     ModelPanel* modelPanel() const { return m_model; }
     ModelOverview* overview() const { return m_overview; }
     ModelRunner* modelRunner() const { return m_modelRunner; }
+    ExportMenu* exportMenu() const { return m_exports; }
     /// The last model result shown (empty in the playground).
     const ModelResult& modelResult() const { return m_modelResult; }
     StepPanel* stepPanel() const { return m_steps; }
     WalkthroughRunner* runner() const { return m_runner; }
-    std::shared_ptr<const Walkthrough> walkthrough() const { return m_walkthrough; }
+    std::shared_ptr<const lesson::Walkthrough> walkthrough() const { return m_walkthrough; }
+    /// What is on screen, for the Export menu and saved lessons.
+    ViewState viewState() const;
 
 protected:
     void closeEvent(QCloseEvent* event) override;
 
 private:
-    void showWalkthrough(std::shared_ptr<const Walkthrough> walkthrough);
+    void showWalkthrough(std::shared_ptr<const lesson::Walkthrough> walkthrough);
     void showModelResult(const ModelResult& result);
-    void showModelBlock(const BlockChoice& choice);
+    void showModelBlock(const lesson::BlockChoice& choice);
     void showPlayground();
     void setPresentationMode(bool on);
 
@@ -59,8 +65,9 @@ private:
     QStackedWidget* m_views;
     WalkthroughRunner* m_runner;
     ModelRunner* m_modelRunner;
+    ExportMenu* m_exports = nullptr;
     ModelResult m_modelResult;
-    std::shared_ptr<const Walkthrough> m_walkthrough;
+    std::shared_ptr<const lesson::Walkthrough> m_walkthrough;
 };
 
 } // namespace attnviz::app

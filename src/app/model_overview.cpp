@@ -1,8 +1,8 @@
 #include "app/model_overview.h"
 
 #include "app/heatmap_view.h"
-#include "app/trace_matrix.h"
 #include "engine/model_weights.h"
+#include "lesson/step_view.h"
 
 #include <QGridLayout>
 #include <QLabel>
@@ -26,12 +26,12 @@ ModelOverview::ModelOverview(QWidget* parent)
     m_grid->setSpacing(4);
 }
 
-void ModelOverview::show(const engine::TransformerModel& model, const engine::ModelRun& run, const BlockChoice& choice)
+void ModelOverview::show(const std::shared_ptr<const lesson::ModelRun>& run, const lesson::BlockChoice& choice)
 {
     for (HeatmapView* v : m_views)
         delete v;
     m_views.clear();
-    const engine::ModelTrace& trace = traceFor(run, choice.decodingStep);
+    const engine::ModelTrace& trace = run->traceAt(choice.decodingStep);
     m_title->setText(tr("Attention weights of every layer and head: %1 · click one to walk through it")
                          .arg(QString::fromLatin1(engine::blockName(choice.block))));
 
@@ -41,12 +41,14 @@ void ModelOverview::show(const engine::TransformerModel& model, const engine::Mo
     for (int L = 0; L < trace.layerCount(); ++L) {
         if (!trace.attentionBlock(L, choice.block))
             continue;
-        const auto w = walkthroughForBlock(model, run, {L, choice.block, choice.decodingStep});
-        const int heads = static_cast<int>(w->trace.numHeads());
+        const auto w = lesson::walkthroughForBlock(run, {L, choice.block, choice.decodingStep},
+                                                   engine::AttentionKeep::only({engine::AttentionStep::Weights}));
+        const int heads = w->heads();
         for (int h = 0; h < heads; ++h) {
             auto* view = new HeatmapView(this);
-            view->setData(traceMatrix(w, engine::AttentionStep::Weights, 0, h, tr("layer %1 · head %2").arg(L).arg(h)), range,
-                          h + 1 == heads);
+            const std::string title = tr("layer %1 · head %2").arg(L).arg(h).toStdString();
+            view->setHeatmap(lesson::traceHeatmap(w, engine::AttentionStep::Weights, 0, h, title, "weights"), range,
+                             h + 1 == heads);
             connect(view, &HeatmapView::clicked, this, [this, L, h, b = choice.block] { emit headChosen(L, b, h); });
             m_grid->addWidget(view, row, h);
             m_views.push_back(view);

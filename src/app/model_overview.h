@@ -1,6 +1,6 @@
 #pragma once
 
-#include "app/model_walkthrough.h"
+#include "lesson/model_walkthrough.h"
 
 #include <QWidget>
 
@@ -21,8 +21,8 @@ class ModelOverview : public QWidget {
 public:
     explicit ModelOverview(QWidget* parent = nullptr);
 
-    /// Each view keeps its block's walkthrough alive through its HeatmapData.
-    void show(const engine::TransformerModel& model, const engine::ModelRun& run, const BlockChoice& choice);
+    /// Each view keeps its block's walkthrough alive through its heatmap.
+    void show(const std::shared_ptr<const lesson::ModelRun>& run, const lesson::BlockChoice& choice);
     /// The views in layer-major order (for tests).
     const std::vector<HeatmapView*>& views() const { return m_views; }
 

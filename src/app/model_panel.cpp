@@ -70,9 +70,9 @@ ModelRequest ModelPanel::request() const
     return r;
 }
 
-BlockChoice ModelPanel::choice() const
+lesson::BlockChoice ModelPanel::choice() const
 {
-    BlockChoice c;
+    lesson::BlockChoice c;
     c.layer = std::max(0, m_ui->layer->currentIndex());
     c.block = static_cast<engine::Block>(m_ui->block->currentData().toInt());
     c.decodingStep = m_ui->decodingStep->value() - 1;
@@ -142,7 +142,7 @@ void ModelPanel::showResult(const ModelResult& result)
         m_ui->problem->setText(result.error);
         return;
     }
-    const engine::ModelConfig& c = result.model->config();
+    const engine::ModelConfig& c = result.model->model->config();
     m_ui->description->setText(tr("<b>%1</b> — %2 %3, %4 layer(s), %5 heads, d_model %6, %7-norm, %8.<br>%9")
                                     .arg(QString::fromStdString(c.name), QString::fromLatin1(engine::architectureName(c.architecture)),
                                          tr("Transformer"))
@@ -201,7 +201,7 @@ void ModelPanel::fillBlocks()
     m_filling = true;
     const QVariant previous = m_ui->block->currentData();
     m_ui->block->clear();
-    for (const engine::Block b : traceFor(*m_run, -1).attentionBlocks(std::max(0, m_ui->layer->currentIndex())))
+    for (const engine::Block b : m_run->trace->attentionBlocks(std::max(0, m_ui->layer->currentIndex())))
         m_ui->block->addItem(QStringLiteral("%1 (%2)").arg(blockTitle(b), QString::fromLatin1(engine::blockName(b))), static_cast<int>(b));
     const int keep = m_ui->block->findData(previous);
     // A new model opens on its most telling block: cross-attention when there is one.
@@ -214,7 +214,7 @@ void ModelPanel::leaveOverview()
     m_ui->overview->setChecked(false);
 }
 
-void ModelPanel::setChoice(const BlockChoice& c)
+void ModelPanel::setChoice(const lesson::BlockChoice& c)
 {
     m_filling = true;
     m_ui->layer->setCurrentIndex(c.layer);

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "app/model_runner.h"
-#include "app/model_walkthrough.h"
+#include "lesson/model_walkthrough.h"
 
 #include <QWidget>
 
@@ -25,21 +25,21 @@ public:
     Ui::ModelPanel* ui() const { return m_ui.get(); }
     bool playground() const;
     ModelRequest request() const;
-    BlockChoice choice() const;
+    lesson::BlockChoice choice() const;
 
     /// Selects a source ("" = playground, a bundled name or a folder) and its text.
     void setRequest(const ModelRequest& request);
     /// Shows a finished run (or its error) and refills the layer and block selectors.
     void showResult(const ModelResult& result);
     /// Selects a layer and block (the overview's clicks).
-    void setChoice(const BlockChoice& choice);
+    void setChoice(const lesson::BlockChoice& choice);
     /// Leaves the overview (its button unchecked).
     void leaveOverview();
 
 signals:
     void playgroundChosen();
     void requestChanged(const attnviz::app::ModelRequest& request);
-    void choiceChanged(const attnviz::app::BlockChoice& choice);
+    void choiceChanged(const attnviz::lesson::BlockChoice& choice);
     void overviewToggled(bool on);
 
 private:
@@ -48,7 +48,7 @@ private:
     void fillBlocks();
 
     std::unique_ptr<Ui::ModelPanel> m_ui;
-    std::shared_ptr<const engine::ModelRun> m_run;
+    std::shared_ptr<const lesson::ModelRun> m_run;
     bool m_filling = false;
 };
 

@@ -1,10 +1,10 @@
 #include "app/model_runner.h"
 
-#include "engine/input_error.h"
 #include "io/builtin_models.h"
-#include "io/model_loader.h"
 
 #include <QtConcurrent/QtConcurrentRun>
+
+#include <new>
 
 namespace attnviz::app {
 
@@ -46,16 +46,23 @@ void ModelRunner::start(const ModelRequest& request)
     m_watcher.setFuture(QtConcurrent::run([request, loaded] {
         ModelResult result;
         result.request = request;
+        // The worker's exception boundary: nothing escapes into Qt's thread pool.
         try {
-            result.model = loaded ? loaded : io::loadModel(io::resolveModelFolder(request.folder.toStdString()));
-            const std::optional<std::string> target =
-                request.target ? std::optional<std::string>(request.target->toStdString()) : std::nullopt;
-            result.run = std::make_shared<const engine::ModelRun>(
-                engine::runModelOnText(*result.model, request.text.toStdString(), target, request.generate));
-        } catch (const io::ModelError& e) {
+            result.model = loaded ? loaded
+                                  : std::make_shared<const io::LoadedModel>(
+                                        io::loadModel(io::resolveModelFolder(request.folder.toStdString())));
+            lesson::RunRequest run;
+            run.text = request.text.toStdString();
+            if (request.target)
+                run.target = request.target->toStdString();
+            run.generate = request.generate;
+            result.run = std::make_shared<const lesson::ModelRun>(lesson::runModelOnText(result.model, run));
+        } catch (const std::bad_alloc&) {
+            result.error = QObject::tr("There was not enough memory to run this model on this text.");
+        } catch (const std::exception& e) {
             result.error = QString::fromStdString(e.what());
-        } catch (const engine::InputError& e) {
-            result.error = QString::fromStdString(e.what());
+        } catch (...) {
+            result.error = QObject::tr("Running the model failed for an unknown reason.");
         }
         return result;
     }));

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "engine/model_run.h"
-#include "engine/transformer_model.h"
+#include "io/checkpoint/model_folder.h"
+#include "lesson/model_run.h"
 
 #include <QFutureWatcher>
 #include <QObject>
@@ -24,14 +24,15 @@ struct ModelRequest {
 /// What a request produced: the model and its run, or one sentence saying why not.
 struct ModelResult {
     ModelRequest request;
-    std::shared_ptr<const engine::TransformerModel> model;
-    std::shared_ptr<const engine::ModelRun> run;
+    std::shared_ptr<const io::LoadedModel> model;
+    std::shared_ptr<const lesson::ModelRun> run;
     QString error;
 };
 
 /// Loads models and runs them off the GUI thread. The last loaded model is kept, so changing the
 /// text does not read the folder again; only the newest pending request waits behind a running
-/// one, as with the playground.
+/// one, as with the playground. Whatever goes wrong in the worker — a damaged folder, a text the
+/// model cannot read, an unexpected exception, running out of memory — arrives as `error`.
 class ModelRunner : public QObject {
     Q_OBJECT
 public:
@@ -50,7 +51,7 @@ private:
     QFutureWatcher<ModelResult> m_watcher;
     std::optional<ModelRequest> m_pending;
     QString m_loadedFolder;
-    std::shared_ptr<const engine::TransformerModel> m_loaded;
+    std::shared_ptr<const io::LoadedModel> m_loaded;
 };
 
 } // namespace attnviz::app

@@ -26,12 +26,12 @@ std::vector<std::string> fromList(const QStringList& l)
 
 } // namespace
 
-void savePlaygroundSettings(QSettings& store, const PlaygroundSettings& s)
+void savePlaygroundSettings(QSettings& store, const lesson::PlaygroundSettings& s)
 {
     store.beginGroup(QStringLiteral("playground"));
     store.setValue(QStringLiteral("querySentences"), toList(s.querySentences));
     store.setValue(QStringLiteral("keyValueSentences"), toList(s.keyValueSentences));
-    store.setValue(QStringLiteral("characterTokens"), s.tokenizer == Tokenizer::Characters);
+    store.setValue(QStringLiteral("characterTokens"), s.tokenUnit == lesson::TokenUnit::Character);
     store.setValue(QStringLiteral("positionalEncoding"), s.positionalEncoding);
     store.setValue(QStringLiteral("modelWidth"), s.modelWidth);
     store.setValue(QStringLiteral("heads"), s.heads);
@@ -48,16 +48,16 @@ void savePlaygroundSettings(QSettings& store, const PlaygroundSettings& s)
     store.endGroup();
 }
 
-PlaygroundSettings loadPlaygroundSettings(const QSettings& store)
+lesson::PlaygroundSettings loadPlaygroundSettings(const QSettings& store)
 {
-    PlaygroundSettings s;
+    lesson::PlaygroundSettings s;
     const auto get = [&store](const char* key, const QVariant& fallback) {
         return store.value(QStringLiteral("playground/") + QLatin1String(key), fallback);
     };
     if (store.contains(QStringLiteral("playground/querySentences")))
         s.querySentences = fromList(get("querySentences", {}).toStringList());
     s.keyValueSentences = fromList(get("keyValueSentences", {}).toStringList());
-    s.tokenizer = get("characterTokens", false).toBool() ? Tokenizer::Characters : Tokenizer::Whitespace;
+    s.tokenUnit = get("characterTokens", false).toBool() ? lesson::TokenUnit::Character : lesson::TokenUnit::Word;
     s.positionalEncoding = get("positionalEncoding", s.positionalEncoding).toBool();
     s.modelWidth = get("modelWidth", s.modelWidth).toInt();
     s.heads = get("heads", s.heads).toInt();
@@ -65,7 +65,7 @@ PlaygroundSettings loadPlaygroundSettings(const QSettings& store)
     s.valueSize = get("valueSize", 0).toInt();
     s.outputWidth = get("outputWidth", 0).toInt();
     s.bias = get("bias", s.bias).toBool();
-    s.mask = static_cast<MaskKind>(std::clamp(get("mask", 0).toInt(), 0, 3));
+    s.mask = static_cast<lesson::MaskKind>(std::clamp(get("mask", 0).toInt(), 0, 3));
     for (const QString& cell : get("blockedCells", {}).toStringList()) {
         const QStringList parts = cell.split(QLatin1Char(','));
         if (parts.size() == 2)
@@ -73,6 +73,17 @@ PlaygroundSettings loadPlaygroundSettings(const QSettings& store)
     }
     s.seed = get("seed", s.seed).toUInt();
     return s;
+}
+
+void saveStep(QSettings& store, lesson::LessonStepIndex step)
+{
+    const std::string_view key = lesson::kLessonSteps[step].key;
+    store.setValue(QStringLiteral("window/step"), QString::fromLatin1(key.data(), static_cast<qsizetype>(key.size())));
+}
+
+lesson::LessonStepIndex loadStep(const QSettings& store)
+{
+    return lesson::lessonStepIndex(store.value(QStringLiteral("window/step")).toString().toStdString()).value_or(0);
 }
 
 void saveModelRequest(QSettings& store, const ModelRequest& request)

@@ -1,15 +1,21 @@
 #pragma once
 
 #include "app/model_runner.h"
-#include "app/playground.h"
+#include "lesson/lesson_steps.h"
+#include "lesson/playground.h"
 
 class QSettings;
 
 namespace attnviz::app {
 
 /// Keeps the last configuration between runs. Unknown or damaged values fall back to defaults.
-void savePlaygroundSettings(QSettings& store, const PlaygroundSettings& settings);
-PlaygroundSettings loadPlaygroundSettings(const QSettings& store);
+void savePlaygroundSettings(QSettings& store, const lesson::PlaygroundSettings& settings);
+lesson::PlaygroundSettings loadPlaygroundSettings(const QSettings& store);
+
+/// The lesson step shown, stored by its key ("softmax"), so adding a step does not shift what
+/// an older setting means.
+void saveStep(QSettings& store, lesson::LessonStepIndex step);
+lesson::LessonStepIndex loadStep(const QSettings& store);
 
 /// The model and text last shown ("" folder = the playground). On first start, when nothing was
 /// saved, the encoder-decoder demo with its example, so the first screen shows real attention.

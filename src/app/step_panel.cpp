@@ -1,7 +1,8 @@
 #include "app/step_panel.h"
 
 #include "app/head_grid_view.h"
-#include "app/playground.h"
+#include "lesson/step_view.h"
+#include "render/step_texts.h"
 
 #include <QButtonGroup>
 #include <QCheckBox>
@@ -23,7 +24,7 @@ StepPanel::StepPanel(QWidget* parent)
     , m_shape(new QLabel(this))
     , m_explanation(new QTextBrowser(this))
     , m_batch(new QSpinBox(this))
-    , m_splitPart(new QComboBox(this))
+    , m_alternative(new QComboBox(this))
     , m_sharedRange(new QCheckBox(tr("One colour range for all heads"), this))
     , m_allHeads(new QPushButton(tr("Show all heads"), this))
     , m_grid(new HeadGridView(this))
@@ -50,27 +51,25 @@ StepPanel::StepPanel(QWidget* parent)
     m_batch->setPrefix(tr("batch item "));
     m_batch->setMinimum(1);
     m_sharedRange->setChecked(true);
-    m_splitPart->addItem(tr("show Q_h (queries)"));
-    m_splitPart->addItem(tr("show K_h (keys)"));
-    m_splitPart->addItem(tr("show V_h (values)"));
-    m_splitPart->setObjectName(QStringLiteral("splitPart"));
+    m_alternative->setObjectName(QStringLiteral("alternative"));
     m_allHeads->setVisible(false);
 
     auto* controls = new QHBoxLayout;
     controls->addWidget(m_batch);
-    controls->addWidget(m_splitPart);
+    controls->addWidget(m_alternative);
     controls->addWidget(m_sharedRange);
     controls->addStretch();
     controls->addWidget(m_allHeads);
 
     auto* navigator = new QHBoxLayout;
     navigator->addWidget(m_previous);
-    for (const WalkthroughStep step : kWalkthroughSteps) {
+    for (lesson::LessonStepIndex i = 0; i < lesson::kLessonSteps.size(); ++i) {
+        const render::StepText text = render::stepText(lesson::kLessonSteps[i]);
         auto* button = new QToolButton(this);
-        button->setText(stepText(step).label);
+        button->setText(text.label);
         button->setCheckable(true);
-        button->setToolTip(stepText(step).title);
-        m_stepButtons->addButton(button, static_cast<int>(step));
+        button->setToolTip(text.title);
+        m_stepButtons->addButton(button, static_cast<int>(i));
         navigator->addWidget(button);
     }
     navigator->addWidget(m_next);
@@ -85,13 +84,12 @@ StepPanel::StepPanel(QWidget* parent)
     layout->addWidget(m_explanation);
     layout->addLayout(navigator);
 
-    connect(m_stepButtons, &QButtonGroup::idClicked, this,
-            [this](int id) { setStep(static_cast<WalkthroughStep>(id)); });
+    connect(m_stepButtons, &QButtonGroup::idClicked, this, [this](int id) { setStep(static_cast<lesson::LessonStepIndex>(id)); });
     connect(m_previous, &QPushButton::clicked, this, &StepPanel::previous);
     connect(m_next, &QPushButton::clicked, this, &StepPanel::next);
     connect(m_batch, &QSpinBox::valueChanged, this, &StepPanel::refresh);
     connect(m_sharedRange, &QCheckBox::toggled, this, &StepPanel::refresh);
-    connect(m_splitPart, &QComboBox::currentIndexChanged, this, &StepPanel::refresh);
+    connect(m_alternative, &QComboBox::currentIndexChanged, this, &StepPanel::refresh);
     connect(m_allHeads, &QPushButton::clicked, this, [this] {
         m_grid->showAll();
         m_allHeads->setVisible(false);
@@ -100,55 +98,63 @@ StepPanel::StepPanel(QWidget* parent)
     connect(m_grid, &HeadGridView::cellClicked, this, &StepPanel::cellClicked);
 }
 
-void StepPanel::setWalkthrough(std::shared_ptr<const Walkthrough> walkthrough)
+void StepPanel::setWalkthrough(std::shared_ptr<const lesson::Walkthrough> walkthrough)
 {
     m_walkthrough = std::move(walkthrough);
-    const int batch = static_cast<int>(m_walkthrough->trace.batchSize());
-    m_batch->setMaximum(batch);
+    const int batch = m_walkthrough ? m_walkthrough->batch() : 1;
+    m_batch->setMaximum(std::max(batch, 1));
     m_batch->setSuffix(tr(" of %1").arg(batch));
     m_batch->setEnabled(batch > 1);
     refresh();
 }
 
-void StepPanel::setStep(WalkthroughStep step)
+void StepPanel::setStep(lesson::LessonStepIndex step)
 {
+    if (step >= lesson::kLessonSteps.size())
+        return;
+    const bool newStep = step != m_step;
     m_step = step;
+    if (newStep) {
+        // The chooser lists the new step's alternatives ("show Q_h (queries)" ...).
+        const QSignalBlocker block(m_alternative);
+        m_alternative->clear();
+        for (const lesson::TraceView& view : lessonStep().views)
+            m_alternative->addItem(tr("show %1").arg(QString::fromUtf8(view.symbol.data(), static_cast<qsizetype>(view.symbol.size()))));
+    }
     refresh();
     emit stepChanged(step);
 }
 
 void StepPanel::next()
 {
-    const int i = static_cast<int>(m_step);
-    if (i + 1 < static_cast<int>(kWalkthroughSteps.size()))
-        setStep(kWalkthroughSteps[static_cast<std::size_t>(i + 1)]);
+    if (m_step + 1 < lesson::kLessonSteps.size())
+        setStep(m_step + 1);
 }
 
 void StepPanel::previous()
 {
-    const int i = static_cast<int>(m_step);
-    if (i > 0)
-        setStep(kWalkthroughSteps[static_cast<std::size_t>(i - 1)]);
+    if (m_step > 0)
+        setStep(m_step - 1);
 }
 
 void StepPanel::first()
 {
-    setStep(kWalkthroughSteps.front());
+    setStep(0);
 }
 
 void StepPanel::last()
 {
-    setStep(kWalkthroughSteps.back());
+    setStep(lesson::kLessonSteps.size() - 1);
 }
 
-SplitPart StepPanel::splitPart() const
+int StepPanel::alternative() const
 {
-    return static_cast<SplitPart>(m_splitPart->currentIndex());
+    return std::max(0, m_alternative->currentIndex());
 }
 
-void StepPanel::setSplitPart(SplitPart part)
+void StepPanel::setAlternative(int alternative)
 {
-    m_splitPart->setCurrentIndex(static_cast<int>(part));
+    m_alternative->setCurrentIndex(alternative);
 }
 
 int StepPanel::batchIndex() const
@@ -173,21 +179,21 @@ QString StepPanel::shapeText() const
 
 void StepPanel::refresh()
 {
-    const int index = static_cast<int>(m_step);
-    const StepText text = stepText(m_step, m_walkthrough.get());
-    m_position->setText(tr("Step %1 of %2 — %3").arg(index + 1).arg(kWalkthroughSteps.size()).arg(text.title));
-    m_stepButtons->button(index)->setChecked(true);
-    m_previous->setEnabled(index > 0);
-    m_next->setEnabled(index + 1 < static_cast<int>(kWalkthroughSteps.size()));
-    m_splitPart->setVisible(m_step == WalkthroughStep::Split);
+    const lesson::LessonStep& step = lessonStep();
+    const render::StepText text = render::stepText(step, m_walkthrough.get());
+    m_position->setText(tr("Step %1 of %2 — %3").arg(m_step + 1).arg(lesson::kLessonSteps.size()).arg(text.title));
+    m_stepButtons->button(static_cast<int>(m_step))->setChecked(true);
+    m_previous->setEnabled(m_step > 0);
+    m_next->setEnabled(m_step + 1 < lesson::kLessonSteps.size());
+    m_alternative->setVisible(step.alternatives);
     m_explanation->setHtml(text.explanation);
     if (!m_walkthrough)
         return;
-    m_formula->setText(formulaFor(m_step, *m_walkthrough));
-    m_shape->setText(shapesFor(m_step, *m_walkthrough));
-    const StepMatrices matrices = matricesFor(m_step, m_walkthrough, m_batch->value() - 1, splitPart());
-    m_sharedRange->setEnabled(matrices.perHead);
-    m_grid->setMatrices(matrices, m_sharedRange->isChecked() || !matrices.perHead);
+    m_formula->setText(QString::fromStdString(lesson::stepFormula(step, *m_walkthrough, text.formula.toStdString())));
+    m_shape->setText(QString::fromStdString(lesson::stepShapes(step, *m_walkthrough)));
+    auto maps = lesson::stepHeatmaps(step, m_walkthrough, batchIndex(), static_cast<std::size_t>(alternative()));
+    m_sharedRange->setEnabled(step.perHead());
+    m_grid->setMatrices(std::move(maps), step.perHead(), m_sharedRange->isChecked() || !step.perHead());
     m_allHeads->setVisible(m_grid->focusedHead() >= 0);
 }
 

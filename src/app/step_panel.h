@@ -1,6 +1,7 @@
 #pragma once
 
-#include "app/walkthrough_step.h"
+#include "lesson/lesson_steps.h"
+#include "lesson/walkthrough.h"
 
 #include <QWidget>
 
@@ -17,24 +18,26 @@ class QTextBrowser;
 namespace attnviz::app {
 
 class HeadGridView;
-struct Walkthrough;
 
 /// The right side of the window: where we are ("Step 4 of 10"), the step's formula with live
 /// sizes, its shapes with named axes, a short explanation, the heatmaps, and the step navigator
-/// (a button per step, Prev/Next; ←/→ and Home/End from the main window).
+/// (a button per lesson step, Prev/Next; ←/→ and Home/End from the main window). The steps are
+/// those of lesson::kLessonSteps.
 class StepPanel : public QWidget {
     Q_OBJECT
 public:
     explicit StepPanel(QWidget* parent = nullptr);
 
-    void setWalkthrough(std::shared_ptr<const Walkthrough> walkthrough);
-    void setStep(WalkthroughStep step);
-    WalkthroughStep step() const { return m_step; }
+    void setWalkthrough(std::shared_ptr<const lesson::Walkthrough> walkthrough);
+    std::shared_ptr<const lesson::Walkthrough> walkthrough() const { return m_walkthrough; }
+    void setStep(lesson::LessonStepIndex step);
+    lesson::LessonStepIndex step() const { return m_step; }
+    const lesson::LessonStep& lessonStep() const { return lesson::kLessonSteps[m_step]; }
     /// The batch item shown, from 0.
     int batchIndex() const;
-    /// Which projection the split step shows (queries, keys or values).
-    SplitPart splitPart() const;
-    void setSplitPart(SplitPart part);
+    /// Which of a step's alternative views is shown (the split: 0 Q_h, 1 K_h, 2 V_h).
+    int alternative() const;
+    void setAlternative(int alternative);
     void next();
     void previous();
     void first();
@@ -46,20 +49,20 @@ public:
     QString shapeText() const;
 
 signals:
-    void stepChanged(WalkthroughStep step);
+    void stepChanged(attnviz::lesson::LessonStepIndex step);
     void cellClicked(int row, int column);
 
 private:
     void refresh();
 
-    std::shared_ptr<const Walkthrough> m_walkthrough;
-    WalkthroughStep m_step = WalkthroughStep::Input;
+    std::shared_ptr<const lesson::Walkthrough> m_walkthrough;
+    lesson::LessonStepIndex m_step = 0;
     QLabel* m_position;
     QLabel* m_formula;
     QLabel* m_shape;
     QTextBrowser* m_explanation;
     QSpinBox* m_batch;
-    QComboBox* m_splitPart;
+    QComboBox* m_alternative;
     QCheckBox* m_sharedRange;
     QPushButton* m_allHeads;
     HeadGridView* m_grid;

@@ -2,6 +2,8 @@
 
 #include <QtConcurrent/QtConcurrentRun>
 
+#include <new>
+
 namespace attnviz::app {
 
 WalkthroughRunner::WalkthroughRunner(QObject* parent)
@@ -10,12 +12,16 @@ WalkthroughRunner::WalkthroughRunner(QObject* parent)
     connect(&m_watcher, &QFutureWatcherBase::finished, this, [this] {
         if (m_pending) {
             // A newer request arrived meanwhile: this result is already stale.
-            const PlaygroundSettings next = *m_pending;
+            const lesson::PlaygroundSettings next = *m_pending;
             m_pending.reset();
             start(next);
             return;
         }
-        emit computed(m_watcher.result());
+        const Outcome outcome = m_watcher.result();
+        if (outcome.walkthrough)
+            emit computed(outcome.walkthrough);
+        else
+            emit failed(outcome.error);
     });
 }
 
@@ -24,9 +30,9 @@ WalkthroughRunner::~WalkthroughRunner()
     m_watcher.waitForFinished();
 }
 
-void WalkthroughRunner::request(const PlaygroundSettings& settings)
+void WalkthroughRunner::request(const lesson::PlaygroundSettings& settings)
 {
-    const std::vector<SettingsProblem> problems = checkSettings(settings);
+    const std::vector<lesson::SettingsProblem> problems = lesson::checkSettings(settings);
     if (!problems.empty()) {
         m_pending.reset();
         emit rejected(problems);
@@ -38,10 +44,19 @@ void WalkthroughRunner::request(const PlaygroundSettings& settings)
         start(settings);
 }
 
-void WalkthroughRunner::start(const PlaygroundSettings& settings)
+void WalkthroughRunner::start(const lesson::PlaygroundSettings& settings)
 {
     ++m_started;
-    m_watcher.setFuture(QtConcurrent::run([settings] { return computeWalkthrough(settings); }));
+    m_watcher.setFuture(QtConcurrent::run([settings] {
+        // The worker's exception boundary: nothing escapes into Qt's thread pool.
+        try {
+            return Outcome{lesson::computePlayground(settings), {}};
+        } catch (const std::bad_alloc&) {
+            return Outcome{nullptr, QObject::tr("There was not enough memory for these settings.")};
+        } catch (const std::exception& e) {
+            return Outcome{nullptr, QString::fromStdString(e.what())};
+        }
+    }));
 }
 
 } // namespace attnviz::app

@@ -1,6 +1,40 @@
 #include "cli/arguments.h"
 
+#include "io/file_error.h"
+
+#include <charconv>
+#include <limits>
+
 namespace attnviz::cli {
+namespace {
+
+std::vector<std::string> splitList(const std::string& text)
+{
+    std::vector<std::string> items;
+    std::string current;
+    for (const char c : text + ",") {
+        if (c == ',') {
+            if (!current.empty())
+                items.push_back(current);
+            current.clear();
+        } else if (c != ' ') {
+            current += c;
+        }
+    }
+    return items;
+}
+
+// A non-negative decimal number that fits an int, else nullopt.
+std::optional<std::int64_t> index(const std::string& s)
+{
+    std::int64_t n = -1;
+    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), n);
+    if (ec != std::errc() || end != s.data() + s.size() || n < 0 || n > std::numeric_limits<int>::max())
+        return std::nullopt;
+    return n;
+}
+
+} // namespace
 
 std::optional<std::string> Arguments::value(const std::string& option) const
 {
@@ -16,19 +50,17 @@ std::string Arguments::required(const std::string& option, const std::string& co
     return *v;
 }
 
-int Arguments::positiveInteger(const std::string& option, int fallback) const
+int Arguments::integer(const std::string& option, int fallback, int low, int high) const
 {
     const auto v = value(option);
     if (!v)
         return fallback;
-    try {
-        std::size_t used = 0;
-        const int n = std::stoi(*v, &used);
-        if (used == v->size() && n >= 1)
-            return n;
-    } catch (const std::exception&) {
-    }
-    throw UsageError(option + " is '" + *v + "'; expected a positive integer");
+    long long n = 0;
+    const auto [end, ec] = std::from_chars(v->data(), v->data() + v->size(), n);
+    if (ec != std::errc() || end != v->data() + v->size() || n < low || n > high)
+        throw UsageError(option + " is '" + io::printable(*v, 40) + "'; expected an integer from " + std::to_string(low) +
+                         " to " + std::to_string(high));
+    return static_cast<int>(n);
 }
 
 Arguments parseArguments(const std::vector<std::string>& args, const std::string& command,
@@ -45,7 +77,7 @@ Arguments parseArguments(const std::vector<std::string>& args, const std::string
         } else if (flagOptions.count(a)) {
             parsed.flags.insert(a);
         } else if (a.starts_with("-") && a != "-") {
-            throw UsageError("unknown option '" + a + "'; see attnviz-cli " + command + " --help");
+            throw UsageError("unknown option '" + io::printable(a, 60) + "'; see attnviz-cli " + command + " --help");
         } else {
             parsed.positional.push_back(a);
         }
@@ -59,6 +91,84 @@ bool wantsHelp(const std::vector<std::string>& args)
         if (a == "-h" || a == "--help")
             return true;
     return false;
+}
+
+lesson::IndexSet indexList(const std::optional<std::string>& text, const std::string& option)
+{
+    lesson::IndexSet set;
+    if (!text || *text == "all")
+        return set;
+    const std::vector<std::string> items = splitList(*text);
+    if (items.empty())
+        throw UsageError(option + " is empty; expected numbers from 0, ranges such as 0-3, or all");
+    for (const std::string& item : items) {
+        const auto bad = [&] {
+            return UsageError(option + " has '" + io::printable(item, 40) +
+                              "'; expected numbers from 0, ranges such as 0-3, or all");
+        };
+        const auto dash = item.find('-', 1);
+        const auto from = index(item.substr(0, dash));
+        const auto to = dash == std::string::npos ? from : index(item.substr(dash + 1));
+        if (!from || !to)
+            throw bad();
+        if (*to < *from)
+            throw UsageError(option + " has the empty range '" + io::printable(item, 40) + "'");
+        set.add(*from, *to);
+    }
+    return set;
+}
+
+std::vector<engine::Block> blockList(const std::optional<std::string>& text)
+{
+    std::vector<engine::Block> out;
+    if (!text || *text == "all")
+        return out;
+    for (const std::string& item : splitList(*text)) {
+        const auto block = engine::blockFromName(item);
+        if (!block || !engine::isAttention(*block))
+            throw UsageError("--blocks has '" + io::printable(item, 40) + "'; expected " + blockNames() + " or all");
+        out.push_back(*block);
+    }
+    return out;
+}
+
+std::vector<engine::AttentionStep> stepList(const std::optional<std::string>& text,
+                                            std::vector<engine::AttentionStep> fallback)
+{
+    if (!text)
+        return fallback;
+    std::vector<engine::AttentionStep> out;
+    if (*text == "all") {
+        for (const engine::AttentionStepInfo& info : engine::kAttentionStepTable)
+            out.push_back(info.step);
+        return out;
+    }
+    for (const std::string& item : splitList(*text)) {
+        const auto step = engine::stepFromName(item);
+        if (!step)
+            throw UsageError("--steps has '" + io::printable(item, 40) + "'; expected " + stepNames() + " or all");
+        out.push_back(*step);
+    }
+    if (out.empty())
+        throw UsageError("--steps is empty; expected " + stepNames() + " or all");
+    return out;
+}
+
+std::string stepNames()
+{
+    std::string out;
+    for (const engine::AttentionStepInfo& info : engine::kAttentionStepTable)
+        out += (out.empty() ? "" : ", ") + std::string(info.name);
+    return out;
+}
+
+std::string blockNames()
+{
+    std::string out;
+    const std::size_t n = std::size(engine::kAttentionBlocks);
+    for (std::size_t i = 0; i < n; ++i)
+        out += (i == 0 ? "" : i + 1 == n ? " or " : ", ") + std::string(engine::blockName(engine::kAttentionBlocks[i]));
+    return out;
 }
 
 } // namespace attnviz::cli

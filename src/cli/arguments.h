@@ -1,5 +1,9 @@
 #pragma once
 
+#include "engine/attention_trace.h"
+#include "engine/model_weights.h"
+#include "lesson/index_set.h"
+
 #include <map>
 #include <optional>
 #include <set>
@@ -24,8 +28,8 @@ struct Arguments {
     std::optional<std::string> value(const std::string& option) const;
     /// The value of a required option; UsageError when it is missing.
     std::string required(const std::string& option, const std::string& command) const;
-    /// A positive integer option, or `fallback` when absent.
-    int positiveInteger(const std::string& option, int fallback) const;
+    /// An integer option within [low, high], or `fallback` when absent.
+    int integer(const std::string& option, int fallback, int low, int high) const;
     bool has(const std::string& flag) const { return flags.count(flag) > 0; }
 };
 
@@ -36,5 +40,19 @@ Arguments parseArguments(const std::vector<std::string>& args, const std::string
 
 /// True when the arguments ask for help.
 bool wantsHelp(const std::vector<std::string>& args);
+
+/// "0,2", "0-3", "1-2,5" or "all" (nullopt: all): kept as ranges, never expanded, so
+/// "0-2000000000" costs nothing until it is checked against the real count.
+lesson::IndexSet indexList(const std::optional<std::string>& text, const std::string& option);
+/// Attention block names (self, masked_self, cross) or "all".
+std::vector<engine::Block> blockList(const std::optional<std::string>& text);
+/// Attention step names or "all"; nullopt gives `fallback`.
+std::vector<engine::AttentionStep> stepList(const std::optional<std::string>& text,
+                                            std::vector<engine::AttentionStep> fallback);
+
+/// "q_proj, k_proj, …, output" from the engine's step table, for help texts.
+std::string stepNames();
+/// "self, masked_self or cross".
+std::string blockNames();
 
 } // namespace attnviz::cli

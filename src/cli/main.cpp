@@ -1,36 +1,26 @@
 // attnviz-cli: the engine without a window, for scripts, tests and headless exports.
-#include "cli/exit_codes.h"
-#include "cli/export_command.h"
-#include "cli/mha_command.h"
-#include "cli/trace_command.h"
+#include "cli/command.h"
+#include "io/file_error.h"
 
+#include <cstdio>
 #include <iostream>
 #include <string>
 #include <vector>
 
 namespace {
 
-const char* const kUsage = R"(Usage: attnviz-cli COMMAND [ARGS...]
-
-Multi-head attention, step by step, without a window.
-
-Commands:
-  mha CASE.safetensors [--dump OUT.safetensors]
-                 run one multi-head attention module on a case file and write every
-                 intermediate (q_proj ... weights ... output)
-  trace --model DIR --text "..." [--target "..."] --dump OUT.safetensors
-                 run a whole Transformer model (a folder, or a bundled demo: reverse,
-                 genesis) and write every activation, named layer{L}.{block}.{step}
-  export (--model DIR --text "..." | --case FILE) --format png|svg|pdf|csv|npy|... --out DIR
-                 heatmaps, matrices, traces and handouts without a display
-
-Options:
-  -h, --help     show this help (COMMAND --help shows a command's own)
-  --version      show the version
-
-Exit status: 0 on success, 2 on bad arguments or bad input (one sentence on stderr, nothing
-written), 1 when an output file could not be written.
-)";
+void printUsage(std::FILE* out)
+{
+    std::fprintf(out, "Usage: attnviz-cli COMMAND [ARGS...]\n\nMulti-head attention, step by step, without a window.\n\nCommands:\n");
+    for (const attnviz::cli::Command& c : attnviz::cli::commands())
+        std::fprintf(out, "  %.*s\n                 %.*s\n", static_cast<int>(c.synopsis.size()), c.synopsis.data(),
+                     static_cast<int>(c.summary.size()), c.summary.data());
+    std::fprintf(out, "\nOptions:\n"
+                      "  -h, --help     show this help (COMMAND --help shows a command's own)\n"
+                      "  --version      show the version\n\n"
+                      "Exit status: 0 on success, 2 on bad arguments or bad input (one sentence on stderr, nothing\n"
+                      "written), 1 when an output file could not be written.\n");
+}
 
 } // namespace
 
@@ -39,26 +29,27 @@ int main(int argc, char** argv)
     using namespace attnviz::cli;
     const std::vector<std::string> args(argv + 1, argv + argc);
     if (args.empty()) {
-        std::cerr << kUsage;
+        printUsage(stderr);
         return kExitBadInput;
     }
-    const std::string& command = args.front();
-    if (command == "-h" || command == "--help") {
-        std::cout << kUsage;
+    const std::string& name = args.front();
+    if (name == "-h" || name == "--help") {
+        printUsage(stdout);
         return kExitOk;
     }
-    if (command == "--version") {
+    if (name == "--version") {
         std::cout << "attnviz-cli " ATTNVIZ_VERSION "\n";
         return kExitOk;
     }
     const std::vector<std::string> rest(args.begin() + 1, args.end());
-    if (command == "mha")
-        return runMhaCommand(rest);
-    if (command == "trace")
-        return runTraceCommand(rest);
-    if (command == "export")
-        return runExportCommand(rest, argv[0]);
-    std::cerr << "attnviz-cli: unknown command '" << command
-              << "'; expected mha, trace or export (see attnviz-cli --help)\n";
-    return kExitBadInput;
+    for (const Command& c : commands())
+        if (c.name == name)
+            return c.run(rest);
+    return runGuarded("", [&]() -> int {
+        std::string names;
+        for (const Command& c : commands())
+            names += (names.empty() ? "" : ", ") + std::string(c.name);
+        throw std::invalid_argument("unknown command '" + attnviz::io::printable(name, 60) + "'; expected " + names +
+                                    " (see attnviz-cli --help)");
+    });
 }

@@ -1,25 +1,22 @@
-#include "cli/mha_command.h"
-
-#include "cli/exit_codes.h"
-#include "engine/input_error.h"
-#include "engine/multi_head_attention.h"
+#include "cli/arguments.h"
+#include "cli/command.h"
 #include "engine/thread_count.h"
-#include "io/atomic_file.h"
 #include "io/attention_case.h"
-#include "io/trace_dump.h"
+#include "lesson/case_walkthrough.h"
+#include "lesson/trace_export.h"
 
-#include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
-#include <optional>
 
 namespace attnviz::cli {
+namespace {
 
 const char* const kMhaUsage = R"(Usage: attnviz-cli mha CASE.safetensors [--dump OUT.safetensors] [--threads N] [--quiet]
 
 Runs one multi-head attention module on the inputs and weights in CASE, prints every step with
-its shape, and with --dump writes every intermediate to OUT as F32 tensors named q_proj, k_proj,
-v_proj, q_heads, k_heads, v_heads, scores, scaled, masked, weights, context, concat and output.
+its shape, and with --dump writes every intermediate to OUT as F32 tensors named
+%s.
 
 CASE holds F32 tensors query [B,Nq,Dq], key [B,Nk,Dk], value [B,Nk,Dv], w_q [H*Pqk,Dq],
 w_k [H*Pqk,Dk], w_v [H*Pv,Dv], w_o [Po,H*Pv]; optionally b_q, b_k, b_v, b_o, valid_lens
@@ -29,7 +26,7 @@ See docs/case-format.md.
 
 Options:
   --dump OUT     write the trace to OUT (atomically: never a partial file)
-  --threads N    threads for the computation (default: all cores)
+  --threads N    threads for the computation, 1 to %d (default: all cores)
   --quiet        print nothing on success
   -h, --help     show this help
 
@@ -37,143 +34,74 @@ Exit status: 0 on success; 2 on bad arguments or bad input, with one sentence on
 OUT written; 1 when OUT could not be written.
 )";
 
-namespace {
-
-struct MhaArguments {
-    std::string casePath;
-    std::optional<std::string> dumpPath;
-    int threads = 0;
-    bool quiet = false;
-};
-
-class UsageError : public std::runtime_error {
-public:
-    using std::runtime_error::runtime_error;
-};
-
-MhaArguments parseArguments(const std::vector<std::string>& args)
+void printSummary(const lesson::Walkthrough& w)
 {
-    MhaArguments parsed;
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        const std::string& a = args[i];
-        const auto valueOf = [&](const char* option) {
-            if (i + 1 >= args.size())
-                throw UsageError(std::string(option) + " needs a value");
-            return args[++i];
-        };
-        if (a == "--dump") {
-            parsed.dumpPath = valueOf("--dump");
-        } else if (a == "--threads") {
-            const std::string v = valueOf("--threads");
-            try {
-                std::size_t used = 0;
-                parsed.threads = std::stoi(v, &used);
-                if (used != v.size() || parsed.threads < 1)
-                    throw std::invalid_argument(v);
-            } catch (const std::exception&) {
-                throw UsageError("--threads is '" + v + "'; expected a positive integer");
-            }
-        } else if (a == "--quiet") {
-            parsed.quiet = true;
-        } else if (a.starts_with("-") && a != "-") {
-            throw UsageError("unknown option '" + a + "'; see attnviz-cli mha --help");
-        } else if (parsed.casePath.empty()) {
-            parsed.casePath = a;
-        } else {
-            throw UsageError("unexpected argument '" + a + "'; mha takes one CASE file");
-        }
-    }
-    if (parsed.casePath.empty())
-        throw UsageError("mha needs a CASE.safetensors file; see attnviz-cli mha --help");
-    return parsed;
-}
-
-void printSummary(const io::AttentionCase& c, const engine::MultiHeadAttention& mha,
-                  const engine::AttentionTrace& trace, double milliseconds)
-{
-    std::printf("multi-head attention: batch=%lld, heads=%d, Nq=%lld, Nk=%lld, d_k=%lld, "
-                "d_v=%lld, out=%lld%s\n",
-                static_cast<long long>(c.query.dim(0)), mha.numHeads(),
-                static_cast<long long>(c.query.dim(1)), static_cast<long long>(c.key.dim(1)),
-                static_cast<long long>(mha.queryKeySize()),
-                static_cast<long long>(mha.valueSize()),
-                static_cast<long long>(mha.outputSize()), c.mask.causal ? ", causal" : "");
-    for (const engine::AttentionStep step : engine::kAttentionSteps)
-        std::printf("  %-8s %s\n", std::string(engine::stepName(step)).c_str(),
-                    trace.step(step).shapeString().c_str());
-    if (trace.fullyMaskedRows.empty()) {
+    const engine::AttentionTrace& t = *w.trace;
+    std::printf("multi-head attention: batch=%lld, heads=%d, Nq=%lld, Nk=%lld, d_k=%d, d_v=%d, out=%lld%s\n",
+                static_cast<long long>(t.batchSize()), w.heads(), static_cast<long long>(t.queryLength()),
+                static_cast<long long>(t.keyLength()), w.dk(), w.dv(), static_cast<long long>(w.weights->wO.rows()),
+                w.mask.causal ? ", causal" : "");
+    for (const engine::AttentionStepInfo& info : engine::kAttentionStepTable)
+        std::printf("  %-8s %s\n", std::string(info.name).c_str(), (t.*info.field).shapeString().c_str());
+    if (t.fullyMaskedRows.empty()) {
         std::printf("fully masked query rows: none\n");
     } else {
         std::printf("fully masked query rows (zero weights):");
-        for (const engine::MaskedRow& r : trace.fullyMaskedRows)
-            std::printf(" (batch %lld, query %lld)", static_cast<long long>(r.batch),
-                        static_cast<long long>(r.query));
+        for (const engine::MaskedRow& r : t.fullyMaskedRows)
+            std::printf(" (batch %lld, query %lld)", static_cast<long long>(r.batch), static_cast<long long>(r.query));
         std::printf("\n");
     }
-    std::printf("computed in %.2f ms\n", milliseconds);
+    std::printf("computed in %.2f ms\n", w.milliseconds);
+}
+
+int run(const std::vector<std::string>& args)
+{
+    if (wantsHelp(args)) {
+        std::printf(kMhaUsage, stepNames().c_str(), engine::kMaxThreads);
+        return kExitOk;
+    }
+    const Arguments parsed = parseArguments(args, "mha", {"--dump", "--threads"}, {"--quiet"});
+    if (parsed.positional.empty())
+        throw UsageError("mha needs a CASE.safetensors file; see attnviz-cli mha --help");
+    if (parsed.positional.size() > 1)
+        throw UsageError("unexpected argument '" + io::printable(parsed.positional[1], 60) + "'; mha takes one CASE file");
+    const std::string casePath = parsed.positional.front();
+    const int threads = parsed.integer("--threads", 0, 1, engine::kMaxThreads);
+    const auto dump = parsed.value("--dump");
+
+    engine::setThreadCount(threads);
+    std::shared_ptr<const lesson::Walkthrough> w;
+    try {
+        w = lesson::computeCase(io::loadAttentionCase(io::SafetensorsFile::read(casePath)),
+                                std::filesystem::path(casePath).filename().string());
+    } catch (const io::FileError&) {
+        throw; // names the path already
+    } catch (const std::bad_alloc&) {
+        throw;
+    } catch (const std::exception& e) {
+        // FormatError and InputError: the sentence names the tensor or field at fault.
+        throw std::invalid_argument(io::printable(casePath) + ": " + e.what());
+    }
+    if (dump) {
+        try {
+            lesson::writeWalkthroughTrace(*dump, *w, false);
+        } catch (const io::FileError& e) {
+            throw WriteFailed(e.what());
+        }
+    }
+    if (!parsed.has("--quiet")) {
+        printSummary(*w);
+        if (dump)
+            std::printf("wrote %zu steps to %s\n", engine::kAttentionStepTable.size(), io::printable(*dump).c_str());
+    }
+    return kExitOk;
 }
 
 } // namespace
 
 int runMhaCommand(const std::vector<std::string>& args)
 {
-    for (const std::string& a : args) {
-        if (a == "-h" || a == "--help") {
-            std::cout << kMhaUsage;
-            return kExitOk;
-        }
-    }
-    MhaArguments parsed;
-    try {
-        parsed = parseArguments(args);
-    } catch (const UsageError& e) {
-        std::cerr << "attnviz-cli mha: " << e.what() << "\n";
-        return kExitBadInput;
-    }
-
-    engine::AttentionTrace trace;
-    std::optional<io::AttentionCase> attentionCase;
-    std::optional<engine::MultiHeadAttention> mha;
-    double milliseconds = 0;
-    try {
-        attentionCase = io::loadAttentionCase(io::SafetensorsFile::read(parsed.casePath));
-        mha.emplace(attentionCase->weights, attentionCase->numHeads);
-        engine::setThreadCount(parsed.threads);
-        const auto start = std::chrono::steady_clock::now();
-        mha->forward(attentionCase->query, attentionCase->key, attentionCase->value,
-                     attentionCase->mask, trace);
-        milliseconds = std::chrono::duration<double, std::milli>(
-                           std::chrono::steady_clock::now() - start)
-                           .count();
-    } catch (const io::FileError& e) {
-        std::cerr << "attnviz-cli mha: " << e.what() << "\n";
-        return kExitBadInput;
-    } catch (const std::exception& e) {
-        // FormatError and InputError: the sentence names the tensor or field at fault.
-        std::cerr << "attnviz-cli mha: " << parsed.casePath << ": " << e.what() << "\n";
-        return kExitBadInput;
-    }
-
-    if (parsed.dumpPath) {
-        try {
-            io::SafetensorsWriter writer;
-            writer.setMetadata("format", "attnviz-trace");
-            writer.setMetadata("num_heads", std::to_string(mha->numHeads()));
-            writer.setMetadata("causal", attentionCase->mask.causal ? "true" : "false");
-            io::addAttentionTrace(writer, trace);
-            writer.write(*parsed.dumpPath);
-        } catch (const io::FileError& e) {
-            std::cerr << "attnviz-cli mha: " << e.what() << "\n";
-            return kExitWriteFailed;
-        }
-    }
-    if (!parsed.quiet) {
-        printSummary(*attentionCase, *mha, trace, milliseconds);
-        if (parsed.dumpPath)
-            std::printf("wrote %zu steps to %s\n", engine::kAttentionSteps.size(),
-                        parsed.dumpPath->c_str());
-    }
-    return kExitOk;
+    return runGuarded("mha", [&] { return run(args); });
 }
 
 } // namespace attnviz::cli

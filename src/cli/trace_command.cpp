@@ -1,113 +1,135 @@
-#include "cli/trace_command.h"
-
 #include "cli/arguments.h"
-#include "cli/exit_codes.h"
-#include "cli/model_arguments.h"
-#include "engine/input_error.h"
-#include "engine/model_run.h"
+#include "cli/command.h"
+#include "cli/model_loading.h"
 #include "engine/thread_count.h"
-#include "io/atomic_file.h"
-#include "io/trace_dump.h"
+#include "io/builtin_models.h"
+#include "io/trace_file.h"
+#include "lesson/trace_export.h"
 
 #include <cstdio>
-#include <iostream>
 
 namespace attnviz::cli {
 namespace {
 
 const char* const kTraceUsage = R"(Usage: attnviz-cli trace --model DIR --text "..." [--target "..."] --dump OUT.safetensors
-                         [--generate N] [--threads N] [--quiet]
+                         [--generate N] [--steps LIST] [--threads N] [--quiet]
 
 Runs a Transformer model on a text and writes every activation to OUT as F32 tensors named
-  encoder.embedding  encoder.positional  encoder.input  encoder.final_norm
+  encoder.embedding  encoder.positional  encoder.token_type  encoder.input  encoder.final_norm
   layer{L}.{block}.{step}    e.g. layer1.cross.weights, layer0.self.scores
   decoder.embedding ... decoder.final_norm  decoder.logits
 where block is self (encoder self-attention), masked_self (decoder self-attention), cross
 (decoder attention over the encoder), enc_ffn or dec_ffn (feed-forward), and step is one of
-q_proj k_proj v_proj q_heads k_heads v_heads scores scaled masked weights context concat output
-norm residual (attention blocks) or hidden_pre hidden output norm residual (feed-forward). The
-metadata holds each tensor's axes (axes.<name>), source_tokens, target_tokens and the model.
+%s,
+norm, residual (attention blocks) or hidden_pre, hidden, output, norm, residual (feed-forward).
+The metadata holds each tensor's axes (axes.<name>), the tokens and their ids (source_tokens,
+source_ids, target_tokens, target_ids), the text and the model; the same fields form the
+manifest (docs/model-format.md). Tensors stream to disk as the model computes them, so a long
+input never holds the whole trace in memory.
 
-  --model DIR    a model folder (docs/model-format.md) or a bundled model's name (reverse, genesis)
+  --model DIR    a model folder (AttnViz's own, or Hugging Face GPT-2 or BERT; docs/model-format.md)
+                 or a bundled model's name (%s)
   --text T       the input text: the encoder's for encoder-decoder and encoder-only models, the
                  decoder's for decoder-only models
   --target T     encoder-decoder only: the decoder reads the start token and T; without it the
                  model decodes greedily and the trace covers its own output
   --generate N   decoder-only: continue the text greedily by N tokens first
+  --steps LIST   write only these attention steps of every block (e.g. weights), comma-separated
   --dump OUT     where to write the trace (atomically: never a partial file)
-  --threads N    threads for the computation (default: all cores)
+  --threads N    threads for the computation, 1 to %d (default: all cores)
   --quiet        print nothing on success
 
 Exit status: 0 on success; 2 on bad arguments, a model that cannot be loaded or a text it cannot
 read, with one sentence on stderr and nothing written; 1 when OUT could not be written.
 )";
 
+std::string builtInNames()
+{
+    std::string out;
+    for (const std::string& name : io::builtInModelNames())
+        out += (out.empty() ? "" : ", ") + name;
+    return out;
+}
+
+// Whether a dump name is one of the chosen attention steps (`layer1.cross.weights`).
+bool chosen(const std::string& name, const std::vector<engine::AttentionStep>& steps)
+{
+    const auto dot = name.rfind('.');
+    const auto step = engine::stepFromName(std::string_view(name).substr(dot + 1));
+    return name.starts_with("layer") && step && std::find(steps.begin(), steps.end(), *step) != steps.end();
+}
+
+int run(const std::vector<std::string>& args)
+{
+    if (wantsHelp(args)) {
+        std::printf(kTraceUsage, stepNames().c_str(), builtInNames().c_str(), engine::kMaxThreads);
+        return kExitOk;
+    }
+    const Arguments parsed = parseArguments(
+        args, "trace", {"--model", "--text", "--target", "--dump", "--threads", "--generate", "--steps"}, {"--quiet"});
+    if (!parsed.positional.empty())
+        throw UsageError("unexpected argument '" + io::printable(parsed.positional.front(), 60) + "'; give the text with --text");
+    const std::string modelName = parsed.required("--model", "trace");
+    lesson::RunRequest request;
+    request.text = parsed.required("--text", "trace");
+    request.target = parsed.value("--target");
+    const std::string dump = parsed.required("--dump", "trace");
+    const int threads = parsed.integer("--threads", 0, 1, engine::kMaxThreads);
+    request.generate = parsed.integer("--generate", 0, 1, engine::ConfigLimits::kLength);
+    const std::optional<std::vector<engine::AttentionStep>> steps =
+        parsed.value("--steps") ? std::optional(stepList(parsed.value("--steps"), {})) : std::nullopt;
+
+    engine::setThreadCount(threads);
+    const auto model = loadModelArgument(modelName);
+    const engine::ModelConfig& c = model->model->config();
+
+    // The dump streams: every tensor goes to disk as it is computed and only what the run itself
+    // needs stays in memory.
+    std::optional<io::TraceFileWriter> writer;
+    std::size_t count = 0;
+    try {
+        const std::size_t blocks = static_cast<std::size_t>(c.encoderLayers) * 2 + static_cast<std::size_t>(c.decoderLayers) * 3;
+        writer.emplace(dump, false, blocks * 16 + 16);
+    } catch (const io::FileError& e) {
+        throw WriteFailed(e.what());
+    }
+    engine::CapturePolicy policy = engine::CapturePolicy::attentionWeights();
+    policy.attention = engine::AttentionKeep();
+    policy.allLogits = true;
+    std::optional<std::string> writeError;
+    policy.observer = [&](const std::string& name, const engine::Tensor& t) {
+        if (writeError || (steps && !chosen(name, *steps)))
+            return;
+        try {
+            writer->add(name, t);
+            ++count;
+        } catch (const io::FileError& e) {
+            writeError = e.what(); // reported after the run: the engine is not to be unwound mid-layer
+        }
+    };
+    const lesson::ModelRun run = runModelArguments(model, request, policy);
+    try {
+        if (writeError)
+            throw io::FileError(*writeError);
+        writer->commit(lesson::modelManifest(run));
+    } catch (const io::FileError& e) {
+        throw WriteFailed(e.what());
+    }
+    if (!parsed.has("--quiet")) {
+        std::printf("%s: %s, %d layer(s), %d heads, d_model %d\n", io::printable(c.name).c_str(),
+                    engine::architectureName(c.architecture), c.layerCount(), c.numHeads, c.modelWidth);
+        if (!run.decoding.empty())
+            std::printf("generated: %s\n", io::printable(run.generated).c_str());
+        std::printf("wrote %zu tensors to %s\n", count, io::printable(dump).c_str());
+    }
+    return kExitOk;
+}
+
 } // namespace
 
 int runTraceCommand(const std::vector<std::string>& args)
 {
-    if (wantsHelp(args)) {
-        std::cout << kTraceUsage;
-        return kExitOk;
-    }
-    Arguments parsed;
-    std::string modelName, text, dump;
-    int threads = 0, generate = 0;
-    try {
-        parsed = parseArguments(args, "trace", {"--model", "--text", "--target", "--dump", "--threads", "--generate"},
-                                {"--quiet"});
-        if (!parsed.positional.empty())
-            throw UsageError("unexpected argument '" + parsed.positional.front() + "'; give the text with --text");
-        modelName = parsed.required("--model", "trace");
-        text = parsed.required("--text", "trace");
-        dump = parsed.required("--dump", "trace");
-        threads = parsed.positiveInteger("--threads", 0);
-        generate = parsed.positiveInteger("--generate", 0);
-    } catch (const UsageError& e) {
-        std::cerr << "attnviz-cli trace: " << e.what() << "\n";
-        return kExitBadInput;
-    }
-
-    ModelOnText loaded;
-    try {
-        engine::setThreadCount(threads);
-        loaded = runModelOnArguments(modelName, text, parsed.value("--target"), generate);
-    } catch (const engine::InputError& e) {
-        std::cerr << "attnviz-cli trace: " << e.what() << "\n";
-        return kExitBadInput;
-    }
-    const auto& model = loaded.model;
-    const engine::ModelRun& run = loaded.run;
-
-    std::size_t count = 0;
-    try {
-        io::SafetensorsWriter writer;
-        writer.setMetadata("format", "attnviz-model-trace");
-        writer.setMetadata("model", model->config().name);
-        writer.setMetadata("architecture", engine::architectureName(model->config().architecture));
-        writer.setMetadata("num_heads", std::to_string(model->config().numHeads));
-        writer.setMetadata("layers", std::to_string(model->config().layerCount()));
-        writer.setMetadata("text", text);
-        if (const auto target = parsed.value("--target"))
-            writer.setMetadata("target", *target);
-        if (!run.decoding.empty())
-            writer.setMetadata("generated", run.generated);
-        io::addModelTrace(writer, *run.trace);
-        run.trace->forEachTensor([&](const std::string&, const engine::Tensor&) { ++count; });
-        writer.write(dump);
-    } catch (const io::FileError& e) {
-        std::cerr << "attnviz-cli trace: " << e.what() << "\n";
-        return kExitWriteFailed;
-    }
-    if (!parsed.has("--quiet")) {
-        const auto& c = model->config();
-        std::printf("%s: %s, %d layer(s), %d heads, d_model %d\n", c.name.c_str(), engine::architectureName(c.architecture),
-                    c.layerCount(), c.numHeads, c.modelWidth);
-        if (!run.decoding.empty())
-            std::printf("generated: %s\n", run.generated.c_str());
-        std::printf("wrote %zu tensors to %s\n", count, dump.c_str());
-    }
-    return kExitOk;
+    return runGuarded("trace", [&] { return run(args); });
 }
 
 } // namespace attnviz::cli

@@ -1,50 +1,68 @@
 #include "engine/attention_trace.h"
 
+#include <stdexcept>
+
 namespace attnviz::engine {
+
+static_assert(kAttentionStepTable.size() == static_cast<std::size_t>(AttentionStep::Output) + 1,
+              "every attention step has a row in kAttentionStepTable");
+
+const AttentionStepInfo& stepInfo(AttentionStep step)
+{
+    const auto& info = kAttentionStepTable[static_cast<std::size_t>(step)];
+    if (info.step != step)
+        throw std::logic_error("kAttentionStepTable is not in AttentionStep order");
+    return info;
+}
 
 std::string_view stepName(AttentionStep step)
 {
-    switch (step) {
-    case AttentionStep::QProj: return "q_proj";
-    case AttentionStep::KProj: return "k_proj";
-    case AttentionStep::VProj: return "v_proj";
-    case AttentionStep::QHeads: return "q_heads";
-    case AttentionStep::KHeads: return "k_heads";
-    case AttentionStep::VHeads: return "v_heads";
-    case AttentionStep::Scores: return "scores";
-    case AttentionStep::Scaled: return "scaled";
-    case AttentionStep::Masked: return "masked";
-    case AttentionStep::Weights: return "weights";
-    case AttentionStep::Context: return "context";
-    case AttentionStep::Concat: return "concat";
-    case AttentionStep::Output: return "output";
-    }
-    return "unknown";
+    return stepInfo(step).name;
+}
+
+std::optional<AttentionStep> stepFromName(std::string_view name)
+{
+    for (const AttentionStepInfo& info : kAttentionStepTable)
+        if (info.name == name)
+            return info.step;
+    return std::nullopt;
 }
 
 Tensor& AttentionTrace::step(AttentionStep step)
 {
-    return const_cast<Tensor&>(static_cast<const AttentionTrace&>(*this).step(step));
+    return this->*stepInfo(step).field;
 }
 
 const Tensor& AttentionTrace::step(AttentionStep step) const
 {
-    switch (step) {
-    case AttentionStep::QProj: return qProj;
-    case AttentionStep::KProj: return kProj;
-    case AttentionStep::VProj: return vProj;
-    case AttentionStep::QHeads: return qHeads;
-    case AttentionStep::KHeads: return kHeads;
-    case AttentionStep::VHeads: return vHeads;
-    case AttentionStep::Scores: return scores;
-    case AttentionStep::Scaled: return scaled;
-    case AttentionStep::Masked: return masked;
-    case AttentionStep::Weights: return weights;
-    case AttentionStep::Context: return context;
-    case AttentionStep::Concat: return concat;
-    case AttentionStep::Output: return output;
-    }
-    return output;
+    return this->*stepInfo(step).field;
+}
+
+AttentionKeep AttentionKeep::all()
+{
+    AttentionKeep keep;
+    for (const AttentionStepInfo& info : kAttentionStepTable)
+        keep.add(info.step);
+    return keep;
+}
+
+AttentionKeep AttentionKeep::only(std::initializer_list<AttentionStep> steps)
+{
+    AttentionKeep keep;
+    for (const AttentionStep s : steps)
+        keep.add(s);
+    return keep;
+}
+
+bool AttentionKeep::keepsAll() const
+{
+    return m_bits == all().m_bits;
+}
+
+AttentionKeep& AttentionKeep::add(AttentionStep step)
+{
+    m_bits |= 1u << static_cast<unsigned>(step);
+    return *this;
 }
 
 } // namespace attnviz::engine

@@ -4,38 +4,30 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string_view>
 #include <vector>
 
 namespace attnviz::engine {
 
 /// The intermediates of one multi-head attention forward pass, in the order they are computed.
-/// Their names are stable: views, dumps, exports and tests all use them.
+/// What each one is (name, shape, which field holds it) is written down once, in
+/// kAttentionStepTable below; views, dumps, exports, the CLI and the tests derive from it.
 enum class AttentionStep {
-    QProj,   ///< q_proj  [batch, query, feature]  X_q W_qᵀ + b_q
-    KProj,   ///< k_proj  [batch, key, feature]    X_k W_kᵀ + b_k
-    VProj,   ///< v_proj  [batch, key, feature]    X_v W_vᵀ + b_v
-    QHeads,  ///< q_heads [batch, head, query, d_k]
-    KHeads,  ///< k_heads [batch, head, key, d_k]
-    VHeads,  ///< v_heads [batch, head, key, d_v]
-    Scores,  ///< scores  [batch, head, query, key]  Q_h K_hᵀ
-    Scaled,  ///< scaled  [batch, head, query, key]  scores / √d_k
-    Masked,  ///< masked  [batch, head, query, key]  scaled, −∞ where blocked
-    Weights, ///< weights [batch, head, query, key]  softmax over keys
-    Context, ///< context [batch, head, query, d_v]  weights · V_h
-    Concat,  ///< concat  [batch, query, feature]    heads side by side
-    Output,  ///< output  [batch, query, feature]    concat W_oᵀ + b_o
+    QProj,
+    KProj,
+    VProj,
+    QHeads,
+    KHeads,
+    VHeads,
+    Scores,
+    Scaled,
+    Masked,
+    Weights,
+    Context,
+    Concat,
+    Output,
 };
-
-inline constexpr std::array kAttentionSteps = {
-    AttentionStep::QProj,  AttentionStep::KProj,   AttentionStep::VProj,   AttentionStep::QHeads,
-    AttentionStep::KHeads, AttentionStep::VHeads,  AttentionStep::Scores,  AttentionStep::Scaled,
-    AttentionStep::Masked, AttentionStep::Weights, AttentionStep::Context, AttentionStep::Concat,
-    AttentionStep::Output,
-};
-
-/// "q_proj", "weights", ...
-std::string_view stepName(AttentionStep step);
 
 /// A query row whose keys are all blocked; its weights and context are zero (never NaN).
 struct MaskedRow {
@@ -47,22 +39,107 @@ struct MaskedRow {
 /// Every intermediate of one multi-head attention forward pass, one named tensor a step (the
 /// llm.c habit: the activations are a plain struct). A trace is immutable once computed; the
 /// engine may refill an old one to reuse its memory. Per-head matrices are views into the step's
-/// tensor: `trace.weights.matrix({batch, head})` copies nothing.
+/// tensor: `trace.weights.matrix({batch, head})` copies nothing. A step the caller chose not to
+/// keep (AttentionKeep) is an empty tensor of rank 0.
 struct AttentionTrace {
-    Tensor qProj, kProj, vProj;
-    Tensor qHeads, kHeads, vHeads;
-    Tensor scores, scaled, masked, weights;
-    Tensor context, concat, output;
+    Tensor qProj;   ///< [batch, query, feature]  X_q W_qᵀ + b_q
+    Tensor kProj;   ///< [batch, key, feature]    X_k W_kᵀ + b_k
+    Tensor vProj;   ///< [batch, key, feature]    X_v W_vᵀ + b_v
+    Tensor qHeads;  ///< [batch, head, query, d_k]
+    Tensor kHeads;  ///< [batch, head, key, d_k]
+    Tensor vHeads;  ///< [batch, head, key, d_v]
+    Tensor scores;  ///< [batch, head, query, key]  Q_h K_hᵀ
+    Tensor scaled;  ///< [batch, head, query, key]  scores / √d_k
+    Tensor masked;  ///< [batch, head, query, key]  scaled, −∞ where blocked
+    Tensor weights; ///< [batch, head, query, key]  softmax over keys
+    Tensor context; ///< [batch, head, query, d_v]  weights · V_h
+    Tensor concat;  ///< [batch, query, feature]    heads side by side
+    Tensor output;  ///< [batch, query, feature]    concat W_oᵀ + b_o
     /// Query rows with every key blocked, in (batch, query) order.
     std::vector<MaskedRow> fullyMaskedRows;
+    /// Heads switched off: their context is computed, but concat holds zeros in their columns.
+    std::vector<int> ablatedHeads;
 
     Tensor& step(AttentionStep step);
     const Tensor& step(AttentionStep step) const;
 
-    std::int64_t batchSize() const { return output.rank() ? output.dim(0) : 0; }
-    std::int64_t numHeads() const { return weights.rank() ? weights.dim(1) : 0; }
-    std::int64_t queryLength() const { return weights.rank() ? weights.dim(2) : 0; }
-    std::int64_t keyLength() const { return weights.rank() ? weights.dim(3) : 0; }
+    /// The sizes of the pass; they hold even for steps that were not kept.
+    struct Sizes {
+        std::int64_t batch = 0, heads = 0, queries = 0, keys = 0;
+        std::int64_t queryKey = 0; ///< d_k
+        std::int64_t value = 0;    ///< d_v
+        bool operator==(const Sizes&) const = default;
+    };
+    Sizes sizes;
+
+    std::int64_t batchSize() const { return sizes.batch; }
+    std::int64_t numHeads() const { return sizes.heads; }
+    std::int64_t queryLength() const { return sizes.queries; }
+    std::int64_t keyLength() const { return sizes.keys; }
+    std::int64_t queryKeySize() const { return sizes.queryKey; } ///< d_k
+    std::int64_t valueSize() const { return sizes.value; }       ///< d_v
+    /// Whether a step was kept by the pass that filled this trace.
+    bool has(AttentionStep s) const { return step(s).rank() != 0; }
+};
+
+/// Which feature columns of a step belong to which head: none, d_k-wide slices (q_proj, k_proj)
+/// or d_v-wide slices (v_proj, concat). Views draw those slices as head bands.
+enum class HeadColumns { None, QueryKey, Value };
+
+/// What an attention step is. One row per step, in computation order.
+struct AttentionStepInfo {
+    AttentionStep step;
+    std::string_view name;  ///< stable: file names, dump names, CLI arguments
+    std::string_view axes;  ///< "batch,head,query,key": the tensor's axes, for help and manifests
+    bool perHead;           ///< the tensor is [batch, head, row, column]
+    bool scoreShaped;       ///< [batch, head, query, key]: one value per query-key pair
+    HeadColumns headColumns;
+    Tensor AttentionTrace::*field;
+};
+
+inline constexpr std::array kAttentionStepTable = {
+    AttentionStepInfo{AttentionStep::QProj, "q_proj", "batch,query,feature", false, false, HeadColumns::QueryKey, &AttentionTrace::qProj},
+    AttentionStepInfo{AttentionStep::KProj, "k_proj", "batch,key,feature", false, false, HeadColumns::QueryKey, &AttentionTrace::kProj},
+    AttentionStepInfo{AttentionStep::VProj, "v_proj", "batch,key,feature", false, false, HeadColumns::Value, &AttentionTrace::vProj},
+    AttentionStepInfo{AttentionStep::QHeads, "q_heads", "batch,head,query,d_k", true, false, HeadColumns::None, &AttentionTrace::qHeads},
+    AttentionStepInfo{AttentionStep::KHeads, "k_heads", "batch,head,key,d_k", true, false, HeadColumns::None, &AttentionTrace::kHeads},
+    AttentionStepInfo{AttentionStep::VHeads, "v_heads", "batch,head,key,d_v", true, false, HeadColumns::None, &AttentionTrace::vHeads},
+    AttentionStepInfo{AttentionStep::Scores, "scores", "batch,head,query,key", true, true, HeadColumns::None, &AttentionTrace::scores},
+    AttentionStepInfo{AttentionStep::Scaled, "scaled", "batch,head,query,key", true, true, HeadColumns::None, &AttentionTrace::scaled},
+    AttentionStepInfo{AttentionStep::Masked, "masked", "batch,head,query,key", true, true, HeadColumns::None, &AttentionTrace::masked},
+    AttentionStepInfo{AttentionStep::Weights, "weights", "batch,head,query,key", true, true, HeadColumns::None, &AttentionTrace::weights},
+    AttentionStepInfo{AttentionStep::Context, "context", "batch,head,query,d_v", true, false, HeadColumns::None, &AttentionTrace::context},
+    AttentionStepInfo{AttentionStep::Concat, "concat", "batch,query,feature", false, false, HeadColumns::Value, &AttentionTrace::concat},
+    AttentionStepInfo{AttentionStep::Output, "output", "batch,query,feature", false, false, HeadColumns::None, &AttentionTrace::output},
+};
+
+/// Every step in computation order (derived from the table).
+inline constexpr auto kAttentionSteps = [] {
+    std::array<AttentionStep, kAttentionStepTable.size()> steps{};
+    for (std::size_t i = 0; i < steps.size(); ++i)
+        steps[i] = kAttentionStepTable[i].step;
+    return steps;
+}();
+
+/// The table's row for a step.
+const AttentionStepInfo& stepInfo(AttentionStep step);
+/// "q_proj", "weights", ...
+std::string_view stepName(AttentionStep step);
+/// The step with this name, if any.
+std::optional<AttentionStep> stepFromName(std::string_view name);
+
+/// Which steps a forward pass keeps in its trace; the others are computed in small scratch
+/// buffers and dropped, so a long input need not hold four score-sized tensors per block.
+class AttentionKeep {
+public:
+    static AttentionKeep all();
+    static AttentionKeep only(std::initializer_list<AttentionStep> steps);
+    bool has(AttentionStep step) const { return (m_bits >> static_cast<unsigned>(step)) & 1u; }
+    bool keepsAll() const;
+    AttentionKeep& add(AttentionStep step);
+
+private:
+    unsigned m_bits = 0;
 };
 
 } // namespace attnviz::engine

@@ -5,53 +5,74 @@
 namespace attnviz::engine {
 namespace {
 
-void visitStack(const StackTrace& s, const std::string& stack,
-                const std::function<void(const std::string&, const Tensor&)>& visit)
+// Visits a tensor only when the capture policy kept it.
+void visitKept(const TensorVisitor& visit, const std::string& name, const Tensor& t)
 {
-    visit(stack + ".embedding", s.embedding);
-    visit(stack + ".positional", s.positional);
-    visit(stack + ".input", s.input);
-    for (std::size_t L = 0; L < s.layers.size(); ++L) {
-        const std::string layer = "layer" + std::to_string(L) + ".";
-        for (const AttentionBlockTrace& a : s.layers[L].attention) {
-            const std::string prefix = layer + blockName(a.block) + ".";
-            for (const AttentionStep step : kAttentionSteps)
-                visit(prefix + std::string(stepName(step)), a.attention.step(step));
-            visit(prefix + "norm", a.norm);
-            visit(prefix + "residual", a.residual);
-        }
-        const FeedForwardBlockTrace& f = s.layers[L].feedForward;
-        const std::string prefix = layer + blockName(f.block) + ".";
-        visit(prefix + "hidden_pre", f.feedForward.hiddenPre);
-        visit(prefix + "hidden", f.feedForward.hidden);
-        visit(prefix + "output", f.feedForward.output);
-        visit(prefix + "norm", f.norm);
-        visit(prefix + "residual", f.residual);
-    }
-    if (s.finalNorm.rank())
-        visit(stack + ".final_norm", s.finalNorm);
+    if (t.rank())
+        visit(name, t);
+}
+
+void visitStack(const StackTrace& s, const std::string& stack, const TensorVisitor& visit)
+{
+    visitKept(visit, stack + ".embedding", s.embedding);
+    visitKept(visit, stack + ".positional", s.positional);
+    visitKept(visit, stack + ".token_type", s.tokenType);
+    visitKept(visit, stack + ".input", s.input);
+    for (std::size_t L = 0; L < s.layers.size(); ++L)
+        forEachLayerTensor(s.layers[L], static_cast<int>(L), visit);
+    visitKept(visit, stack + ".final_norm", s.finalNorm);
 }
 
 } // namespace
 
-const Tensor& LayerTrace::output(NormPosition norm) const
+CapturePolicy CapturePolicy::attentionWeights(std::optional<int> fullLayer)
 {
-    return norm == NormPosition::Pre ? feedForward.residual : feedForward.norm;
+    CapturePolicy p;
+    p.attention = AttentionKeep::only({AttentionStep::Weights});
+    p.layerTensors = false;
+    p.fullLayer = fullLayer;
+    p.allLogits = false;
+    return p;
 }
 
-void ModelTrace::forEachTensor(const std::function<void(const std::string&, const Tensor&)>& visit) const
+void forEachLayerTensor(const LayerTrace& layer, int index, const TensorVisitor& visit)
+{
+    const std::string prefix = "layer" + std::to_string(index) + ".";
+    for (const AttentionBlockTrace& a : layer.attention) {
+        const std::string block = prefix + blockName(a.block) + ".";
+        for (const AttentionStepInfo& info : kAttentionStepTable)
+            visitKept(visit, block + std::string(info.name), a.attention.*info.field);
+        visitKept(visit, block + "norm", a.norm);
+        visitKept(visit, block + "residual", a.residual);
+    }
+    const FeedForwardBlockTrace& f = layer.feedForward;
+    const std::string block = prefix + blockName(f.block) + ".";
+    visitKept(visit, block + "hidden_pre", f.feedForward.hiddenPre);
+    visitKept(visit, block + "hidden", f.feedForward.hidden);
+    visitKept(visit, block + "output", f.feedForward.output);
+    visitKept(visit, block + "norm", f.norm);
+    visitKept(visit, block + "residual", f.residual);
+}
+
+void ModelTrace::forEachTensor(const TensorVisitor& visit) const
 {
     if (encoder)
         visitStack(*encoder, "encoder", visit);
     if (decoder)
         visitStack(*decoder, "decoder", visit);
-    if (logits.rank())
-        visit("decoder.logits", logits);
+    visitKept(visit, "decoder.logits", logits);
+}
+
+const StackTrace* ModelTrace::stackOf(Block block) const
+{
+    const bool inEncoder = block == Block::Self || block == Block::EncoderFeedForward;
+    const std::optional<StackTrace>& stack = inEncoder ? encoder : decoder;
+    return stack ? &*stack : nullptr;
 }
 
 const AttentionBlockTrace* ModelTrace::attentionBlock(int layer, Block block) const
 {
-    const StackTrace* stack = block == Block::Self ? (encoder ? &*encoder : nullptr) : (decoder ? &*decoder : nullptr);
+    const StackTrace* stack = stackOf(block);
     if (!stack || layer < 0 || layer >= static_cast<int>(stack->layers.size()))
         return nullptr;
     for (const AttentionBlockTrace& a : stack->layers[static_cast<std::size_t>(layer)].attention)
@@ -63,7 +84,7 @@ const AttentionBlockTrace* ModelTrace::attentionBlock(int layer, Block block) co
 std::vector<Block> ModelTrace::attentionBlocks(int layer) const
 {
     std::vector<Block> blocks;
-    for (const Block b : {Block::Self, Block::MaskedSelf, Block::Cross})
+    for (const Block b : kAttentionBlocks)
         if (attentionBlock(layer, b))
             blocks.push_back(b);
     return blocks;
@@ -74,14 +95,14 @@ int ModelTrace::layerCount() const
     return static_cast<int>(std::max(encoder ? encoder->layers.size() : 0, decoder ? decoder->layers.size() : 0));
 }
 
-const std::vector<std::string>& ModelTrace::queryTokens(Block block) const
+const std::vector<int>& ModelTrace::queryIds(Block block) const
 {
-    return block == Block::Self ? sourceTokens : targetTokens;
+    return block == Block::Self ? sourceIds : targetIds;
 }
 
-const std::vector<std::string>& ModelTrace::keyTokens(Block block) const
+const std::vector<int>& ModelTrace::keyIds(Block block) const
 {
-    return block == Block::MaskedSelf ? targetTokens : sourceTokens;
+    return block == Block::MaskedSelf ? targetIds : sourceIds;
 }
 
 } // namespace attnviz::engine

@@ -29,46 +29,82 @@ struct FeedForwardBlockTrace {
 };
 
 struct LayerTrace {
+    /// The residual stream entering the layer. Always kept (one row per token), so a layer
+    /// whose intermediates were not captured can be recomputed alone
+    /// (TransformerModel::recomputeLayer).
+    Tensor input;
+    /// Every intermediate of the layer was kept (CapturePolicy).
+    bool complete = false;
     std::vector<AttentionBlockTrace> attention; ///< self; or masked_self then cross
     FeedForwardBlockTrace feedForward;
-    const Tensor& output(NormPosition norm) const;
 };
 
 /// An encoder's or a decoder's activations, `[batch, token, feature]` each.
 struct StackTrace {
     Tensor embedding;  ///< token embeddings (× √d_model when the model scales them)
     Tensor positional; ///< the positional encoding added to them
-    Tensor input;      ///< embedding + positional: what layer 0 reads
+    Tensor tokenType;  ///< BERT's segment embeddings added too; empty otherwise
+    Tensor input;      ///< their sum (LayerNorm'd for BERT): what layer 0 reads
     std::vector<LayerTrace> layers;
     Tensor finalNorm;  ///< empty unless the model has a final LayerNorm
+    Tensor output;     ///< what the stack hands on (always kept; not a dump name of its own)
 };
 
-/// Every activation of one forward pass of a Transformer model.
+/// Calls `visit(name, tensor)`; the names are those of ModelTrace::forEachTensor.
+using TensorVisitor = std::function<void(const std::string& name, const Tensor& tensor)>;
+
+/// What a forward pass keeps. A 12-layer model at 1024 tokens holds several GB of
+/// intermediates; the views need all 144 attention maps but only one layer in full at a time.
+struct CapturePolicy {
+    /// What every attention block keeps of its thirteen steps.
+    AttentionKeep attention = AttentionKeep::all();
+    /// Norms, residuals and feed-forward intermediates of every layer.
+    bool layerTensors = true;
+    /// This layer (of each stack) keeps everything, whatever the fields above say.
+    std::optional<int> fullLayer;
+    /// All positions' logits; false keeps only the last position's (what decoding needs).
+    bool allLogits = true;
+    /// Sees every tensor of every layer as soon as it is computed, whether kept or not (a dump
+    /// streams them to disk this way). Setting it computes each layer in full before trimming.
+    TensorVisitor observer;
+
+    static CapturePolicy everything() { return {}; }
+    /// The attention weights of every block, the residual stream, and optionally one layer in full.
+    static CapturePolicy attentionWeights(std::optional<int> fullLayer = std::nullopt);
+    bool keepsEverything() const { return attention.keepsAll() && layerTensors && allLogits; }
+};
+
+/// Every activation of one forward pass of a Transformer model that the capture policy kept.
 ///
 /// Dump names (`attnviz-cli trace`, docs/model-format.md): `encoder.embedding`,
-/// `encoder.positional`, `encoder.input`, `encoder.final_norm`, the same under `decoder.`,
-/// `decoder.logits`, and per layer `layer{L}.{block}.{step}`: the thirteen attention steps of
-/// AttentionTrace plus `norm` and `residual` for the attention blocks (self, masked_self, cross),
-/// and `hidden_pre`, `hidden`, `output`, `norm`, `residual` for the feed-forward blocks
-/// (enc_ffn, dec_ffn). An encoder-decoder model's encoder layer L and decoder layer L share the
-/// prefix `layer{L}`; their block names tell them apart.
+/// `encoder.positional`, `encoder.token_type`, `encoder.input`, `encoder.final_norm`, the same
+/// under `decoder.`, `decoder.logits`, and per layer `layer{L}.{block}.{step}`: the thirteen
+/// attention steps of AttentionTrace plus `norm` and `residual` for the attention blocks (self,
+/// masked_self, cross), and `hidden_pre`, `hidden`, `output`, `norm`, `residual` for the
+/// feed-forward blocks (enc_ffn, dec_ffn). An encoder-decoder model's encoder layer L and decoder
+/// layer L share the prefix `layer{L}`; their block names tell them apart.
 struct ModelTrace {
-    std::vector<std::string> sourceTokens; ///< the encoder's input tokens
-    std::vector<std::string> targetTokens; ///< the decoder's input tokens
+    std::vector<int> sourceIds; ///< the encoder's input
+    std::vector<int> targetIds; ///< the decoder's input
     std::optional<StackTrace> encoder;
     std::optional<StackTrace> decoder;
-    Tensor logits; ///< [batch, token, vocab]; empty for an encoder-only model
+    Tensor logits; ///< [batch, token, vocab] (token = 1 when only the last position was kept)
 
-    /// Calls `visit(name, tensor)` for every tensor in computation order.
-    void forEachTensor(const std::function<void(const std::string&, const Tensor&)>& visit) const;
+    /// Calls `visit(name, tensor)` for every kept tensor in computation order.
+    void forEachTensor(const TensorVisitor& visit) const;
     /// The attention block `block` of layer `layer`, or nullptr when the model has none there.
     const AttentionBlockTrace* attentionBlock(int layer, Block block) const;
     /// The attention blocks present at a layer, in computation order.
     std::vector<Block> attentionBlocks(int layer) const;
     int layerCount() const;
-    /// The tokens along the query and the key axis of an attention block.
-    const std::vector<std::string>& queryTokens(Block block) const;
-    const std::vector<std::string>& keyTokens(Block block) const;
+    /// The stack a block belongs to.
+    const StackTrace* stackOf(Block block) const;
+    /// The token ids along the query and the key axis of an attention block.
+    const std::vector<int>& queryIds(Block block) const;
+    const std::vector<int>& keyIds(Block block) const;
 };
+
+/// Visits the tensors of one layer of a stack under their dump names (`layer{L}.{block}.{step}`).
+void forEachLayerTensor(const LayerTrace& layer, int index, const TensorVisitor& visit);
 
 } // namespace attnviz::engine

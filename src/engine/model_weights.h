@@ -6,9 +6,9 @@
 #include "engine/model_config.h"
 
 #include <cstdint>
-#include <functional>
-#include <span>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace attnviz::engine {
@@ -19,7 +19,12 @@ enum class Block { Self, MaskedSelf, Cross, EncoderFeedForward, DecoderFeedForwa
 
 /// "self", "masked_self", "cross", "enc_ffn", "dec_ffn"
 const char* blockName(Block block);
+std::optional<Block> blockFromName(std::string_view name);
 bool isAttention(Block block);
+/// The attention blocks any model can have, in computation order.
+inline constexpr Block kAttentionBlocks[] = {Block::Self, Block::MaskedSelf, Block::Cross};
+/// The sublayers of one layer of the encoder (`decoder` false) or the decoder, in order.
+std::vector<Block> layerBlocks(const ModelConfig& config, bool decoder);
 
 struct AttentionSublayerWeights {
     Block block = Block::Self;
@@ -36,29 +41,20 @@ struct LayerWeights {
 struct StackWeights {
     RowMatrix embedding;  ///< [vocab, D]
     RowMatrix positional; ///< [max_length, D] when positions are learned, else empty
+    RowMatrix tokenType;  ///< [type_vocab_size, D] (BERT's segments), else empty
+    std::optional<LayerNormWeights> embeddingNorm; ///< BERT: LayerNorm over the summed embeddings
     std::vector<LayerWeights> layers;
     std::optional<LayerNormWeights> finalNorm;
 };
 
+/// A model's weights, laid out as the engine computes with them (`nn.Linear`: W [out, in]).
+/// How a checkpoint's tensors map onto these fields is the business of a checkpoint layout
+/// (io/checkpoint), not of the engine.
 struct ModelWeights {
     StackWeights encoder; ///< empty for a decoder-only model
     StackWeights decoder; ///< empty for an encoder-only model
-    RowMatrix output;     ///< [vocab, D]: the decoder's logits
+    RowMatrix output;     ///< [vocab, D]: the decoder's logits; empty when tied to the embedding
     std::optional<Eigen::RowVectorXf> outputBias;
 };
-
-/// A tensor a model file must hold: its name in model.safetensors and its shape.
-struct WeightSpec {
-    std::string name;
-    std::vector<std::int64_t> shape;
-};
-
-/// Every tensor `config` calls for, in a stable order (docs/model-format.md).
-std::vector<WeightSpec> weightSpecs(const ModelConfig& config);
-
-/// Builds the weights from named float data; `tensor(name)` returns the row-major values of a
-/// spec'd tensor, whose shape the caller has already checked against `weightSpecs(config)`.
-ModelWeights assembleWeights(const ModelConfig& config,
-                             const std::function<std::span<const float>(const std::string&)>& tensor);
 
 } // namespace attnviz::engine

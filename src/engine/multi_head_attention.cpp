@@ -87,26 +87,45 @@ void concatHeads(const Tensor& split, std::int64_t heads, Tensor& joined)
             split.matrix({task / heads, task % heads});
 }
 
+// One block's worth of the four score-shaped steps, in a buffer of its own. Every block is
+// computed here, whether its steps are kept or not, and copied into the trace afterwards when
+// they are: Eigen's vectorised loops treat a row's unaligned head and tail with scalar code, so
+// computing in place would make the last bit of a result depend on where the row sits in memory
+// (and a trace that keeps a step would differ from one that recomputes it).
+// Its rows start 64-byte aligned (a stride rounded up to 16 floats), so every row is treated
+// the same way by the vectorised code.
+struct BlockRows {
+    float* scores;
+    float* scaled;
+    float* masked;
+    float* weights;
+    Eigen::Index stride;
+};
+
+using BlockView = Eigen::Map<RowMatrix, 0, Eigen::OuterStride<>>;
+using ConstBlockView = Eigen::Map<const RowMatrix, 0, Eigen::OuterStride<>>;
+
 // Pass 2 for the query rows [r0, r0 + rows) of one head (the formula's names: S = Q Kᵀ,
 // A = softmax(mask(S / √d_k)), C = A V).
 void attendBlock(AttentionTrace& t, const ResolvedMask& mask, std::int64_t b, std::int64_t h,
-                 Eigen::Index r0, Eigen::Index rows, float scale)
+                 Eigen::Index r0, Eigen::Index rows, float scale, const BlockRows& out)
 {
-    const Eigen::Index nk = t.scores.dim(3);
-    const auto Q = t.qHeads.matrix({b, h}).middleRows(r0, rows);
+    const Eigen::Index nk = t.kHeads.dim(2);
+    const auto Q = std::as_const(t.qHeads).matrix({b, h}).middleRows(r0, rows);
     const ConstMatrixView K = std::as_const(t.kHeads).matrix({b, h});
     const ConstMatrixView V = std::as_const(t.vHeads).matrix({b, h});
 
-    auto S = t.scores.matrix({b, h}).middleRows(r0, rows);
+    const Eigen::OuterStride<> stride(out.stride);
+    BlockView S(out.scores, rows, nk, stride);
     // pass 2a: raw scores of the block
     S.noalias() = Q * K.transpose();
 
     // pass 2b: per query row, scale, block, and softmax over keys with the row max subtracted
     for (Eigen::Index r = 0; r < rows; ++r) {
         const Eigen::Index i = r0 + r;
-        auto scaled = t.scaled.matrix({b, h}).row(i).array();
-        auto masked = t.masked.matrix({b, h}).row(i).array();
-        auto weights = t.weights.matrix({b, h}).row(i).array();
+        auto scaled = BlockView(out.scaled, rows, nk, stride).row(r).array();
+        auto masked = BlockView(out.masked, rows, nk, stride).row(r).array();
+        auto weights = BlockView(out.weights, rows, nk, stride).row(r).array();
         scaled = S.row(r).array() * scale;
         masked = scaled;
 
@@ -132,12 +151,24 @@ void attendBlock(AttentionTrace& t, const ResolvedMask& mask, std::int64_t b, st
             for (Eigen::Index j = 0; j < limit; ++j)
                 if (keep.allowed[j] == 0)
                     weights(j) = 0.0f;
-        weights *= 1.0f / weights.sum();
+        // The row sum in a fixed order, in double: Eigen's vectorised sum peels unaligned
+        // elements first, so its rounding would depend on where the row sits in memory, and a
+        // step kept in the trace would differ from the same step computed in scratch.
+        double sum = 0;
+        for (Eigen::Index j = 0; j < nk; ++j)
+            sum += weights(j);
+        weights *= static_cast<float>(1.0 / sum);
     }
 
     // pass 2c: context rows are the weighted sums of the value rows
-    t.context.matrix({b, h}).middleRows(r0, rows).noalias() =
-        std::as_const(t.weights).matrix({b, h}).middleRows(r0, rows) * V;
+    t.context.matrix({b, h}).middleRows(r0, rows).noalias() = ConstBlockView(out.weights, rows, nk, stride) * V;
+}
+
+// Copies a block's rows of one step into the trace.
+void keepRows(Tensor& t, std::int64_t b, std::int64_t h, Eigen::Index r0, Eigen::Index rows, const float* block,
+              Eigen::Index stride)
+{
+    t.matrix({b, h}).middleRows(r0, rows) = ConstBlockView(block, rows, t.dim(3), Eigen::OuterStride<>(stride));
 }
 
 } // namespace
@@ -174,7 +205,8 @@ MultiHeadAttention::MultiHeadAttention(AttentionWeights weights, int numHeads)
 }
 
 void MultiHeadAttention::forward(const Tensor& query, const Tensor& key, const Tensor& value,
-                                 const AttentionMask& mask, AttentionTrace& t) const
+                                 const AttentionMask& mask, AttentionTrace& t,
+                                 const AttentionOptions& options) const
 {
     checkInput(query, "query", "Nq", "Dq", queryInputSize(), "w_q");
     checkInput(key, "key", "Nk", "Dk", keyInputSize(), "w_k");
@@ -190,19 +222,33 @@ void MultiHeadAttention::forward(const Tensor& query, const Tensor& key, const T
         throw InputError("value has " + str(value.dim(1)) + " tokens; expected " + str(Nk) +
                          " like key, since each key has one value");
     const ResolvedMask resolved(mask, B, Nq, Nk);
-
     const std::int64_t H = m_numHeads, Pqk = queryKeySize(), Pv = valueSize();
+    for (const int h : options.ablatedHeads)
+        if (h < 0 || h >= H)
+            throw InputError("head " + std::to_string(h) + " cannot be switched off; the module has heads 0–" +
+                             str(H - 1));
+
+    // Everything up to the concatenation is needed to compute; what is not kept is dropped at
+    // the end. Score-shaped steps that are not kept never exist in full (see BlockRows).
+    const AttentionKeep& keep = options.keep;
     t.qProj.reshape({{"batch", B}, {"query", Nq}, {"feature", H * Pqk}});
     t.kProj.reshape({{"batch", B}, {"key", Nk}, {"feature", H * Pqk}});
     t.vProj.reshape({{"batch", B}, {"key", Nk}, {"feature", H * Pv}});
     t.qHeads.reshape({{"batch", B}, {"head", H}, {"query", Nq}, {"d_k", Pqk}});
     t.kHeads.reshape({{"batch", B}, {"head", H}, {"key", Nk}, {"d_k", Pqk}});
     t.vHeads.reshape({{"batch", B}, {"head", H}, {"key", Nk}, {"d_v", Pv}});
-    for (Tensor* s : {&t.scores, &t.scaled, &t.masked, &t.weights})
-        s->reshape({{"batch", B}, {"head", H}, {"query", Nq}, {"key", Nk}});
+    for (const AttentionStepInfo& info : kAttentionStepTable)
+        if (info.scoreShaped) {
+            if (keep.has(info.step))
+                (t.*info.field).reshape({{"batch", B}, {"head", H}, {"query", Nq}, {"key", Nk}});
+            else
+                t.*info.field = Tensor();
+        }
     t.context.reshape({{"batch", B}, {"head", H}, {"query", Nq}, {"d_v", Pv}});
     t.concat.reshape({{"batch", B}, {"query", Nq}, {"feature", H * Pv}});
     t.output.reshape({{"batch", B}, {"query", Nq}, {"feature", outputSize()}});
+    t.sizes = {B, H, Nq, Nk, Pqk, Pv};
+    t.ablatedHeads = options.ablatedHeads;
 
     t.fullyMaskedRows.clear();
     for (std::int64_t b = 0; b < B; ++b)
@@ -223,24 +269,49 @@ void MultiHeadAttention::forward(const Tensor& query, const Tensor& key, const T
     const float scale = 1.0f / std::sqrt(static_cast<float>(Pqk));
     const std::int64_t blocksPerHead = (Nq + kQueryBlock - 1) / kQueryBlock;
     const std::int64_t tasks = B * H * blocksPerHead;
-#pragma omp parallel for schedule(static)
-    for (std::int64_t task = 0; task < tasks; ++task) {
-        const std::int64_t head = task / blocksPerHead;
-        const Eigen::Index r0 = (task % blocksPerHead) * kQueryBlock;
-        attendBlock(t, resolved, head / H, head % H, r0, std::min<Eigen::Index>(kQueryBlock, Nq - r0),
-                    scale);
+    const bool keepScores = keep.has(AttentionStep::Scores), keepScaled = keep.has(AttentionStep::Scaled);
+    const bool keepMasked = keep.has(AttentionStep::Masked), keepWeights = keep.has(AttentionStep::Weights);
+#pragma omp parallel
+    {
+        const Eigen::Index stride = (Nk + 15) / 16 * 16;
+        RowMatrix scratch(4 * kQueryBlock, stride); // Eigen allocates it aligned for its widest vectors
+        const auto part = [&](int k) { return scratch.data() + k * kQueryBlock * stride; };
+        const BlockRows block{part(0), part(1), part(2), part(3), stride};
+#pragma omp for schedule(static)
+        for (std::int64_t task = 0; task < tasks; ++task) {
+            const std::int64_t head = task / blocksPerHead, b = head / H, h = head % H;
+            const Eigen::Index r0 = (task % blocksPerHead) * kQueryBlock;
+            const Eigen::Index rows = std::min<Eigen::Index>(kQueryBlock, Nq - r0);
+            attendBlock(t, resolved, b, h, r0, rows, scale, block);
+            if (keepScores)
+                keepRows(t.scores, b, h, r0, rows, block.scores, stride);
+            if (keepScaled)
+                keepRows(t.scaled, b, h, r0, rows, block.scaled, stride);
+            if (keepMasked)
+                keepRows(t.masked, b, h, r0, rows, block.masked, stride);
+            if (keepWeights)
+                keepRows(t.weights, b, h, r0, rows, block.weights, stride);
+        }
     }
 
-    // pass 3: heads side by side, then the output projection
+    // pass 3: heads side by side (an ablated head's columns stay zero), then the output projection
     concatHeads(t.context, m_numHeads, t.concat);
+    for (const int h : options.ablatedHeads)
+        for (std::int64_t b = 0; b < B; ++b)
+            t.concat.matrix({b}).middleCols(h * Pv, Pv).setZero();
     project(t.concat, m_weights.wO, m_weights.bO, t.output);
+
+    for (const AttentionStepInfo& info : kAttentionStepTable)
+        if (!keep.has(info.step) && info.step != AttentionStep::Output)
+            t.*info.field = Tensor();
 }
 
 AttentionTrace MultiHeadAttention::forward(const Tensor& query, const Tensor& key,
-                                           const Tensor& value, const AttentionMask& mask) const
+                                           const Tensor& value, const AttentionMask& mask,
+                                           const AttentionOptions& options) const
 {
     AttentionTrace trace;
-    forward(query, key, value, mask, trace);
+    forward(query, key, value, mask, trace, options);
     return trace;
 }
 

@@ -5,7 +5,18 @@
 #include "engine/attention_weights.h"
 #include "engine/tensor.h"
 
+#include <vector>
+
 namespace attnviz::engine {
+
+/// How a forward pass runs beyond its inputs: which intermediates to keep, and which heads to
+/// switch off (D2L 10.3's head-importance exercise: an ablated head's context is still computed
+/// and kept, but its columns of the concatenation are zero, so the output and everything after
+/// it no longer hear from that head).
+struct AttentionOptions {
+    AttentionKeep keep = AttentionKeep::all();
+    std::vector<int> ablatedHeads;
+};
 
 /// General multi-head attention (D2L 10.3; Vaswani et al. 3.2.2) that keeps every intermediate.
 ///
@@ -29,14 +40,16 @@ public:
     const AttentionWeights& weights() const { return m_weights; }
 
     /// Runs the module on `query [B, Nq, Dq]`, `key [B, Nk, Dk]`, `value [B, Nk, Dv]` and fills
-    /// `trace` with every intermediate, reusing its memory where the shapes allow. Throws
-    /// InputError, before touching the trace, when the inputs or the mask do not fit the module.
+    /// `trace` with the intermediates `options.keep` asks for (and always `output`), reusing its
+    /// memory where the shapes allow. Throws InputError, before touching the trace, when the
+    /// inputs, the mask or the ablated heads do not fit the module.
     void forward(const Tensor& query, const Tensor& key, const Tensor& value,
-                 const AttentionMask& mask, AttentionTrace& trace) const;
+                 const AttentionMask& mask, AttentionTrace& trace,
+                 const AttentionOptions& options = {}) const;
 
     /// Convenience for callers that do not keep a trace around.
     AttentionTrace forward(const Tensor& query, const Tensor& key, const Tensor& value,
-                           const AttentionMask& mask = {}) const;
+                           const AttentionMask& mask = {}, const AttentionOptions& options = {}) const;
 
 private:
     AttentionWeights m_weights;

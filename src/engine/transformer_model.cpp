@@ -4,8 +4,8 @@
 #include "engine/layer_norm.h"
 #include "engine/positional_encoding.h"
 
+#include <algorithm>
 #include <cmath>
-#include <stdexcept>
 
 namespace attnviz::engine {
 namespace {
@@ -45,17 +45,65 @@ const Tensor& residualBlock(const Tensor& x, const LayerNormWeights& norm, const
     return normOut;
 }
 
+std::string shapeOf(const RowMatrix& m)
+{
+    return "[" + std::to_string(m.rows()) + ", " + std::to_string(m.cols()) + "]";
+}
+
+void expectShape(const RowMatrix& m, Eigen::Index rows, Eigen::Index cols, const std::string& what)
+{
+    if (m.rows() != rows || m.cols() != cols)
+        throw InputError(what + " has shape " + shapeOf(m) + "; the configuration expects [" + std::to_string(rows) +
+                         ", " + std::to_string(cols) + "].");
+}
+
+void expectSize(const Eigen::RowVectorXf& v, Eigen::Index size, const std::string& what)
+{
+    if (v.size() != size)
+        throw InputError(what + " has " + std::to_string(v.size()) + " values; the configuration expects " +
+                         std::to_string(size) + ".");
+}
+
+void expectNorm(const LayerNormWeights& n, Eigen::Index size, const std::string& what)
+{
+    expectSize(n.gain, size, what + " gain");
+    expectSize(n.bias, size, what + " bias");
+}
+
+// Drops what the capture policy does not keep of a layer computed in full.
+void trimLayer(LayerTrace& layer, const AttentionKeep& keep, bool layerTensors)
+{
+    for (AttentionBlockTrace& a : layer.attention) {
+        for (const AttentionStepInfo& info : kAttentionStepTable)
+            if (!keep.has(info.step))
+                a.attention.*info.field = Tensor();
+        if (!layerTensors)
+            a.norm = a.residual = Tensor();
+    }
+    if (!layerTensors) {
+        FeedForwardBlockTrace& f = layer.feedForward;
+        f.feedForward = {};
+        f.norm = f.residual = Tensor();
+    }
+}
+
 } // namespace
 
-TransformerModel::TransformerModel(ModelConfig config, ModelWeights weights, Vocabulary vocabulary)
+std::vector<int> Ablation::headsOf(int layer, Block block) const
+{
+    std::vector<int> out;
+    for (const Head& h : heads)
+        if (h.layer == layer && h.block == block)
+            out.push_back(h.head);
+    return out;
+}
+
+TransformerModel::TransformerModel(ModelConfig config, ModelWeights weights)
     : m_config(std::move(config))
     , m_weights(std::move(weights))
-    , m_vocabulary(std::move(vocabulary))
 {
     checkConfig(m_config);
-    if (m_vocabulary.size() != m_config.vocabSize)
-        throw InputError("The vocabulary has " + std::to_string(m_vocabulary.size()) + " tokens but config.json says vocab_size " +
-                         std::to_string(m_config.vocabSize) + ".");
+    checkWeights();
     const auto build = [&](StackWeights& stackWeights, Stack& stack) {
         stack.weights = &stackWeights;
         for (LayerWeights& layer : stackWeights.layers) {
@@ -71,22 +119,74 @@ TransformerModel::TransformerModel(ModelConfig config, ModelWeights weights, Voc
         build(m_weights.decoder, m_decoder);
 }
 
+void TransformerModel::checkWeights() const
+{
+    const ModelConfig& c = m_config;
+    const Eigen::Index D = c.modelWidth, F = c.feedForwardWidth;
+    const auto stack = [&](const StackWeights& s, bool decoder) {
+        const std::string name = decoder ? "decoder" : "encoder";
+        expectShape(s.embedding, c.vocabSize, D, name + " embedding");
+        if (c.positional == PositionalKind::Learned)
+            expectShape(s.positional, c.maxLength, D, name + " positional embedding");
+        if (c.tokenTypes > 0)
+            expectShape(s.tokenType, c.tokenTypes, D, name + " token-type embedding");
+        if (c.embeddingNorm != s.embeddingNorm.has_value())
+            throw InputError(name + " embedding LayerNorm: the configuration and the weights disagree.");
+        if (s.embeddingNorm)
+            expectNorm(*s.embeddingNorm, D, name + " embedding LayerNorm");
+        const auto layers = static_cast<std::size_t>(decoder ? c.decoderLayers : c.encoderLayers);
+        if (s.layers.size() != layers)
+            throw InputError(name + " has " + std::to_string(s.layers.size()) + " layers of weights; the configuration expects " +
+                             std::to_string(layers) + ".");
+        const std::size_t attentionBlocks = layerBlocks(c, decoder).size() - 1;
+        for (std::size_t L = 0; L < layers; ++L) {
+            const LayerWeights& lw = s.layers[L];
+            const std::string layer = name + " layer " + std::to_string(L);
+            if (lw.attention.size() != attentionBlocks)
+                throw InputError(layer + " has " + std::to_string(lw.attention.size()) + " attention blocks; expected " +
+                                 std::to_string(attentionBlocks) + ".");
+            for (const AttentionSublayerWeights& a : lw.attention) {
+                expectNorm(a.norm, D, layer + " " + blockName(a.block) + " LayerNorm");
+                expectShape(a.attention.wQ, D, D, layer + " " + blockName(a.block) + " w_q");
+                expectShape(a.attention.wO, D, D, layer + " " + blockName(a.block) + " w_o");
+            }
+            expectShape(lw.feedForward.w1, F, D, layer + " feed-forward W1");
+            expectShape(lw.feedForward.w2, D, F, layer + " feed-forward W2");
+            expectNorm(lw.feedForwardNorm, D, layer + " feed-forward LayerNorm");
+        }
+        if (c.finalNorm != s.finalNorm.has_value())
+            throw InputError(name + " final LayerNorm: the configuration and the weights disagree.");
+        if (s.finalNorm)
+            expectNorm(*s.finalNorm, D, name + " final LayerNorm");
+    };
+    if (c.hasEncoder())
+        stack(m_weights.encoder, false);
+    if (c.hasDecoder()) {
+        stack(m_weights.decoder, true);
+        if (!c.tiedOutput)
+            expectShape(m_weights.output, c.vocabSize, D, "the output projection");
+        if (m_weights.outputBias)
+            expectSize(*m_weights.outputBias, c.vocabSize, "the output bias");
+    }
+}
+
 const MultiHeadAttention& TransformerModel::attentionModule(int layer, Block block) const
 {
     const Stack& stack = block == Block::Self ? m_encoder : m_decoder;
-    const auto& layerModules = stack.attention.at(static_cast<std::size_t>(layer));
-    const auto& layerWeights = stack.weights->layers.at(static_cast<std::size_t>(layer));
-    for (std::size_t a = 0; a < layerWeights.attention.size(); ++a)
-        if (layerWeights.attention[a].block == block)
-            return layerModules[a];
-    throw std::out_of_range("no such attention block");
+    if (stack.weights && layer >= 0 && layer < static_cast<int>(stack.attention.size())) {
+        const auto& layerWeights = stack.weights->layers[static_cast<std::size_t>(layer)];
+        for (std::size_t a = 0; a < layerWeights.attention.size(); ++a)
+            if (layerWeights.attention[a].block == block)
+                return stack.attention[static_cast<std::size_t>(layer)][a];
+    }
+    throw InputError(std::string("The model has no ") + blockName(block) + " attention in layer " + std::to_string(layer) + ".");
 }
 
 void TransformerModel::checkIds(const std::vector<int>& ids, const char* what) const
 {
     if (ids.empty())
         throw InputError(std::string("The ") + what + " is empty; the model needs at least one token.");
-    if (static_cast<int>(ids.size()) > m_config.maxLength)
+    if (ids.size() > static_cast<std::size_t>(m_config.maxLength))
         throw InputError(std::string("The ") + what + " has " + std::to_string(ids.size()) +
                          " tokens; this model takes at most " + std::to_string(m_config.maxLength) + " (max_length).");
     for (const int id : ids)
@@ -95,39 +195,77 @@ void TransformerModel::checkIds(const std::vector<int>& ids, const char* what) c
                              ", outside the vocabulary of " + std::to_string(m_config.vocabSize) + ".");
 }
 
+void TransformerModel::checkAblation(const Ablation& ablation) const
+{
+    for (const Ablation::Head& h : ablation.heads) {
+        const MultiHeadAttention& module = attentionModule(h.layer, h.block);
+        if (h.head < 0 || h.head >= module.numHeads())
+            throw InputError("Head " + std::to_string(h.head) + " of layer " + std::to_string(h.layer) +
+                             " cannot be switched off; the model has heads 0–" + std::to_string(module.numHeads() - 1) + ".");
+    }
+}
+
 ModelTrace TransformerModel::forward(const std::vector<int>& source, const std::vector<int>& target) const
 {
+    return forward(ModelInput{source, {}, target});
+}
+
+ModelTrace TransformerModel::forward(const ModelInput& input, const CapturePolicy& policy, const Ablation& ablation) const
+{
+    checkAblation(ablation);
     ModelTrace trace;
+    const TensorVisitor& observe = policy.observer;
     if (m_config.hasEncoder()) {
-        checkIds(source, "source text");
-        trace.sourceTokens = m_vocabulary.tokens(source);
+        checkIds(input.source, "source text");
+        if (!input.sourceTypes.empty()) {
+            if (input.sourceTypes.size() != input.source.size())
+                throw InputError("There are " + std::to_string(input.sourceTypes.size()) + " token types for " +
+                                 std::to_string(input.source.size()) + " tokens; expected one per token.");
+            for (const int t : input.sourceTypes)
+                if (t < 0 || t >= std::max(m_config.tokenTypes, 1))
+                    throw InputError("Token type " + std::to_string(t) + " does not exist; the model has " +
+                                     std::to_string(std::max(m_config.tokenTypes, 1)) + ".");
+        }
+    }
+    if (m_config.hasDecoder())
+        checkIds(input.target, m_config.hasEncoder() ? "target text" : "text");
+    if (!m_config.hasEncoder() && !input.source.empty())
+        throw InputError("A decoder-only model reads only the text; it has no encoder for a source.");
+    if (!m_config.hasDecoder() && !input.target.empty())
+        throw InputError("An encoder-only model reads only the text; it has no decoder for a target.");
+
+    if (m_config.hasEncoder()) {
+        trace.sourceIds = input.source;
         trace.encoder.emplace();
-        runStack(m_encoder, source, nullptr, false, *trace.encoder);
+        embed(m_encoder, input.source, input.sourceTypes, *trace.encoder);
+        runStack(m_encoder, nullptr, false, policy, ablation, *trace.encoder);
     }
     if (!m_config.hasDecoder())
         return trace;
-    checkIds(target, m_config.hasEncoder() ? "target text" : "text");
-    trace.targetTokens = m_vocabulary.tokens(target);
-    const Tensor* memory = nullptr;
-    if (trace.encoder)
-        memory = trace.encoder->finalNorm.rank() ? &trace.encoder->finalNorm
-                                                 : &trace.encoder->layers.back().output(m_config.norm);
+    trace.targetIds = input.target;
     trace.decoder.emplace();
-    runStack(m_decoder, target, memory, true, *trace.decoder);
-
-    const StackTrace& d = *trace.decoder;
-    const Tensor& last = d.finalNorm.rank() ? d.finalNorm : d.layers.back().output(m_config.norm);
-    const auto tokens = last.dim(1);
-    trace.logits = Tensor({{"batch", 1}, {"token", tokens}, {"vocab", m_config.vocabSize}});
-    MatrixView logits = trace.logits.matrix({0});
-    logits.noalias() = last.matrix({0}) * m_weights.output.transpose();
-    if (m_weights.outputBias)
-        logits.rowwise() += *m_weights.outputBias;
+    embed(m_decoder, input.target, {}, *trace.decoder);
+    runStack(m_decoder, trace.encoder ? &trace.encoder->output : nullptr, true, policy, ablation, *trace.decoder);
+    computeLogits(trace.decoder->output, policy.allLogits, trace.logits);
+    if (observe)
+        observe("decoder.logits", trace.logits);
     return trace;
 }
 
-void TransformerModel::runStack(const Stack& stack, const std::vector<int>& ids, const Tensor* memory, bool decoder,
-                                StackTrace& trace) const
+void TransformerModel::computeLogits(const Tensor& last, bool allPositions, Tensor& logits) const
+{
+    const std::int64_t tokens = last.dim(1);
+    const std::int64_t rows = allPositions ? tokens : 1;
+    const RowMatrix& output = m_config.tiedOutput ? m_weights.decoder.embedding : m_weights.output;
+    logits = Tensor({{"batch", 1}, {"token", rows}, {"vocab", m_config.vocabSize}});
+    MatrixView out = logits.matrix({0});
+    out.noalias() = last.matrix({0}).bottomRows(rows) * output.transpose();
+    if (m_weights.outputBias)
+        out.rowwise() += *m_weights.outputBias;
+}
+
+void TransformerModel::embed(const Stack& stack, const std::vector<int>& ids, const std::vector<int>& types,
+                             StackTrace& trace) const
 {
     const StackWeights& w = *stack.weights;
     const auto n = static_cast<std::int64_t>(ids.size());
@@ -142,36 +280,108 @@ void TransformerModel::runStack(const Stack& stack, const std::vector<int>& ids,
     else if (m_config.positional == PositionalKind::Sinusoidal)
         trace.positional.matrix({0}) = sinusoidalPositionalEncoding(n, D);
     add(trace.embedding, trace.positional, trace.input);
+    if (m_config.tokenTypes > 0) {
+        trace.tokenType = tokenTensor(n, D);
+        for (std::int64_t t = 0; t < n; ++t)
+            trace.tokenType.matrix({0}).row(t) = w.tokenType.row(types.empty() ? 0 : types[static_cast<std::size_t>(t)]);
+        Tensor sum;
+        add(trace.input, trace.tokenType, sum);
+        trace.input = std::move(sum);
+    }
+    if (w.embeddingNorm) {
+        Tensor normed;
+        normalise(trace.input, *w.embeddingNorm, m_config.layerNormEps, normed);
+        trace.input = std::move(normed);
+    }
+}
 
-    AttentionMask causal;
-    causal.causal = true;
-    const Tensor* x = &trace.input;
+void TransformerModel::runStack(const Stack& stack, const Tensor* memory, bool decoder, const CapturePolicy& policy,
+                                const Ablation& ablation, StackTrace& trace) const
+{
+    const std::string name = decoder ? "decoder" : "encoder";
+    if (policy.observer) {
+        for (const auto& [suffix, t] : {std::pair{".embedding", &trace.embedding}, {".positional", &trace.positional},
+                                        {".token_type", &trace.tokenType}, {".input", &trace.input}})
+            if (t->rank())
+                policy.observer(name + suffix, *t);
+    }
+    if (!policy.layerTensors)
+        trace.embedding = trace.positional = trace.tokenType = Tensor(); // `input` stays: layer 0 reads it
+    const StackWeights& w = *stack.weights;
+    Tensor x = trace.input;
     trace.layers.resize(w.layers.size());
     for (std::size_t L = 0; L < w.layers.size(); ++L) {
-        const LayerWeights& lw = w.layers[L];
+        const int layer = static_cast<int>(L);
+        const bool full = policy.fullLayer == layer || (policy.attention.keepsAll() && policy.layerTensors);
+        const bool computeAll = full || policy.observer;
         LayerTrace& lt = trace.layers[L];
-        lt.attention.resize(lw.attention.size());
-        for (std::size_t a = 0; a < lw.attention.size(); ++a) {
-            AttentionBlockTrace& at = lt.attention[a];
-            at.block = lw.attention[a].block;
-            const MultiHeadAttention& module = stack.attention[L][a];
-            x = &residualBlock(*x, lw.attention[a].norm, m_config, at.norm, at.residual, [&](const Tensor& in) -> const Tensor& {
-                if (at.block == Block::Cross)
-                    module.forward(in, *memory, *memory, {}, at.attention);
-                else
-                    module.forward(in, in, in, at.block == Block::MaskedSelf ? causal : AttentionMask{}, at.attention);
-                return at.attention.output;
-            });
-        }
-        FeedForwardBlockTrace& ft = lt.feedForward;
-        ft.block = decoder ? Block::DecoderFeedForward : Block::EncoderFeedForward;
-        x = &residualBlock(*x, lw.feedForwardNorm, m_config, ft.norm, ft.residual, [&](const Tensor& in) -> const Tensor& {
-            feedForward(in, lw.feedForward, m_config.activation, ft.feedForward);
-            return ft.feedForward.output;
-        });
+        Tensor out = runLayer(stack, layer, x, memory, decoder, computeAll ? AttentionKeep::all() : policy.attention,
+                              ablation, lt);
+        if (policy.observer)
+            forEachLayerTensor(lt, layer, policy.observer);
+        if (!full)
+            trimLayer(lt, policy.attention, policy.layerTensors);
+        lt.complete = full;
+        x = std::move(out);
     }
-    if (w.finalNorm)
-        normalise(*x, *w.finalNorm, m_config.layerNormEps, trace.finalNorm);
+    if (w.finalNorm) {
+        normalise(x, *w.finalNorm, m_config.layerNormEps, trace.finalNorm);
+        trace.output = trace.finalNorm;
+        if (policy.observer)
+            policy.observer(name + ".final_norm", trace.finalNorm);
+        if (!policy.layerTensors)
+            trace.finalNorm = Tensor();
+    } else {
+        trace.output = std::move(x);
+    }
+}
+
+Tensor TransformerModel::runLayer(const Stack& stack, int layer, const Tensor& x, const Tensor* memory, bool decoder,
+                                  const AttentionKeep& keep, const Ablation& ablation, LayerTrace& lt) const
+{
+    const LayerWeights& lw = stack.weights->layers[static_cast<std::size_t>(layer)];
+    lt.input = x;
+    AttentionMask causal;
+    causal.causal = true;
+    const Tensor* current = &lt.input;
+    lt.attention.resize(lw.attention.size());
+    for (std::size_t a = 0; a < lw.attention.size(); ++a) {
+        AttentionBlockTrace& at = lt.attention[a];
+        at.block = lw.attention[a].block;
+        const MultiHeadAttention& module = stack.attention[static_cast<std::size_t>(layer)][a];
+        const AttentionOptions options{keep, ablation.headsOf(layer, at.block)};
+        current = &residualBlock(*current, lw.attention[a].norm, m_config, at.norm, at.residual,
+                                 [&](const Tensor& in) -> const Tensor& {
+                                     if (at.block == Block::Cross)
+                                         module.forward(in, *memory, *memory, {}, at.attention, options);
+                                     else
+                                         module.forward(in, in, in, at.block == Block::MaskedSelf ? causal : AttentionMask{},
+                                                        at.attention, options);
+                                     return at.attention.output;
+                                 });
+    }
+    FeedForwardBlockTrace& ft = lt.feedForward;
+    ft.block = decoder ? Block::DecoderFeedForward : Block::EncoderFeedForward;
+    current = &residualBlock(*current, lw.feedForwardNorm, m_config, ft.norm, ft.residual, [&](const Tensor& in) -> const Tensor& {
+        feedForward(in, lw.feedForward, m_config.activation, ft.feedForward);
+        return ft.feedForward.output;
+    });
+    return *current;
+}
+
+LayerTrace TransformerModel::recomputeLayer(const ModelTrace& trace, Block block, int layer, const Ablation& ablation) const
+{
+    checkAblation(ablation);
+    const StackTrace* stack = trace.stackOf(block);
+    if (!stack || layer < 0 || layer >= static_cast<int>(stack->layers.size()))
+        throw InputError(std::string("The trace has no layer ") + std::to_string(layer) + " with " + blockName(block) + ".");
+    const bool decoder = stack == (trace.decoder ? &*trace.decoder : nullptr);
+    const Tensor* memory = decoder && trace.encoder ? &trace.encoder->output : nullptr;
+    LayerTrace out;
+    runLayer(decoder ? m_decoder : m_encoder, layer, stack->layers[static_cast<std::size_t>(layer)].input, memory, decoder,
+             AttentionKeep::all(), ablation, out);
+    out.complete = true;
+    return out;
 }
 
 } // namespace attnviz::engine

@@ -4,36 +4,62 @@
 #include "engine/model_trace.h"
 #include "engine/model_weights.h"
 #include "engine/multi_head_attention.h"
-#include "engine/vocabulary.h"
 
 #include <vector>
 
 namespace attnviz::engine {
 
+/// What one forward pass reads: token ids for the encoder and for the decoder.
+struct ModelInput {
+    std::vector<int> source;      ///< the encoder's ids (empty for a decoder-only model)
+    std::vector<int> sourceTypes; ///< BERT's segment ids per source token; empty = all 0
+    std::vector<int> target;      ///< the decoder's ids (empty for an encoder-only model)
+};
+
+/// Which heads are switched off, per layer and attention block (D2L 10.3's ablation).
+struct Ablation {
+    struct Head {
+        int layer = 0;
+        Block block = Block::Self;
+        int head = 0;
+        bool operator==(const Head&) const = default;
+    };
+    std::vector<Head> heads;
+    std::vector<int> headsOf(int layer, Block block) const;
+    bool empty() const { return heads.empty(); }
+};
+
 /// A whole Transformer (Vaswani et al.; D2L 11.7): embeddings and positions, encoder layers
 /// (self-attention, feed-forward), decoder layers (masked self-attention, cross-attention over the
 /// encoder's output, feed-forward), residual connections and LayerNorm before or after each
-/// sublayer. Every activation lands in a ModelTrace; attention reuses MultiHeadAttention, so each
-/// block's trace is the single-module trace the walkthrough explains.
+/// sublayer. Every activation the capture policy asks for lands in a ModelTrace; attention
+/// reuses MultiHeadAttention, so each block's trace is the single-module trace the walkthrough
+/// explains. The model knows ids, not text: tokenizers live in io.
 class TransformerModel {
 public:
-    /// Checks the configuration (InputError); the weights must have the shapes of
-    /// `weightSpecs(config)` (the model loader checks them against the file).
-    TransformerModel(ModelConfig config, ModelWeights weights, Vocabulary vocabulary);
+    /// Checks the configuration and that the weights have its shapes (InputError otherwise).
+    TransformerModel(ModelConfig config, ModelWeights weights);
     // The modules point into the weights; a model stays where it was built (hold it by pointer).
     TransformerModel(const TransformerModel&) = delete;
     TransformerModel& operator=(const TransformerModel&) = delete;
 
     const ModelConfig& config() const { return m_config; }
-    const Vocabulary& vocabulary() const { return m_vocabulary; }
 
     /// One forward pass over one sequence pair: `source` feeds the encoder, `target` the decoder
     /// (teacher forcing: every target position at once, each seeing only earlier ones). A
     /// decoder-only model takes no source, an encoder-only model no target. Throws InputError for
-    /// empty or over-long inputs and unknown ids.
+    /// empty or over-long inputs, unknown ids and ablated heads the model does not have.
+    ModelTrace forward(const ModelInput& input, const CapturePolicy& policy = {},
+                       const Ablation& ablation = {}) const;
     ModelTrace forward(const std::vector<int>& source, const std::vector<int>& target) const;
 
-    /// The attention module of a block (for its weights); throws std::out_of_range when absent.
+    /// Layer `layer` of the stack that holds `block`, recomputed with every intermediate from the
+    /// layer input the trace kept (and the encoder's output, for cross-attention): opening one
+    /// layer of a long run costs one layer, not a whole forward pass.
+    LayerTrace recomputeLayer(const ModelTrace& trace, Block block, int layer,
+                              const Ablation& ablation = {}) const;
+
+    /// The attention module of a block (for its weights); throws InputError when absent.
     const MultiHeadAttention& attentionModule(int layer, Block block) const;
 
 private:
@@ -41,13 +67,19 @@ private:
         const StackWeights* weights = nullptr;
         std::vector<std::vector<MultiHeadAttention>> attention; ///< per layer, per attention block
     };
+    void checkWeights() const;
     void checkIds(const std::vector<int>& ids, const char* what) const;
-    void runStack(const Stack& stack, const std::vector<int>& ids, const Tensor* memory, bool decoder,
-                  StackTrace& trace) const;
+    void checkAblation(const Ablation& ablation) const;
+    void embed(const Stack& stack, const std::vector<int>& ids, const std::vector<int>& types, StackTrace& trace) const;
+    void runStack(const Stack& stack, const Tensor* memory, bool decoder, const CapturePolicy& policy,
+                  const Ablation& ablation, StackTrace& trace) const;
+    /// Runs one layer on `x`; returns the layer's output.
+    Tensor runLayer(const Stack& stack, int layer, const Tensor& x, const Tensor* memory, bool decoder,
+                    const AttentionKeep& keep, const Ablation& ablation, LayerTrace& out) const;
+    void computeLogits(const Tensor& last, bool allPositions, Tensor& logits) const;
 
     ModelConfig m_config;
     ModelWeights m_weights; ///< attention projections moved into the stacks' modules
-    Vocabulary m_vocabulary;
     Stack m_encoder;
     Stack m_decoder;
 };

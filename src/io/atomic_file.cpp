@@ -1,9 +1,10 @@
 #include "io/atomic_file.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
-#include <fstream>
+#include <filesystem>
 #include <random>
 #include <sstream>
 #include <sys/stat.h>
@@ -17,81 +18,97 @@ std::string systemReason()
     return std::strerror(errno);
 }
 
-// Creates a fresh file beside `path` (same directory, so the final rename is atomic). O_EXCL makes
-// sure we never write into a file someone else made; the mode goes through the user's umask.
-int createTemporary(const std::string& path, std::string& tempPath)
+// A fresh temporary name in the target's folder. It does not extend the target's name, so a
+// target whose name is at the file-system limit (255 bytes) still gets a legal temporary one.
+std::string temporaryName(const std::string& path, std::mt19937_64& random)
 {
-    std::random_device seed;
-    std::mt19937_64 random(seed());
-    for (int attempt = 0; attempt < 16; ++attempt) {
-        std::ostringstream name;
-        name << path << ".tmp-" << getpid() << '-' << std::hex << random();
-        tempPath = name.str();
-        const int fd = ::open(tempPath.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-        if (fd >= 0 || errno != EEXIST)
-            return fd;
-    }
-    return -1;
+    const std::filesystem::path target(path);
+    std::ostringstream name;
+    name << ".attnviz-" << getpid() << '-' << std::hex << random() << ".tmp";
+    return (target.parent_path() / name.str()).string();
 }
 
 } // namespace
 
-void writeFileAtomically(const std::string& path, std::span<const char> bytes)
+AtomicFile::AtomicFile(std::string path)
+    : m_path(std::move(path))
 {
     struct stat existing {};
-    if (::stat(path.c_str(), &existing) == 0 && S_ISDIR(existing.st_mode))
-        throw FileError("cannot write " + path + ": it is a directory");
-
-    std::string tempPath;
-    const int fd = createTemporary(path, tempPath);
-    if (fd < 0)
-        throw FileError("cannot write " + path + ": " + systemReason());
-
-    const auto failWith = [&](const std::string& reason) {
-        ::close(fd);
-        ::unlink(tempPath.c_str());
-        throw FileError("cannot write " + path + ": " + reason);
-    };
-
-    std::size_t written = 0;
-    while (written < bytes.size()) {
-        const ssize_t n = ::write(fd, bytes.data() + written, bytes.size() - written);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            failWith(systemReason());
-        }
-        written += static_cast<std::size_t>(n);
+    if (::stat(m_path.c_str(), &existing) == 0 && S_ISDIR(existing.st_mode))
+        throw FileError("cannot write " + printable(m_path) + ": it is a directory");
+    std::random_device seed;
+    std::mt19937_64 random(seed());
+    // O_EXCL: never write into a file someone else made; the mode goes through the user's umask.
+    for (int attempt = 0; attempt < 16 && m_fd < 0; ++attempt) {
+        m_tempPath = temporaryName(m_path, random);
+        m_fd = ::open(m_tempPath.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+        if (m_fd < 0 && errno != EEXIST)
+            break;
     }
-    if (::fsync(fd) != 0)
-        failWith(systemReason());
-    if (::close(fd) != 0) {
-        const std::string reason = systemReason();
-        ::unlink(tempPath.c_str());
-        throw FileError("cannot write " + path + ": " + reason);
-    }
-    if (::rename(tempPath.c_str(), path.c_str()) != 0) {
-        const std::string reason = systemReason();
-        ::unlink(tempPath.c_str());
-        throw FileError("cannot write " + path + ": " + reason);
+    if (m_fd < 0)
+        throw FileError("cannot write " + printable(m_path) + ": " + systemReason());
+}
+
+AtomicFile::~AtomicFile()
+{
+    if (m_fd >= 0) {
+        ::close(m_fd);
+        ::unlink(m_tempPath.c_str());
     }
 }
 
-std::string readFile(const std::string& path)
+void AtomicFile::fail(const std::string& reason)
 {
-    struct stat info {};
-    if (::stat(path.c_str(), &info) != 0)
-        throw FileError("cannot read " + path + ": " + systemReason());
-    if (S_ISDIR(info.st_mode))
-        throw FileError("cannot read " + path + ": it is a directory");
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw FileError("cannot read " + path + ": " + systemReason());
-    std::ostringstream content;
-    content << in.rdbuf();
-    if (in.bad())
-        throw FileError("cannot read " + path + ": read error");
-    return std::move(content).str();
+    ::close(m_fd);
+    ::unlink(m_tempPath.c_str());
+    m_fd = -1;
+    throw FileError("cannot write " + printable(m_path) + ": " + reason);
+}
+
+void AtomicFile::writeAt(std::uint64_t offset, std::span<const char> bytes)
+{
+    std::size_t written = 0;
+    while (written < bytes.size()) {
+        const ssize_t n = ::pwrite(m_fd, bytes.data() + written, bytes.size() - written,
+                                   static_cast<off_t>(offset + written));
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            fail(systemReason());
+        }
+        written += static_cast<std::size_t>(n);
+    }
+    m_size = std::max<std::uint64_t>(m_size, offset + bytes.size());
+}
+
+void AtomicFile::write(std::span<const char> bytes)
+{
+    writeAt(m_size, bytes);
+}
+
+void AtomicFile::commit()
+{
+    if (::fsync(m_fd) != 0)
+        fail(systemReason());
+    if (::close(m_fd) != 0) {
+        m_fd = -1;
+        const std::string reason = systemReason();
+        ::unlink(m_tempPath.c_str());
+        throw FileError("cannot write " + printable(m_path) + ": " + reason);
+    }
+    m_fd = -1;
+    if (::rename(m_tempPath.c_str(), m_path.c_str()) != 0) {
+        const std::string reason = systemReason();
+        ::unlink(m_tempPath.c_str());
+        throw FileError("cannot write " + printable(m_path) + ": " + reason);
+    }
+}
+
+void writeFileAtomically(const std::string& path, std::span<const char> bytes)
+{
+    AtomicFile file(path);
+    file.write(bytes);
+    file.commit();
 }
 
 } // namespace attnviz::io

@@ -1,23 +1,44 @@
 #pragma once
 
+#include "io/file_error.h"
+
+#include <cstdint>
 #include <span>
-#include <stdexcept>
 #include <string>
 
 namespace attnviz::io {
 
-/// A file that could not be written (or read): the message names the path and the system's reason.
-class FileError : public std::runtime_error {
+/// A file being written so that a reader never sees it partial: the bytes go to a temporary file
+/// beside the target (same folder, so the final rename is atomic), are flushed to disk by
+/// commit() and only then renamed over the target. Destroyed uncommitted, it removes the
+/// temporary file and the target stays as it was. Every failure is a FileError naming the target.
+class AtomicFile {
 public:
-    using std::runtime_error::runtime_error;
+    explicit AtomicFile(std::string path);
+    AtomicFile(const AtomicFile&) = delete;
+    AtomicFile& operator=(const AtomicFile&) = delete;
+    ~AtomicFile();
+
+    /// Appends bytes at the current end.
+    void write(std::span<const char> bytes);
+    /// Writes bytes at a position already reserved (a header written last).
+    void writeAt(std::uint64_t offset, std::span<const char> bytes);
+    std::uint64_t size() const { return m_size; }
+    /// Where the data is until commit (for a final copy into a second temporary file).
+    int descriptor() const { return m_fd; }
+    void commit();
+    const std::string& path() const { return m_path; }
+
+private:
+    [[noreturn]] void fail(const std::string& reason);
+
+    std::string m_path;
+    std::string m_tempPath;
+    int m_fd = -1;
+    std::uint64_t m_size = 0;
 };
 
-/// Writes `bytes` to `path` so that a reader never sees a partial file: the data goes to a
-/// temporary file beside `path`, is flushed to disk, and is renamed over `path` only when complete.
-/// On any failure the temporary file is removed, `path` is left as it was, and FileError is thrown.
+/// Writes `bytes` to `path` through an AtomicFile.
 void writeFileAtomically(const std::string& path, std::span<const char> bytes);
-
-/// The whole content of a file; throws FileError when it cannot be read.
-std::string readFile(const std::string& path);
 
 } // namespace attnviz::io

@@ -1,6 +1,9 @@
 #include "io/json.h"
 
+#include "io/file_error.h"
+
 #include <charconv>
+#include <unordered_set>
 #include <cmath>
 #include <cstdio>
 
@@ -80,6 +83,7 @@ private:
     {
         ++m_pos;
         JsonValue::Object members;
+        std::unordered_set<std::string> seen;
         if (consume('}'))
             return JsonValue(std::move(members));
         do {
@@ -87,9 +91,9 @@ private:
             if (m_pos >= m_text.size() || m_text[m_pos] != '"')
                 fail("expected a member name in quotes");
             std::string key = string();
-            for (const auto& [existing, _] : members)
-                if (existing == key)
-                    fail("duplicate member \"" + key + "\"");
+            // A set, not a scan of the members: a header with 300 000 keys must not take minutes.
+            if (!seen.insert(key).second)
+                fail("duplicate member \"" + printable(key) + "\"");
             expect(':');
             members.emplace_back(std::move(key), value(depth + 1));
         } while (consume(','));
@@ -232,7 +236,8 @@ private:
         const auto [end, ec] = std::from_chars(first, m_text.data() + m_pos, value);
         if (ec != std::errc() || end != m_text.data() + m_pos)
             fail("number out of range");
-        return JsonValue(value, integral);
+        // Keep the number as written, so a message can quote `4.0` rather than `4`.
+        return JsonValue(value, integral, std::string(m_text.substr(start, m_pos - start)));
     }
 
     std::string_view m_text;
@@ -273,11 +278,14 @@ std::string JsonValue::describe() const
     } else if (isBool()) {
         s = asBool() ? "true" : "false";
     } else if (isNumber()) {
-        char buffer[32];
-        std::snprintf(buffer, sizeof buffer, "%.17g", asNumber());
-        s = buffer;
+        s = std::get<Number>(m_value).text;
+        if (s.empty()) {
+            char buffer[32];
+            std::snprintf(buffer, sizeof buffer, "%.17g", asNumber());
+            s = buffer;
+        }
     } else if (isString()) {
-        s = jsonQuote(asString());
+        s = "\"" + printable(asString(), kMax) + "\"";
     } else if (isArray()) {
         s = "an array";
     } else {
@@ -291,29 +299,6 @@ std::string JsonValue::describe() const
 JsonValue parseJson(std::string_view text)
 {
     return Parser(text).document();
-}
-
-std::string jsonQuote(std::string_view s)
-{
-    std::string out = "\"";
-    for (const char c : s) {
-        switch (c) {
-        case '"': out += "\\\""; break;
-        case '\\': out += "\\\\"; break;
-        case '\n': out += "\\n"; break;
-        case '\r': out += "\\r"; break;
-        case '\t': out += "\\t"; break;
-        default:
-            if (static_cast<unsigned char>(c) < 0x20) {
-                char buffer[8];
-                std::snprintf(buffer, sizeof buffer, "\\u%04x", c);
-                out += buffer;
-            } else {
-                out += c;
-            }
-        }
-    }
-    return out + "\"";
 }
 
 } // namespace attnviz::io

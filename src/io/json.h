@@ -16,8 +16,10 @@ public:
     using std::runtime_error::runtime_error;
 };
 
-/// A parsed JSON value. Small on purpose: AttnViz reads safetensors headers and model
-/// configurations, never large documents. Objects keep their members in file order.
+/// A parsed JSON value, as AttnViz reads safetensors headers, configurations, vocabularies and
+/// lesson files: objects keep their members in file order and a duplicate member is an error.
+/// (Writing JSON goes through nlohmann::json; this reader stays because it reports errors with
+/// byte offsets and refuses what the formats forbid.)
 class JsonValue {
 public:
     using Array = std::vector<JsonValue>;
@@ -25,7 +27,10 @@ public:
 
     JsonValue() = default;
     explicit JsonValue(bool b) : m_value(b) {}
-    explicit JsonValue(double number, bool integral) : m_value(Number{number, integral}) {}
+    explicit JsonValue(double number, bool integral, std::string text = {})
+        : m_value(Number{number, integral, std::move(text)})
+    {
+    }
     explicit JsonValue(std::string s) : m_value(std::move(s)) {}
     explicit JsonValue(Array a) : m_value(std::move(a)) {}
     explicit JsonValue(Object o) : m_value(std::move(o)) {}
@@ -56,6 +61,7 @@ private:
     struct Number {
         double value;
         bool integral;
+        std::string text; ///< as written in the document
     };
     std::variant<std::monostate, bool, Number, std::string, Array, Object> m_value;
 };
@@ -63,8 +69,5 @@ private:
 /// Parses a complete JSON text; throws JsonError naming the byte offset of the first problem.
 /// Duplicate object keys are an error: a header that names a tensor twice is ambiguous.
 JsonValue parseJson(std::string_view text);
-
-/// `s` as a JSON string literal, quotes included.
-std::string jsonQuote(std::string_view s);
 
 } // namespace attnviz::io

@@ -2,6 +2,9 @@
 
 #include "io/atomic_file.h"
 
+#include <nlohmann/json.hpp>
+#include <unistd.h>
+
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -32,20 +35,21 @@ constexpr std::array kDTypes = {
     DTypeInfo{DType::F64, "F64", 8},
 };
 
-std::string quoted(std::string_view name)
+// A tensor name as a message quotes it: escaped, on one line.
+std::string named(std::string_view name)
 {
-    return "'" + std::string(name) + "'";
+    return "'" + printable(name) + "'";
 }
 
 std::vector<std::int64_t> parseShape(const std::string& name, const JsonValue* shape)
 {
     if (!shape || !shape->isArray())
-        throw FormatError("tensor " + quoted(name) +
+        throw FormatError("tensor " + named(name) +
                           " has no \"shape\" array in the header; expected e.g. [2, 3]");
     std::vector<std::int64_t> dims;
     for (const JsonValue& d : shape->asArray()) {
         if (!d.isInteger() || d.asInteger() < 0)
-            throw FormatError("tensor " + quoted(name) + " has shape entry " + d.describe() +
+            throw FormatError("tensor " + named(name) + " has shape entry " + d.describe() +
                               "; expected a non-negative integer");
         dims.push_back(d.asInteger());
     }
@@ -56,13 +60,13 @@ std::pair<std::uint64_t, std::uint64_t> parseOffsets(const std::string& name,
                                                      const JsonValue* offsets)
 {
     if (!offsets || !offsets->isArray() || offsets->asArray().size() != 2)
-        throw FormatError("tensor " + quoted(name) +
+        throw FormatError("tensor " + named(name) +
                           " has no \"data_offsets\" pair in the header; expected [begin, end]");
     const JsonValue& begin = offsets->asArray()[0];
     const JsonValue& end = offsets->asArray()[1];
     if (!begin.isInteger() || !end.isInteger() || begin.asInteger() < 0 ||
         end.asInteger() < begin.asInteger())
-        throw FormatError("tensor " + quoted(name) + " has data_offsets [" + begin.describe() +
+        throw FormatError("tensor " + named(name) + " has data_offsets [" + begin.describe() +
                           ", " + end.describe() +
                           "]; expected two non-negative integers with begin <= end");
     return {static_cast<std::uint64_t>(begin.asInteger()),
@@ -113,14 +117,23 @@ std::string TensorEntry::shapeString() const
 
 SafetensorsFile SafetensorsFile::read(const std::string& path)
 {
-    return parse(readFile(path));
+    SafetensorsFile file;
+    file.m_mapping.emplace(path);
+    file.parseBytes(file.m_mapping->bytes());
+    return file;
 }
 
 SafetensorsFile SafetensorsFile::parse(std::string content)
 {
     SafetensorsFile file;
     file.m_content = std::move(content);
-    const std::string& bytes = file.m_content;
+    file.parseBytes(file.m_content);
+    return file;
+}
+
+void SafetensorsFile::parseBytes(std::span<const char> bytes)
+{
+    SafetensorsFile& file = *this;
 
     if (bytes.size() < 8)
         throw FormatError("the file is truncated: it has " + std::to_string(bytes.size()) +
@@ -136,7 +149,7 @@ SafetensorsFile SafetensorsFile::parse(std::string content)
         throw FormatError("the header length " + std::to_string(headerSize) +
                           " is larger than the 100 MB a safetensors header may have");
 
-    const std::string_view headerText(bytes.data() + 8, headerSize);
+    const std::string_view headerText(bytes.data() + 8, static_cast<std::size_t>(headerSize));
     JsonValue header;
     try {
         header = parseJson(headerText);
@@ -165,15 +178,15 @@ SafetensorsFile SafetensorsFile::parse(std::string content)
             continue;
         }
         if (!entry.isObject())
-            throw FormatError("tensor " + quoted(name) + " is described by " + entry.describe() +
+            throw FormatError("tensor " + named(name) + " is described by " + entry.describe() +
                               "; expected an object with dtype, shape and data_offsets");
         const JsonValue* dtypeValue = entry.find("dtype");
         if (!dtypeValue || !dtypeValue->isString())
-            throw FormatError("tensor " + quoted(name) +
+            throw FormatError("tensor " + named(name) +
                               " has no \"dtype\" string in the header; expected e.g. \"F32\"");
         const std::optional<DType> dtype = dtypeFromName(dtypeValue->asString());
         if (!dtype)
-            throw FormatError("tensor " + quoted(name) + " has unknown dtype " +
+            throw FormatError("tensor " + named(name) + " has unknown dtype " +
                               dtypeValue->describe() + "; expected a safetensors dtype such as F32");
 
         TensorEntry tensor;
@@ -187,22 +200,23 @@ SafetensorsFile SafetensorsFile::parse(std::string content)
         for (std::int64_t d : tensor.shape) {
             const auto ud = static_cast<std::uint64_t>(d);
             if (ud != 0 && expectedBytes > std::numeric_limits<std::uint64_t>::max() / ud)
-                throw FormatError("tensor " + quoted(name) + " has shape " +
+                throw FormatError("tensor " + named(name) + " has shape " +
                                   tensor.shapeString() + ", too large to address");
             expectedBytes *= ud;
         }
         if (end > dataSize)
-            throw FormatError("tensor " + quoted(name) + " has data_offsets [" +
+            throw FormatError("tensor " + named(name) + " has data_offsets [" +
                               std::to_string(begin) + ", " + std::to_string(end) +
                               "] outside the data, which has " + std::to_string(dataSize) +
                               " bytes; the file may be truncated");
         if (end - begin != expectedBytes)
-            throw FormatError("tensor " + quoted(name) + " has " + std::to_string(end - begin) +
+            throw FormatError("tensor " + named(name) + " has " + std::to_string(end - begin) +
                               " bytes of data; expected " + std::to_string(expectedBytes) +
                               " for " + std::string(dtypeName(*dtype)) + " " +
                               tensor.shapeString());
         tensor.bytes = {data + begin, static_cast<std::size_t>(end - begin)};
         spans.push_back({begin, end, file.m_tensors.size()});
+        file.m_index.emplace(tensor.name, file.m_tensors.size());
         file.m_tensors.push_back(std::move(tensor));
     }
 
@@ -215,84 +229,167 @@ SafetensorsFile SafetensorsFile::parse(std::string content)
         if (span.end == span.begin)
             continue;
         if (furthest && span.begin < furthest->end)
-            throw FormatError("tensors " + quoted(file.m_tensors[furthest->index].name) + " and " +
-                              quoted(file.m_tensors[span.index].name) +
+            throw FormatError("tensors " + named(file.m_tensors[furthest->index].name) + " and " +
+                              named(file.m_tensors[span.index].name) +
                               " overlap in the data; expected each tensor to have its own bytes");
         if (!furthest || span.end > furthest->end)
             furthest = &span;
     }
-    return file;
 }
 
 const TensorEntry* SafetensorsFile::find(std::string_view name) const
 {
-    for (const TensorEntry& t : m_tensors)
-        if (t.name == name)
-            return &t;
-    return nullptr;
+    const auto it = m_index.find(std::string(name));
+    return it == m_index.end() ? nullptr : &m_tensors[it->second];
 }
 
-void SafetensorsWriter::addF32(std::string name, std::vector<std::int64_t> shape,
-                               std::span<const float> values)
+namespace {
+
+// Below this much data a writer keeps everything in memory and writes a compact file at the end;
+// above it, the data streams to disk behind room reserved for the header.
+constexpr std::size_t kSpillBytes = 64u << 20;
+
+std::string lengthField(std::uint64_t size)
 {
-    std::string bytes(values.size_bytes(), '\0');
-    if (!values.empty()) // an empty span's data() may be null, which memcpy must not see
-        std::memcpy(bytes.data(), values.data(), values.size_bytes());
-    addRaw(std::move(name), DType::F32, std::move(shape), std::move(bytes));
+    std::string field(8, '\0');
+    std::memcpy(field.data(), &size, 8);
+    return field;
 }
 
-void SafetensorsWriter::addRaw(std::string name, DType dtype, std::vector<std::int64_t> shape,
-                               std::string bytes)
+std::string padded(std::string header, std::size_t size)
 {
-    m_tensors.push_back({std::move(name), dtype, std::move(shape), std::move(bytes)});
+    header.append(size - header.size(), ' ');
+    return header;
+}
+
+} // namespace
+
+struct SafetensorsWriter::State {
+    struct Entry {
+        std::string name;
+        DType dtype;
+        std::vector<std::int64_t> shape;
+        std::uint64_t begin, end;
+    };
+    std::vector<Entry> entries;
+    std::vector<std::pair<std::string, std::string>> metadata;
+    std::uint64_t dataSize = 0;
+    std::string path;                 ///< empty: in memory only
+    std::size_t reserved = 0;         ///< header room before the data, once spilled to the file
+    std::optional<AtomicFile> file;   ///< open once the data outgrew kSpillBytes
+    std::string memory;               ///< the data, until spilled
+
+    void append(std::span<const char> bytes)
+    {
+        if (!file && !path.empty() && memory.size() + bytes.size() > kSpillBytes) {
+            file.emplace(path);
+            file->write(std::string(8 + reserved, ' '));
+            file->write(memory);
+            memory.clear();
+            memory.shrink_to_fit();
+        }
+        if (file)
+            file->write(bytes);
+        else
+            memory.append(bytes.data(), bytes.size());
+        dataSize += bytes.size();
+    }
+
+    std::string header() const
+    {
+        nlohmann::ordered_json h = nlohmann::ordered_json::object();
+        if (!metadata.empty()) {
+            nlohmann::ordered_json meta = nlohmann::ordered_json::object();
+            for (const auto& [key, value] : metadata)
+                meta[key] = value;
+            h["__metadata__"] = std::move(meta);
+        }
+        for (const Entry& e : entries)
+            h[e.name] = {{"dtype", std::string(dtypeName(e.dtype))}, {"shape", e.shape}, {"data_offsets", {e.begin, e.end}}};
+        // Invalid UTF-8 in a name or value is replaced rather than refused: a dump must not fail
+        // at its last step because a token was a partial UTF-8 sequence.
+        std::string text = h.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
+        // Readers that map the file expect the data to start 8-byte aligned; the format pads the
+        // header with spaces for that.
+        const std::size_t aligned = (text.size() + 7) / 8 * 8;
+        return padded(std::move(text), aligned);
+    }
+};
+
+SafetensorsWriter::SafetensorsWriter()
+    : m_state(std::make_unique<State>())
+{
+}
+
+SafetensorsWriter::SafetensorsWriter(SafetensorsWriter&&) noexcept = default;
+SafetensorsWriter& SafetensorsWriter::operator=(SafetensorsWriter&&) noexcept = default;
+SafetensorsWriter::~SafetensorsWriter() = default;
+
+SafetensorsWriter SafetensorsWriter::toFile(const std::string& path, std::size_t reservedHeaderBytes)
+{
+    SafetensorsWriter w;
+    w.m_state->path = path;
+    w.m_state->reserved = (reservedHeaderBytes + 7) / 8 * 8;
+    return w;
+}
+
+SafetensorsWriter SafetensorsWriter::inMemory()
+{
+    return SafetensorsWriter();
+}
+
+void SafetensorsWriter::addF32(std::string name, std::vector<std::int64_t> shape, std::span<const float> values)
+{
+    addRaw(std::move(name), DType::F32, std::move(shape),
+           std::span<const char>(reinterpret_cast<const char*>(values.data()), values.size_bytes()));
+}
+
+void SafetensorsWriter::addRaw(std::string name, DType dtype, std::vector<std::int64_t> shape, std::span<const char> bytes)
+{
+    State& s = *m_state;
+    const std::uint64_t begin = s.dataSize;
+    if (!bytes.empty()) // an empty span's data() may be null, which memcpy must not see
+        s.append(bytes);
+    s.entries.push_back({std::move(name), dtype, std::move(shape), begin, s.dataSize});
 }
 
 void SafetensorsWriter::setMetadata(std::string key, std::string value)
 {
-    m_metadata.emplace_back(std::move(key), std::move(value));
+    m_state->metadata.emplace_back(std::move(key), std::move(value));
 }
 
-std::string SafetensorsWriter::serialize() const
+std::string SafetensorsWriter::finish()
 {
-    std::string header = "{";
-    if (!m_metadata.empty()) {
-        header += "\"__metadata__\":{";
-        for (std::size_t i = 0; i < m_metadata.size(); ++i)
-            header += (i ? "," : "") + jsonQuote(m_metadata[i].first) + ":" +
-                      jsonQuote(m_metadata[i].second);
-        header += "}";
+    State& s = *m_state;
+    const std::string header = s.header();
+    if (s.path.empty())
+        return lengthField(header.size()) + header + s.memory;
+    if (!s.file) {
+        AtomicFile file(s.path);
+        file.write(lengthField(header.size()) + header);
+        file.write(s.memory);
+        file.commit();
+        return {};
     }
-    std::uint64_t offset = 0;
-    for (const Pending& t : m_tensors) {
-        if (header.size() > 1)
-            header += ",";
-        header += jsonQuote(t.name) + ":{\"dtype\":\"" + std::string(dtypeName(t.dtype)) +
-                  "\",\"shape\":[";
-        for (std::size_t i = 0; i < t.shape.size(); ++i)
-            header += (i ? "," : "") + std::to_string(t.shape[i]);
-        header += "],\"data_offsets\":[" + std::to_string(offset) + "," +
-                  std::to_string(offset + t.bytes.size()) + "]}";
-        offset += t.bytes.size();
+    if (header.size() <= s.reserved) {
+        // The format allows trailing spaces in the header; they fill the reserved room.
+        s.file->writeAt(0, lengthField(s.reserved) + padded(header, s.reserved));
+        s.file->commit();
+        return {};
     }
-    header += "}";
-    // Readers that map the file expect the data to start 8-byte aligned; the format pads the
-    // header with spaces for that.
-    header.append((8 - header.size() % 8) % 8, ' ');
-
-    std::string out(8, '\0');
-    const std::uint64_t headerSize = header.size();
-    std::memcpy(out.data(), &headerSize, 8);
-    out.reserve(8 + header.size() + offset);
-    out += header;
-    for (const Pending& t : m_tensors)
-        out += t.bytes;
-    return out;
-}
-
-void SafetensorsWriter::write(const std::string& path) const
-{
-    const std::string bytes = serialize();
-    writeFileAtomically(path, bytes);
+    // The header outgrew its room: write it in front of a copy of the data.
+    AtomicFile copy(s.path);
+    copy.write(lengthField(header.size()) + header);
+    std::vector<char> buffer(1 << 20);
+    for (std::uint64_t offset = 8 + s.reserved; offset < 8 + s.reserved + s.dataSize;) {
+        const ssize_t n = ::pread(s.file->descriptor(), buffer.data(), buffer.size(), static_cast<off_t>(offset));
+        if (n <= 0)
+            throw FileError("cannot write " + printable(s.path) + ": its temporary data could not be read back");
+        copy.write(std::span<const char>(buffer.data(), static_cast<std::size_t>(n)));
+        offset += static_cast<std::uint64_t>(n);
+    }
+    copy.commit();
+    return {};
 }
 
 } // namespace attnviz::io

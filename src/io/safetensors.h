@@ -1,13 +1,16 @@
 #pragma once
 
+#include "io/input_file.h"
 #include "io/json.h"
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace attnviz::io {
@@ -44,7 +47,7 @@ struct TensorEntry {
 /// tensors share bytes.
 class SafetensorsFile {
 public:
-    /// Reads and parses `path`; throws FileError or FormatError.
+    /// Maps `path` into memory and parses it; throws FileError or FormatError.
     static SafetensorsFile read(const std::string& path);
     /// Parses bytes already in memory; throws FormatError.
     static SafetensorsFile parse(std::string content);
@@ -55,32 +58,43 @@ public:
     const JsonValue& metadata() const { return m_metadata; }
 
 private:
+    void parseBytes(std::span<const char> bytes);
+
+    std::optional<MappedFile> m_mapping;
     std::string m_content;
     std::vector<TensorEntry> m_tensors;
+    std::unordered_map<std::string, std::size_t> m_index;
     JsonValue m_metadata{JsonValue::Object{}};
 };
 
-/// Collects tensors and metadata and writes them as one safetensors file, atomically.
+/// Writes a safetensors file one tensor at a time. The data is streamed to its destination as it
+/// is added, so a multi-gigabyte trace is never held in memory; the header, which must come
+/// first in the file, is written last into room reserved for it (and, if it outgrows that room,
+/// the data is copied once behind a larger header). To a file, the write is atomic: nothing
+/// appears at the path until finish() succeeds.
 class SafetensorsWriter {
 public:
+    /// A writer into `path`; `reservedHeaderBytes` is a guess at the header's size.
+    static SafetensorsWriter toFile(const std::string& path, std::size_t reservedHeaderBytes = 64 * 1024);
+    /// A writer whose finish() returns the file's bytes (tests, small files).
+    static SafetensorsWriter inMemory();
+
+    SafetensorsWriter(SafetensorsWriter&&) noexcept;
+    SafetensorsWriter& operator=(SafetensorsWriter&&) noexcept;
+    ~SafetensorsWriter();
+
     void addF32(std::string name, std::vector<std::int64_t> shape, std::span<const float> values);
     /// Any dtype, from little-endian bytes (`bytes.size()` must match dtype and shape).
-    void addRaw(std::string name, DType dtype, std::vector<std::int64_t> shape, std::string bytes);
+    void addRaw(std::string name, DType dtype, std::vector<std::int64_t> shape, std::span<const char> bytes);
     void setMetadata(std::string key, std::string value);
-    /// The complete file as bytes.
-    std::string serialize() const;
-    /// Throws FileError; never leaves a partial file at `path`.
-    void write(const std::string& path) const;
+    /// Writes the header. In memory: returns the whole file; to a file: commits it and returns
+    /// nothing. Throws FileError when the file cannot be written.
+    std::string finish();
 
 private:
-    struct Pending {
-        std::string name;
-        DType dtype;
-        std::vector<std::int64_t> shape;
-        std::string bytes;
-    };
-    std::vector<Pending> m_tensors;
-    std::vector<std::pair<std::string, std::string>> m_metadata;
+    SafetensorsWriter();
+    struct State;
+    std::unique_ptr<State> m_state;
 };
 
 } // namespace attnviz::io

@@ -1,19 +1,19 @@
 // Exports from the app (#5), driven through the real window offscreen: the app and the CLI write
 // the same image for the same view, an exported heatmap keeps the matrix's row and column order,
 // and the grid, data, trace and handout exports land complete.
-#include "app/colour_gradients.h"
 #include "app/head_grid_view.h"
+#include "app_test_steps.h"
 #include "app/main_window.h"
 #include "app/model_panel.h"
 #include "app/step_panel.h"
 #include "app/walkthrough_runner.h"
-#include "export/export_controller.h"
-#include "export/heatmap_image.h"
+#include "app/export_menu.h"
+#include "render/colour_map.h"
+#include "render/image_export.h"
 #include "io/atomic_file.h"
+#include "io/input_file.h"
 #include "support/process.h"
 #include "ui_model_panel.h"
-
-#include <qcustomplot.h>
 
 #include <QClipboard>
 #include <QSettings>
@@ -31,7 +31,7 @@ class ExportTest : public QObject {
 
 private:
     std::unique_ptr<MainWindow> m_window;
-    std::unique_ptr<exporting::ExportController> m_exports;
+    ExportMenu* m_exports = nullptr;
     QTemporaryDir m_dir;
 
     void settle()
@@ -49,7 +49,7 @@ private slots:
         QStandardPaths::setTestModeEnabled(true);
         QSettings().clear(); // first start: the reverse demo, layer 1, cross-attention
         m_window = std::make_unique<MainWindow>();
-        m_exports = std::make_unique<exporting::ExportController>(m_window.get());
+        m_exports = m_window->exportMenu();
         m_window->resize(1400, 900);
         m_window->show();
         QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
@@ -59,15 +59,14 @@ private slots:
 
     void cleanupTestCase()
     {
-        m_exports.reset();
         m_window.reset();
     }
 
     void appAndCliWriteTheSameImageForTheSameView()
     {
-        m_window->stepPanel()->setStep(WalkthroughStep::Softmax);
+        m_window->stepPanel()->setStep(attnviz::test::step("softmax"));
         m_window->stepPanel()->grid()->focusHead(2);
-        const exporting::ImageSize size{720, 600, 144};
+        const render::ImageSize size{720, 600, 144};
         m_exports->exportCurrentHeatmap(path(QStringLiteral("app.png")), size);
         const test::ProcessResult cli = test::runProcess(
             ATTNVIZ_CLI_PATH, {"export", "--model", "reverse", "--text", "attention", "--layers", "1", "--blocks", "cross",
@@ -82,32 +81,30 @@ private slots:
 
     void exportedCellsFollowTheMatrixOrder()
     {
-        m_window->stepPanel()->setStep(WalkthroughStep::Softmax);
+        m_window->stepPanel()->setStep(attnviz::test::step("softmax"));
         const auto item = m_exports->currentItem();
         QVERIFY(item);
-        const exporting::ImageSize size{800, 700, 96};
+        const render::ImageSize size{800, 700, 96};
         m_exports->exportCurrentHeatmap(path(QStringLiteral("order.png")), size);
         const QImage image(path(QStringLiteral("order.png")));
         QCOMPARE(image.size(), QSize(800, 700));
-        QCPColorGradient gradient = sequentialGradient();
-        const auto& d = item->data;
-        // Every cell's pixel has the colour of that cell's value, so rows run top to bottom and
-        // columns left to right exactly as in the matrix.
-        for (int r = 0; r < d.rows; ++r)
-            for (int c = 0; c < d.cols; ++c) {
-                const QPointF at = exporting::cellCentreInImage(d, item->range, size, r, c);
+        const auto& d = item->heatmap;
+        // Every cell's pixel has exactly the colour of that cell's value, so rows run top to
+        // bottom and columns left to right exactly as in the matrix.
+        for (int r = 0; r < d.rows(); ++r)
+            for (int c = 0; c < d.cols(); ++c) {
+                const QPointF at = render::cellCentreInImage(d, item->range, size, r, c);
                 const QColor got = image.pixelColor(at.toPoint());
-                const double v = d.value(r, c);
-                const QColor want = QColor::fromRgb(gradient.color(v, QCPRange(item->range.first, item->range.second)));
+                const QColor want = QColor::fromRgb(render::colourOf(d.value(r, c), item->range, d.scale));
                 const int distance = std::abs(got.red() - want.red()) + std::abs(got.green() - want.green()) +
                                      std::abs(got.blue() - want.blue());
-                QVERIFY2(distance < 40, qPrintable(QStringLiteral("cell %1,%2: %3 vs %4").arg(r).arg(c).arg(got.name(), want.name())));
+                QVERIFY2(distance <= 3, qPrintable(QStringLiteral("cell %1,%2: %3 vs %4").arg(r).arg(c).arg(got.name(), want.name())));
             }
     }
 
     void gridDataTraceAndHandoutExports()
     {
-        m_window->stepPanel()->setStep(WalkthroughStep::Scores);
+        m_window->stepPanel()->setStep(attnviz::test::step("scores"));
         m_exports->exportCurrentGrid(path(QStringLiteral("grid.svg")), {});
         QVERIFY(io::readFile(path(QStringLiteral("grid.svg")).toStdString()).find("<svg") != std::string::npos);
         m_exports->exportCurrentHeatmap(path(QStringLiteral("scores.csv")), {});
@@ -119,7 +116,7 @@ private slots:
         m_exports->exportHandout(path(QStringLiteral("handout.pdf")));
         const test::ProcessResult info = test::runProcess("/usr/bin/pdfinfo", {path(QStringLiteral("handout.pdf")).toStdString()});
         QVERIFY2(info.out.find("Pages:           10") != std::string::npos, info.out.c_str());
-        QVERIFY_THROWS_EXCEPTION(exporting::ExportError, m_exports->exportCurrentHeatmap(path(QStringLiteral("x.bmp")), {}));
+        QVERIFY_THROWS_EXCEPTION(ExportError, m_exports->exportCurrentHeatmap(path(QStringLiteral("x.bmp")), {}));
         QVERIFY(!QFileInfo::exists(path(QStringLiteral("x.bmp"))));
     }
 
@@ -127,7 +124,7 @@ private slots:
     {
         QTemporaryDir all;
         int lastDone = 0, lastTotal = 0;
-        const auto written = m_exports->exportEverything(all.path(), exporting::ExportFormat::Npy, {}, false,
+        const auto written = m_exports->exportEverything(all.path(), *render::exportFormat("npy"), {}, false,
                                                          [&](int done, int total) { lastDone = done, lastTotal = total; });
         // 2 layers × 3 blocks × (8 per-head steps × 4 heads + 5 whole-matrix steps)
         QCOMPARE(written.size(), 2u * 3 * (8 * 4 + 5));
@@ -137,7 +134,7 @@ private slots:
 
     void copyPutsTheViewOnTheClipboard()
     {
-        m_window->stepPanel()->setStep(WalkthroughStep::Softmax);
+        m_window->stepPanel()->setStep(attnviz::test::step("softmax"));
         m_exports->copyToClipboard();
         const QImage copied = QApplication::clipboard()->image();
         QCOMPARE(copied.size(), QSize(900, 800));

@@ -1,5 +1,6 @@
 // The desktop app's random-weights playground driven through its real widgets, offscreen (#3).
 #include "app/head_grid_view.h"
+#include "app_test_steps.h"
 #include "app/heatmap_view.h"
 #include "app/input_panel.h"
 #include "app/main_window.h"
@@ -7,8 +8,6 @@
 #include "app/step_panel.h"
 #include "app/walkthrough_runner.h"
 #include "ui_input_panel.h"
-
-#include <qcustomplot.h>
 
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -46,7 +45,7 @@ private slots:
     {
         m_window = std::make_unique<MainWindow>();
         m_window->modelPanel()->setRequest(ModelRequest{}); // the random-weights playground
-        m_window->inputPanel()->setSettings(PlaygroundSettings{});
+        m_window->inputPanel()->setSettings(attnviz::lesson::PlaygroundSettings{});
         m_window->resize(1400, 900);
         m_window->show();
         QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
@@ -58,11 +57,11 @@ private slots:
 
     void changingHeadsChangesTheGrid()
     {
-        m_window->stepPanel()->setStep(WalkthroughStep::Scores);
+        m_window->stepPanel()->setStep(attnviz::test::step("scores"));
         QCOMPARE(m_window->stepPanel()->grid()->visibleViews().size(), 4u);
         form()->heads->setValue(2);
         settle();
-        QCOMPARE(m_window->walkthrough()->trace.numHeads(), 2);
+        QCOMPARE(m_window->walkthrough()->trace->numHeads(), 2);
         QCOMPARE(m_window->stepPanel()->grid()->visibleViews().size(), 2u);
         form()->heads->setValue(8);
         settle();
@@ -74,30 +73,29 @@ private slots:
     {
         QTest::keyClick(m_window.get(), Qt::Key_Home);
         QStringList seen;
-        for (std::size_t i = 0; i < kWalkthroughSteps.size(); ++i) {
+        for (std::size_t i = 0; i < attnviz::lesson::kLessonSteps.size(); ++i) {
             seen << m_window->stepPanel()->positionText();
-            QCOMPARE(m_window->stepPanel()->step(), kWalkthroughSteps[i]);
+            QCOMPARE(m_window->stepPanel()->step(), i);
             QTest::keyClick(m_window.get(), Qt::Key_Right);
         }
-        QCOMPARE(m_window->stepPanel()->step(), WalkthroughStep::Output); // stays on the last
+        QCOMPARE(m_window->stepPanel()->step(), attnviz::test::step("output")); // stays on the last
         for (int i = 0; i < seen.size(); ++i)
             QVERIFY2(seen[i].startsWith(QStringLiteral("Step %1 of 10").arg(i + 1)), qPrintable(seen[i]));
         QTest::keyClick(m_window.get(), Qt::Key_Left);
-        QCOMPARE(m_window->stepPanel()->step(), WalkthroughStep::Concat);
+        QCOMPARE(m_window->stepPanel()->step(), attnviz::test::step("concat"));
         QTest::keyClick(m_window.get(), Qt::Key_End);
-        QCOMPARE(m_window->stepPanel()->step(), WalkthroughStep::Output);
+        QCOMPARE(m_window->stepPanel()->step(), attnviz::test::step("output"));
     }
 
     void tooltipShowsTheEngineValue()
     {
-        m_window->stepPanel()->setStep(WalkthroughStep::Softmax);
+        m_window->stepPanel()->setStep(attnviz::test::step("softmax"));
         QApplication::processEvents();
         HeatmapView* head2 = view(1);
-        head2->plot()->replot();
         const QPoint centre = head2->cellCentre(2, 4);
-        QTest::mouseMove(head2->plot(), centre);
+        QTest::mouseMove(head2, centre);
         QTRY_VERIFY(!head2->lastToolTip().isEmpty());
-        const float expected = m_window->walkthrough()->trace.weights.at({0, 1, 2, 4});
+        const float expected = m_window->walkthrough()->trace->weights.at({0, 1, 2, 4});
         const QString tip = head2->lastToolTip();
         QVERIFY2(tip.contains(QStringLiteral("“sat”")) && tip.contains(QStringLiteral("“the”")), qPrintable(tip));
         QVERIFY2(tip.endsWith(QString::number(static_cast<double>(expected), 'g', 7)), qPrintable(tip));
@@ -105,17 +103,16 @@ private slots:
 
     void blockedCellReportsMinusInfinity()
     {
-        form()->mask->setCurrentIndex(static_cast<int>(MaskKind::Causal));
+        form()->mask->setCurrentIndex(static_cast<int>(attnviz::lesson::MaskKind::Causal));
         settle();
-        m_window->stepPanel()->setStep(WalkthroughStep::Masked);
+        m_window->stepPanel()->setStep(attnviz::test::step("masked"));
         QApplication::processEvents();
         HeatmapView* head1 = view(0);
-        head1->plot()->replot();
-        QTest::mouseMove(head1->plot(), head1->cellCentre(0, 3));
+        QTest::mouseMove(head1, head1->cellCentre(0, 3));
         QTRY_VERIFY(head1->lastToolTip().contains(QStringLiteral("−∞")));
-        QVERIFY(std::isinf(m_window->walkthrough()->trace.masked.at({0, 0, 0, 3})));
-        QVERIFY(head1->data().blocked(0, 3));
-        QVERIFY(!head1->data().blocked(3, 0));
+        QVERIFY(std::isinf(m_window->walkthrough()->trace->masked.at({0, 0, 0, 3})));
+        QVERIFY(head1->heatmap().blocked(0, 3));
+        QVERIFY(!head1->heatmap().blocked(3, 0));
     }
 
     void impossibleConfigurationIsExplainedAndNotComputed()
@@ -134,50 +131,49 @@ private slots:
         form()->heads->setValue(5);
         settle();
         QVERIFY(!form()->queryKeySizeError->isVisibleTo(m_window.get()));
-        QCOMPARE(m_window->walkthrough()->trace.numHeads(), 5);
+        QCOMPARE(m_window->walkthrough()->trace->numHeads(), 5);
     }
 
     void splitStepShowsQueriesKeysOrValues()
     {
-        m_window->stepPanel()->setStep(WalkthroughStep::Split);
-        QCOMPARE(m_window->stepPanel()->splitPart(), SplitPart::Queries);
-        QVERIFY(view(1)->data().title.contains(QStringLiteral("Q_h")));
-        m_window->stepPanel()->setSplitPart(SplitPart::Keys);
+        m_window->stepPanel()->setStep(attnviz::test::step("split"));
+        QCOMPARE(m_window->stepPanel()->alternative(), 0);
+        QVERIFY(view(1)->heatmap().title.find("Q_h") != std::string::npos);
+        m_window->stepPanel()->setAlternative(1);
         QApplication::processEvents();
-        QVERIFY(view(1)->data().title.contains(QStringLiteral("K_h")));
-        QCOMPARE(view(1)->data().value(2, 3), m_window->walkthrough()->trace.kHeads.at({0, 1, 2, 3}));
-        m_window->stepPanel()->setSplitPart(SplitPart::Values);
+        QVERIFY(view(1)->heatmap().title.find("K_h") != std::string::npos);
+        QCOMPARE(view(1)->heatmap().value(2, 3), m_window->walkthrough()->trace->kHeads.at({0, 1, 2, 3}));
+        m_window->stepPanel()->setAlternative(2);
         QApplication::processEvents();
-        QCOMPARE(view(3)->data().value(4, 0), m_window->walkthrough()->trace.vHeads.at({0, 3, 4, 0}));
-        m_window->stepPanel()->setSplitPart(SplitPart::Queries);
+        QCOMPARE(view(3)->heatmap().value(4, 0), m_window->walkthrough()->trace->vHeads.at({0, 3, 4, 0}));
+        m_window->stepPanel()->setAlternative(0);
     }
 
     void presentationModeEnlargesThePlotsToo()
     {
-        m_window->stepPanel()->setStep(WalkthroughStep::Softmax);
-        const QFont before = view(0)->plot()->xAxis->tickLabelFont();
+        m_window->stepPanel()->setStep(attnviz::test::step("softmax"));
+        const QFont before = view(0)->layout().tickFont();
         QTest::keyClick(m_window.get(), Qt::Key_F5);
         QApplication::processEvents();
-        const QFont after = view(0)->plot()->xAxis->tickLabelFont();
+        const QFont after = view(0)->layout().tickFont();
         QVERIFY2(after.pointSizeF() > before.pointSizeF() * 1.3,
                  qPrintable(QStringLiteral("%1 → %2").arg(before.pointSizeF()).arg(after.pointSizeF())));
         QTest::keyClick(m_window.get(), Qt::Key_F5);
         QApplication::processEvents();
-        QCOMPARE(view(0)->plot()->xAxis->tickLabelFont().pointSizeF(), before.pointSizeF());
+        QCOMPARE(view(0)->layout().tickFont().pointSizeF(), before.pointSizeF());
     }
 
     void clickingACellDrawsTheCustomMask()
     {
-        form()->mask->setCurrentIndex(static_cast<int>(MaskKind::Custom));
+        form()->mask->setCurrentIndex(static_cast<int>(attnviz::lesson::MaskKind::Custom));
         settle();
-        m_window->stepPanel()->setStep(WalkthroughStep::Scores);
+        m_window->stepPanel()->setStep(attnviz::test::step("scores"));
         QApplication::processEvents();
         HeatmapView* head1 = view(0);
-        head1->plot()->replot();
-        QTest::mouseClick(head1->plot(), Qt::LeftButton, {}, head1->cellCentre(1, 2));
+        QTest::mouseClick(head1, Qt::LeftButton, {}, head1->cellCentre(1, 2));
         settle();
-        QVERIFY(std::isinf(m_window->walkthrough()->trace.masked.at({0, 2, 1, 2})));
-        QCOMPARE(m_window->walkthrough()->trace.weights.at({0, 2, 1, 2}), 0.0f);
+        QVERIFY(std::isinf(m_window->walkthrough()->trace->masked.at({0, 2, 1, 2})));
+        QCOMPARE(m_window->walkthrough()->trace->weights.at({0, 2, 1, 2}), 0.0f);
     }
 };
 

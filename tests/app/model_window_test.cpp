@@ -2,6 +2,7 @@
 // start shows the trained encoder-decoder's alignment, the selectors pick layers, blocks and
 // decoding steps, the overview opens any head, and a broken model folder is explained.
 #include "app/head_grid_view.h"
+#include "app_test_steps.h"
 #include "app/heatmap_view.h"
 #include "app/main_window.h"
 #include "app/model_overview.h"
@@ -9,8 +10,6 @@
 #include "app/step_panel.h"
 #include "io/builtin_models.h"
 #include "ui_model_panel.h"
-
-#include <qcustomplot.h>
 
 #include <QSettings>
 #include <QStandardPaths>
@@ -66,13 +65,13 @@ private slots:
         QVERIFY(!m_window->modelPanel()->playground());
         QCOMPARE(form()->text->text(), QStringLiteral("attention"));
         QVERIFY2(form()->output->text().contains(QStringLiteral("noitnetta")), qPrintable(form()->output->text()));
-        const BlockChoice choice = m_window->modelPanel()->choice();
+        const attnviz::lesson::BlockChoice choice = m_window->modelPanel()->choice();
         QCOMPARE(choice.block, Block::Cross);
         QCOMPARE(choice.layer, 1);
         QVERIFY(m_window->walkthrough());
         // Output position i (after the start token) reads input position n − 1 − i.
-        m_window->stepPanel()->setStep(WalkthroughStep::Softmax);
-        const auto& weights = m_window->walkthrough()->trace.weights;
+        m_window->stepPanel()->setStep(attnviz::test::step("softmax"));
+        const auto& weights = m_window->walkthrough()->trace->weights;
         const auto n = weights.dim(3);
         int aligned = 0, rows = 0;
         for (std::int64_t h = 0; h < weights.dim(1); ++h)
@@ -86,9 +85,9 @@ private slots:
         QVERIFY2(aligned >= rows * 9 / 10, qPrintable(QStringLiteral("%1 of %2 rows aligned").arg(aligned).arg(rows)));
         // The views show the engine's numbers for this block.
         const auto* block = m_window->modelResult().run->trace->attentionBlock(1, Block::Cross);
-        QCOMPARE(view(2)->data().value(3, 4), block->attention.weights.at({0, 2, 3, 4}));
-        QCOMPARE(view(2)->data().rowLabels.at(0), QStringLiteral("<s>"));
-        QCOMPARE(view(2)->data().columnLabels.at(0), QStringLiteral("a"));
+        QCOMPARE(view(2)->heatmap().value(3, 4), block->attention.weights.at({0, 2, 3, 4}));
+        QCOMPARE(view(2)->heatmap().matrix.rowLabels.at(0), std::string("<s>"));
+        QCOMPARE(view(2)->heatmap().matrix.columnLabels.at(0), std::string("a"));
     }
 
     void layerAndBlockSelectorsPickTheTrace()
@@ -99,8 +98,8 @@ private slots:
         form()->block->setCurrentIndex(form()->block->findData(static_cast<int>(Block::Self)));
         QApplication::processEvents();
         const auto* block = m_window->modelResult().run->trace->attentionBlock(0, Block::Self);
-        QCOMPARE(m_window->walkthrough()->trace.scores.at({0, 1, 2, 3}), block->attention.scores.at({0, 1, 2, 3}));
-        QCOMPARE(m_window->walkthrough()->trace.queryLength(), 9); // the source "attention"
+        QCOMPARE(m_window->walkthrough()->trace->scores.at({0, 1, 2, 3}), block->attention.scores.at({0, 1, 2, 3}));
+        QCOMPARE(m_window->walkthrough()->trace->queryLength(), 9); // the source "attention"
         QVERIFY(m_window->stepPanel()->shapeText().isEmpty() == false);
     }
 
@@ -111,7 +110,7 @@ private slots:
         QCOMPARE(form()->decodingStep->maximum(), 10); // nine letters and the end token
         form()->decodingStep->setValue(4);
         QApplication::processEvents();
-        const auto& w = m_window->walkthrough()->trace.weights;
+        const auto& w = m_window->walkthrough()->trace->weights;
         QCOMPARE(w.dim(2), 4); // at step 4 the decoder has read four tokens
         for (std::int64_t q = 0; q < 4; ++q)
             for (std::int64_t k = q + 1; k < 4; ++k)
@@ -125,15 +124,14 @@ private slots:
         const auto& views = m_window->overview()->views();
         QCOMPARE(views.size(), 8u); // 2 layers × 4 heads of the cross-attention
         HeatmapView* layer0head3 = views.at(2);
-        layer0head3->plot()->replot();
-        QTest::mouseClick(layer0head3->plot(), Qt::LeftButton, {}, layer0head3->cellCentre(0, 0));
+        QTest::mouseClick(layer0head3, Qt::LeftButton, {}, layer0head3->cellCentre(0, 0));
         QApplication::processEvents();
         QVERIFY(!form()->overview->isChecked());
         QCOMPARE(m_window->modelPanel()->choice().layer, 0);
-        QCOMPARE(m_window->stepPanel()->step(), WalkthroughStep::Softmax);
+        QCOMPARE(m_window->stepPanel()->step(), attnviz::test::step("softmax"));
         QCOMPARE(m_window->stepPanel()->grid()->focusedHead(), 2);
         const auto* block = m_window->modelResult().run->trace->attentionBlock(0, Block::Cross);
-        QCOMPARE(view(0)->data().value(1, 1), block->attention.weights.at({0, 2, 1, 1}));
+        QCOMPARE(view(0)->heatmap().value(1, 1), block->attention.weights.at({0, 2, 1, 1}));
     }
 
     void textOutsideTheVocabularyIsExplained()
@@ -157,7 +155,7 @@ private slots:
         QCOMPARE(m_window->modelPanel()->choice().block, Block::Self);
         QVERIFY(!form()->target->isVisibleTo(m_window.get()));
         QVERIFY(!form()->decodingStep->isVisibleTo(m_window.get()));
-        QCOMPARE(m_window->walkthrough()->trace.queryLength(), 5);
+        QCOMPARE(m_window->walkthrough()->trace->queryLength(), 5);
 
         ModelRequest decoderOnly;
         decoderOnly.folder = QStringLiteral(ATTNVIZ_TEST_DATA_DIR "/models/decoder_postnorm");
@@ -168,7 +166,7 @@ private slots:
         QVERIFY(form()->generate->isVisibleTo(m_window.get()));
         QCOMPARE(m_window->modelPanel()->choice().block, Block::MaskedSelf);
         QCOMPARE(form()->decodingStep->maximum(), 3);
-        QCOMPARE(m_window->walkthrough()->trace.queryLength(), 6); // three tokens and three generated
+        QCOMPARE(m_window->walkthrough()->trace->queryLength(), 6); // three tokens and three generated
     }
 
     void brokenModelFolderIsExplained()

@@ -208,12 +208,29 @@ TEST_F(ExportCommand, FailedWriteExitsOneAndLeavesNoPartialFile)
     EXPECT_TRUE(fs::is_directory(m_dir / "head0_weights.png"));
 }
 
+TEST_F(ExportCommand, MissingOutputFolderIsCreatedWithItsParents) // #13: README's own example
+{
+    const ProcessResult r = runProcess(kCli, {"export", "--case", kCases + "single_head.case.safetensors", "--format", "csv",
+                                              "--out", path("figs/new"), "--quiet"});
+    EXPECT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_TRUE(fs::exists(m_dir / "figs" / "new" / "head0_weights.csv"));
+}
+
+TEST_F(ExportCommand, HandoutOfACrossAttentionCaseWorks) // #9: this aborted with std::out_of_range
+{
+    exportOk({"--case", kCases + "cross_attention.case.safetensors", "--format", "handout", "--quiet"});
+    const ProcessResult info = runProcess("/usr/bin/pdfinfo", {path("handout.pdf")});
+    EXPECT_THAT(info.out, HasSubstr("Pages:           10"));
+}
+
 TEST_F(ExportCommand, BadArgumentsAreOneSentence)
 {
     const std::string c = kCases + "single_head.case.safetensors";
     EXPECT_THAT(refusal({"--case", c, "--format", "bmp", "--out", dir()}), HasSubstr("--format is 'bmp'; expected png, svg"));
     EXPECT_THAT(refusal({"--case", c, "--format", "png"}), HasSubstr("export needs --out"));
-    EXPECT_THAT(refusal({"--case", c, "--format", "png", "--out", dir() + "/nope"}), HasSubstr("does not exist"));
+    io::writeFileAtomically(path("plain.txt"), std::string_view("x"));
+    EXPECT_THAT(refusal({"--case", c, "--format", "png", "--out", path("plain.txt")}), HasSubstr("is a file; expected a folder"));
+    fs::remove(path("plain.txt"));
     EXPECT_THAT(refusal({"--format", "png", "--out", dir()}), HasSubstr("export needs either --model with --text or --case"));
     EXPECT_THAT(refusal({"--model", "reverse", "--text", "abc", "--layers", "7", "--format", "png", "--out", dir()}),
                 HasSubstr("Layer 7 does not exist; reverse has layers 0–1."));
@@ -224,9 +241,9 @@ TEST_F(ExportCommand, BadArgumentsAreOneSentence)
     EXPECT_THAT(refusal({"--model", "reverse", "--text", "abc", "--layers", "x", "--format", "png", "--out", dir()}),
                 HasSubstr("--layers has 'x'"));
     EXPECT_THAT(refusal({"--model", "reverse", "--text", "abc", "--generate", "x", "--format", "png", "--out", dir()}),
-                HasSubstr("--generate is 'x'; expected a positive integer"));
+                HasSubstr("--generate is 'x'; expected an integer from 1 to"));
     EXPECT_THAT(refusal({"--case", c, "--width", "0", "--format", "png", "--out", dir()}),
-                HasSubstr("--width is '0'; expected a positive integer"));
+                HasSubstr("--width is '0'; expected an integer from 50 to 20000"));
     EXPECT_THAT(refusal({"--case", dir() + "/missing.safetensors", "--format", "png", "--out", dir()}),
                 HasSubstr("missing.safetensors"));
     EXPECT_TRUE(files().empty());

@@ -116,7 +116,7 @@ TEST_F(TraceCommand, BadArgumentsAreRefused)
     EXPECT_THAT(refusal({"trace", "--model", "reverse", "--text", "abc", "--generate", "3", "--dump", out()}),
                 HasSubstr("--generate continues a decoder-only model's text"));
     EXPECT_THAT(refusal({"trace", "--model", "reverse", "--text", "abc", "--generate", "0", "--dump", out()}),
-                HasSubstr("--generate is '0'; expected a positive integer"));
+                HasSubstr("--generate is '0'; expected an integer from 1 to"));
 }
 
 TEST_F(TraceCommand, UnwritableOutputExitsOneAndLeavesNothing)

@@ -25,13 +25,27 @@ std::string constructionError(const engine::AttentionWeights& w, int heads)
     return "no error";
 }
 
+RandomCase validCase();
+
+// Runs a forward pass that should fail on a trace already filled by a valid run (as the app
+// reuses one), and checks that every step of that trace is exactly as it was.
 std::string forwardError(const RandomCase& c, const AttentionMask& mask = {})
 {
-    engine::AttentionTrace untouched;
+    const RandomCase valid = validCase();
+    engine::AttentionTrace trace;
+    MultiHeadAttention(valid.weights, valid.heads).forward(valid.query, valid.key, valid.value, {}, trace);
+    const engine::AttentionTrace before = trace;
     try {
-        MultiHeadAttention(c.weights, c.heads).forward(c.query, c.key, c.value, mask, untouched);
+        MultiHeadAttention(c.weights, c.heads).forward(c.query, c.key, c.value, mask, trace);
     } catch (const InputError& e) {
-        EXPECT_EQ(untouched.output.size(), 0) << "the trace was written before the error";
+        for (const engine::AttentionStepInfo& info : engine::kAttentionStepTable) {
+            const engine::Tensor& now = trace.*info.field;
+            const engine::Tensor& then = before.*info.field;
+            EXPECT_EQ(now.axes(), then.axes()) << "step " << info.name << " was reshaped before the error";
+            EXPECT_TRUE(std::equal(now.values().begin(), now.values().end(), then.values().begin(), then.values().end()))
+                << "step " << info.name << " was written before the error";
+        }
+        EXPECT_EQ(trace.sizes, before.sizes);
         return e.what();
     }
     return "no error";

@@ -1,4 +1,5 @@
 #include "io/atomic_file.h"
+#include "io/input_file.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

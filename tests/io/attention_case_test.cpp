@@ -67,12 +67,12 @@ struct CaseBuilder {
 
     SafetensorsFile file() const
     {
-        SafetensorsWriter w;
+        auto w = SafetensorsWriter::inMemory();
         for (const auto& [k, v] : metadata)
             w.setMetadata(k, v);
         for (const auto& [name, e] : tensors)
             w.addRaw(name, e.dtype, e.shape, e.bytes);
-        return SafetensorsFile::parse(w.serialize());
+        return SafetensorsFile::parse(w.finish());
     }
 };
 

@@ -59,10 +59,20 @@ TEST(Json, RejectsMalformedText)
     EXPECT_THAT(errorOf(std::string(100, '[')), HasSubstr("nesting deeper"));
 }
 
-TEST(Json, QuotesStrings)
+TEST(Json, DescribesValuesAsWrittenAndEscaped) // #11: 4.0 was reported as 4
 {
-    EXPECT_EQ(jsonQuote("a\"b\\c\n\x01"), R"("a\"b\\c\n\u0001")");
-    EXPECT_EQ(parseJson(jsonQuote("tab\there")).asString(), "tab\there");
+    EXPECT_EQ(parseJson("4.0").describe(), "4.0");
+    EXPECT_EQ(parseJson("1e9").describe(), "1e9");
+    EXPECT_EQ(parseJson(R"("a\nb\u001b[31m")").describe(), R"("a\nb\x1b[31m")");
+}
+
+TEST(Json, ManyMembersParseInLinearTime) // #11: a quadratic duplicate check took minutes
+{
+    std::string text = "{";
+    for (int i = 0; i < 300000; ++i)
+        text += (i ? ",\"k" : "\"k") + std::to_string(i) + "\":1";
+    text += "}";
+    EXPECT_EQ(parseJson(text).asObject().size(), 300000u);
 }
 
 } // namespace

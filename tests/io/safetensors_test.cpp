@@ -30,12 +30,12 @@ std::string errorOf(std::string bytes)
 
 TEST(Safetensors, RoundTripsTensorsAndMetadata)
 {
-    SafetensorsWriter w;
+    auto w = SafetensorsWriter::inMemory();
     const std::vector<float> a = {1.5f, -2.0f, 3.25f, 0.0f, -INFINITY, 7.0f};
     w.addF32("layer0.weights", {2, 3}, a);
-    w.addRaw("lens", DType::I64, {1}, std::string("\x03\0\0\0\0\0\0\0", 8));
+    w.addRaw("lens", DType::I64, {1}, std::string_view("\x03\0\0\0\0\0\0\0", 8));
     w.setMetadata("num_heads", "4");
-    const std::string bytes = w.serialize();
+    const std::string bytes = w.finish();
 
     std::uint64_t headerSize = 0;
     std::memcpy(&headerSize, bytes.data(), 8);

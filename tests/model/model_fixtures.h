@@ -2,9 +2,10 @@
 
 #include "engine/transformer_model.h"
 #include "io/builtin_models.h"
-#include "io/model_loader.h"
+#include "io/checkpoint/model_folder.h"
 
 #include <filesystem>
+#include <memory>
 #include <string>
 
 namespace attnviz::test {
@@ -17,6 +18,12 @@ inline std::string modelFolder(const std::string& name)
     if (std::filesystem::exists(testModel / "config.json"))
         return testModel.string();
     return (std::filesystem::path(ATTNVIZ_SOURCE_MODELS_DIR) / name).string();
+}
+
+/// A test or bundled model, opened.
+inline std::shared_ptr<const io::LoadedModel> openModel(const std::string& name)
+{
+    return std::make_shared<const io::LoadedModel>(io::loadModel(modelFolder(name)));
 }
 
 inline std::string referenceFile(const std::string& name)

@@ -52,7 +52,7 @@ protected:
                         bool addExtra = false)
     {
         const auto file = io::SafetensorsFile::read((m_dir / "model.safetensors").string());
-        io::SafetensorsWriter writer;
+        auto writer = io::SafetensorsWriter::toFile((m_dir / "model.safetensors").string());
         for (const io::TensorEntry& t : file.tensors()) {
             std::string name = t.name;
             std::vector<std::int64_t> shape = t.shape;
@@ -63,7 +63,7 @@ protected:
         }
         if (addExtra)
             writer.addF32("encoder.layers.9.self.q_proj.weight", {1}, std::vector<float>{1.0f});
-        writer.write((m_dir / "model.safetensors").string());
+        writer.finish();
     }
 
 };
@@ -123,7 +123,7 @@ TEST_F(DamagedModel, UnknownActivation)
 TEST_F(DamagedModel, FieldOfTheWrongType)
 {
     replaceInConfig("\"d_ff\": 40", "\"d_ff\": \"forty\"");
-    EXPECT_EQ(loadError(), "config.json: \"d_ff\" must be a non-negative integer, found \"forty\".");
+    EXPECT_EQ(loadError(), "config.json: \"d_ff\" is \"forty\"; expected an integer from 1 to 262144.");
 }
 
 TEST_F(DamagedModel, VocabularyOfTheWrongSize)
@@ -151,16 +151,16 @@ TEST(ModelLoader, NotAFolder)
         io::loadModel("/nonexistent/model");
         FAIL();
     } catch (const io::ModelError& e) {
-        EXPECT_STREQ(e.what(), "'/nonexistent/model' is not a folder; a model is a folder with config.json, vocab.json "
-                               "and model.safetensors.");
+        EXPECT_STREQ(e.what(), "'/nonexistent/model' is not a folder; a model is a folder with config.json, the "
+                               "tokenizer's files and model.safetensors.");
     }
 }
 
 TEST(ModelLoader, TextWithACharacterOutsideTheVocabulary)
 {
-    const auto model = io::loadModel(modelFolder("reverse"));
+    const auto model = openModel("reverse");
     try {
-        model->vocabulary().encode("abC", model->config().tokenizer);
+        model->tokenizer->encode("abC");
         FAIL();
     } catch (const engine::InputError& e) {
         EXPECT_STREQ(e.what(), "The character \"C\" is not in the model's vocabulary of 29 tokens (see its vocab.json).");
@@ -169,9 +169,9 @@ TEST(ModelLoader, TextWithACharacterOutsideTheVocabulary)
 
 TEST(ModelLoader, TextLongerThanTheModelAllows)
 {
-    const auto model = io::loadModel(modelFolder("reverse"));
-    const std::vector<int> tooLong(static_cast<std::size_t>(model->config().maxLength + 1), 5);
-    EXPECT_THROW(model->forward(tooLong, {1}), engine::InputError);
+    const auto model = openModel("reverse");
+    const std::vector<int> tooLong(static_cast<std::size_t>(model->model->config().maxLength + 1), 5);
+    EXPECT_THROW(model->model->forward(tooLong, {1}), engine::InputError);
 }
 
 } // namespace

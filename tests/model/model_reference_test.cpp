@@ -15,11 +15,11 @@
 namespace attnviz::test {
 namespace {
 
-std::vector<int> idsOf(const engine::TransformerModel& model, const io::JsonValue& tokens)
+std::vector<int> idsOf(const io::LoadedModel& model, const io::JsonValue& tokens)
 {
     std::vector<int> ids;
     for (const io::JsonValue& t : tokens.asArray())
-        ids.push_back(*model.vocabulary().id(t.asString()));
+        ids.push_back(*model.tokenizer->id(t.asString()));
     return ids;
 }
 
@@ -27,7 +27,7 @@ class ModelReference : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(ModelReference, EveryActivationMatchesPyTorchWithin1e4)
 {
-    const auto model = io::loadModel(modelFolder(GetParam()));
+    const auto model = openModel(GetParam());
     const auto reference = io::SafetensorsFile::read(referenceFile(GetParam()));
     const int cases = std::stoi(reference.metadata().find("cases")->asString());
     ASSERT_GE(cases, 2);
@@ -35,7 +35,7 @@ TEST_P(ModelReference, EveryActivationMatchesPyTorchWithin1e4)
         const std::string prefix = "case" + std::to_string(c) + ".";
         const auto source = io::parseJson(reference.metadata().find(prefix + "source")->asString());
         const auto target = io::parseJson(reference.metadata().find(prefix + "target")->asString());
-        const engine::ModelTrace trace = model->forward(idsOf(*model, source), idsOf(*model, target));
+        const engine::ModelTrace trace = model->model->forward(idsOf(*model, source), idsOf(*model, target));
 
         std::set<std::string> expectedNames;
         for (const io::TensorEntry& t : reference.tensors())
@@ -60,9 +60,9 @@ INSTANTIATE_TEST_SUITE_P(Models, ModelReference,
 
 TEST(ModelTrace, NamesFollowTheLayerBlockStepPattern)
 {
-    const auto model = io::loadModel(modelFolder("reverse"));
-    const auto run = model->forward(model->vocabulary().encode("abc", engine::TokenizerKind::Character),
-                                     {*model->vocabulary().id("<s>"), *model->vocabulary().id("c")});
+    const auto loaded = openModel("reverse");
+    const auto& model = loaded->model;
+    const auto run = model->forward(loaded->tokenizer->encode("abc"), {*loaded->tokenizer->id("<s>"), *loaded->tokenizer->id("c")});
     std::map<std::string, std::vector<std::int64_t>> shapes;
     run.forEachTensor([&](const std::string& name, const engine::Tensor& t) { shapes[name] = t.shape(); });
     const std::int64_t H = model->config().numHeads;

@@ -1,0 +1,32 @@
+# Fails when a source file includes a header from a layer above its own. The layers, lowest
+# first: engine <- io <- lesson <- render <- app, cli. Run as a CTest test:
+#   cmake -DSOURCE_DIR=<repo>/src -P cmake/CheckLayers.cmake
+set(layers engine io lesson render app cli)
+set(violations "")
+foreach(layer IN LISTS layers)
+    list(FIND layers ${layer} rank)
+    file(GLOB_RECURSE sources "${SOURCE_DIR}/${layer}/*.h" "${SOURCE_DIR}/${layer}/*.cpp")
+    foreach(source IN LISTS sources)
+        file(STRINGS "${source}" includes REGEX "^#include \"(engine|io|lesson|render|app|cli)/")
+        foreach(line IN LISTS includes)
+            string(REGEX REPLACE "^#include \"([a-z]+)/.*" "\\1" target "${line}")
+            list(FIND layers ${target} targetRank)
+            # app and cli stand side by side: neither may include the other.
+            if(targetRank GREATER rank OR (layer STREQUAL "cli" AND target STREQUAL "app"))
+                list(APPEND violations "${source}: ${line}")
+            endif()
+        endforeach()
+        # The engine and io never see Qt; lesson neither.
+        if(rank LESS 3)
+            file(STRINGS "${source}" qt REGEX "^#include <Q")
+            if(qt)
+                list(APPEND violations "${source}: ${qt}")
+            endif()
+        endif()
+    endforeach()
+endforeach()
+if(violations)
+    list(JOIN violations "\n  " text)
+    message(FATAL_ERROR "includes that point up the layers:\n  ${text}")
+endif()
+message(STATUS "every include points down the layers")

@@ -1,0 +1,291 @@
+#include "app/export_menu.h"
+
+#include "io/atomic_file.h"
+#include "lesson/trace_export.h"
+#include "render/handout.h"
+#include "render/step_texts.h"
+#include "ui_export_dialog.h"
+
+#include <QApplication>
+#include <QComboBox>
+#include <QClipboard>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QMenu>
+#include <QMessageBox>
+#include <QProgressDialog>
+
+namespace attnviz::app {
+namespace {
+
+const char* const kNoMatrix = "The input step shows no attention matrix; choose a step from Q, K, V on.";
+
+std::vector<lesson::Heatmap> heatmapsOf(const std::vector<lesson::ExportItem>& items)
+{
+    std::vector<lesson::Heatmap> maps;
+    for (const lesson::ExportItem& i : items)
+        maps.push_back(i.heatmap);
+    return maps;
+}
+
+// The trace steps a view of the current lesson step shows: the chosen alternative, or all.
+std::vector<engine::AttentionStep> shownSteps(const ViewState& state, bool firstOnly)
+{
+    const lesson::LessonStep& step = lesson::kLessonSteps[state.step];
+    std::vector<engine::AttentionStep> steps;
+    for (std::size_t v = 0; v < step.views.size(); ++v)
+        if (!step.alternatives || static_cast<int>(v) == state.alternative)
+            steps.push_back(step.views[v].step);
+    if (firstOnly && steps.size() > 1)
+        steps.resize(1);
+    return steps;
+}
+
+// Lists the registry's formats of the given kinds in the dialog's format chooser.
+void offerFormats(QComboBox* chooser, std::initializer_list<render::ExportKind> kinds)
+{
+    chooser->clear();
+    for (const render::ExportFormat& f : render::exportFormats())
+        if (std::find(kinds.begin(), kinds.end(), f.kind) != kinds.end())
+            chooser->addItem(QString::fromLatin1(f.name.data(), static_cast<qsizetype>(f.name.size())).toUpper(),
+                             QString::fromLatin1(f.name.data(), static_cast<qsizetype>(f.name.size())));
+}
+
+const render::ExportFormat& chosenFormat(const QComboBox* chooser)
+{
+    return *render::exportFormat(chooser->currentData().toString().toStdString());
+}
+
+void writeBytes(const QString& path, const QByteArray& bytes)
+{
+    try {
+        io::writeFileAtomically(path.toStdString(), std::span<const char>(bytes.constData(), static_cast<std::size_t>(bytes.size())));
+    } catch (const io::FileError& e) {
+        throw ExportError(e.what());
+    }
+}
+
+} // namespace
+
+ExportMenu::ExportMenu(QMenu* menu, QWidget* window, std::function<ViewState()> state)
+    : QObject(window)
+    , m_window(window)
+    , m_state(std::move(state))
+{
+    const auto guarded = [this](auto&& work) {
+        return [this, work] {
+            try {
+                work();
+            } catch (const std::exception& e) {
+                QMessageBox::warning(m_window, tr("Export"), QString::fromStdString(e.what()));
+            }
+        };
+    };
+    menu->addAction(tr("Current &heatmap as image…"), this, guarded([this] { askAndExportImage(false); }));
+    menu->addAction(tr("Current head &grid as image…"), this, guarded([this] { askAndExportImage(true); }));
+    menu->addAction(tr("Current matrix as &CSV or NumPy…"), this, guarded([this] { askAndExportData(); }));
+    menu->addAction(tr("&Every layer × head × step…"), this, guarded([this] { askAndExportEverything(); }));
+    menu->addSeparator();
+    menu->addAction(tr("Whole &trace (safetensors + JSON manifest)…"), this, guarded([this] {
+        const QString base = QFileDialog::getSaveFileName(m_window, tr("Export the trace"), QStringLiteral("trace.safetensors"),
+                                                          tr("safetensors (*.safetensors)"));
+        if (!base.isEmpty())
+            exportTrace(base.endsWith(QLatin1String(".safetensors")) ? base.chopped(12) : base);
+    }));
+    menu->addAction(tr("Classroom &handout (PDF)…"), this, guarded([this] {
+        const QString path = QFileDialog::getSaveFileName(m_window, tr("Export the handout"), QStringLiteral("handout.pdf"),
+                                                          tr("PDF (*.pdf)"));
+        if (!path.isEmpty())
+            exportHandout(path);
+    }));
+    auto* copy = menu->addAction(tr("&Copy view to clipboard"), this, guarded([this] { copyToClipboard(); }));
+    copy->setShortcut(QKeySequence::Copy);
+    window->addAction(copy);
+}
+
+std::vector<lesson::ExportItem> ExportMenu::planCurrent(const ViewState& state, const lesson::ExportSelection& selection) const
+{
+    if (state.run) {
+        lesson::ExportSelection s = selection;
+        s.layers = {};
+        s.layers.add(state.choice.layer, state.choice.layer);
+        s.blocks = {state.choice.block};
+        return lesson::planModelExport(state.run, s);
+    }
+    if (!state.walkthrough)
+        return {};
+    std::vector<lesson::ExportItem> items = lesson::planWalkthroughExport(state.walkthrough, selection, "", "playground · ");
+    if (state.walkthrough->batch() > 1) {
+        const std::string prefix = "batch" + std::to_string(state.batch) + "_";
+        std::erase_if(items, [&](const lesson::ExportItem& i) { return !i.baseName.starts_with(prefix); });
+    }
+    return items;
+}
+
+std::optional<lesson::ExportItem> ExportMenu::currentItem() const
+{
+    const ViewState state = m_state();
+    lesson::ExportSelection s;
+    s.steps = shownSteps(state, true);
+    if (s.steps.empty())
+        return std::nullopt;
+    if (engine::stepInfo(s.steps.front()).perHead) {
+        const int head = std::max(0, state.focusedHead);
+        s.heads.add(head, head);
+    }
+    const auto items = planCurrent(state, s);
+    return items.empty() ? std::nullopt : std::optional<lesson::ExportItem>(items.front());
+}
+
+std::vector<lesson::ExportItem> ExportMenu::currentStepItems() const
+{
+    const ViewState state = m_state();
+    lesson::ExportSelection s;
+    s.steps = shownSteps(state, false);
+    if (s.steps.empty())
+        return {};
+    return planCurrent(state, s);
+}
+
+std::vector<lesson::ExportItem> ExportMenu::requireStepItems() const
+{
+    auto items = currentStepItems();
+    if (items.empty())
+        throw ExportError(kNoMatrix);
+    return items;
+}
+
+QString ExportMenu::currentGridTitle() const
+{
+    const auto items = currentStepItems();
+    if (items.empty())
+        return {};
+    // The items' titles end in "head h · step"; the grid is titled by what they share.
+    const QString title = QString::fromStdString(items.front().heatmap.title);
+    const qsizetype head = title.lastIndexOf(QStringLiteral("head "));
+    return head > 0 ? title.left(head) + render::stepText(lesson::kLessonSteps[m_state().step]).title : title;
+}
+
+void ExportMenu::exportCurrentHeatmap(const QString& path, render::ImageSize size) const
+{
+    const auto item = currentItem();
+    if (!item)
+        throw ExportError(kNoMatrix);
+    const QString ext = QFileInfo(path).suffix().toLower();
+    const render::ExportFormat* format = render::exportFormat(ext.toStdString());
+    if (!format || !format->itemBytes)
+        throw ExportError("Cannot export to '." + ext.toStdString() + "'; use .png, .svg, .pdf, .csv or .npy.");
+    writeBytes(path, format->itemBytes(*item, size));
+}
+
+void ExportMenu::exportCurrentGrid(const QString& path, render::ImageSize size) const
+{
+    const render::ExportFormat* format = render::exportFormat(QFileInfo(path).suffix().toStdString());
+    if (!format || format->kind != render::ExportKind::Image)
+        throw ExportError("A head grid is an image; use .png, .svg or .pdf.");
+    const auto items = requireStepItems();
+    const auto imageFormat = format->name == "png" ? render::ImageFormat::Png
+                             : format->name == "svg" ? render::ImageFormat::Svg
+                                                     : render::ImageFormat::Pdf;
+    writeBytes(path, render::renderImage(heatmapsOf(items), items.front().range, currentGridTitle(), imageFormat, size));
+}
+
+std::vector<std::string> ExportMenu::exportEverything(const QString& folder, const render::ExportFormat& format,
+                                                      render::ImageSize size, bool overwrite,
+                                                      const render::ExportProgress& progress) const
+{
+    const ViewState state = m_state();
+    lesson::ExportSelection all;
+    all.steps.clear();
+    for (const engine::AttentionStepInfo& info : engine::kAttentionStepTable)
+        all.steps.push_back(info.step);
+    render::ExportJob job;
+    job.items = state.run ? lesson::planModelExport(state.run, all)
+                          : lesson::planWalkthroughExport(state.walkthrough, all, "", "playground · ");
+    job.size = size;
+    return render::writeExport(format, job, folder.toStdString(), overwrite, progress);
+}
+
+void ExportMenu::exportTrace(const QString& base) const
+{
+    const ViewState state = m_state();
+    const std::string path = base.toStdString() + ".safetensors";
+    try {
+        if (state.run)
+            lesson::writeModelTrace(path, *state.run, true);
+        else if (state.walkthrough)
+            lesson::writeWalkthroughTrace(path, *state.walkthrough, true);
+        else
+            throw ExportError("Nothing has been computed yet.");
+    } catch (const io::FileError& e) {
+        throw ExportError(e.what());
+    }
+}
+
+void ExportMenu::exportHandout(const QString& path) const
+{
+    const ViewState state = m_state();
+    if (!state.walkthrough)
+        throw ExportError("Nothing has been computed yet.");
+    writeBytes(path, render::renderHandout(state.walkthrough, QString::fromStdString(lesson::walkthroughTitle(*state.walkthrough))));
+}
+
+void ExportMenu::copyToClipboard() const
+{
+    const auto items = requireStepItems();
+    QApplication::clipboard()->setImage(render::rasterImage(heatmapsOf(items), items.front().range, currentGridTitle(), {}));
+}
+
+void ExportMenu::askAndExportImage(bool grid)
+{
+    QDialog dialog(m_window);
+    Ui::ExportDialog form;
+    form.setupUi(&dialog);
+    offerFormats(form.format, {render::ExportKind::Image});
+    if (dialog.exec() != QDialog::Accepted)
+        return;
+    const render::ExportFormat& format = chosenFormat(form.format);
+    const QString ext = QString::fromLatin1(format.name.data(), static_cast<qsizetype>(format.name.size()));
+    const QString path = QFileDialog::getSaveFileName(m_window, tr("Export image"), QStringLiteral("attention.%1").arg(ext),
+                                                      QString::fromLatin1(format.dialogFilter.data(),
+                                                                          static_cast<qsizetype>(format.dialogFilter.size())));
+    if (path.isEmpty())
+        return;
+    const render::ImageSize size{form.width->value(), form.height->value(), form.dpi->value()};
+    grid ? exportCurrentGrid(path, size) : exportCurrentHeatmap(path, size);
+}
+
+void ExportMenu::askAndExportData()
+{
+    QStringList filters;
+    for (const render::ExportFormat& f : render::exportFormats())
+        if (f.kind == render::ExportKind::Matrix)
+            filters << QString::fromLatin1(f.dialogFilter.data(), static_cast<qsizetype>(f.dialogFilter.size()));
+    const QString path = QFileDialog::getSaveFileName(m_window, tr("Export the matrix"), QStringLiteral("attention.csv"),
+                                                      filters.join(QStringLiteral(";;")));
+    if (!path.isEmpty())
+        exportCurrentHeatmap(path, {});
+}
+
+void ExportMenu::askAndExportEverything()
+{
+    QDialog dialog(m_window);
+    Ui::ExportDialog form;
+    form.setupUi(&dialog);
+    offerFormats(form.format, {render::ExportKind::Image, render::ExportKind::Matrix});
+    dialog.setWindowTitle(tr("Export every layer × head × step"));
+    if (dialog.exec() != QDialog::Accepted)
+        return;
+    const QString folder = QFileDialog::getExistingDirectory(m_window, tr("Export into folder"));
+    if (folder.isEmpty())
+        return;
+    QProgressDialog progress(tr("Exporting…"), QString(), 0, 1, m_window);
+    progress.setWindowModality(Qt::WindowModal);
+    exportEverything(folder, chosenFormat(form.format), {form.width->value(), form.height->value(), form.dpi->value()}, false,
+                     [&](int done, int total) {
+                         progress.setMaximum(total);
+                         progress.setValue(done);
+                     });
+}
+
+} // namespace attnviz::app

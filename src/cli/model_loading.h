@@ -1,0 +1,20 @@
+#pragma once
+
+#include "io/checkpoint/model_folder.h"
+#include "lesson/model_run.h"
+
+#include <memory>
+#include <string>
+
+namespace attnviz::cli {
+
+/// Loads --model: a folder, or a bundled demo's name. A model that cannot be loaded is an
+/// invalid_argument whose sentence starts with the name given.
+std::shared_ptr<const io::LoadedModel> loadModelArgument(const std::string& nameOrFolder);
+
+/// Runs the model on --text, --target and --generate, refusing --generate for a model that
+/// cannot continue a text (in the CLI's words, before any work).
+lesson::ModelRun runModelArguments(std::shared_ptr<const io::LoadedModel> model, const lesson::RunRequest& request,
+                                   std::optional<engine::CapturePolicy> policy = std::nullopt);
+
+} // namespace attnviz::cli

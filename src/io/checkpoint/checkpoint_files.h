@@ -1,0 +1,39 @@
+#pragma once
+
+#include "io/safetensors.h"
+
+#include <filesystem>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace attnviz::io {
+
+/// The weight files of a model folder: one `model.safetensors`, or the shards a
+/// `model.safetensors.index.json` lists, each memory-mapped. Only safetensors are read: a folder
+/// with nothing but a pickle checkpoint (`pytorch_model.bin`) is refused, since unpickling can
+/// run arbitrary code.
+class CheckpointFiles {
+public:
+    /// Throws ModelError naming the file at fault.
+    explicit CheckpointFiles(const std::filesystem::path& folder);
+
+    /// The tensor of that name in whichever file holds it, or null.
+    const TensorEntry* find(const std::string& name) const;
+    /// Every tensor of every file, in file order.
+    std::vector<const TensorEntry*> tensors() const;
+    /// "model.safetensors", or "the shards of model.safetensors.index.json": for messages.
+    const std::string& label() const { return m_label; }
+
+private:
+    std::vector<SafetensorsFile> m_files;
+    std::unordered_map<std::string, const TensorEntry*> m_index;
+    std::string m_label;
+};
+
+/// A tensor's values as float: F32 as stored, F16 and BF16 converted. Throws ModelError naming
+/// the tensor and the first position of a NaN or an infinity, since a non-finite weight would
+/// silently turn every later activation into NaN; and for any other dtype.
+std::vector<float> finiteFloats(const TensorEntry& tensor, const std::string& file);
+
+} // namespace attnviz::io

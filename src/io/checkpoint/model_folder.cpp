@@ -1,0 +1,133 @@
+#include "io/checkpoint/model_folder.h"
+
+#include "engine/input_error.h"
+#include "io/checkpoint/checkpoint_files.h"
+#include "io/input_file.h"
+
+#include <filesystem>
+#include <unordered_set>
+
+namespace attnviz::io {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string shapeText(const std::vector<std::int64_t>& shape)
+{
+    std::string s = "[";
+    for (std::size_t i = 0; i < shape.size(); ++i)
+        s += (i ? ", " : "") + std::to_string(shape[i]);
+    return s + "]";
+}
+
+JsonValue readConfig(const fs::path& dir)
+{
+    try {
+        return parseJson(readFile((dir / "config.json").string(), 16u << 20));
+    } catch (const JsonError& e) {
+        throw ModelError(std::string("config.json is not valid JSON: ") + e.what());
+    } catch (const FileError& e) {
+        throw ModelError(e.what());
+    }
+}
+
+const CheckpointLayout& layoutFor(const JsonValue& config)
+{
+    for (const CheckpointLayout* layout : checkpointLayouts())
+        if (layout->recognises(config))
+            return *layout;
+    std::string accepted;
+    for (const CheckpointLayout* layout : checkpointLayouts())
+        accepted += (accepted.empty() ? "" : ", ") + std::string(layout->description());
+    const JsonValue* type = config.isObject() ? config.find("model_type") : nullptr;
+    const std::string what = type ? "describes a " + type->describe() + " model" : "names no model type AttnViz knows";
+    throw ModelError("config.json " + what + "; AttnViz opens " + accepted + ".");
+}
+
+// The prefix this checkpoint puts before every name: the one under which the first required
+// tensor exists.
+std::string prefixOf(const CheckpointLayout& layout, const std::vector<WeightSlot>& slots, const CheckpointFiles& files)
+{
+    for (const WeightSlot& slot : slots) {
+        if (!slot.required)
+            continue;
+        for (const std::string& prefix : layout.namePrefixes())
+            for (const std::string& name : slot.names)
+                if (files.find(prefix + name))
+                    return prefix;
+        break;
+    }
+    return layout.namePrefixes().front();
+}
+
+} // namespace
+
+LoadedModel loadModel(const std::string& folder)
+{
+    const fs::path dir(folder);
+    std::error_code error;
+    if (!fs::is_directory(dir, error))
+        throw ModelError("'" + printable(folder) +
+                         "' is not a folder; a model is a folder with config.json, the tokenizer's files and model.safetensors.");
+    if (!fs::exists(dir / "config.json", error))
+        throw ModelError("'" + printable(folder) +
+                         "' has no config.json; a model folder holds config.json, the tokenizer's files and model.safetensors.");
+    const JsonValue json = readConfig(dir);
+    const CheckpointLayout& layout = layoutFor(json);
+    engine::ModelConfig config = layout.parseConfig(json);
+    // The tokenizer gives the special tokens their ids, which the checks need.
+    std::shared_ptr<const Tokenizer> tokenizer = layout.loadTokenizer(dir, json, config);
+    try {
+        engine::checkConfig(config);
+    } catch (const engine::InputError& e) {
+        throw ModelError(e.what());
+    }
+    if (tokenizer->size() > config.vocabSize)
+        throw ModelError("The tokenizer has " + std::to_string(tokenizer->size()) + " tokens but config.json says vocab_size " +
+                         std::to_string(config.vocabSize) + ".");
+    const CheckpointFiles files(dir);
+    const std::string& file = files.label();
+
+    // pass 1: every slot's tensor exists with its shape; nothing is converted yet
+    engine::ModelWeights weights;
+    std::vector<WeightSlot> slots;
+    layout.forEachWeight(config, weights, [&](WeightSlot slot) { slots.push_back(std::move(slot)); });
+    const std::string prefix = prefixOf(layout, slots, files);
+    std::vector<const TensorEntry*> found(slots.size(), nullptr);
+    std::unordered_set<std::string> used;
+    for (std::size_t i = 0; i < slots.size(); ++i) {
+        const WeightSlot& slot = slots[i];
+        for (const std::string& name : slot.names)
+            if (!found[i])
+                found[i] = files.find(prefix + name);
+        if (!found[i]) {
+            if (!slot.required)
+                continue;
+            throw ModelError(file + " has no tensor '" + printable(prefix + slot.names.front()) +
+                             "'; the configuration expects F32 " + shapeText(slot.shape) + ".");
+        }
+        if (found[i]->shape != slot.shape)
+            throw ModelError(file + ": tensor '" + printable(found[i]->name) + "' has shape " + shapeText(found[i]->shape) +
+                             "; the configuration expects " + shapeText(slot.shape) + ".");
+        used.insert(found[i]->name);
+    }
+    for (const TensorEntry* t : files.tensors()) {
+        const std::string_view bare = std::string_view(t->name).substr(t->name.starts_with(prefix) ? prefix.size() : 0);
+        if (!used.count(t->name) && !layout.ignores(bare))
+            throw ModelError(file + " holds tensor '" + printable(t->name) + "', which a model with this config.json does not have.");
+    }
+
+    // pass 2: convert and fill, one tensor at a time
+    for (std::size_t i = 0; i < slots.size(); ++i)
+        if (found[i])
+            slots[i].fill(finiteFloats(*found[i], file));
+    slots.clear();
+    try {
+        return {std::make_shared<const engine::TransformerModel>(std::move(config), std::move(weights)), std::move(tokenizer),
+                &layout, folder};
+    } catch (const engine::InputError& e) {
+        throw ModelError(e.what());
+    }
+}
+
+} // namespace attnviz::io

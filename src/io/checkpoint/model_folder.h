@@ -1,0 +1,28 @@
+#pragma once
+
+#include "engine/transformer_model.h"
+#include "io/checkpoint/checkpoint_layout.h"
+#include "io/checkpoint/model_error.h"
+#include "io/tokenizer/tokenizer.h"
+
+#include <memory>
+#include <string>
+
+namespace attnviz::io {
+
+/// A model opened from a folder, with the tokenizer it was trained with.
+struct LoadedModel {
+    std::shared_ptr<const engine::TransformerModel> model;
+    std::shared_ptr<const Tokenizer> tokenizer;
+    const CheckpointLayout* layout = nullptr;
+    std::string folder;
+};
+
+/// Opens a model folder in any layout of checkpointLayouts(): AttnViz's own (config.json,
+/// vocab.json, model.safetensors; docs/model-format.md) or a Hugging Face folder as
+/// save_pretrained writes it. Every tensor is checked against the configuration before any is
+/// converted, and every weight is checked to be finite; anything wrong is a ModelError of one
+/// sentence naming the file, the field or tensor, what was expected and what was found.
+LoadedModel loadModel(const std::string& folder);
+
+} // namespace attnviz::io

@@ -1,0 +1,109 @@
+#include "io/input_file.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <utility>
+
+namespace attnviz::io {
+namespace {
+
+std::string reason()
+{
+    return std::strerror(errno);
+}
+
+// Opens `path` for reading without blocking (a FIFO with no writer would block a plain open) and
+// checks that it is a regular file. Returns the descriptor and the size.
+std::pair<int, std::uint64_t> openRegular(const std::string& path)
+{
+    const std::string shown = printable(path);
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0)
+        throw FileError("cannot read " + shown + ": " + reason());
+    struct stat info {};
+    if (::fstat(fd, &info) != 0) {
+        const std::string why = reason();
+        ::close(fd);
+        throw FileError("cannot read " + shown + ": " + why);
+    }
+    if (!S_ISREG(info.st_mode)) {
+        ::close(fd);
+        throw FileError("cannot read " + shown + ": " +
+                        (S_ISDIR(info.st_mode) ? std::string("it is a directory")
+                                               : std::string("it is not a regular file (a device, FIFO or socket)")));
+    }
+    return {fd, static_cast<std::uint64_t>(info.st_size)};
+}
+
+} // namespace
+
+std::string readFile(const std::string& path, std::uint64_t limit)
+{
+    const auto [fd, size] = openRegular(path);
+    if (size > limit) {
+        ::close(fd);
+        throw FileError("cannot read " + printable(path) + ": it has " + std::to_string(size) + " bytes, more than the " +
+                        std::to_string(limit) + " this file may have");
+    }
+    std::string content(static_cast<std::size_t>(size), '\0');
+    std::size_t done = 0;
+    while (done < content.size()) {
+        const ssize_t n = ::read(fd, content.data() + done, content.size() - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            const std::string why = n < 0 ? reason() : "the file shrank while it was read";
+            ::close(fd);
+            throw FileError("cannot read " + printable(path) + ": " + why);
+        }
+        done += static_cast<std::size_t>(n);
+    }
+    ::close(fd);
+    return content;
+}
+
+MappedFile::MappedFile(const std::string& path)
+{
+    const auto [fd, size] = openRegular(path);
+    m_size = static_cast<std::size_t>(size);
+    if (m_size > 0) {
+        void* data = ::mmap(nullptr, m_size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (data == MAP_FAILED) {
+            const std::string why = reason();
+            ::close(fd);
+            throw FileError("cannot read " + printable(path) + ": " + why);
+        }
+        m_data = static_cast<const char*>(data);
+    }
+    ::close(fd); // the mapping keeps the file alive
+}
+
+MappedFile::MappedFile(MappedFile&& other) noexcept
+    : m_data(std::exchange(other.m_data, nullptr))
+    , m_size(std::exchange(other.m_size, 0))
+{
+}
+
+MappedFile& MappedFile::operator=(MappedFile&& other) noexcept
+{
+    if (this != &other) {
+        if (m_data)
+            ::munmap(const_cast<char*>(m_data), m_size);
+        m_data = std::exchange(other.m_data, nullptr);
+        m_size = std::exchange(other.m_size, 0);
+    }
+    return *this;
+}
+
+MappedFile::~MappedFile()
+{
+    if (m_data)
+        ::munmap(const_cast<char*>(m_data), m_size);
+}
+
+} // namespace attnviz::io

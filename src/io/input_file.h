@@ -1,0 +1,39 @@
+#pragma once
+
+#include "io/file_error.h"
+
+#include <cstdint>
+#include <span>
+#include <string>
+
+namespace attnviz::io {
+
+/// The default largest file readFile takes whole: configuration files, vocabularies and case
+/// files are far smaller; anything bigger is memory-mapped instead (MappedFile).
+inline constexpr std::uint64_t kMaxReadBytes = 512ull << 20;
+
+/// The whole content of a regular file. Refuses, with FileError naming the path, a directory, a
+/// FIFO, a device such as /dev/zero, a file above `limit` bytes, or one that cannot be read —
+/// without ever blocking: the file is opened non-blocking and checked before reading.
+std::string readFile(const std::string& path, std::uint64_t limit = kMaxReadBytes);
+
+/// A regular file mapped read-only into memory: the bytes of a multi-gigabyte checkpoint are read
+/// by the pages that are touched, not copied. Move-only; unmapped on destruction.
+class MappedFile {
+public:
+    /// FileError as for readFile (the size is not limited).
+    explicit MappedFile(const std::string& path);
+    MappedFile(MappedFile&& other) noexcept;
+    MappedFile& operator=(MappedFile&& other) noexcept;
+    MappedFile(const MappedFile&) = delete;
+    MappedFile& operator=(const MappedFile&) = delete;
+    ~MappedFile();
+
+    std::span<const char> bytes() const { return {m_data, m_size}; }
+
+private:
+    const char* m_data = nullptr;
+    std::size_t m_size = 0;
+};
+
+} // namespace attnviz::io

@@ -1,0 +1,83 @@
+#include "io/labelled_matrix.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+namespace attnviz::io {
+namespace {
+
+bool isBlank(char c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+
+std::string csvField(const std::string& text)
+{
+    const bool quote = text.find_first_of(",\"\n\r") != std::string::npos ||
+                       (!text.empty() && (isBlank(text.front()) || isBlank(text.back())));
+    if (!quote)
+        return text;
+    std::string out = "\"";
+    for (const char c : text)
+        out += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return out + "\"";
+}
+
+std::string number(float v)
+{
+    if (std::isinf(v))
+        return v < 0 ? "-inf" : "inf";
+    if (std::isnan(v))
+        return "nan";
+    char buffer[32];
+    const auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, static_cast<double>(v), std::chars_format::general, 9);
+    return ec == std::errc() ? std::string(buffer, end) : std::string("nan");
+}
+
+std::string label(const std::vector<std::string>& labels, int i)
+{
+    return i < static_cast<int>(labels.size()) ? labels[static_cast<std::size_t>(i)] : std::to_string(i);
+}
+
+} // namespace
+
+std::string csvBytes(const LabelledMatrix& m)
+{
+    std::string out = csvField(m.rowAxis + "\\" + m.columnAxis);
+    for (int c = 0; c < m.cols; ++c)
+        out += ',' + csvField(label(m.columnLabels, c));
+    out += '\n';
+    for (int r = 0; r < m.rows; ++r) {
+        out += csvField(label(m.rowLabels, r));
+        for (int c = 0; c < m.cols; ++c)
+            out += ',' + number(m.value(r, c));
+        out += '\n';
+    }
+    return out;
+}
+
+std::string npyBytes(const LabelledMatrix& m)
+{
+    std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (" + std::to_string(m.rows) + ", " +
+                         std::to_string(m.cols) + "), }";
+    // Magic (6) + version (2) + header length (2) + header, padded with spaces to a multiple of
+    // 64 and ended by a newline, as the format asks.
+    const std::size_t unpadded = 10 + header.size() + 1;
+    header.append((64 - unpadded % 64) % 64, ' ');
+    header += '\n';
+    std::string out("\x93NUMPY\x01\x00", 8);
+    const auto length = static_cast<std::uint16_t>(header.size());
+    out += static_cast<char>(length & 0xff);
+    out += static_cast<char>(length >> 8);
+    out += header;
+    const std::size_t start = out.size();
+    const std::size_t count = static_cast<std::size_t>(m.rows) * static_cast<std::size_t>(m.cols);
+    out.resize(start + count * 4);
+    if (count) // x86: little-endian floats as they are in memory
+        std::memcpy(out.data() + start, m.values, count * 4);
+    return out;
+}
+
+} // namespace attnviz::io

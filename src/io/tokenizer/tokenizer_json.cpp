@@ -1,0 +1,90 @@
+#include "io/tokenizer/tokenizer_json.h"
+
+#include "io/file_error.h"
+#include "io/safetensors.h"
+
+namespace attnviz::io
+{
+
+JsonValue parseTokenizerJson(std::string_view text, std::string_view modelType)
+{
+    JsonValue root;
+    try {
+        root = parseJson(text);
+    } catch (const JsonError& e) {
+        throw FormatError(std::string("tokenizer.json is not valid JSON: ") + e.what());
+    }
+    const JsonValue* model = root.find("model");
+    if (!model || !model->isObject())
+        throw FormatError("tokenizer.json has no \"model\" object; expected a Hugging Face "
+                          "tokenizer file");
+    const JsonValue* type = model->find("type");
+    if (!type || !type->isString() || type->asString() != modelType)
+        throw FormatError("tokenizer.json's model type is "
+            + (type ? type->describe() : std::string("missing")) + "; expected \""
+            + std::string(modelType) + "\"");
+    return root;
+}
+
+const JsonValue& tokenizerModel(const JsonValue& root)
+{
+    return *root.find("model");
+}
+
+std::string stepType(const JsonValue& root, std::string_view step)
+{
+    const JsonValue* value = root.find(step);
+    if (!value || value->isNull())
+        return "none";
+    const JsonValue* type = value->find("type");
+    return type && type->isString() ? type->asString() : value->describe();
+}
+
+bool flagIs(const JsonValue* object, std::string_view key, bool value)
+{
+    const JsonValue* flag = object ? object->find(key) : nullptr;
+    return flag && flag->isBool() && flag->asBool() == value;
+}
+
+std::string stringSetting(const JsonValue& object, std::string_view key, std::string fallback)
+{
+    const JsonValue* value = object.find(key);
+    if (!value || value->isNull())
+        return fallback;
+    if (!value->isString())
+        throw FormatError("tokenizer.json's model." + std::string(key) + " is " + value->describe()
+            + "; expected a string");
+    return value->asString();
+}
+
+std::vector<std::pair<std::string, int>> readAddedTokens(const JsonValue& root, Vocabulary& vocab)
+{
+    std::vector<std::pair<std::string, int>> tokens;
+    const JsonValue* added = root.find("added_tokens");
+    if (!added || added->isNull())
+        return tokens;
+    if (!added->isArray())
+        throw FormatError(
+            "tokenizer.json's added_tokens is " + added->describe() + "; expected an array");
+    for (const JsonValue& entry : added->asArray()) {
+        const JsonValue* id = entry.find("id");
+        const JsonValue* content = entry.find("content");
+        if (!id || !id->isInteger() || !content || !content->isString())
+            throw FormatError("tokenizer.json's added token " + entry.describe()
+                + " lacks a whole-number \"id\" or a string \"content\"");
+        const std::string& text = content->asString();
+        const std::int64_t wanted = id->asInteger();
+        const std::optional<int> known = vocab.find(text);
+        if (!known && wanted == vocab.size())
+            vocab.append(text);
+        else if (!known || *known != wanted)
+            throw FormatError("tokenizer.json's added token \"" + printable(text) + "\" has id "
+                + std::to_string(wanted) + "; expected "
+                + (known ? "its vocabulary id " + std::to_string(*known)
+                         : "the next free id " + std::to_string(vocab.size())));
+        tokens.emplace_back(text, static_cast<int>(wanted));
+    }
+    return tokens;
+}
+
+} // namespace attnviz::io

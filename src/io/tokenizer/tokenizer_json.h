@@ -1,0 +1,38 @@
+#pragma once
+
+#include "io/json.h"
+#include "io/tokenizer/vocabulary.h"
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace attnviz::io
+{
+
+// Reading the parts of a Hugging Face tokenizer.json that AttnViz's tokenizers share. Every
+// refusal is a FormatError whose message names tokenizer.json and says what was expected.
+
+/// Parses a tokenizer.json and checks that its "model" object has "type" `modelType` ("BPE",
+/// "WordPiece"); returns the whole document.
+JsonValue parseTokenizerJson(std::string_view text, std::string_view modelType);
+
+/// The tokenizer.json's model object (present: parseTokenizerJson checked it).
+const JsonValue& tokenizerModel(const JsonValue& root);
+
+/// The "type" of a pipeline step such as "normalizer" or "pre_tokenizer"; "none" when the step is
+/// null or absent.
+std::string stepType(const JsonValue& root, std::string_view step);
+
+/// Whether `object` has a member `key` that is the boolean `value` (absent or null is neither).
+bool flagIs(const JsonValue* object, std::string_view key, bool value);
+
+/// The string member `key` of `object`, or `fallback` when it is absent or null.
+std::string stringSetting(const JsonValue& object, std::string_view key, std::string fallback);
+
+/// The "added_tokens" as (content, id). Each must be in `vocab` under the same id or, when new,
+/// take the next id, which is then appended to `vocab`.
+std::vector<std::pair<std::string, int>> readAddedTokens(const JsonValue& root, Vocabulary& vocab);
+
+} // namespace attnviz::io

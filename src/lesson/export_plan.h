@@ -1,0 +1,49 @@
+#pragma once
+
+#include "engine/attention_trace.h"
+#include "engine/model_weights.h"
+#include "lesson/heatmap.h"
+#include "lesson/index_set.h"
+#include "lesson/model_run.h"
+#include "lesson/walkthrough.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace attnviz::lesson {
+
+/// One matrix to export: its file name without extension, the heatmap, and the colour range it
+/// shares with every other matrix of the same step in the set.
+struct ExportItem {
+    std::string baseName; ///< "layer0_self_head3_weights", "layer1_cross_concat", "head2_scores"
+    Heatmap heatmap;
+    std::pair<double, double> range;
+};
+
+/// Which matrices to export; empty sets mean all of them.
+struct ExportSelection {
+    IndexSet layers;
+    std::vector<engine::Block> blocks;
+    IndexSet heads;
+    std::vector<engine::AttentionStep> steps{engine::AttentionStep::Weights};
+};
+
+/// The (layer, attention block) pairs a selection picks from a model run, in order. Throws
+/// engine::InputError naming a selected layer or block the model does not have.
+std::vector<std::pair<int, engine::Block>> selectedBlocks(const ModelRun& run, const ExportSelection& selection);
+
+/// The selected matrices of a model run (layer × block × head × step), titled with the model,
+/// layer, block, head and step. Throws engine::InputError naming a selected layer, block or head
+/// the model does not have.
+std::vector<ExportItem> planModelExport(const std::shared_ptr<const ModelRun>& run, const ExportSelection& selection);
+
+/// The selected matrices of a single attention module (a case, the playground, one model block):
+/// every batch item, head and step; `selection.layers` and `blocks` do not apply.
+std::vector<ExportItem> planWalkthroughExport(const std::shared_ptr<const Walkthrough>& w, const ExportSelection& selection,
+                                              const std::string& namePrefix, const std::string& titlePrefix);
+
+/// What a walkthrough is called in titles: "reverse · layer 1 · cross", "playground", a case's name.
+std::string walkthroughTitle(const Walkthrough& w);
+
+} // namespace attnviz::lesson

@@ -1,0 +1,50 @@
+#pragma once
+
+#include "engine/resolved_mask.h"
+#include "io/labelled_matrix.h"
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace attnviz::lesson {
+
+/// How values map to colours: weights are non-negative (a sequential map), everything else is
+/// signed (a diverging map centred on zero).
+enum class ColourScale { Sequential, Diverging };
+
+/// One matrix to show — on screen, in an exported image, in a handout: the numbers with their
+/// labels, a title, the colour scale, which cells are blocked, and which head it belongs to.
+/// Points into a walkthrough's trace, which `owner` keeps alive. Qt-free: the render layer turns
+/// it into pixels and colours.
+struct Heatmap {
+    std::shared_ptr<const void> owner;
+    io::LabelledMatrix matrix;
+    /// Optional: the mask whose blocked cells are drawn as blocked (neutral grey, never a
+    /// colour of the scale), for batch item `maskBatch`.
+    std::shared_ptr<const engine::ResolvedMask> mask;
+    int maskBatch = 0;
+    std::string title;   ///< the full title, as exports print it ("layer 1 · cross · head 2 · softmax")
+    std::string caption; ///< what the matrix is, without where it sits ("softmax")
+    ColourScale scale = ColourScale::Diverging;
+    int head = -1; ///< the head whose colour frames it, or −1
+    /// Column ranges owned by heads, drawn as coloured bands: (first column, count, head).
+    struct Band {
+        int first;
+        int count;
+        int head;
+    };
+    std::vector<Band> columnBands;
+
+    int rows() const { return matrix.rows; }
+    int cols() const { return matrix.cols; }
+    float value(int row, int col) const { return matrix.value(row, col); }
+    bool blocked(int row, int col) const;
+};
+
+/// The colour range of a set of heatmaps: [0, max] for sequential, ±max|v| for diverging;
+/// −∞ cells are ignored.
+std::pair<double, double> colourRange(const std::vector<Heatmap>& maps);
+
+} // namespace attnviz::lesson

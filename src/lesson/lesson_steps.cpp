@@ -1,0 +1,44 @@
+#include "lesson/lesson_steps.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace attnviz::lesson {
+
+bool LessonStep::scoreShaped() const
+{
+    return !views.empty() && std::all_of(views.begin(), views.end(),
+                                         [](const TraceView& v) { return engine::stepInfo(v.step).scoreShaped; });
+}
+
+bool LessonStep::perHead() const
+{
+    return !views.empty() && std::all_of(views.begin(), views.end(),
+                                         [](const TraceView& v) { return engine::stepInfo(v.step).perHead; });
+}
+
+std::optional<LessonStepIndex> lessonStepIndex(std::string_view key)
+{
+    for (LessonStepIndex i = 0; i < kLessonSteps.size(); ++i)
+        if (kLessonSteps[i].key == key)
+            return i;
+    return std::nullopt;
+}
+
+const LessonStep& lessonStep(LessonStepIndex index)
+{
+    if (index >= kLessonSteps.size())
+        throw std::out_of_range("no lesson step " + std::to_string(index));
+    return kLessonSteps[index];
+}
+
+std::optional<LessonStepIndex> lessonStepShowing(engine::AttentionStep step)
+{
+    for (LessonStepIndex i = 0; i < kLessonSteps.size(); ++i)
+        for (const TraceView& v : kLessonSteps[i].views)
+            if (v.step == step)
+                return i;
+    return std::nullopt;
+}
+
+} // namespace attnviz::lesson

@@ -1,0 +1,76 @@
+#pragma once
+
+#include "engine/attention_trace.h"
+
+#include <array>
+#include <optional>
+#include <span>
+#include <string_view>
+
+namespace attnviz::lesson {
+
+/// One set of heatmaps a lesson step shows from the engine's trace.
+struct TraceView {
+    engine::AttentionStep step;
+    std::string_view symbol;  ///< its name in the shape line: "Q", "Q_h", "weights"
+    std::string_view caption; ///< its heatmaps' caption: "Q = X W_qᵀ + b_q"; per head, "head h · " comes first
+};
+
+inline constexpr TraceView kProjectionViews[] = {
+    {engine::AttentionStep::QProj, "Q", "Q = X W_qᵀ + b_q"},
+    {engine::AttentionStep::KProj, "K", "K = X W_kᵀ + b_k"},
+    {engine::AttentionStep::VProj, "V", "V = X W_vᵀ + b_v"}};
+inline constexpr TraceView kSplitViews[] = {
+    {engine::AttentionStep::QHeads, "Q_h", "Q_h"},
+    {engine::AttentionStep::KHeads, "K_h", "K_h"},
+    {engine::AttentionStep::VHeads, "V_h", "V_h"}};
+inline constexpr TraceView kScoresViews[] = {{engine::AttentionStep::Scores, "scores", "Q_h K_hᵀ"}};
+inline constexpr TraceView kScaledViews[] = {{engine::AttentionStep::Scaled, "scaled", "÷ √d_k"}};
+inline constexpr TraceView kMaskedViews[] = {{engine::AttentionStep::Masked, "masked", "masked"}};
+inline constexpr TraceView kSoftmaxViews[] = {{engine::AttentionStep::Weights, "weights", "softmax"}};
+inline constexpr TraceView kContextViews[] = {{engine::AttentionStep::Context, "context", "weights · V_h"}};
+inline constexpr TraceView kConcatViews[] = {{engine::AttentionStep::Concat, "concat", "concat(head 0 … head {Hlast})"}};
+inline constexpr TraceView kOutputViews[] = {{engine::AttentionStep::Output, "output", "output = concat W_oᵀ + b_o"}};
+
+/// A stop of the walkthrough, in the order a student meets them. Everything that knows about
+/// steps — the navigator, the text resources (resources/steps/<key>.txt, and <key>_in_model.txt
+/// where a model's block needs other words), settings and lesson files, handout pages, the
+/// Export menu, the CLI — reads this table. A step that views existing trace tensors is one row
+/// here plus its text file.
+struct LessonStep {
+    std::string_view key;
+    /// What it shows from the trace; empty for the input step, which shows X and where it came
+    /// from.
+    std::span<const TraceView> views;
+    /// The views are shown one at a time and the user picks one (the split: Q_h, K_h or V_h).
+    bool alternatives = false;
+
+    /// Every view is query × key (mask drawing and cell drill-down work on it).
+    bool scoreShaped() const;
+    /// The step's heatmaps are one per head.
+    bool perHead() const;
+};
+
+inline constexpr std::array kLessonSteps = {
+    LessonStep{"input", {}},
+    LessonStep{"projections", kProjectionViews},
+    LessonStep{"split", kSplitViews, true},
+    LessonStep{"scores", kScoresViews},
+    LessonStep{"scaled", kScaledViews},
+    LessonStep{"masked", kMaskedViews},
+    LessonStep{"softmax", kSoftmaxViews},
+    LessonStep{"context", kContextViews},
+    LessonStep{"concat", kConcatViews},
+    LessonStep{"output", kOutputViews},
+};
+
+/// A position in kLessonSteps.
+using LessonStepIndex = std::size_t;
+
+/// The index of the step with this key, if any.
+std::optional<LessonStepIndex> lessonStepIndex(std::string_view key);
+const LessonStep& lessonStep(LessonStepIndex index);
+/// The step whose view shows this trace step (the first, if several do).
+std::optional<LessonStepIndex> lessonStepShowing(engine::AttentionStep step);
+
+} // namespace attnviz::lesson

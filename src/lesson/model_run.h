@@ -1,0 +1,56 @@
+#pragma once
+
+#include "engine/greedy_decoder.h"
+#include "engine/transformer_model.h"
+#include "io/checkpoint/model_folder.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace attnviz::lesson {
+
+/// What to run a model on, as the app's model panel and the CLI's --text, --target and
+/// --generate give it.
+struct RunRequest {
+    std::string text;
+    std::optional<std::string> target; ///< encoder-decoder: teacher forcing instead of decoding
+    int generate = 0;                  ///< decoder-only: tokens to continue the text by
+    engine::Ablation ablation;         ///< heads switched off
+};
+
+/// A model run on text: the forward pass over the whole input and output, and greedy decoding
+/// step by step when it ran. Shared by the app and the CLI.
+struct ModelRun {
+    std::shared_ptr<const io::LoadedModel> model;
+    RunRequest request;
+    std::shared_ptr<const engine::ModelTrace> trace;
+    std::vector<engine::DecodingStep> decoding;
+    std::string generated; ///< the decoded text (when decoding ran)
+
+    /// The trace a decoding step refers to (-1: the final one).
+    const engine::ModelTrace& traceAt(int decodingStep) const;
+    std::shared_ptr<const engine::ModelTrace> sharedTraceAt(int decodingStep) const;
+};
+
+/// How much a full trace of this model on `tokens` tokens would take, in bytes (every
+/// intermediate of every layer, as CapturePolicy::everything keeps).
+std::uint64_t fullTraceBytes(const engine::ModelConfig& config, std::int64_t tokens);
+
+/// Above this, a run keeps the attention weights and the residual stream only, and a layer's
+/// other intermediates are recomputed when that layer is opened.
+inline constexpr std::uint64_t kFullTraceLimit = 512ull << 20;
+
+/// - encoder-only: `text` through the encoder (BERT's tokenizer adds [CLS] … [SEP]);
+/// - encoder-decoder: `text` into the encoder; with `target`, the decoder reads the start token
+///   and `target` (teacher forcing); without, it decodes greedily and the trace covers its
+///   output;
+/// - decoder-only: `text` through the decoder, continued greedily by `generate` tokens.
+/// `policy`, when given, is the final forward pass's capture policy (its observer sees that pass
+/// only, not the decoding steps before it); otherwise it is chosen by size (kFullTraceLimit).
+/// Throws engine::InputError with one sentence when the text does not fit the model.
+ModelRun runModelOnText(std::shared_ptr<const io::LoadedModel> model, const RunRequest& request,
+                        std::optional<engine::CapturePolicy> policy = std::nullopt);
+
+} // namespace attnviz::lesson

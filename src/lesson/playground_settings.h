@@ -1,0 +1,34 @@
+#pragma once
+
+#include <cstdint>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace attnviz::lesson {
+
+enum class MaskKind { None, Causal, ValidLengths, Custom };
+enum class TokenUnit { Word, Character };
+
+/// What the user set for the random-weights playground: sentences, module shape, mask and seed.
+/// Plain data, so the checks and the computation can be tested without a window.
+struct PlaygroundSettings {
+    std::vector<std::string> querySentences{"the cat sat on the mat"}; ///< one per batch item
+    std::vector<std::string> keyValueSentences; ///< empty: self-attention
+    TokenUnit tokenUnit = TokenUnit::Word;
+    bool positionalEncoding = true;
+    int modelWidth = 16;  ///< D
+    int heads = 4;        ///< H
+    int queryKeySize = 0; ///< Pqk (d_k); 0 = D / H
+    int valueSize = 0;    ///< Pv (d_v); 0 = D / H
+    int outputWidth = 0;  ///< Po; 0 = D
+    bool bias = true;
+    MaskKind mask = MaskKind::None;
+    std::set<std::pair<int, int>> blockedCells; ///< (query, key) blocked by the custom mask
+    std::uint32_t seed = 42;
+
+    bool operator==(const PlaygroundSettings&) const = default;
+};
+
+} // namespace attnviz::lesson

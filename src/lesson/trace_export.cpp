@@ -1,0 +1,111 @@
+#include "lesson/trace_export.h"
+
+#include "io/trace_file.h"
+
+namespace attnviz::lesson {
+namespace {
+
+nlohmann::ordered_json configurationOf(const engine::ModelConfig& c, const io::LoadedModel& loaded)
+{
+    return {{"name", c.name},
+            {"layout", std::string(loaded.layout->name())},
+            {"architecture", engine::architectureName(c.architecture)},
+            {"vocab_size", c.vocabSize},
+            {"d_model", c.modelWidth},
+            {"num_heads", c.numHeads},
+            {"d_ff", c.feedForwardWidth},
+            {"encoder_layers", c.encoderLayers},
+            {"decoder_layers", c.decoderLayers},
+            {"norm", engine::normName(c.norm)},
+            {"activation", engine::activationName(c.activation)},
+            {"positional", engine::positionalName(c.positional)},
+            {"max_length", c.maxLength},
+            {"layer_norm_eps", c.layerNormEps},
+            {"tokenizer", std::string(loaded.tokenizer->kind())}};
+}
+
+nlohmann::ordered_json ablationOf(const engine::Ablation& ablation)
+{
+    nlohmann::ordered_json heads = nlohmann::ordered_json::array();
+    for (const engine::Ablation::Head& h : ablation.heads)
+        heads.push_back({{"layer", h.layer}, {"block", engine::blockName(h.block)}, {"head", h.head}});
+    return heads;
+}
+
+std::size_t tensorCount(const engine::ModelTrace& trace)
+{
+    std::size_t n = 0;
+    trace.forEachTensor([&](const std::string&, const engine::Tensor&) { ++n; });
+    return n;
+}
+
+} // namespace
+
+nlohmann::ordered_json modelManifest(const ModelRun& run)
+{
+    const engine::ModelConfig& c = run.model->model->config();
+    const io::Tokenizer& tokenizer = *run.model->tokenizer;
+    nlohmann::ordered_json m{{"kind", "model"},
+                             {"model", c.name},
+                             {"architecture", engine::architectureName(c.architecture)},
+                             {"num_heads", c.numHeads},
+                             {"layers", c.layerCount()},
+                             {"configuration", configurationOf(c, *run.model)},
+                             {"text", run.request.text}};
+    if (run.request.target)
+        m["target"] = *run.request.target;
+    if (!run.decoding.empty())
+        m["generated"] = run.generated;
+    if (!run.request.ablation.empty())
+        m["ablated_heads"] = ablationOf(run.request.ablation);
+    m["source_tokens"] = tokenizer.tokens(run.trace->sourceIds);
+    m["target_tokens"] = tokenizer.tokens(run.trace->targetIds);
+    m["source_ids"] = run.trace->sourceIds;
+    m["target_ids"] = run.trace->targetIds;
+    return m;
+}
+
+nlohmann::ordered_json walkthroughManifest(const Walkthrough& w)
+{
+    nlohmann::ordered_json configuration{{"d_model", w.modelWidth()},
+                                         {"num_heads", w.heads()},
+                                         {"d_k", w.dk()},
+                                         {"d_v", w.dv()},
+                                         {"output_width", w.weights->wO.rows()},
+                                         {"bias", w.weights->bQ.has_value()}};
+    nlohmann::ordered_json m{{"kind", "attention"}, {"num_heads", w.heads()}, {"causal", w.mask.causal}};
+    if (const auto* p = std::get_if<PlaygroundSource>(&w.source)) {
+        m["source"] = "playground";
+        configuration["seed"] = p->settings.seed;
+    } else if (const auto* c = std::get_if<CaseSource>(&w.source)) {
+        m["source"] = "case";
+        m["name"] = c->name;
+    } else if (const auto* b = std::get_if<ModelBlockSource>(&w.source)) {
+        m["source"] = "model";
+        m["model"] = b->model;
+        m["layer"] = b->layer;
+        m["block"] = engine::blockName(b->block);
+    }
+    m["configuration"] = std::move(configuration);
+    if (!w.trace->ablatedHeads.empty())
+        m["ablated_heads"] = w.trace->ablatedHeads;
+    m["query_tokens"] = w.queryTokens;
+    m["key_tokens"] = w.keyTokens;
+    return m;
+}
+
+void writeModelTrace(const std::string& path, const ModelRun& run, bool sidecar)
+{
+    io::TraceFileWriter writer(path, sidecar, tensorCount(*run.trace));
+    run.trace->forEachTensor([&](const std::string& name, const engine::Tensor& t) { writer.add(name, t); });
+    writer.commit(modelManifest(run));
+}
+
+void writeWalkthroughTrace(const std::string& path, const Walkthrough& w, bool sidecar)
+{
+    io::TraceFileWriter writer(path, sidecar, engine::kAttentionStepTable.size());
+    writer.addAttentionTrace(*w.trace);
+    writer.commit(walkthroughManifest(w));
+}
+
+} // namespace attnviz::lesson

@@ -1,0 +1,73 @@
+#pragma once
+
+#include "engine/attention_mask.h"
+#include "engine/attention_trace.h"
+#include "engine/attention_weights.h"
+#include "engine/model_weights.h"
+#include "engine/tensor.h"
+#include "lesson/playground_settings.h"
+
+#include <memory>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace attnviz::lesson {
+
+/// A walkthrough of the random-weights playground: the module was drawn from the settings, and X
+/// is a seeded token embedding plus the positional encoding.
+struct PlaygroundSource {
+    PlaygroundSettings settings;
+    engine::Tensor embedding;  ///< [batch, query, feature] token embeddings of the queries
+    engine::Tensor positional; ///< [position, feature] (zeros when switched off)
+};
+
+/// A walkthrough of one attention block of a model run: X is what the block read (the layer
+/// below, normalised first with pre-norm), the weights are the block's own.
+struct ModelBlockSource {
+    std::string model; ///< the model's name
+    int layer = 0;
+    engine::Block block = engine::Block::Self;
+    int decodingStep = -1; ///< -1: the run's final trace; k: greedy decoding step k
+    std::string queryInputOrigin;    ///< "X = LayerNorm(the output of decoder layer 0)"
+    std::string keyValueInputOrigin; ///< "X_kv = the encoder's output" (cross-attention)
+};
+
+/// A walkthrough of an `attnviz-cli mha` case file: inputs and weights as the file holds them;
+/// tokens are position numbers, since a case holds vectors, not text.
+struct CaseSource {
+    std::string name; ///< the case file's name
+};
+
+using WalkthroughSource = std::variant<PlaygroundSource, ModelBlockSource, CaseSource>;
+
+/// One multi-head attention module's computation, ready to be walked through step by step: what
+/// it read, its weights, its trace and the tokens along each axis. Immutable once made; views
+/// and exports hold it through a shared pointer and read from it. The tensors it points to are
+/// shared, not copied: a model block's trace is a slice of the model run.
+struct Walkthrough {
+    WalkthroughSource source;
+    /// Queries and keys come from different sequences (a cross block, a case with its own keys,
+    /// the playground with key/value sentences).
+    bool crossAttention = false;
+    std::vector<std::vector<std::string>> queryTokens; ///< [batch][query], as shown
+    std::vector<std::vector<std::string>> keyTokens;   ///< [batch][key], as shown
+    std::vector<int> keyLengths;                       ///< real (unpadded) keys per batch item
+    /// [batch, query, feature] X_q and [batch, key, feature] X_kv; null in a model block made
+    /// for a few steps only when the run did not keep them (walkthroughForBlock).
+    std::shared_ptr<const engine::Tensor> queryInput;
+    std::shared_ptr<const engine::Tensor> keyValueInput;
+    std::shared_ptr<const engine::AttentionWeights> weights;
+    std::shared_ptr<const engine::AttentionTrace> trace;
+    engine::AttentionMask mask;
+    double milliseconds = 0; ///< how long the engine took, when this walkthrough ran it
+
+    int dk() const { return static_cast<int>(trace->queryKeySize()); }
+    int dv() const { return static_cast<int>(trace->valueSize()); }
+    int heads() const { return static_cast<int>(trace->numHeads()); }
+    int batch() const { return static_cast<int>(trace->batchSize()); }
+    /// The width of the queries' input, D.
+    int modelWidth() const { return static_cast<int>(weights->wQ.cols()); }
+};
+
+} // namespace attnviz::lesson

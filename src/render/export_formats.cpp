@@ -1,0 +1,209 @@
+#include "render/export_formats.h"
+
+#include "engine/input_error.h"
+#include "io/labelled_matrix.h"
+#include "lesson/trace_export.h"
+#include "render/handout.h"
+
+#include <algorithm>
+#include <cctype>
+#include <deque>
+#include <future>
+
+namespace attnviz::render {
+namespace {
+
+QByteArray bytesOf(const std::string& s)
+{
+    return QByteArray(s.data(), static_cast<qsizetype>(s.size()));
+}
+
+QByteArray pngItem(const lesson::ExportItem& i, ImageSize size)
+{
+    return renderImage({i.heatmap}, i.range, {}, ImageFormat::Png, size);
+}
+QByteArray svgItem(const lesson::ExportItem& i, ImageSize size)
+{
+    return renderImage({i.heatmap}, i.range, {}, ImageFormat::Svg, size);
+}
+QByteArray pdfItem(const lesson::ExportItem& i, ImageSize size)
+{
+    return renderImage({i.heatmap}, i.range, {}, ImageFormat::Pdf, size);
+}
+QByteArray csvItem(const lesson::ExportItem& i, ImageSize)
+{
+    return bytesOf(io::csvBytes(i.heatmap.matrix));
+}
+QByteArray npyItem(const lesson::ExportItem& i, ImageSize)
+{
+    return bytesOf(io::npyBytes(i.heatmap.matrix));
+}
+
+template <std::size_t N>
+std::vector<std::string> itemFiles(const ExportJob& job, const char (&extension)[N])
+{
+    std::vector<std::string> names;
+    for (const lesson::ExportItem& item : job.items)
+        names.push_back(item.baseName + "." + extension);
+    return names;
+}
+
+std::vector<std::string> pngFiles(const ExportJob& job) { return itemFiles(job, "png"); }
+std::vector<std::string> svgFiles(const ExportJob& job) { return itemFiles(job, "svg"); }
+std::vector<std::string> pdfFiles(const ExportJob& job) { return itemFiles(job, "pdf"); }
+std::vector<std::string> csvFiles(const ExportJob& job) { return itemFiles(job, "csv"); }
+std::vector<std::string> npyFiles(const ExportJob& job) { return itemFiles(job, "npy"); }
+
+// Writes each item through `bytes`, one file at a time.
+void writeItems(const ExportJob& job, io::FileSetWriter& set, const ExportProgress& progress,
+                const std::vector<std::string>& names, QByteArray (*bytes)(const lesson::ExportItem&, ImageSize))
+{
+    for (std::size_t i = 0; i < job.items.size(); ++i) {
+        const QByteArray data = bytes(job.items[i], job.size);
+        set.add(names[i], std::span<const char>(data.constData(), static_cast<std::size_t>(data.size())));
+        if (progress)
+            progress(static_cast<int>(i + 1), static_cast<int>(job.items.size()));
+    }
+}
+
+void writePng(const ExportJob& job, io::FileSetWriter& set, const ExportProgress& progress)
+{
+    // Encoding, the slow half, runs on other threads while the next image is drawn; a few images
+    // in flight keep both cores busy without holding the whole set in memory.
+    const std::vector<std::string> names = pngFiles(job);
+    std::deque<std::pair<std::size_t, std::future<QByteArray>>> inFlight;
+    int done = 0;
+    const auto finishOldest = [&] {
+        auto [index, encoded] = std::move(inFlight.front());
+        inFlight.pop_front();
+        const QByteArray data = encoded.get();
+        set.add(names[index], std::span<const char>(data.constData(), static_cast<std::size_t>(data.size())));
+        if (progress)
+            progress(++done, static_cast<int>(job.items.size()));
+    };
+    try {
+        for (std::size_t i = 0; i < job.items.size(); ++i) {
+            QImage image = rasterImage({job.items[i].heatmap}, job.items[i].range, {}, job.size);
+            inFlight.emplace_back(i, std::async(std::launch::async, [image = std::move(image)] { return encodePng(image); }));
+            if (inFlight.size() > 3)
+                finishOldest();
+        }
+        while (!inFlight.empty())
+            finishOldest();
+    } catch (...) {
+        for (auto& [index, encoded] : inFlight)
+            encoded.wait();
+        throw;
+    }
+}
+
+void writeSvg(const ExportJob& job, io::FileSetWriter& set, const ExportProgress& progress)
+{
+    writeItems(job, set, progress, svgFiles(job), svgItem);
+}
+void writePdf(const ExportJob& job, io::FileSetWriter& set, const ExportProgress& progress)
+{
+    writeItems(job, set, progress, pdfFiles(job), pdfItem);
+}
+void writeCsv(const ExportJob& job, io::FileSetWriter& set, const ExportProgress& progress)
+{
+    writeItems(job, set, progress, csvFiles(job), csvItem);
+}
+void writeNpy(const ExportJob& job, io::FileSetWriter& set, const ExportProgress& progress)
+{
+    writeItems(job, set, progress, npyFiles(job), npyItem);
+}
+
+std::vector<std::string> traceFiles(const ExportJob&)
+{
+    return {"trace.safetensors", "trace.json"};
+}
+
+void writeTrace(const ExportJob& job, io::FileSetWriter& set, const ExportProgress& progress)
+{
+    const std::string path = set.stagingPath("trace.safetensors");
+    if (job.run)
+        lesson::writeModelTrace(path, *job.run, true);
+    else if (!job.walkthroughs.empty())
+        lesson::writeWalkthroughTrace(path, *job.walkthroughs.front().second, true);
+    else
+        throw engine::InputError("There is no trace to export.");
+    set.staged("trace.safetensors");
+    set.staged("trace.json");
+    if (progress)
+        progress(1, 1);
+}
+
+std::vector<std::string> handoutFiles(const ExportJob& job)
+{
+    std::vector<std::string> names;
+    for (const auto& [name, w] : job.walkthroughs)
+        names.push_back(name + ".pdf");
+    return names;
+}
+
+void writeHandouts(const ExportJob& job, io::FileSetWriter& set, const ExportProgress& progress)
+{
+    const std::vector<std::string> names = handoutFiles(job);
+    for (std::size_t i = 0; i < job.walkthroughs.size(); ++i) {
+        const auto& [name, w] = job.walkthroughs[i];
+        const QByteArray data = renderHandout(w, QString::fromStdString(lesson::walkthroughTitle(*w)));
+        set.add(names[i], std::span<const char>(data.constData(), static_cast<std::size_t>(data.size())));
+        if (progress)
+            progress(static_cast<int>(i + 1), static_cast<int>(job.walkthroughs.size()));
+    }
+}
+
+} // namespace
+
+const std::vector<ExportFormat>& exportFormats()
+{
+    static const std::vector<ExportFormat> formats{
+        {"png", "PNG image (--width, --height, --dpi)", "PNG image (*.png)", ExportKind::Image, pngItem, pngFiles, writePng},
+        {"svg", "SVG vector image", "SVG image (*.svg)", ExportKind::Image, svgItem, svgFiles, writeSvg},
+        {"pdf", "PDF vector image", "PDF image (*.pdf)", ExportKind::Image, pdfItem, pdfFiles, writePdf},
+        {"csv", "the matrix with token labels in the first row and column", "CSV with token labels (*.csv)",
+         ExportKind::Matrix, csvItem, csvFiles, writeCsv},
+        {"npy", "the matrix as a NumPy float32 array", "NumPy array (*.npy)", ExportKind::Matrix, npyItem, npyFiles,
+         writeNpy},
+        {"safetensors", "the whole trace as trace.safetensors plus a trace.json manifest", "safetensors (*.safetensors)",
+         ExportKind::Trace, nullptr, traceFiles, writeTrace},
+        {"handout", "the ten-step walkthrough as a multi-page PDF, one per selected layer and block", "PDF (*.pdf)",
+         ExportKind::Document, nullptr, handoutFiles, writeHandouts},
+    };
+    return formats;
+}
+
+const ExportFormat* exportFormat(std::string_view name)
+{
+    std::string lower(name);
+    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    for (const ExportFormat& f : exportFormats())
+        if (f.name == lower)
+            return &f;
+    return nullptr;
+}
+
+std::string exportFormatList()
+{
+    std::string out;
+    const auto& formats = exportFormats();
+    for (std::size_t i = 0; i < formats.size(); ++i)
+        out += (i == 0 ? "" : i + 1 == formats.size() ? " or " : ", ") + std::string(formats[i].name);
+    return out;
+}
+
+std::vector<std::string> writeExport(const ExportFormat& format, const ExportJob& job, const std::string& folder,
+                                     bool overwrite, const ExportProgress& progress)
+{
+    const std::vector<std::string> names = format.files(job);
+    if (names.empty())
+        throw engine::InputError("The selection holds nothing to export.");
+    io::FileSetWriter set(folder, overwrite);
+    set.expect(names);
+    format.write(job, set, progress);
+    set.commit();
+    return set.paths();
+}
+
+} // namespace attnviz::render

@@ -1,0 +1,67 @@
+#include "render/handout.h"
+
+#include "lesson/step_view.h"
+#include "render/heatmap_grid.h"
+#include "render/image_export.h"
+#include "render/step_texts.h"
+
+#include <QBuffer>
+#include <QPainter>
+#include <QPdfWriter>
+#include <QTextDocument>
+
+namespace attnviz::render {
+
+QByteArray renderHandout(const std::shared_ptr<const lesson::Walkthrough>& w, const QString& subtitle)
+{
+    QByteArray bytes;
+    QBuffer buffer(&bytes);
+    buffer.open(QIODevice::WriteOnly);
+    QPdfWriter pdf(&buffer);
+    pdf.setPageSize(QPageSize(QPageSize::A4));
+    pdf.setPageMargins(QMarginsF(15, 15, 15, 15), QPageLayout::Millimeter);
+    pdf.setResolution(96);
+    pdf.setTitle(QStringLiteral("AttnViz — multi-head attention, step by step"));
+    pdf.setCreator(QStringLiteral("AttnViz"));
+    QPainter painter(&pdf);
+    const QRect page = painter.viewport();
+    const int width = page.width();
+    QFont font = exportFont();
+    font.setPixelSize(12);
+    HeatmapStyle style;
+    style.font = exportFont();
+
+    for (std::size_t index = 0; index < lesson::kLessonSteps.size(); ++index) {
+        if (index > 0)
+            pdf.newPage();
+        const lesson::LessonStep& step = lesson::kLessonSteps[index];
+        const StepText text = stepText(step, w.get());
+        QTextDocument header;
+        header.setDefaultFont(font);
+        header.setTextWidth(width);
+        header.setHtml(QStringLiteral("<h2>Step %1 of %2 — %3</h2><p style='color:#555'>%4</p>"
+                                      "<p><tt>%5</tt></p><p>%6</p>%7")
+                           .arg(index + 1)
+                           .arg(lesson::kLessonSteps.size())
+                           .arg(text.title.toHtmlEscaped(), subtitle.toHtmlEscaped(),
+                                QString::fromStdString(lesson::stepFormula(step, *w, text.formula.toStdString())).toHtmlEscaped(),
+                                QString::fromStdString(lesson::stepShapes(step, *w)).toHtmlEscaped(), text.explanation));
+        header.drawContents(&painter);
+        const int top = static_cast<int>(header.size().height()) + 10;
+
+        const std::vector<lesson::Heatmap> maps = lesson::stepHeatmaps(step, w, 0);
+        // Heads share one range, as in the app; the few whole matrices of the other steps have
+        // their own.
+        const auto shared = lesson::colourRange(maps);
+        std::vector<std::pair<double, double>> ranges;
+        for (const lesson::Heatmap& m : maps)
+            ranges.push_back(step.perHead() ? shared : lesson::colourRange({m}));
+        // A printed page is narrower than a screen: two matrices a row, cells no taller than wide.
+        paintGrid(painter, QRectF(0, top, width, page.height() - top), maps, ranges, style,
+                  {.maxSingleRow = 2, .squareCells = true});
+    }
+    painter.end();
+    return bytes;
+}
+
+} // namespace attnviz::render

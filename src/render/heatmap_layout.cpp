@@ -1,0 +1,178 @@
+#include "render/heatmap_layout.h"
+
+#include <QFontMetricsF>
+
+#include <algorithm>
+#include <cmath>
+
+namespace attnviz::render {
+namespace {
+
+constexpr double kPad = 4;
+constexpr double kBarWidth = 12;
+constexpr double kTurn = 0.70710678; // sin 45° = cos 45°
+
+QFont scaled(const QFont& base, double factor)
+{
+    QFont f = base;
+    // Fonts are sized in points on screen and in pixels in exports; scale whichever is set.
+    if (base.pixelSize() > 0)
+        f.setPixelSize(std::max(1, static_cast<int>(std::lround(base.pixelSize() * factor))));
+    else
+        f.setPointSizeF(base.pointSizeF() * factor);
+    return f;
+}
+
+// Every `step`-th label of `labels`, elided to `maxWidth`; returns the widest shown.
+double pickLabels(const std::vector<std::string>& labels, int count, int step, const QFontMetricsF& metrics,
+                  double maxWidth, std::vector<HeatmapLayout::Label>& out)
+{
+    out.clear();
+    double widest = 0;
+    for (int i = 0; i < count; i += step) {
+        const QString full = i < static_cast<int>(labels.size()) ? QString::fromStdString(labels[static_cast<std::size_t>(i)])
+                                                                  : QString::number(i);
+        const QString text = metrics.elidedText(full, Qt::ElideRight, maxWidth);
+        widest = std::max(widest, metrics.horizontalAdvance(text));
+        out.push_back({i, text});
+    }
+    return widest;
+}
+
+// How many rows or columns one label stands for: the smallest round step (1, 2, 5, 10, 20, …)
+// at which `count` labels of size `each` fit in `room`, so neighbouring axes thin alike.
+int stepFor(int count, double room, double each)
+{
+    if (count <= 1)
+        return 1;
+    const double needed = room > 0 ? count * each / room : count;
+    for (int scale = 1;; scale *= 10)
+        for (const int m : {1, 2, 5})
+            if (m * scale >= needed || m * scale >= count)
+                return m * scale;
+}
+
+} // namespace
+
+QString formatValue(double value, int significant)
+{
+    if (std::isinf(value))
+        return value < 0 ? QStringLiteral("−∞") : QStringLiteral("+∞");
+    if (std::isnan(value))
+        return QStringLiteral("NaN");
+    QString s = QString::number(value, 'g', significant);
+    if (s.startsWith(QLatin1Char('-')))
+        s.replace(0, 1, QStringLiteral("−"));
+    return s;
+}
+
+std::vector<double> colourBarTicks(std::pair<double, double> range)
+{
+    const double span = range.second - range.first;
+    if (!(span > 0) || !std::isfinite(span))
+        return {range.first};
+    const double raw = span / 4;
+    const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
+    double step = magnitude;
+    for (const double m : {1.0, 2.0, 2.5, 5.0, 10.0})
+        if (raw <= m * magnitude) {
+            step = m * magnitude;
+            break;
+        }
+    std::vector<double> ticks;
+    for (double t = std::ceil(range.first / step) * step; t <= range.second + step * 1e-9; t += step)
+        ticks.push_back(std::abs(t) < step * 1e-9 ? 0.0 : t);
+    return ticks;
+}
+
+HeatmapLayout::HeatmapLayout(const lesson::Heatmap& h, std::pair<double, double> range, QRectF area, const HeatmapStyle& style)
+    : m_area(area)
+    , m_rows(h.rows())
+    , m_columns(h.cols())
+    , m_titleFont(style.font)
+    , m_tickFont(scaled(style.font, 0.85))
+    , m_axisFont(style.font)
+{
+    m_titleFont.setBold(true);
+    const QFontMetricsF tick(m_tickFont), axis(m_axisFont), title(m_titleFont);
+    const double tickLine = tick.height(), axisLine = axis.height();
+
+    double top = area.top() + kPad;
+    if (!h.title.empty()) {
+        m_title = QRectF(area.left() + kPad, top, area.width() - 2 * kPad, title.height() + 2);
+        top += m_title.height() + 2;
+    }
+    const double bandHeight = h.columnBands.empty() ? 0 : std::max(8.0, tickLine * 0.9);
+    if (bandHeight > 0)
+        top += bandHeight + 2;
+
+    double right = area.right() - kPad;
+    if (style.colourBar) {
+        m_ticks = colourBarTicks(range);
+        double widest = 0;
+        for (const double t : m_ticks)
+            widest = std::max(widest, tick.horizontalAdvance(formatValue(t)));
+        right -= 8 + kBarWidth + 4 + widest;
+    }
+
+    const double maxLabel = std::max(24.0, std::min(area.width() * 0.28, tick.averageCharWidth() * 18));
+    const double labelBottom = area.bottom() - kPad - axisLine - 2;
+    // pass 1: row labels for a guessed height, then columns for the resulting width
+    double bottomGuess = tickLine + 4;
+    for (int pass = 0; pass < 2; ++pass) {
+        const double cellsHeight = std::max(4.0, labelBottom - bottomGuess - top);
+        const int rowStep = stepFor(m_rows, cellsHeight, tickLine + 1);
+        m_rowLabelWidth = pickLabels(h.matrix.rowLabels, m_rows, rowStep, tick, maxLabel, m_rowLabels);
+        const double left = area.left() + kPad + axisLine + 4 + m_rowLabelWidth + 4;
+        const double cellsWidth = std::max(4.0, right - left);
+
+        // Upright when that shows at least half the labels turning would: turned text is harder
+        // to read, and single letters turned look like other letters.
+        std::vector<Label> upright;
+        double uprightWidest = 0;
+        int uprightStep = 1;
+        for (int k = 0; k < 2; ++k) {
+            uprightWidest = pickLabels(h.matrix.columnLabels, m_columns, uprightStep, tick, maxLabel, upright);
+            uprightStep = std::max(uprightStep, stepFor(m_columns, cellsWidth, uprightWidest + 6));
+        }
+        uprightWidest = pickLabels(h.matrix.columnLabels, m_columns, uprightStep, tick, maxLabel, upright);
+        const int turnedStep = stepFor(m_columns, cellsWidth, tickLine / kTurn + 2);
+        m_turned = uprightStep > 2 * turnedStep;
+        if (m_turned) {
+            const double widest = pickLabels(h.matrix.columnLabels, m_columns, turnedStep, tick, maxLabel, m_columnLabels);
+            bottomGuess = widest * kTurn + tickLine * kTurn + 6;
+        } else {
+            m_columnLabels = std::move(upright);
+            bottomGuess = tickLine + 4;
+        }
+        m_cells = QRectF(left, top, cellsWidth, std::max(4.0, labelBottom - bottomGuess - top));
+    }
+    if (bandHeight > 0)
+        m_bands = QRectF(m_cells.left(), m_cells.top() - bandHeight - 2, m_cells.width(), bandHeight);
+    if (style.colourBar)
+        m_colourBar = QRectF(m_cells.right() + 8, m_cells.top(), kBarWidth, m_cells.height());
+    m_rowAxisTitle = QRectF(area.left() + kPad, m_cells.top(), axisLine, m_cells.height());
+    m_columnAxisTitle = QRectF(m_cells.left(), area.bottom() - kPad - axisLine, m_cells.width(), axisLine);
+}
+
+QRectF HeatmapLayout::cellRect(int row, int column) const
+{
+    const double w = m_cells.width() / std::max(m_columns, 1), h = m_cells.height() / std::max(m_rows, 1);
+    return {m_cells.left() + column * w, m_cells.top() + row * h, w, h};
+}
+
+QPointF HeatmapLayout::cellCentre(int row, int column) const
+{
+    return cellRect(row, column).center();
+}
+
+std::optional<std::pair<int, int>> HeatmapLayout::cellAt(QPointF p) const
+{
+    if (m_rows == 0 || m_columns == 0 || !m_cells.contains(p))
+        return std::nullopt;
+    const int column = std::clamp(static_cast<int>((p.x() - m_cells.left()) / m_cells.width() * m_columns), 0, m_columns - 1);
+    const int row = std::clamp(static_cast<int>((p.y() - m_cells.top()) / m_cells.height() * m_rows), 0, m_rows - 1);
+    return std::pair{row, column};
+}
+
+} // namespace attnviz::render

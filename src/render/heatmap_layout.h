@@ -1,0 +1,72 @@
+#pragma once
+
+#include "lesson/heatmap.h"
+#include "render/heatmap_style.h"
+
+#include <QFont>
+#include <QRectF>
+#include <QString>
+
+#include <optional>
+#include <utility>
+#include <vector>
+
+namespace attnviz::render {
+
+/// Where every part of one heatmap goes inside a rectangle: the title, the head bands, the
+/// cells, the tick labels (thinned to what fits, and turned 45° only when they do not fit
+/// upright), the axis titles and the colour bar. Painting and mouse hit-testing both read it,
+/// so a click lands on the cell that was drawn there.
+class HeatmapLayout {
+public:
+    HeatmapLayout() = default;
+    HeatmapLayout(const lesson::Heatmap& heatmap, std::pair<double, double> range, QRectF area, const HeatmapStyle& style);
+
+    QRectF area() const { return m_area; }
+    QRectF cells() const { return m_cells; }
+    QRectF title() const { return m_title; }
+    QRectF bands() const { return m_bands; }
+    QRectF colourBar() const { return m_colourBar; }
+    QRectF rowAxisTitle() const { return m_rowAxisTitle; }
+    QRectF columnAxisTitle() const { return m_columnAxisTitle; }
+    int rows() const { return m_rows; }
+    int columns() const { return m_columns; }
+
+    QFont titleFont() const { return m_titleFont; }
+    QFont tickFont() const { return m_tickFont; }
+    QFont axisFont() const { return m_axisFont; }
+
+    /// The rows and columns whose labels are shown, with their (elided) text.
+    struct Label {
+        int index;
+        QString text;
+    };
+    const std::vector<Label>& rowLabels() const { return m_rowLabels; }
+    const std::vector<Label>& columnLabels() const { return m_columnLabels; }
+    bool columnLabelsTurned() const { return m_turned; }
+    double rowLabelWidth() const { return m_rowLabelWidth; }
+
+    /// The colour bar's tick values.
+    const std::vector<double>& ticks() const { return m_ticks; }
+
+    QRectF cellRect(int row, int column) const;
+    QPointF cellCentre(int row, int column) const;
+    /// The cell under a point, if any: (row, column).
+    std::optional<std::pair<int, int>> cellAt(QPointF point) const;
+
+private:
+    QRectF m_area, m_cells, m_title, m_bands, m_colourBar, m_rowAxisTitle, m_columnAxisTitle;
+    int m_rows = 0, m_columns = 0;
+    QFont m_titleFont, m_tickFont, m_axisFont;
+    std::vector<Label> m_rowLabels, m_columnLabels;
+    bool m_turned = false;
+    double m_rowLabelWidth = 0;
+    std::vector<double> m_ticks;
+};
+
+/// The colour bar's tick values for a range: a few round numbers within it.
+std::vector<double> colourBarTicks(std::pair<double, double> range);
+/// A value as a tick or a tooltip prints it (−∞ as such).
+QString formatValue(double value, int significant = 3);
+
+} // namespace attnviz::render

@@ -1,0 +1,25 @@
+#pragma once
+
+#include "lesson/heatmap.h"
+#include "render/heatmap_layout.h"
+#include "render/heatmap_style.h"
+
+#include <QImage>
+#include <QPainter>
+
+#include <utility>
+
+namespace attnviz::render {
+
+/// A heatmap's cells as an image, one pixel per cell, blocked cells grey: the costly part of
+/// drawing a large matrix, which an on-screen view keeps between repaints.
+QImage cellImage(const lesson::Heatmap& heatmap, std::pair<double, double> range);
+
+/// Paints one heatmap where `layout` puts it: white card, title in the head's colour, head bands,
+/// cells (rows are queries top to bottom, columns keys left to right), a frame in the head's
+/// colour, tick labels, axis titles and the colour bar. The app's views and every export draw
+/// through this one function, so the same view gives the same picture everywhere.
+void paintHeatmap(QPainter& painter, const HeatmapLayout& layout, const lesson::Heatmap& heatmap,
+                  std::pair<double, double> range, const HeatmapStyle& style, const QImage* cells = nullptr);
+
+} // namespace attnviz::render

@@ -1,0 +1,46 @@
+#pragma once
+
+#include "lesson/heatmap.h"
+
+#include <QByteArray>
+#include <QImage>
+#include <QPointF>
+#include <QString>
+
+#include <utility>
+#include <vector>
+
+namespace attnviz::render {
+
+enum class ImageFormat { Png, Svg, Pdf };
+
+/// The size of an exported image in pixels and its resolution. Text and lines scale with the
+/// resolution, so a 2400-pixel-wide figure at 300 dpi looks like a 768-pixel one at 96 dpi, only
+/// sharper; SVG and PDF are vector images of the same layout.
+struct ImageSize {
+    int width = 900;
+    int height = 800;
+    int dpi = 96;
+};
+
+/// Heatmaps on one colour range as an image file: one heatmap alone (title empty), or a grid
+/// under a title. Exports use a fixed font, not the desktop's, so they look the same on every
+/// machine; the app and `attnviz-cli export` both call this, so the same view gives the same
+/// bytes.
+QByteArray renderImage(const std::vector<lesson::Heatmap>& maps, std::pair<double, double> range, const QString& title,
+                       ImageFormat format, ImageSize size);
+
+/// The raster form (the clipboard takes images, and PNG encoding runs apart from drawing).
+QImage rasterImage(const std::vector<lesson::Heatmap>& maps, std::pair<double, double> range, const QString& title,
+                   ImageSize size);
+QByteArray encodePng(const QImage& image);
+
+/// Where the centre of a cell lands in the image renderImage makes of one heatmap at `size`
+/// (pixels), e.g. to annotate an exported figure or to check it.
+QPointF cellCentreInImage(const lesson::Heatmap& heatmap, std::pair<double, double> range, ImageSize size, int row,
+                          int column);
+
+/// The font of every export (DejaVu Sans, falling back per glyph to a CJK font for Chinese).
+QFont exportFont();
+
+} // namespace attnviz::render

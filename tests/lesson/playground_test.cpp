@@ -1,0 +1,100 @@
+#include "lesson/playground.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace attnviz::lesson {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::string problemsText(const PlaygroundSettings& s)
+{
+    std::string text;
+    for (const SettingsProblem& p : checkSettings(s))
+        text += p.message + "\n";
+    return text;
+}
+
+TEST(Playground, DefaultSettingsAreComputable)
+{
+    EXPECT_EQ(problemsText(PlaygroundSettings{}), "");
+    const auto w = computePlayground(PlaygroundSettings{});
+    EXPECT_EQ(w->trace->weights.shapeString(), "(batch=1, head=4, query=6, key=6)");
+    EXPECT_EQ(w->queryTokens[0][1], "cat");
+}
+
+TEST(Playground, HeadsThatDoNotDivideTheWidthAreExplained)
+{
+    PlaygroundSettings s;
+    s.modelWidth = 10;
+    s.heads = 3;
+    EXPECT_THAT(problemsText(s), HasSubstr("D = 10 cannot be split into 3 equal heads"));
+    s.queryKeySize = 4;
+    s.valueSize = 2;
+    EXPECT_EQ(problemsText(s), "");
+    const auto w = computePlayground(s);
+    EXPECT_EQ(w->dk(), 4);
+    EXPECT_EQ(w->dv(), 2);
+}
+
+TEST(Playground, EmptyInputAndMismatchedCrossAttentionAreExplained)
+{
+    PlaygroundSettings s;
+    s.querySentences = {};
+    EXPECT_THAT(problemsText(s), HasSubstr("Type a sentence"));
+    s.querySentences = {"a b", "c"};
+    s.keyValueSentences = {"x y z"};
+    EXPECT_THAT(problemsText(s), HasSubstr("one key/value sentence per query sentence (2), not 1"));
+}
+
+TEST(Playground, BatchPaddingIsBlocked)
+{
+    PlaygroundSettings s;
+    s.querySentences = {"the cat sat", "dogs bark"};
+    const auto w = computePlayground(s);
+    EXPECT_EQ(w->queryTokens[1][2], "<pad>");
+    EXPECT_EQ(w->keyLengths, (std::vector<int>{3, 2}));
+    EXPECT_EQ(w->trace->weights.at({1, 0, 0, 2}), 0.0f);
+    EXPECT_TRUE(std::isinf(w->trace->masked.at({1, 0, 0, 2})));
+}
+
+TEST(Playground, CrossAttentionTakesKeysFromTheOtherSentence)
+{
+    PlaygroundSettings s;
+    s.querySentences = {"le chat"};
+    s.keyValueSentences = {"the black cat"};
+    const auto w = computePlayground(s);
+    EXPECT_TRUE(w->crossAttention);
+    EXPECT_EQ(w->trace->weights.shapeString(), "(batch=1, head=4, query=2, key=3)");
+}
+
+TEST(Playground, CharacterTokensKeepMultibyteCharacters)
+{
+    EXPECT_EQ(tokenize("多头 ab", TokenUnit::Character),
+              (std::vector<std::string>{"多", "头", "␣", "a", "b"}));
+    EXPECT_EQ(tokenize("  two   words ", TokenUnit::Word), (std::vector<std::string>{"two", "words"}));
+}
+
+TEST(Playground, SameSeedSameWeightsOtherSeedOtherWeights)
+{
+    PlaygroundSettings s;
+    const auto a = computePlayground(s);
+    const auto b = computePlayground(s);
+    EXPECT_EQ(a->weights->wQ, b->weights->wQ);
+    s.seed = 7;
+    EXPECT_NE(computePlayground(s)->weights->wQ, a->weights->wQ);
+}
+
+TEST(Playground, CustomMaskCellOutsideTheMatrixIsExplained)
+{
+    PlaygroundSettings s;
+    s.mask = MaskKind::Custom;
+    s.blockedCells = {{9, 0}};
+    EXPECT_THAT(problemsText(s), HasSubstr("outside the 6 × 6 score matrix"));
+}
+
+} // namespace
+} // namespace attnviz::lesson
