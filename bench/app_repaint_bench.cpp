@@ -51,7 +51,8 @@ void BM_ParameterChangeToRepaint(benchmark::State& state)
     std::string sentence;
     for (int i = 0; i < tokens; ++i)
         sentence += (i ? " w" : "w") + std::to_string(i % 23);
-    settings.querySentences = {tokens == 6 ? lesson::PlaygroundSettings{}.querySentences[0] : sentence};
+    settings.querySentences = {tokens == 6 ? lesson::PlaygroundSettings{}.querySentences[0]
+                                           : sentence};
 
     MainWindow window;
     window.resize(1400, 900);
@@ -68,7 +69,8 @@ void BM_ParameterChangeToRepaint(benchmark::State& state)
         for (HeatmapView* view : window.stepPanel()->grid()->visibleViews())
             view->repaint();
     }
-    state.counters["heatmaps"] = static_cast<double>(window.stepPanel()->grid()->visibleViews().size());
+    state.counters["heatmaps"] =
+        static_cast<double>(window.stepPanel()->grid()->visibleViews().size());
 }
 
 BENCHMARK(BM_ParameterChangeToRepaint)

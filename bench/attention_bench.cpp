@@ -53,7 +53,8 @@ void BM_MultiHeadAttentionTrace(benchmark::State& state)
     const MultiHeadAttention mha(p.weights, H);
     AttentionTrace trace;
     if (reuse)
-        mha.forward(p.x, p.x, p.x, {}, trace); // first touch of the trace's pages, as the app's first run
+        mha.forward(p.x, p.x, p.x, {},
+                    trace); // first touch of the trace's pages, as the app's first run
     for (auto _ : state) {
         if (!reuse)
             trace = AttentionTrace{};

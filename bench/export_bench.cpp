@@ -44,7 +44,8 @@ std::shared_ptr<const io::LoadedModel> randomModel()
     c.vocabSize = static_cast<int>(tokens.size());
     auto loaded = std::make_shared<io::LoadedModel>();
     loaded->model = bench::randomModel(c);
-    loaded->tokenizer = std::make_shared<io::VocabularyTokenizer>(tokens, io::VocabularyTokenizer::Unit::Character);
+    loaded->tokenizer =
+        std::make_shared<io::VocabularyTokenizer>(tokens, io::VocabularyTokenizer::Unit::Character);
     loaded->layout = &io::attnvizLayout();
     return loaded;
 }
@@ -56,7 +57,8 @@ void BM_Export144WeightHeatmapsAsPng(benchmark::State& state)
     std::string text;
     for (int i = 0; i < 128; ++i)
         text += static_cast<char>('a' + i % 26);
-    const auto run = std::make_shared<const lesson::ModelRun>(lesson::runModelOnText(model, {text}));
+    const auto run =
+        std::make_shared<const lesson::ModelRun>(lesson::runModelOnText(model, {.text = text}));
     render::ExportJob job;
     job.items = lesson::planModelExport(run, {});
     job.size = {900, 800, 96};
@@ -65,12 +67,15 @@ void BM_Export144WeightHeatmapsAsPng(benchmark::State& state)
     for (auto _ : state)
         render::writeExport(*render::exportFormat("png"), job, dir.path().toStdString(), true);
     state.counters["images"] = static_cast<double>(items.size());
-    state.counters["ms_per_image"] = benchmark::Counter(static_cast<double>(items.size()) * 1e-3,
-                                                        benchmark::Counter::kIsIterationInvariantRate |
-                                                            benchmark::Counter::kInvert);
+    state.counters["ms_per_image"] = benchmark::Counter(
+        static_cast<double>(items.size()) * 1e-3,
+        benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
 }
 
-BENCHMARK(BM_Export144WeightHeatmapsAsPng)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(2.0);
+BENCHMARK(BM_Export144WeightHeatmapsAsPng)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->MinTime(2.0);
 
 } // namespace
 

@@ -10,7 +10,8 @@
 
 namespace attnviz::bench {
 
-inline std::shared_ptr<const engine::TransformerModel> randomModel(const engine::ModelConfig& config, unsigned seed = 1)
+inline std::shared_ptr<const engine::TransformerModel> randomModel(
+    const engine::ModelConfig& config, unsigned seed = 1)
 {
     std::mt19937 random(seed);
     std::normal_distribution<float> normal(0.0f, 0.3f);

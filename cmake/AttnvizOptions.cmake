@@ -11,7 +11,10 @@ target_compile_options(attnviz_options INTERFACE -Wall -Wextra -Wpedantic -Wshad
                                                  # GCC 12 warns falsely on string concatenation (GCC bug 105651)
                                                  -Wno-restrict
                                                  # and on Eigen's AVX-512 code paths (GCC bug 105593)
-                                                 -Wno-maybe-uninitialized -Wno-uninitialized)
+                                                 -Wno-maybe-uninitialized -Wno-uninitialized
+                                                 # designated initializers leave the other fields
+                                                 # at their defaults on purpose
+                                                 -Wno-missing-field-initializers)
 
 if(ATTNVIZ_ARCH STREQUAL "native")
     target_compile_options(attnviz_options INTERFACE -march=native)

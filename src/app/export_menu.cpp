@@ -7,8 +7,8 @@
 #include "ui_export_dialog.h"
 
 #include <QApplication>
-#include <QComboBox>
 #include <QClipboard>
+#include <QComboBox>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QMenu>
@@ -18,7 +18,8 @@
 namespace attnviz::app {
 namespace {
 
-const char* const kNoMatrix = "The input step shows no attention matrix; choose a step from Q, K, V on.";
+const char* const kNoMatrix =
+    "The input step shows no attention matrix; choose a step from Q, K, V on.";
 
 std::vector<lesson::Heatmap> heatmapsOf(const std::vector<lesson::ExportItem>& items)
 {
@@ -47,8 +48,9 @@ void offerFormats(QComboBox* chooser, std::initializer_list<render::ExportKind> 
     chooser->clear();
     for (const render::ExportFormat& f : render::exportFormats())
         if (std::find(kinds.begin(), kinds.end(), f.kind) != kinds.end())
-            chooser->addItem(QString::fromLatin1(f.name.data(), static_cast<qsizetype>(f.name.size())).toUpper(),
-                             QString::fromLatin1(f.name.data(), static_cast<qsizetype>(f.name.size())));
+            chooser->addItem(
+                QString::fromLatin1(f.name.data(), static_cast<qsizetype>(f.name.size())).toUpper(),
+                QString::fromLatin1(f.name.data(), static_cast<qsizetype>(f.name.size())));
 }
 
 const render::ExportFormat& chosenFormat(const QComboBox* chooser)
@@ -59,7 +61,9 @@ const render::ExportFormat& chosenFormat(const QComboBox* chooser)
 void writeBytes(const QString& path, const QByteArray& bytes)
 {
     try {
-        io::writeFileAtomically(path.toStdString(), std::span<const char>(bytes.constData(), static_cast<std::size_t>(bytes.size())));
+        io::writeFileAtomically(
+            path.toStdString(),
+            std::span<const char>(bytes.constData(), static_cast<std::size_t>(bytes.size())));
     } catch (const io::FileError& e) {
         throw ExportError(e.what());
     }
@@ -81,29 +85,38 @@ ExportMenu::ExportMenu(QMenu* menu, QWidget* window, std::function<ViewState()> 
             }
         };
     };
-    menu->addAction(tr("Current &heatmap as image…"), this, guarded([this] { askAndExportImage(false); }));
-    menu->addAction(tr("Current head &grid as image…"), this, guarded([this] { askAndExportImage(true); }));
-    menu->addAction(tr("Current matrix as &CSV or NumPy…"), this, guarded([this] { askAndExportData(); }));
-    menu->addAction(tr("&Every layer × head × step…"), this, guarded([this] { askAndExportEverything(); }));
+    menu->addAction(tr("Current &heatmap as image…"), this,
+                    guarded([this] { askAndExportImage(false); }));
+    menu->addAction(tr("Current head &grid as image…"), this,
+                    guarded([this] { askAndExportImage(true); }));
+    menu->addAction(tr("Current matrix as &CSV or NumPy…"), this,
+                    guarded([this] { askAndExportData(); }));
+    menu->addAction(tr("&Every layer × head × step…"), this,
+                    guarded([this] { askAndExportEverything(); }));
     menu->addSeparator();
-    menu->addAction(tr("Whole &trace (safetensors + JSON manifest)…"), this, guarded([this] {
-        const QString base = QFileDialog::getSaveFileName(m_window, tr("Export the trace"), QStringLiteral("trace.safetensors"),
-                                                          tr("safetensors (*.safetensors)"));
-        if (!base.isEmpty())
-            exportTrace(base.endsWith(QLatin1String(".safetensors")) ? base.chopped(12) : base);
-    }));
+    menu->addAction(
+        tr("Whole &trace (safetensors + JSON manifest)…"), this, guarded([this] {
+            const QString base = QFileDialog::getSaveFileName(m_window, tr("Export the trace"),
+                                                              QStringLiteral("trace.safetensors"),
+                                                              tr("safetensors (*.safetensors)"));
+            if (!base.isEmpty())
+                exportTrace(base.endsWith(QLatin1String(".safetensors")) ? base.chopped(12) : base);
+        }));
     menu->addAction(tr("Classroom &handout (PDF)…"), this, guarded([this] {
-        const QString path = QFileDialog::getSaveFileName(m_window, tr("Export the handout"), QStringLiteral("handout.pdf"),
-                                                          tr("PDF (*.pdf)"));
-        if (!path.isEmpty())
-            exportHandout(path);
-    }));
-    auto* copy = menu->addAction(tr("&Copy view to clipboard"), this, guarded([this] { copyToClipboard(); }));
+                        const QString path = QFileDialog::getSaveFileName(
+                            m_window, tr("Export the handout"), QStringLiteral("handout.pdf"),
+                            tr("PDF (*.pdf)"));
+                        if (!path.isEmpty())
+                            exportHandout(path);
+                    }));
+    auto* copy = menu->addAction(tr("&Copy view to clipboard"), this,
+                                 guarded([this] { copyToClipboard(); }));
     copy->setShortcut(QKeySequence::Copy);
     window->addAction(copy);
 }
 
-std::vector<lesson::ExportItem> ExportMenu::planCurrent(const ViewState& state, const lesson::ExportSelection& selection) const
+std::vector<lesson::ExportItem> ExportMenu::planCurrent(
+    const ViewState& state, const lesson::ExportSelection& selection) const
 {
     if (state.run) {
         lesson::ExportSelection s = selection;
@@ -114,10 +127,12 @@ std::vector<lesson::ExportItem> ExportMenu::planCurrent(const ViewState& state, 
     }
     if (!state.walkthrough)
         return {};
-    std::vector<lesson::ExportItem> items = lesson::planWalkthroughExport(state.walkthrough, selection, "", "playground · ");
+    std::vector<lesson::ExportItem> items =
+        lesson::planWalkthroughExport(state.walkthrough, selection, "", "playground · ");
     if (state.walkthrough->batch() > 1) {
         const std::string prefix = "batch" + std::to_string(state.batch) + "_";
-        std::erase_if(items, [&](const lesson::ExportItem& i) { return !i.baseName.starts_with(prefix); });
+        std::erase_if(items,
+                      [&](const lesson::ExportItem& i) { return !i.baseName.starts_with(prefix); });
     }
     return items;
 }
@@ -163,7 +178,9 @@ QString ExportMenu::currentGridTitle() const
     // The items' titles end in "head h · step"; the grid is titled by what they share.
     const QString title = QString::fromStdString(items.front().heatmap.title);
     const qsizetype head = title.lastIndexOf(QStringLiteral("head "));
-    return head > 0 ? title.left(head) + render::stepText(lesson::kLessonSteps[m_state().step]).title : title;
+    return head > 0
+        ? title.left(head) + render::stepText(lesson::kLessonSteps[m_state().step]).title
+        : title;
 }
 
 void ExportMenu::exportCurrentHeatmap(const QString& path, render::ImageSize size) const
@@ -174,23 +191,28 @@ void ExportMenu::exportCurrentHeatmap(const QString& path, render::ImageSize siz
     const QString ext = QFileInfo(path).suffix().toLower();
     const render::ExportFormat* format = render::exportFormat(ext.toStdString());
     if (!format || !format->itemBytes)
-        throw ExportError("Cannot export to '." + ext.toStdString() + "'; use .png, .svg, .pdf, .csv or .npy.");
+        throw ExportError("Cannot export to '." + ext.toStdString() +
+                          "'; use .png, .svg, .pdf, .csv or .npy.");
     writeBytes(path, format->itemBytes(*item, size));
 }
 
 void ExportMenu::exportCurrentGrid(const QString& path, render::ImageSize size) const
 {
-    const render::ExportFormat* format = render::exportFormat(QFileInfo(path).suffix().toStdString());
+    const render::ExportFormat* format =
+        render::exportFormat(QFileInfo(path).suffix().toStdString());
     if (!format || format->kind != render::ExportKind::Image)
         throw ExportError("A head grid is an image; use .png, .svg or .pdf.");
     const auto items = requireStepItems();
     const auto imageFormat = format->name == "png" ? render::ImageFormat::Png
-                             : format->name == "svg" ? render::ImageFormat::Svg
-                                                     : render::ImageFormat::Pdf;
-    writeBytes(path, render::renderImage(heatmapsOf(items), items.front().range, currentGridTitle(), imageFormat, size));
+        : format->name == "svg"                    ? render::ImageFormat::Svg
+                                                   : render::ImageFormat::Pdf;
+    writeBytes(path,
+               render::renderImage(heatmapsOf(items), items.front().range, currentGridTitle(),
+                                   imageFormat, size));
 }
 
-std::vector<std::string> ExportMenu::exportEverything(const QString& folder, const render::ExportFormat& format,
+std::vector<std::string> ExportMenu::exportEverything(const QString& folder,
+                                                      const render::ExportFormat& format,
                                                       render::ImageSize size, bool overwrite,
                                                       const render::ExportProgress& progress) const
 {
@@ -200,8 +222,9 @@ std::vector<std::string> ExportMenu::exportEverything(const QString& folder, con
     for (const engine::AttentionStepInfo& info : engine::kAttentionStepTable)
         all.steps.push_back(info.step);
     render::ExportJob job;
-    job.items = state.run ? lesson::planModelExport(state.run, all)
-                          : lesson::planWalkthroughExport(state.walkthrough, all, "", "playground · ");
+    job.items = state.run
+        ? lesson::planModelExport(state.run, all)
+        : lesson::planWalkthroughExport(state.walkthrough, all, "", "playground · ");
     job.size = size;
     return render::writeExport(format, job, folder.toStdString(), overwrite, progress);
 }
@@ -227,13 +250,17 @@ void ExportMenu::exportHandout(const QString& path) const
     const ViewState state = m_state();
     if (!state.walkthrough)
         throw ExportError("Nothing has been computed yet.");
-    writeBytes(path, render::renderHandout(state.walkthrough, QString::fromStdString(lesson::walkthroughTitle(*state.walkthrough))));
+    writeBytes(path,
+               render::renderHandout(
+                   state.walkthrough,
+                   QString::fromStdString(lesson::walkthroughTitle(*state.walkthrough))));
 }
 
 void ExportMenu::copyToClipboard() const
 {
     const auto items = requireStepItems();
-    QApplication::clipboard()->setImage(render::rasterImage(heatmapsOf(items), items.front().range, currentGridTitle(), {}));
+    QApplication::clipboard()->setImage(
+        render::rasterImage(heatmapsOf(items), items.front().range, currentGridTitle(), {}));
 }
 
 void ExportMenu::askAndExportImage(bool grid)
@@ -245,10 +272,12 @@ void ExportMenu::askAndExportImage(bool grid)
     if (dialog.exec() != QDialog::Accepted)
         return;
     const render::ExportFormat& format = chosenFormat(form.format);
-    const QString ext = QString::fromLatin1(format.name.data(), static_cast<qsizetype>(format.name.size()));
-    const QString path = QFileDialog::getSaveFileName(m_window, tr("Export image"), QStringLiteral("attention.%1").arg(ext),
-                                                      QString::fromLatin1(format.dialogFilter.data(),
-                                                                          static_cast<qsizetype>(format.dialogFilter.size())));
+    const QString ext =
+        QString::fromLatin1(format.name.data(), static_cast<qsizetype>(format.name.size()));
+    const QString path = QFileDialog::getSaveFileName(
+        m_window, tr("Export image"), QStringLiteral("attention.%1").arg(ext),
+        QString::fromLatin1(format.dialogFilter.data(),
+                            static_cast<qsizetype>(format.dialogFilter.size())));
     if (path.isEmpty())
         return;
     const render::ImageSize size{form.width->value(), form.height->value(), form.dpi->value()};
@@ -260,8 +289,10 @@ void ExportMenu::askAndExportData()
     QStringList filters;
     for (const render::ExportFormat& f : render::exportFormats())
         if (f.kind == render::ExportKind::Matrix)
-            filters << QString::fromLatin1(f.dialogFilter.data(), static_cast<qsizetype>(f.dialogFilter.size()));
-    const QString path = QFileDialog::getSaveFileName(m_window, tr("Export the matrix"), QStringLiteral("attention.csv"),
+            filters << QString::fromLatin1(f.dialogFilter.data(),
+                                           static_cast<qsizetype>(f.dialogFilter.size()));
+    const QString path = QFileDialog::getSaveFileName(m_window, tr("Export the matrix"),
+                                                      QStringLiteral("attention.csv"),
                                                       filters.join(QStringLiteral(";;")));
     if (!path.isEmpty())
         exportCurrentHeatmap(path, {});
@@ -281,7 +312,8 @@ void ExportMenu::askAndExportEverything()
         return;
     QProgressDialog progress(tr("Exporting…"), QString(), 0, 1, m_window);
     progress.setWindowModality(Qt::WindowModal);
-    exportEverything(folder, chosenFormat(form.format), {form.width->value(), form.height->value(), form.dpi->value()}, false,
+    exportEverything(folder, chosenFormat(form.format),
+                     {form.width->value(), form.height->value(), form.dpi->value()}, false,
                      [&](int done, int total) {
                          progress.setMaximum(total);
                          progress.setValue(done);

@@ -44,7 +44,8 @@ public:
     void exportCurrentHeatmap(const QString& path, render::ImageSize size) const;
     void exportCurrentGrid(const QString& path, render::ImageSize size) const;
     /// Every layer × block × head × step (the whole playground module without a model).
-    std::vector<std::string> exportEverything(const QString& folder, const render::ExportFormat& format,
+    std::vector<std::string> exportEverything(const QString& folder,
+                                              const render::ExportFormat& format,
                                               render::ImageSize size, bool overwrite,
                                               const render::ExportProgress& progress = {}) const;
     /// `<base>.safetensors` + `<base>.json`.
@@ -58,7 +59,8 @@ private:
     void askAndExportEverything();
     /// currentStepItems, or ExportError on the input step.
     std::vector<lesson::ExportItem> requireStepItems() const;
-    std::vector<lesson::ExportItem> planCurrent(const ViewState& state, const lesson::ExportSelection& selection) const;
+    std::vector<lesson::ExportItem> planCurrent(const ViewState& state,
+                                                const lesson::ExportSelection& selection) const;
 
     QWidget* m_window;
     std::function<ViewState()> m_state;

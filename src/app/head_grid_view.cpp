@@ -5,7 +5,6 @@
 
 #include <QGridLayout>
 
-
 namespace attnviz::app {
 
 HeadGridView::HeadGridView(QWidget* parent)
@@ -81,7 +80,8 @@ void HeadGridView::relayout()
         const int count = static_cast<int>(shown.size());
         const int columns = render::gridColumns(count);
         for (int k = 0; k < count; ++k) {
-            HeatmapView* view = m_views[static_cast<std::size_t>(shown[static_cast<std::size_t>(k)])];
+            HeatmapView* view =
+                m_views[static_cast<std::size_t>(shown[static_cast<std::size_t>(k)])];
             m_layout->addWidget(view, k / columns, k % columns);
             view->show();
         }
@@ -92,7 +92,8 @@ void HeadGridView::relayout()
         const auto i = static_cast<std::size_t>(shown[k]);
         // Each matrix shows its own colour bar unless all share one range; then the last does.
         const bool lastShown = k + 1 == shown.size();
-        m_views[i]->setHeatmap(m_maps[i], m_sharedRange ? shared : lesson::colourRange({m_maps[i]}), !m_sharedRange || lastShown);
+        m_views[i]->setHeatmap(m_maps[i], m_sharedRange ? shared : lesson::colourRange({m_maps[i]}),
+                               !m_sharedRange || lastShown);
     }
 }
 

@@ -20,7 +20,8 @@ HeatmapView::HeatmapView(QWidget* parent)
     setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Expanding);
 }
 
-void HeatmapView::setHeatmap(lesson::Heatmap heatmap, std::pair<double, double> range, bool colourBar)
+void HeatmapView::setHeatmap(lesson::Heatmap heatmap, std::pair<double, double> range,
+                             bool colourBar)
 {
     m_heatmap = std::move(heatmap);
     m_range = range;
@@ -93,8 +94,9 @@ QPoint HeatmapView::cellCentre(int row, int column) const
 QString HeatmapView::toolTipForCell(int row, int column) const
 {
     const auto label = [](const std::vector<std::string>& labels, int i) {
-        return i < static_cast<int>(labels.size()) ? QString::fromStdString(labels[static_cast<std::size_t>(i)])
-                                                   : QString::number(i);
+        return i < static_cast<int>(labels.size())
+            ? QString::fromStdString(labels[static_cast<std::size_t>(i)])
+            : QString::number(i);
     };
     const io::LabelledMatrix& m = m_heatmap.matrix;
     const float v = m_heatmap.value(row, column);
@@ -104,7 +106,8 @@ QString HeatmapView::toolTipForCell(int row, int column) const
     const QString head = m_heatmap.head >= 0 ? tr("head %1 · ").arg(m_heatmap.head) : QString();
     return QStringLiteral("%1%2 %3 “%4” → %5 %6 “%7”: %8")
         .arg(head, QString::fromStdString(m.rowAxis), QString::number(row), label(m.rowLabels, row),
-             QString::fromStdString(m.columnAxis), QString::number(column), label(m.columnLabels, column), value);
+             QString::fromStdString(m.columnAxis), QString::number(column),
+             label(m.columnLabels, column), value);
 }
 
 namespace {
@@ -113,7 +116,9 @@ namespace {
 // (plain text that merely looks like HTML would be rendered as HTML by QToolTip).
 void showToolTip(QPoint globalPosition, const QString& text, QWidget* owner)
 {
-    QToolTip::showText(globalPosition, QStringLiteral("<p style='white-space:pre'>%1</p>").arg(text.toHtmlEscaped()), owner);
+    QToolTip::showText(
+        globalPosition,
+        QStringLiteral("<p style='white-space:pre'>%1</p>").arg(text.toHtmlEscaped()), owner);
 }
 
 } // namespace

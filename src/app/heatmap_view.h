@@ -62,7 +62,8 @@ private:
     bool m_valuesInCells = false;
     std::optional<render::Highlight> m_highlight;
     QImage m_cells; ///< one pixel per cell, rebuilt when the matrix or the range changes
-    mutable std::optional<render::HeatmapLayout> m_layout; ///< rebuilt on resize, font or data change
+    mutable std::optional<render::HeatmapLayout>
+        m_layout; ///< rebuilt on resize, font or data change
     QString m_lastToolTip;
 };
 

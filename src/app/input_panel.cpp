@@ -44,8 +44,9 @@ InputPanel::InputPanel(QWidget* parent)
     for (QSpinBox* spin : {m_ui->modelWidth, m_ui->heads, m_ui->queryKeySize, m_ui->valueSize,
                            m_ui->outputWidth, m_ui->seed})
         connect(spin, &QSpinBox::valueChanged, this, changed);
-    connect(m_ui->reroll, &QPushButton::clicked, this,
-            [this] { m_ui->seed->setValue(static_cast<int>(QRandomGenerator::global()->bounded(1000000))); });
+    connect(m_ui->reroll, &QPushButton::clicked, this, [this] {
+        m_ui->seed->setValue(static_cast<int>(QRandomGenerator::global()->bounded(1000000)));
+    });
     connect(m_ui->clearMask, &QPushButton::clicked, this, [this, changed] {
         m_blockedCells.clear();
         changed();
@@ -59,7 +60,8 @@ lesson::PlaygroundSettings InputPanel::settings() const
     lesson::PlaygroundSettings s;
     s.querySentences = lines(m_ui->querySentences->toPlainText());
     s.keyValueSentences = lines(m_ui->keyValueSentences->toPlainText());
-    s.tokenUnit = m_ui->tokenizer->currentIndex() == 1 ? lesson::TokenUnit::Character : lesson::TokenUnit::Word;
+    s.tokenUnit = m_ui->tokenizer->currentIndex() == 1 ? lesson::TokenUnit::Character
+                                                       : lesson::TokenUnit::Word;
     s.positionalEncoding = m_ui->positionalEncoding->isChecked();
     s.modelWidth = m_ui->modelWidth->value();
     s.heads = m_ui->heads->value();

@@ -24,16 +24,18 @@ void saveEveryStep(attnviz::app::MainWindow& window, const QString& dir)
         for (int i = 0; i < 5; ++i)
             QApplication::processEvents();
         const std::string_view key = lesson::kLessonSteps[step].key;
-        window.grab().save(QStringLiteral("%1/%2-%3.png")
-                               .arg(dir)
-                               .arg(++index, 2, 10, QLatin1Char('0'))
-                               .arg(QString::fromLatin1(key.data(), static_cast<qsizetype>(key.size()))));
+        window.grab().save(
+            QStringLiteral("%1/%2-%3.png")
+                .arg(dir)
+                .arg(++index, 2, 10, QLatin1Char('0'))
+                .arg(QString::fromLatin1(key.data(), static_cast<qsizetype>(key.size()))));
     }
     if (!window.modelPanel()->playground()) {
         window.modelPanel()->ui()->overview->setChecked(true);
         for (int i = 0; i < 5; ++i)
             QApplication::processEvents();
-        window.grab().save(QStringLiteral("%1/%2-overview.png").arg(dir).arg(++index, 2, 10, QLatin1Char('0')));
+        window.grab().save(
+            QStringLiteral("%1/%2-overview.png").arg(dir).arg(++index, 2, 10, QLatin1Char('0')));
     }
     QApplication::quit();
 }
@@ -51,9 +53,9 @@ int main(int argc, char** argv)
     parser.setApplicationDescription(QStringLiteral("Multi-head attention, step by step."));
     parser.addHelpOption();
     parser.addVersionOption();
-    const QCommandLineOption screenshots(QStringLiteral("screenshots"),
-                                         QStringLiteral("Save a picture of every step into <dir> and quit."),
-                                         QStringLiteral("dir"));
+    const QCommandLineOption screenshots(
+        QStringLiteral("screenshots"),
+        QStringLiteral("Save a picture of every step into <dir> and quit."), QStringLiteral("dir"));
     parser.addOption(screenshots);
     parser.process(app);
 

@@ -18,8 +18,8 @@
 #include <QSettings>
 #include <QSplitter>
 #include <QStackedWidget>
-#include <QVBoxLayout>
 #include <QStatusBar>
+#include <QVBoxLayout>
 
 namespace attnviz::app {
 
@@ -63,10 +63,11 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_ui->actionLast, &QAction::triggered, m_steps, &StepPanel::last);
     connect(m_ui->actionPresentation, &QAction::toggled, this, &MainWindow::setPresentationMode);
     connect(m_ui->actionAbout, &QAction::triggered, this, [this] {
-        QMessageBox::about(this, tr("About AttnViz"),
-                           tr("<p><b>AttnViz</b> walks through multi-head attention one step at a time. "
-                              "Every number comes from the engine's trace, which is checked against "
-                              "PyTorch (see README).</p>"));
+        QMessageBox::about(
+            this, tr("About AttnViz"),
+            tr("<p><b>AttnViz</b> walks through multi-head attention one step at a time. "
+               "Every number comes from the engine's trace, which is checked against "
+               "PyTorch (see README).</p>"));
     });
 
     connect(m_input, &InputPanel::settingsChanged, this, [this] {
@@ -85,21 +86,24 @@ MainWindow::MainWindow(QWidget* parent)
         if (on && m_modelResult.run)
             m_overview->show(m_modelResult.run, m_model->choice());
     });
-    connect(m_overview, &ModelOverview::headChosen, this, [this](int layer, engine::Block block, int head) {
-        lesson::BlockChoice c = m_model->choice();
-        c.layer = layer;
-        c.block = block;
-        m_model->leaveOverview();
-        m_model->setChoice(c);
-        m_steps->setStep(*lesson::lessonStepShowing(engine::AttentionStep::Weights));
-        m_steps->grid()->focusHead(head);
+    connect(m_overview, &ModelOverview::headChosen, this,
+            [this](int layer, engine::Block block, int head) {
+                lesson::BlockChoice c = m_model->choice();
+                c.layer = layer;
+                c.block = block;
+                m_model->leaveOverview();
+                m_model->setChoice(c);
+                m_steps->setStep(*lesson::lessonStepShowing(engine::AttentionStep::Weights));
+                m_steps->grid()->focusHead(head);
+            });
+    connect(m_runner, &WalkthroughRunner::rejected, this,
+            [this](const std::vector<lesson::SettingsProblem>& problems) {
+                m_input->showProblems(problems);
+                statusBar()->showMessage(tr("Not computed: fix the settings marked in red."));
+            });
+    connect(m_runner, &WalkthroughRunner::failed, this, [this](const QString& message) {
+        statusBar()->showMessage(tr("Not computed: %1").arg(message));
     });
-    connect(m_runner, &WalkthroughRunner::rejected, this, [this](const std::vector<lesson::SettingsProblem>& problems) {
-        m_input->showProblems(problems);
-        statusBar()->showMessage(tr("Not computed: fix the settings marked in red."));
-    });
-    connect(m_runner, &WalkthroughRunner::failed, this,
-            [this](const QString& message) { statusBar()->showMessage(tr("Not computed: %1").arg(message)); });
     connect(m_runner, &WalkthroughRunner::computed, this, &MainWindow::showWalkthrough);
     // The step is kept as soon as it changes, so the app reopens on it even after a crash.
     connect(m_steps, &StepPanel::stepChanged, this, [](lesson::LessonStepIndex step) {
@@ -108,7 +112,8 @@ MainWindow::MainWindow(QWidget* parent)
     });
     connect(m_steps, &StepPanel::cellClicked, this, [this](int row, int column) {
         // Drawing the custom mask: clicking a score-shaped heatmap blocks or unblocks that cell.
-        if (m_steps->lessonStep().scoreShaped() && m_input->settings().mask == lesson::MaskKind::Custom)
+        if (m_steps->lessonStep().scoreShaped() &&
+            m_input->settings().mask == lesson::MaskKind::Custom)
             m_input->toggleBlockedCell(row, column);
     });
 
@@ -143,11 +148,18 @@ void MainWindow::showWalkthrough(std::shared_ptr<const lesson::Walkthrough> walk
     const auto& t = *m_walkthrough->trace;
     QString masked;
     if (!t.fullyMaskedRows.empty())
-        masked = tr(" · %n query row(s) fully masked (zero weights)", nullptr, static_cast<int>(t.fullyMaskedRows.size()));
-    statusBar()->showMessage(tr("computed in %1 ms · batch %2 · %3 heads · %4 queries × %5 keys · d_k %6, d_v %7%8")
-                                 .arg(m_walkthrough->milliseconds, 0, 'f', 2)
-                                 .arg(t.batchSize()).arg(t.numHeads()).arg(t.queryLength()).arg(t.keyLength())
-                                 .arg(m_walkthrough->dk()).arg(m_walkthrough->dv()).arg(masked));
+        masked = tr(" · %n query row(s) fully masked (zero weights)", nullptr,
+                    static_cast<int>(t.fullyMaskedRows.size()));
+    statusBar()->showMessage(
+        tr("computed in %1 ms · batch %2 · %3 heads · %4 queries × %5 keys · d_k %6, d_v %7%8")
+            .arg(m_walkthrough->milliseconds, 0, 'f', 2)
+            .arg(t.batchSize())
+            .arg(t.numHeads())
+            .arg(t.queryLength())
+            .arg(t.keyLength())
+            .arg(m_walkthrough->dk())
+            .arg(m_walkthrough->dv())
+            .arg(masked));
 }
 
 void MainWindow::showPlayground()
@@ -166,7 +178,8 @@ void MainWindow::showModelResult(const ModelResult& result)
     m_modelResult = result;
     m_model->showResult(result);
     if (!result.run)
-        statusBar()->showMessage(result.error.isEmpty() ? tr("Loading…") : tr("Not computed: %1").arg(result.error));
+        statusBar()->showMessage(result.error.isEmpty() ? tr("Loading…")
+                                                        : tr("Not computed: %1").arg(result.error));
 }
 
 void MainWindow::showModelBlock(const lesson::BlockChoice& choice)
@@ -179,14 +192,15 @@ void MainWindow::showModelBlock(const lesson::BlockChoice& choice)
     m_steps->setWalkthrough(m_walkthrough);
     if (m_views->currentWidget() == m_overview)
         m_overview->show(m_modelResult.run, choice);
-    statusBar()->showMessage(tr("%1 · layer %2 · %3 · %4 heads · %5 queries × %6 keys · d_k %7")
-                                 .arg(QString::fromStdString(m_modelResult.model->model->config().name))
-                                 .arg(choice.layer)
-                                 .arg(QString::fromLatin1(engine::blockName(choice.block)))
-                                 .arg(m_walkthrough->heads())
-                                 .arg(m_walkthrough->trace->queryLength())
-                                 .arg(m_walkthrough->trace->keyLength())
-                                 .arg(m_walkthrough->dk()));
+    statusBar()->showMessage(
+        tr("%1 · layer %2 · %3 · %4 heads · %5 queries × %6 keys · d_k %7")
+            .arg(QString::fromStdString(m_modelResult.model->model->config().name))
+            .arg(choice.layer)
+            .arg(QString::fromLatin1(engine::blockName(choice.block)))
+            .arg(m_walkthrough->heads())
+            .arg(m_walkthrough->trace->queryLength())
+            .arg(m_walkthrough->trace->keyLength())
+            .arg(m_walkthrough->dk()));
 }
 
 void MainWindow::setPresentationMode(bool on)

@@ -26,14 +26,16 @@ ModelOverview::ModelOverview(QWidget* parent)
     m_grid->setSpacing(4);
 }
 
-void ModelOverview::show(const std::shared_ptr<const lesson::ModelRun>& run, const lesson::BlockChoice& choice)
+void ModelOverview::show(const std::shared_ptr<const lesson::ModelRun>& run,
+                         const lesson::BlockChoice& choice)
 {
     for (HeatmapView* v : m_views)
         delete v;
     m_views.clear();
     const engine::ModelTrace& trace = run->traceAt(choice.decodingStep);
-    m_title->setText(tr("Attention weights of every layer and head: %1 · click one to walk through it")
-                         .arg(QString::fromLatin1(engine::blockName(choice.block))));
+    m_title->setText(
+        tr("Attention weights of every layer and head: %1 · click one to walk through it")
+            .arg(QString::fromLatin1(engine::blockName(choice.block))));
 
     // One colour scale for the whole grid: weights lie in [0, 1].
     const std::pair<double, double> range{0.0, 1.0};
@@ -41,15 +43,18 @@ void ModelOverview::show(const std::shared_ptr<const lesson::ModelRun>& run, con
     for (int L = 0; L < trace.layerCount(); ++L) {
         if (!trace.attentionBlock(L, choice.block))
             continue;
-        const auto w = lesson::walkthroughForBlock(run, {L, choice.block, choice.decodingStep},
-                                                   engine::AttentionKeep::only({engine::AttentionStep::Weights}));
+        const auto w = lesson::walkthroughForBlock(
+            run, {L, choice.block, choice.decodingStep},
+            engine::AttentionKeep::only({engine::AttentionStep::Weights}));
         const int heads = w->heads();
         for (int h = 0; h < heads; ++h) {
             auto* view = new HeatmapView(this);
             const std::string title = tr("layer %1 · head %2").arg(L).arg(h).toStdString();
-            view->setHeatmap(lesson::traceHeatmap(w, engine::AttentionStep::Weights, 0, h, title, "weights"), range,
-                             h + 1 == heads);
-            connect(view, &HeatmapView::clicked, this, [this, L, h, b = choice.block] { emit headChosen(L, b, h); });
+            view->setHeatmap(
+                lesson::traceHeatmap(w, engine::AttentionStep::Weights, 0, h, title, "weights"),
+                range, h + 1 == heads);
+            connect(view, &HeatmapView::clicked, this,
+                    [this, L, h, b = choice.block] { emit headChosen(L, b, h); });
             m_grid->addWidget(view, row, h);
             m_views.push_back(view);
         }

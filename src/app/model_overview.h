@@ -22,7 +22,8 @@ public:
     explicit ModelOverview(QWidget* parent = nullptr);
 
     /// Each view keeps its block's walkthrough alive through its heatmap.
-    void show(const std::shared_ptr<const lesson::ModelRun>& run, const lesson::BlockChoice& choice);
+    void show(const std::shared_ptr<const lesson::ModelRun>& run,
+              const lesson::BlockChoice& choice);
     /// The views in layer-major order (for tests).
     const std::vector<HeatmapView*>& views() const { return m_views; }
 

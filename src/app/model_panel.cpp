@@ -13,10 +13,14 @@ const QString kOpenFolder = QStringLiteral("<open>");
 QString blockTitle(engine::Block block)
 {
     switch (block) {
-    case engine::Block::Self: return QObject::tr("encoder self-attention");
-    case engine::Block::MaskedSelf: return QObject::tr("decoder masked self-attention");
-    case engine::Block::Cross: return QObject::tr("decoder cross-attention");
-    default: return {};
+    case engine::Block::Self:
+        return QObject::tr("encoder self-attention");
+    case engine::Block::MaskedSelf:
+        return QObject::tr("decoder masked self-attention");
+    case engine::Block::Cross:
+        return QObject::tr("decoder cross-attention");
+    default:
+        return {};
     }
 }
 
@@ -29,7 +33,8 @@ ModelPanel::ModelPanel(QWidget* parent)
     m_ui->setupUi(this);
     m_ui->source->addItem(tr("Random-weights playground"), QString());
     for (const std::string& name : io::builtInModelNames())
-        m_ui->source->addItem(tr("Demo: %1").arg(QString::fromStdString(name)), QString::fromStdString(name));
+        m_ui->source->addItem(tr("Demo: %1").arg(QString::fromStdString(name)),
+                              QString::fromStdString(name));
     m_ui->source->addItem(tr("Open model folder…"), kOpenFolder);
 
     connect(m_ui->source, &QComboBox::activated, this, &ModelPanel::sourceActivated);
@@ -100,7 +105,8 @@ void ModelPanel::sourceActivated(int index)
 {
     QString folder = m_ui->source->itemData(index).toString();
     if (folder == kOpenFolder) {
-        folder = QFileDialog::getExistingDirectory(this, tr("Open a model folder (config.json, vocab.json, model.safetensors)"));
+        folder = QFileDialog::getExistingDirectory(
+            this, tr("Open a model folder (config.json, vocab.json, model.safetensors)"));
         if (folder.isEmpty()) {
             m_ui->source->setCurrentIndex(0); // cancelled: back to the playground
         } else {
@@ -110,15 +116,17 @@ void ModelPanel::sourceActivated(int index)
         }
     }
     const bool isModel = !folder.isEmpty();
-    for (QWidget* w : {static_cast<QWidget*>(m_ui->description), static_cast<QWidget*>(m_ui->textLabel),
-                       static_cast<QWidget*>(m_ui->text), static_cast<QWidget*>(m_ui->output),
-                       static_cast<QWidget*>(m_ui->problem), static_cast<QWidget*>(m_ui->layerLabel),
-                       static_cast<QWidget*>(m_ui->layer), static_cast<QWidget*>(m_ui->blockLabel),
-                       static_cast<QWidget*>(m_ui->block), static_cast<QWidget*>(m_ui->overview)})
+    for (QWidget* w :
+         {static_cast<QWidget*>(m_ui->description), static_cast<QWidget*>(m_ui->textLabel),
+          static_cast<QWidget*>(m_ui->text), static_cast<QWidget*>(m_ui->output),
+          static_cast<QWidget*>(m_ui->problem), static_cast<QWidget*>(m_ui->layerLabel),
+          static_cast<QWidget*>(m_ui->layer), static_cast<QWidget*>(m_ui->blockLabel),
+          static_cast<QWidget*>(m_ui->block), static_cast<QWidget*>(m_ui->overview)})
         w->setVisible(isModel);
-    for (QWidget* w : {static_cast<QWidget*>(m_ui->targetLabel), static_cast<QWidget*>(m_ui->target),
-                       static_cast<QWidget*>(m_ui->generateLabel), static_cast<QWidget*>(m_ui->generate),
-                       static_cast<QWidget*>(m_ui->decodingLabel), static_cast<QWidget*>(m_ui->decodingStep)})
+    for (QWidget* w :
+         {static_cast<QWidget*>(m_ui->targetLabel), static_cast<QWidget*>(m_ui->target),
+          static_cast<QWidget*>(m_ui->generateLabel), static_cast<QWidget*>(m_ui->generate),
+          static_cast<QWidget*>(m_ui->decodingLabel), static_cast<QWidget*>(m_ui->decodingStep)})
         w->setVisible(false);
     if (!isModel) {
         m_ui->overview->setChecked(false);
@@ -143,12 +151,16 @@ void ModelPanel::showResult(const ModelResult& result)
         return;
     }
     const engine::ModelConfig& c = result.model->model->config();
-    m_ui->description->setText(tr("<b>%1</b> — %2 %3, %4 layer(s), %5 heads, d_model %6, %7-norm, %8.<br>%9")
-                                    .arg(QString::fromStdString(c.name), QString::fromLatin1(engine::architectureName(c.architecture)),
-                                         tr("Transformer"))
-                                    .arg(c.layerCount()).arg(c.numHeads).arg(c.modelWidth)
-                                    .arg(QString::fromLatin1(engine::normName(c.norm)), QString::fromLatin1(engine::activationName(c.activation)),
-                                         QString::fromStdString(c.description).toHtmlEscaped()));
+    m_ui->description->setText(
+        tr("<b>%1</b> — %2 %3, %4 layer(s), %5 heads, d_model %6, %7-norm, %8.<br>%9")
+            .arg(QString::fromStdString(c.name),
+                 QString::fromLatin1(engine::architectureName(c.architecture)), tr("Transformer"))
+            .arg(c.layerCount())
+            .arg(c.numHeads)
+            .arg(c.modelWidth)
+            .arg(QString::fromLatin1(engine::normName(c.norm)),
+                 QString::fromLatin1(engine::activationName(c.activation)),
+                 QString::fromStdString(c.description).toHtmlEscaped()));
     const bool encDec = c.architecture == engine::Architecture::EncoderDecoder;
     const bool decOnly = c.architecture == engine::Architecture::DecoderOnly;
     m_ui->targetLabel->setVisible(encDec);
@@ -173,7 +185,8 @@ void ModelPanel::showResult(const ModelResult& result)
     m_ui->layer->clear();
     for (int L = 0; L < m_run->trace->layerCount(); ++L)
         m_ui->layer->addItem(tr("layer %1").arg(L), L);
-    m_ui->layer->setCurrentIndex(layer >= 0 && layer < m_ui->layer->count() ? layer : m_ui->layer->count() - 1);
+    m_ui->layer->setCurrentIndex(
+        layer >= 0 && layer < m_ui->layer->count() ? layer : m_ui->layer->count() - 1);
     fillBlocks();
     const int steps = static_cast<int>(m_run->decoding.size());
     m_ui->decodingLabel->setVisible(steps > 0);
@@ -201,8 +214,11 @@ void ModelPanel::fillBlocks()
     m_filling = true;
     const QVariant previous = m_ui->block->currentData();
     m_ui->block->clear();
-    for (const engine::Block b : m_run->trace->attentionBlocks(std::max(0, m_ui->layer->currentIndex())))
-        m_ui->block->addItem(QStringLiteral("%1 (%2)").arg(blockTitle(b), QString::fromLatin1(engine::blockName(b))), static_cast<int>(b));
+    for (const engine::Block b :
+         m_run->trace->attentionBlocks(std::max(0, m_ui->layer->currentIndex())))
+        m_ui->block->addItem(
+            QStringLiteral("%1 (%2)").arg(blockTitle(b), QString::fromLatin1(engine::blockName(b))),
+            static_cast<int>(b));
     const int keep = m_ui->block->findData(previous);
     // A new model opens on its most telling block: cross-attention when there is one.
     m_ui->block->setCurrentIndex(keep >= 0 ? keep : m_ui->block->count() - 1);

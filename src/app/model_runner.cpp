@@ -49,16 +49,18 @@ void ModelRunner::start(const ModelRequest& request)
         // The worker's exception boundary: nothing escapes into Qt's thread pool.
         try {
             result.model = loaded ? loaded
-                                  : std::make_shared<const io::LoadedModel>(
-                                        io::loadModel(io::resolveModelFolder(request.folder.toStdString())));
+                                  : std::make_shared<const io::LoadedModel>(io::loadModel(
+                                        io::resolveModelFolder(request.folder.toStdString())));
             lesson::RunRequest run;
             run.text = request.text.toStdString();
             if (request.target)
                 run.target = request.target->toStdString();
             run.generate = request.generate;
-            result.run = std::make_shared<const lesson::ModelRun>(lesson::runModelOnText(result.model, run));
+            result.run =
+                std::make_shared<const lesson::ModelRun>(lesson::runModelOnText(result.model, run));
         } catch (const std::bad_alloc&) {
-            result.error = QObject::tr("There was not enough memory to run this model on this text.");
+            result.error =
+                QObject::tr("There was not enough memory to run this model on this text.");
         } catch (const std::exception& e) {
             result.error = QString::fromStdString(e.what());
         } catch (...) {

@@ -14,10 +14,10 @@ namespace attnviz::app {
 
 /// A model to open and the text to run it on.
 struct ModelRequest {
-    QString folder;                ///< a model folder or a bundled model's name
+    QString folder; ///< a model folder or a bundled model's name
     QString text;
     std::optional<QString> target; ///< encoder-decoder: teacher forcing instead of decoding
-    int generate = 0;              ///< decoder-only: tokens to continue the text by
+    int generate = 0; ///< decoder-only: tokens to continue the text by
     bool operator==(const ModelRequest&) const = default;
 };
 

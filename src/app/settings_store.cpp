@@ -2,8 +2,8 @@
 
 #include <QSettings>
 
-#include <algorithm>
 #include <QStringList>
+#include <algorithm>
 
 namespace attnviz::app {
 namespace {
@@ -57,7 +57,8 @@ lesson::PlaygroundSettings loadPlaygroundSettings(const QSettings& store)
     if (store.contains(QStringLiteral("playground/querySentences")))
         s.querySentences = fromList(get("querySentences", {}).toStringList());
     s.keyValueSentences = fromList(get("keyValueSentences", {}).toStringList());
-    s.tokenUnit = get("characterTokens", false).toBool() ? lesson::TokenUnit::Character : lesson::TokenUnit::Word;
+    s.tokenUnit = get("characterTokens", false).toBool() ? lesson::TokenUnit::Character
+                                                         : lesson::TokenUnit::Word;
     s.positionalEncoding = get("positionalEncoding", s.positionalEncoding).toBool();
     s.modelWidth = get("modelWidth", s.modelWidth).toInt();
     s.heads = get("heads", s.heads).toInt();
@@ -78,12 +79,15 @@ lesson::PlaygroundSettings loadPlaygroundSettings(const QSettings& store)
 void saveStep(QSettings& store, lesson::LessonStepIndex step)
 {
     const std::string_view key = lesson::kLessonSteps[step].key;
-    store.setValue(QStringLiteral("window/step"), QString::fromLatin1(key.data(), static_cast<qsizetype>(key.size())));
+    store.setValue(QStringLiteral("window/step"),
+                   QString::fromLatin1(key.data(), static_cast<qsizetype>(key.size())));
 }
 
 lesson::LessonStepIndex loadStep(const QSettings& store)
 {
-    return lesson::lessonStepIndex(store.value(QStringLiteral("window/step")).toString().toStdString()).value_or(0);
+    return lesson::lessonStepIndex(
+               store.value(QStringLiteral("window/step")).toString().toStdString())
+        .value_or(0);
 }
 
 void saveModelRequest(QSettings& store, const ModelRequest& request)

@@ -84,7 +84,8 @@ StepPanel::StepPanel(QWidget* parent)
     layout->addWidget(m_explanation);
     layout->addLayout(navigator);
 
-    connect(m_stepButtons, &QButtonGroup::idClicked, this, [this](int id) { setStep(static_cast<lesson::LessonStepIndex>(id)); });
+    connect(m_stepButtons, &QButtonGroup::idClicked, this,
+            [this](int id) { setStep(static_cast<lesson::LessonStepIndex>(id)); });
     connect(m_previous, &QPushButton::clicked, this, &StepPanel::previous);
     connect(m_next, &QPushButton::clicked, this, &StepPanel::next);
     connect(m_batch, &QSpinBox::valueChanged, this, &StepPanel::refresh);
@@ -119,7 +120,8 @@ void StepPanel::setStep(lesson::LessonStepIndex step)
         const QSignalBlocker block(m_alternative);
         m_alternative->clear();
         for (const lesson::TraceView& view : lessonStep().views)
-            m_alternative->addItem(tr("show %1").arg(QString::fromUtf8(view.symbol.data(), static_cast<qsizetype>(view.symbol.size()))));
+            m_alternative->addItem(tr("show %1").arg(
+                QString::fromUtf8(view.symbol.data(), static_cast<qsizetype>(view.symbol.size()))));
     }
     refresh();
     emit stepChanged(step);
@@ -181,7 +183,8 @@ void StepPanel::refresh()
 {
     const lesson::LessonStep& step = lessonStep();
     const render::StepText text = render::stepText(step, m_walkthrough.get());
-    m_position->setText(tr("Step %1 of %2 — %3").arg(m_step + 1).arg(lesson::kLessonSteps.size()).arg(text.title));
+    m_position->setText(
+        tr("Step %1 of %2 — %3").arg(m_step + 1).arg(lesson::kLessonSteps.size()).arg(text.title));
     m_stepButtons->button(static_cast<int>(m_step))->setChecked(true);
     m_previous->setEnabled(m_step > 0);
     m_next->setEnabled(m_step + 1 < lesson::kLessonSteps.size());
@@ -189,11 +192,14 @@ void StepPanel::refresh()
     m_explanation->setHtml(text.explanation);
     if (!m_walkthrough)
         return;
-    m_formula->setText(QString::fromStdString(lesson::stepFormula(step, *m_walkthrough, text.formula.toStdString())));
+    m_formula->setText(QString::fromStdString(
+        lesson::stepFormula(step, *m_walkthrough, text.formula.toStdString())));
     m_shape->setText(QString::fromStdString(lesson::stepShapes(step, *m_walkthrough)));
-    auto maps = lesson::stepHeatmaps(step, m_walkthrough, batchIndex(), static_cast<std::size_t>(alternative()));
+    auto maps = lesson::stepHeatmaps(step, m_walkthrough, batchIndex(),
+                                     static_cast<std::size_t>(alternative()));
     m_sharedRange->setEnabled(step.perHead());
-    m_grid->setMatrices(std::move(maps), step.perHead(), m_sharedRange->isChecked() || !step.perHead());
+    m_grid->setMatrices(std::move(maps), step.perHead(),
+                        m_sharedRange->isChecked() || !step.perHead());
     m_allHeads->setVisible(m_grid->focusedHead() >= 0);
 }
 

@@ -29,7 +29,8 @@ std::optional<std::int64_t> index(const std::string& s)
 {
     std::int64_t n = -1;
     const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), n);
-    if (ec != std::errc() || end != s.data() + s.size() || n < 0 || n > std::numeric_limits<int>::max())
+    if (ec != std::errc() || end != s.data() + s.size() || n < 0 ||
+        n > std::numeric_limits<int>::max())
         return std::nullopt;
     return n;
 }
@@ -58,13 +59,14 @@ int Arguments::integer(const std::string& option, int fallback, int low, int hig
     long long n = 0;
     const auto [end, ec] = std::from_chars(v->data(), v->data() + v->size(), n);
     if (ec != std::errc() || end != v->data() + v->size() || n < low || n > high)
-        throw UsageError(option + " is '" + io::printable(*v, 40) + "'; expected an integer from " + std::to_string(low) +
-                         " to " + std::to_string(high));
+        throw UsageError(option + " is '" + io::printable(*v, 40) + "'; expected an integer from " +
+                         std::to_string(low) + " to " + std::to_string(high));
     return static_cast<int>(n);
 }
 
 Arguments parseArguments(const std::vector<std::string>& args, const std::string& command,
-                         const std::set<std::string>& valueOptions, const std::set<std::string>& flagOptions)
+                         const std::set<std::string>& valueOptions,
+                         const std::set<std::string>& flagOptions)
 {
     Arguments parsed;
     for (std::size_t i = 0; i < args.size(); ++i) {
@@ -77,7 +79,8 @@ Arguments parseArguments(const std::vector<std::string>& args, const std::string
         } else if (flagOptions.count(a)) {
             parsed.flags.insert(a);
         } else if (a.starts_with("-") && a != "-") {
-            throw UsageError("unknown option '" + io::printable(a, 60) + "'; see attnviz-cli " + command + " --help");
+            throw UsageError("unknown option '" + io::printable(a, 60) + "'; see attnviz-cli " +
+                             command + " --help");
         } else {
             parsed.positional.push_back(a);
         }
@@ -126,7 +129,8 @@ std::vector<engine::Block> blockList(const std::optional<std::string>& text)
     for (const std::string& item : splitList(*text)) {
         const auto block = engine::blockFromName(item);
         if (!block || !engine::isAttention(*block))
-            throw UsageError("--blocks has '" + io::printable(item, 40) + "'; expected " + blockNames() + " or all");
+            throw UsageError("--blocks has '" + io::printable(item, 40) + "'; expected " +
+                             blockNames() + " or all");
         out.push_back(*block);
     }
     return out;
@@ -146,7 +150,8 @@ std::vector<engine::AttentionStep> stepList(const std::optional<std::string>& te
     for (const std::string& item : splitList(*text)) {
         const auto step = engine::stepFromName(item);
         if (!step)
-            throw UsageError("--steps has '" + io::printable(item, 40) + "'; expected " + stepNames() + " or all");
+            throw UsageError("--steps has '" + io::printable(item, 40) + "'; expected " +
+                             stepNames() + " or all");
         out.push_back(*step);
     }
     if (out.empty())
@@ -167,7 +172,10 @@ std::string blockNames()
     std::string out;
     const std::size_t n = std::size(engine::kAttentionBlocks);
     for (std::size_t i = 0; i < n; ++i)
-        out += (i == 0 ? "" : i + 1 == n ? " or " : ", ") + std::string(engine::blockName(engine::kAttentionBlocks[i]));
+        out += (i == 0           ? ""
+                    : i + 1 == n ? " or "
+                                 : ", ") +
+            std::string(engine::blockName(engine::kAttentionBlocks[i]));
     return out;
 }
 

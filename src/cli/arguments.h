@@ -36,7 +36,8 @@ struct Arguments {
 /// Parses `args` for `command`, accepting only the listed options; a repeated option, an option
 /// without its value or an unknown one is a UsageError.
 Arguments parseArguments(const std::vector<std::string>& args, const std::string& command,
-                         const std::set<std::string>& valueOptions, const std::set<std::string>& flagOptions);
+                         const std::set<std::string>& valueOptions,
+                         const std::set<std::string>& flagOptions);
 
 /// True when the arguments ask for help.
 bool wantsHelp(const std::vector<std::string>& args);

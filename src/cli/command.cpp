@@ -37,9 +37,11 @@ const std::vector<Command>& commands()
 {
     static const std::vector<Command> table{
         {"mha", "mha CASE.safetensors [--dump OUT.safetensors]",
-         "run one multi-head attention module on a case file and write every intermediate", runMhaCommand},
+         "run one multi-head attention module on a case file and write every intermediate",
+         runMhaCommand},
         {"trace", "trace --model DIR --text \"...\" [--target \"...\"] --dump OUT.safetensors",
-         "run a whole Transformer model (a folder, or a bundled demo) and write every activation", runTraceCommand},
+         "run a whole Transformer model (a folder, or a bundled demo) and write every activation",
+         runTraceCommand},
         {"export", "export (--model DIR --text \"...\" | --case FILE) --format F --out DIR",
          "heatmaps, matrices, traces and handouts without a display", runExportCommand},
     };
@@ -53,11 +55,13 @@ int runGuarded(std::string_view name, const std::function<int()>& work)
     } catch (const WriteFailed& e) {
         return report(name, e.what(), kExitWriteFailed);
     } catch (const std::bad_alloc&) {
-        return report(name, "there was not enough memory for this request; nothing was written", kExitBadInput);
+        return report(name, "there was not enough memory for this request; nothing was written",
+                      kExitBadInput);
     } catch (const std::exception& e) {
         return report(name, e.what(), kExitBadInput);
     } catch (...) {
-        return report(name, "the command failed for an unknown reason; nothing was written", kExitBadInput);
+        return report(name, "the command failed for an unknown reason; nothing was written",
+                      kExitBadInput);
     }
 }
 

@@ -18,7 +18,7 @@ public:
 enum ExitCode : int {
     kExitOk = 0,
     kExitWriteFailed = 1, ///< the input was fine but the output could not be written
-    kExitBadInput = 2,    ///< bad arguments or a bad input file: nothing was written
+    kExitBadInput = 2, ///< bad arguments or a bad input file: nothing was written
 };
 
 /// A command of attnviz-cli: its name, a line for the overview, and how to run it.

@@ -15,7 +15,8 @@
 namespace attnviz::cli {
 namespace {
 
-const char* const kExportUsage = R"(Usage: attnviz-cli export (--model DIR --text "..." [--target "..."] [--generate N] | --case FILE)
+const char* const kExportUsage =
+    R"(Usage: attnviz-cli export (--model DIR --text "..." [--target "..."] [--generate N] | --case FILE)
                           [--layers LIST] [--blocks LIST] [--heads LIST] [--steps LIST]
                           --format FORMAT --out DIR
                           [--width PX] [--height PX] [--dpi N] [--overwrite] [--quiet]
@@ -50,8 +51,9 @@ std::string formatHelp()
 {
     std::string out;
     for (const render::ExportFormat& f : render::exportFormats())
-        out += "                     " + std::string(f.name) + std::string(12 - std::min<std::size_t>(f.name.size(), 11), ' ') +
-               std::string(f.help) + "\n";
+        out += "                     " + std::string(f.name) +
+            std::string(12 - std::min<std::size_t>(f.name.size(), 11), ' ') + std::string(f.help) +
+            "\n";
     return out;
 }
 
@@ -60,7 +62,8 @@ void showProgress(int done, int total)
 {
     constexpr int width = 30;
     const int filled = total ? done * width / total : width;
-    std::fprintf(stderr, "\rexporting [%s%s] %d/%d", std::string(static_cast<std::size_t>(filled), '#').c_str(),
+    std::fprintf(stderr, "\rexporting [%s%s] %d/%d",
+                 std::string(static_cast<std::size_t>(filled), '#').c_str(),
                  std::string(static_cast<std::size_t>(width - filled), ' ').c_str(), done, total);
     if (done == total)
         std::fprintf(stderr, "\n");
@@ -73,15 +76,17 @@ int run(const std::vector<std::string>& args, char* program)
         std::printf(kExportUsage, blockNames().c_str(), stepNames().c_str(), formatHelp().c_str());
         return kExitOk;
     }
-    const Arguments parsed =
-        parseArguments(args, "export",
-                       {"--model", "--text", "--target", "--generate", "--case", "--layers", "--blocks", "--heads", "--steps",
-                        "--format", "--out", "--width", "--height", "--dpi"},
-                       {"--overwrite", "--quiet"});
+    const Arguments parsed = parseArguments(args, "export",
+                                            {"--model", "--text", "--target", "--generate",
+                                             "--case", "--layers", "--blocks", "--heads", "--steps",
+                                             "--format", "--out", "--width", "--height", "--dpi"},
+                                            {"--overwrite", "--quiet"});
     if (!parsed.positional.empty())
-        throw UsageError("unexpected argument '" + io::printable(parsed.positional.front(), 60) + "'");
+        throw UsageError("unexpected argument '" + io::printable(parsed.positional.front(), 60) +
+                         "'");
     if (parsed.value("--model").has_value() == parsed.value("--case").has_value())
-        throw UsageError("export needs either --model with --text or --case; see attnviz-cli export --help");
+        throw UsageError(
+            "export needs either --model with --text or --case; see attnviz-cli export --help");
     if (parsed.value("--model") && !parsed.value("--text"))
         throw UsageError("export --model needs --text");
     if (parsed.value("--case"))
@@ -91,7 +96,8 @@ int run(const std::vector<std::string>& args, char* program)
     const std::string formatName = parsed.required("--format", "export");
     const render::ExportFormat* format = render::exportFormat(formatName);
     if (!format)
-        throw UsageError("--format is '" + io::printable(formatName, 40) + "'; expected " + render::exportFormatList());
+        throw UsageError("--format is '" + io::printable(formatName, 40) + "'; expected " +
+                         render::exportFormatList());
     const std::string out = parsed.required("--out", "export");
     lesson::ExportSelection selection;
     selection.layers = indexList(parsed.value("--layers"), "--layers");
@@ -103,17 +109,20 @@ int run(const std::vector<std::string>& args, char* program)
     job.size.height = parsed.integer("--height", job.size.height, 50, 20000);
     job.size.dpi = parsed.integer("--dpi", job.size.dpi, 24, 2400);
     if (job.size.width * 96 / job.size.dpi < 50 || job.size.height * 96 / job.size.dpi < 50)
-        throw UsageError("the image is too small for its resolution; allow at least 50 pixels at 96 dpi");
+        throw UsageError(
+            "the image is too small for its resolution; allow at least 50 pixels at 96 dpi");
     std::error_code error;
     if (std::filesystem::exists(out, error) && !std::filesystem::is_directory(out, error))
-        throw UsageError("--out " + io::printable(out) + " is a file; expected a folder to write into");
+        throw UsageError("--out " + io::printable(out) +
+                         " is a file; expected a folder to write into");
 
     // No display is needed: the painter draws into images, never onto a screen. Qt's own
     // chatter (a missing XDG_RUNTIME_DIR and the like) would break the one-sentence contract.
     qputenv("QT_QPA_PLATFORM", "offscreen");
     qInstallMessageHandler([](QtMsgType type, const QMessageLogContext&, const QString& message) {
         if (type == QtCriticalMsg || type == QtFatalMsg)
-            std::fprintf(stderr, "attnviz-cli export: Qt: %s\n", io::printable(message.toStdString()).c_str());
+            std::fprintf(stderr, "attnviz-cli export: Qt: %s\n",
+                         io::printable(message.toStdString()).c_str());
     });
     int qtArgc = 1;
     char* qtArgv[] = {program, nullptr};
@@ -124,12 +133,14 @@ int run(const std::vector<std::string>& args, char* program)
         request.text = *parsed.value("--text");
         request.target = parsed.value("--target");
         request.generate = parsed.integer("--generate", 0, 1, engine::ConfigLimits::kLength);
-        auto run = std::make_shared<const lesson::ModelRun>(runModelArguments(loadModelArgument(*modelName), request));
+        auto run = std::make_shared<const lesson::ModelRun>(
+            runModelArguments(loadModelArgument(*modelName), request));
         job.items = lesson::planModelExport(run, selection);
         job.run = run;
         if (format->kind == render::ExportKind::Document)
             for (const auto& [L, b] : lesson::selectedBlocks(*run, selection))
-                job.walkthroughs.emplace_back("layer" + std::to_string(L) + "_" + engine::blockName(b) + "_handout",
+                job.walkthroughs.emplace_back("layer" + std::to_string(L) + "_" +
+                                                  engine::blockName(b) + "_handout",
                                               lesson::walkthroughForBlock(run, {L, b, -1}));
     } else {
         const std::string casePath = *parsed.value("--case");

@@ -11,15 +11,19 @@ namespace {
 
 void printUsage(std::FILE* out)
 {
-    std::fprintf(out, "Usage: attnviz-cli COMMAND [ARGS...]\n\nMulti-head attention, step by step, without a window.\n\nCommands:\n");
+    std::fprintf(out,
+                 "Usage: attnviz-cli COMMAND [ARGS...]\n\nMulti-head attention, step by step, "
+                 "without a window.\n\nCommands:\n");
     for (const attnviz::cli::Command& c : attnviz::cli::commands())
-        std::fprintf(out, "  %.*s\n                 %.*s\n", static_cast<int>(c.synopsis.size()), c.synopsis.data(),
-                     static_cast<int>(c.summary.size()), c.summary.data());
-    std::fprintf(out, "\nOptions:\n"
-                      "  -h, --help     show this help (COMMAND --help shows a command's own)\n"
-                      "  --version      show the version\n\n"
-                      "Exit status: 0 on success, 2 on bad arguments or bad input (one sentence on stderr, nothing\n"
-                      "written), 1 when an output file could not be written.\n");
+        std::fprintf(out, "  %.*s\n                 %.*s\n", static_cast<int>(c.synopsis.size()),
+                     c.synopsis.data(), static_cast<int>(c.summary.size()), c.summary.data());
+    std::fprintf(out,
+                 "\nOptions:\n"
+                 "  -h, --help     show this help (COMMAND --help shows a command's own)\n"
+                 "  --version      show the version\n\n"
+                 "Exit status: 0 on success, 2 on bad arguments or bad input (one sentence on "
+                 "stderr, nothing\n"
+                 "written), 1 when an output file could not be written.\n");
 }
 
 } // namespace
@@ -49,7 +53,7 @@ int main(int argc, char** argv)
         std::string names;
         for (const Command& c : commands())
             names += (names.empty() ? "" : ", ") + std::string(c.name);
-        throw std::invalid_argument("unknown command '" + attnviz::io::printable(name, 60) + "'; expected " + names +
-                                    " (see attnviz-cli --help)");
+        throw std::invalid_argument("unknown command '" + attnviz::io::printable(name, 60) +
+                                    "'; expected " + names + " (see attnviz-cli --help)");
     });
 }

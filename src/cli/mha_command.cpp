@@ -12,7 +12,8 @@
 namespace attnviz::cli {
 namespace {
 
-const char* const kMhaUsage = R"(Usage: attnviz-cli mha CASE.safetensors [--dump OUT.safetensors] [--threads N] [--quiet]
+const char* const kMhaUsage =
+    R"(Usage: attnviz-cli mha CASE.safetensors [--dump OUT.safetensors] [--threads N] [--quiet]
 
 Runs one multi-head attention module on the inputs and weights in CASE, prints every step with
 its shape, and with --dump writes every intermediate to OUT as F32 tensors named
@@ -37,18 +38,22 @@ OUT written; 1 when OUT could not be written.
 void printSummary(const lesson::Walkthrough& w)
 {
     const engine::AttentionTrace& t = *w.trace;
-    std::printf("multi-head attention: batch=%lld, heads=%d, Nq=%lld, Nk=%lld, d_k=%d, d_v=%d, out=%lld%s\n",
-                static_cast<long long>(t.batchSize()), w.heads(), static_cast<long long>(t.queryLength()),
-                static_cast<long long>(t.keyLength()), w.dk(), w.dv(), static_cast<long long>(w.weights->wO.rows()),
+    std::printf("multi-head attention: batch=%lld, heads=%d, Nq=%lld, Nk=%lld, d_k=%d, d_v=%d, "
+                "out=%lld%s\n",
+                static_cast<long long>(t.batchSize()), w.heads(),
+                static_cast<long long>(t.queryLength()), static_cast<long long>(t.keyLength()),
+                w.dk(), w.dv(), static_cast<long long>(w.weights->wO.rows()),
                 w.mask.causal ? ", causal" : "");
     for (const engine::AttentionStepInfo& info : engine::kAttentionStepTable)
-        std::printf("  %-8s %s\n", std::string(info.name).c_str(), (t.*info.field).shapeString().c_str());
+        std::printf("  %-8s %s\n", std::string(info.name).c_str(),
+                    (t.*info.field).shapeString().c_str());
     if (t.fullyMaskedRows.empty()) {
         std::printf("fully masked query rows: none\n");
     } else {
         std::printf("fully masked query rows (zero weights):");
         for (const engine::MaskedRow& r : t.fullyMaskedRows)
-            std::printf(" (batch %lld, query %lld)", static_cast<long long>(r.batch), static_cast<long long>(r.query));
+            std::printf(" (batch %lld, query %lld)", static_cast<long long>(r.batch),
+                        static_cast<long long>(r.query));
         std::printf("\n");
     }
     std::printf("computed in %.2f ms\n", w.milliseconds);
@@ -64,7 +69,8 @@ int run(const std::vector<std::string>& args)
     if (parsed.positional.empty())
         throw UsageError("mha needs a CASE.safetensors file; see attnviz-cli mha --help");
     if (parsed.positional.size() > 1)
-        throw UsageError("unexpected argument '" + io::printable(parsed.positional[1], 60) + "'; mha takes one CASE file");
+        throw UsageError("unexpected argument '" + io::printable(parsed.positional[1], 60) +
+                         "'; mha takes one CASE file");
     const std::string casePath = parsed.positional.front();
     const int threads = parsed.integer("--threads", 0, 1, engine::kMaxThreads);
     const auto dump = parsed.value("--dump");
@@ -92,7 +98,8 @@ int run(const std::vector<std::string>& args)
     if (!parsed.has("--quiet")) {
         printSummary(*w);
         if (dump)
-            std::printf("wrote %zu steps to %s\n", engine::kAttentionStepTable.size(), io::printable(*dump).c_str());
+            std::printf("wrote %zu steps to %s\n", engine::kAttentionStepTable.size(),
+                        io::printable(*dump).c_str());
     }
     return kExitOk;
 }

@@ -14,7 +14,8 @@ std::shared_ptr<const io::LoadedModel> loadModelArgument(const std::string& name
 
 /// Runs the model on --text, --target and --generate, refusing --generate for a model that
 /// cannot continue a text (in the CLI's words, before any work).
-lesson::ModelRun runModelArguments(std::shared_ptr<const io::LoadedModel> model, const lesson::RunRequest& request,
+lesson::ModelRun runModelArguments(std::shared_ptr<const io::LoadedModel> model,
+                                   const lesson::RunRequest& request,
                                    std::optional<engine::CapturePolicy> policy = std::nullopt);
 
 } // namespace attnviz::cli

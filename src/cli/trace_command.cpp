@@ -11,7 +11,8 @@
 namespace attnviz::cli {
 namespace {
 
-const char* const kTraceUsage = R"(Usage: attnviz-cli trace --model DIR --text "..." [--target "..."] --dump OUT.safetensors
+const char* const kTraceUsage =
+    R"(Usage: attnviz-cli trace --model DIR --text "..." [--target "..."] --dump OUT.safetensors
                          [--generate N] [--steps LIST] [--threads N] [--quiet]
 
 Runs a Transformer model on a text and writes every activation to OUT as F32 tensors named
@@ -56,7 +57,8 @@ bool chosen(const std::string& name, const std::vector<engine::AttentionStep>& s
 {
     const auto dot = name.rfind('.');
     const auto step = engine::stepFromName(std::string_view(name).substr(dot + 1));
-    return name.starts_with("layer") && step && std::find(steps.begin(), steps.end(), *step) != steps.end();
+    return name.starts_with("layer") && step &&
+        std::find(steps.begin(), steps.end(), *step) != steps.end();
 }
 
 int run(const std::vector<std::string>& args)
@@ -66,9 +68,12 @@ int run(const std::vector<std::string>& args)
         return kExitOk;
     }
     const Arguments parsed = parseArguments(
-        args, "trace", {"--model", "--text", "--target", "--dump", "--threads", "--generate", "--steps"}, {"--quiet"});
+        args, "trace",
+        {"--model", "--text", "--target", "--dump", "--threads", "--generate", "--steps"},
+        {"--quiet"});
     if (!parsed.positional.empty())
-        throw UsageError("unexpected argument '" + io::printable(parsed.positional.front(), 60) + "'; give the text with --text");
+        throw UsageError("unexpected argument '" + io::printable(parsed.positional.front(), 60) +
+                         "'; give the text with --text");
     const std::string modelName = parsed.required("--model", "trace");
     lesson::RunRequest request;
     request.text = parsed.required("--text", "trace");
@@ -76,8 +81,9 @@ int run(const std::vector<std::string>& args)
     const std::string dump = parsed.required("--dump", "trace");
     const int threads = parsed.integer("--threads", 0, 1, engine::kMaxThreads);
     request.generate = parsed.integer("--generate", 0, 1, engine::ConfigLimits::kLength);
-    const std::optional<std::vector<engine::AttentionStep>> steps =
-        parsed.value("--steps") ? std::optional(stepList(parsed.value("--steps"), {})) : std::nullopt;
+    const std::optional<std::vector<engine::AttentionStep>> steps = parsed.value("--steps")
+        ? std::optional(stepList(parsed.value("--steps"), {}))
+        : std::nullopt;
 
     engine::setThreadCount(threads);
     const auto model = loadModelArgument(modelName);
@@ -88,7 +94,8 @@ int run(const std::vector<std::string>& args)
     std::optional<io::TraceFileWriter> writer;
     std::size_t count = 0;
     try {
-        const std::size_t blocks = static_cast<std::size_t>(c.encoderLayers) * 2 + static_cast<std::size_t>(c.decoderLayers) * 3;
+        const std::size_t blocks = static_cast<std::size_t>(c.encoderLayers) * 2 +
+            static_cast<std::size_t>(c.decoderLayers) * 3;
         writer.emplace(dump, false, blocks * 16 + 16);
     } catch (const io::FileError& e) {
         throw WriteFailed(e.what());
@@ -104,7 +111,8 @@ int run(const std::vector<std::string>& args)
             writer->add(name, t);
             ++count;
         } catch (const io::FileError& e) {
-            writeError = e.what(); // reported after the run: the engine is not to be unwound mid-layer
+            writeError =
+                e.what(); // reported after the run: the engine is not to be unwound mid-layer
         }
     };
     const lesson::ModelRun run = runModelArguments(model, request, policy);
@@ -117,7 +125,8 @@ int run(const std::vector<std::string>& args)
     }
     if (!parsed.has("--quiet")) {
         std::printf("%s: %s, %d layer(s), %d heads, d_model %d\n", io::printable(c.name).c_str(),
-                    engine::architectureName(c.architecture), c.layerCount(), c.numHeads, c.modelWidth);
+                    engine::architectureName(c.architecture), c.layerCount(), c.numHeads,
+                    c.modelWidth);
         if (!run.decoding.empty())
             std::printf("generated: %s\n", io::printable(run.generated).c_str());
         std::printf("wrote %zu tensors to %s\n", count, io::printable(dump).c_str());

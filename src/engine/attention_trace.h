@@ -42,19 +42,19 @@ struct MaskedRow {
 /// tensor: `trace.weights.matrix({batch, head})` copies nothing. A step the caller chose not to
 /// keep (AttentionKeep) is an empty tensor of rank 0.
 struct AttentionTrace {
-    Tensor qProj;   ///< [batch, query, feature]  X_q W_qᵀ + b_q
-    Tensor kProj;   ///< [batch, key, feature]    X_k W_kᵀ + b_k
-    Tensor vProj;   ///< [batch, key, feature]    X_v W_vᵀ + b_v
-    Tensor qHeads;  ///< [batch, head, query, d_k]
-    Tensor kHeads;  ///< [batch, head, key, d_k]
-    Tensor vHeads;  ///< [batch, head, key, d_v]
-    Tensor scores;  ///< [batch, head, query, key]  Q_h K_hᵀ
-    Tensor scaled;  ///< [batch, head, query, key]  scores / √d_k
-    Tensor masked;  ///< [batch, head, query, key]  scaled, −∞ where blocked
+    Tensor qProj; ///< [batch, query, feature]  X_q W_qᵀ + b_q
+    Tensor kProj; ///< [batch, key, feature]    X_k W_kᵀ + b_k
+    Tensor vProj; ///< [batch, key, feature]    X_v W_vᵀ + b_v
+    Tensor qHeads; ///< [batch, head, query, d_k]
+    Tensor kHeads; ///< [batch, head, key, d_k]
+    Tensor vHeads; ///< [batch, head, key, d_v]
+    Tensor scores; ///< [batch, head, query, key]  Q_h K_hᵀ
+    Tensor scaled; ///< [batch, head, query, key]  scores / √d_k
+    Tensor masked; ///< [batch, head, query, key]  scaled, −∞ where blocked
     Tensor weights; ///< [batch, head, query, key]  softmax over keys
     Tensor context; ///< [batch, head, query, d_v]  weights · V_h
-    Tensor concat;  ///< [batch, query, feature]    heads side by side
-    Tensor output;  ///< [batch, query, feature]    concat W_oᵀ + b_o
+    Tensor concat; ///< [batch, query, feature]    heads side by side
+    Tensor output; ///< [batch, query, feature]    concat W_oᵀ + b_o
     /// Query rows with every key blocked, in (batch, query) order.
     std::vector<MaskedRow> fullyMaskedRows;
     /// Heads switched off: their context is computed, but concat holds zeros in their columns.
@@ -67,7 +67,7 @@ struct AttentionTrace {
     struct Sizes {
         std::int64_t batch = 0, heads = 0, queries = 0, keys = 0;
         std::int64_t queryKey = 0; ///< d_k
-        std::int64_t value = 0;    ///< d_v
+        std::int64_t value = 0; ///< d_v
         bool operator==(const Sizes&) const = default;
     };
     Sizes sizes;
@@ -77,7 +77,7 @@ struct AttentionTrace {
     std::int64_t queryLength() const { return sizes.queries; }
     std::int64_t keyLength() const { return sizes.keys; }
     std::int64_t queryKeySize() const { return sizes.queryKey; } ///< d_k
-    std::int64_t valueSize() const { return sizes.value; }       ///< d_v
+    std::int64_t valueSize() const { return sizes.value; } ///< d_v
     /// Whether a step was kept by the pass that filled this trace.
     bool has(AttentionStep s) const { return step(s).rank() != 0; }
 };
@@ -89,28 +89,41 @@ enum class HeadColumns { None, QueryKey, Value };
 /// What an attention step is. One row per step, in computation order.
 struct AttentionStepInfo {
     AttentionStep step;
-    std::string_view name;  ///< stable: file names, dump names, CLI arguments
-    std::string_view axes;  ///< "batch,head,query,key": the tensor's axes, for help and manifests
-    bool perHead;           ///< the tensor is [batch, head, row, column]
-    bool scoreShaped;       ///< [batch, head, query, key]: one value per query-key pair
+    std::string_view name; ///< stable: file names, dump names, CLI arguments
+    std::string_view axes; ///< "batch,head,query,key": the tensor's axes, for help and manifests
+    bool perHead; ///< the tensor is [batch, head, row, column]
+    bool scoreShaped; ///< [batch, head, query, key]: one value per query-key pair
     HeadColumns headColumns;
     Tensor AttentionTrace::*field;
 };
 
 inline constexpr std::array kAttentionStepTable = {
-    AttentionStepInfo{AttentionStep::QProj, "q_proj", "batch,query,feature", false, false, HeadColumns::QueryKey, &AttentionTrace::qProj},
-    AttentionStepInfo{AttentionStep::KProj, "k_proj", "batch,key,feature", false, false, HeadColumns::QueryKey, &AttentionTrace::kProj},
-    AttentionStepInfo{AttentionStep::VProj, "v_proj", "batch,key,feature", false, false, HeadColumns::Value, &AttentionTrace::vProj},
-    AttentionStepInfo{AttentionStep::QHeads, "q_heads", "batch,head,query,d_k", true, false, HeadColumns::None, &AttentionTrace::qHeads},
-    AttentionStepInfo{AttentionStep::KHeads, "k_heads", "batch,head,key,d_k", true, false, HeadColumns::None, &AttentionTrace::kHeads},
-    AttentionStepInfo{AttentionStep::VHeads, "v_heads", "batch,head,key,d_v", true, false, HeadColumns::None, &AttentionTrace::vHeads},
-    AttentionStepInfo{AttentionStep::Scores, "scores", "batch,head,query,key", true, true, HeadColumns::None, &AttentionTrace::scores},
-    AttentionStepInfo{AttentionStep::Scaled, "scaled", "batch,head,query,key", true, true, HeadColumns::None, &AttentionTrace::scaled},
-    AttentionStepInfo{AttentionStep::Masked, "masked", "batch,head,query,key", true, true, HeadColumns::None, &AttentionTrace::masked},
-    AttentionStepInfo{AttentionStep::Weights, "weights", "batch,head,query,key", true, true, HeadColumns::None, &AttentionTrace::weights},
-    AttentionStepInfo{AttentionStep::Context, "context", "batch,head,query,d_v", true, false, HeadColumns::None, &AttentionTrace::context},
-    AttentionStepInfo{AttentionStep::Concat, "concat", "batch,query,feature", false, false, HeadColumns::Value, &AttentionTrace::concat},
-    AttentionStepInfo{AttentionStep::Output, "output", "batch,query,feature", false, false, HeadColumns::None, &AttentionTrace::output},
+    AttentionStepInfo{AttentionStep::QProj, "q_proj", "batch,query,feature", false, false,
+                      HeadColumns::QueryKey, &AttentionTrace::qProj},
+    AttentionStepInfo{AttentionStep::KProj, "k_proj", "batch,key,feature", false, false,
+                      HeadColumns::QueryKey, &AttentionTrace::kProj},
+    AttentionStepInfo{AttentionStep::VProj, "v_proj", "batch,key,feature", false, false,
+                      HeadColumns::Value, &AttentionTrace::vProj},
+    AttentionStepInfo{AttentionStep::QHeads, "q_heads", "batch,head,query,d_k", true, false,
+                      HeadColumns::None, &AttentionTrace::qHeads},
+    AttentionStepInfo{AttentionStep::KHeads, "k_heads", "batch,head,key,d_k", true, false,
+                      HeadColumns::None, &AttentionTrace::kHeads},
+    AttentionStepInfo{AttentionStep::VHeads, "v_heads", "batch,head,key,d_v", true, false,
+                      HeadColumns::None, &AttentionTrace::vHeads},
+    AttentionStepInfo{AttentionStep::Scores, "scores", "batch,head,query,key", true, true,
+                      HeadColumns::None, &AttentionTrace::scores},
+    AttentionStepInfo{AttentionStep::Scaled, "scaled", "batch,head,query,key", true, true,
+                      HeadColumns::None, &AttentionTrace::scaled},
+    AttentionStepInfo{AttentionStep::Masked, "masked", "batch,head,query,key", true, true,
+                      HeadColumns::None, &AttentionTrace::masked},
+    AttentionStepInfo{AttentionStep::Weights, "weights", "batch,head,query,key", true, true,
+                      HeadColumns::None, &AttentionTrace::weights},
+    AttentionStepInfo{AttentionStep::Context, "context", "batch,head,query,d_v", true, false,
+                      HeadColumns::None, &AttentionTrace::context},
+    AttentionStepInfo{AttentionStep::Concat, "concat", "batch,query,feature", false, false,
+                      HeadColumns::Value, &AttentionTrace::concat},
+    AttentionStepInfo{AttentionStep::Output, "output", "batch,query,feature", false, false,
+                      HeadColumns::None, &AttentionTrace::output},
 };
 
 /// Every step in computation order (derived from the table).

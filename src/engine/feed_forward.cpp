@@ -8,7 +8,8 @@ namespace attnviz::engine {
 namespace {
 
 // y = x Wᵀ + b over every row of a [batch, token, in] tensor.
-void linear(const Tensor& x, const RowMatrix& w, const std::optional<Eigen::RowVectorXf>& b, Tensor& out)
+void linear(const Tensor& x, const RowMatrix& w, const std::optional<Eigen::RowVectorXf>& b,
+            Tensor& out)
 {
     const auto rows = x.dim(0) * x.dim(1);
     out.reshape({x.axes()[0], x.axes()[1], Axis{"feature", w.rows()}});
@@ -44,11 +45,13 @@ void applyActivation(Activation activation, std::span<float> values)
     }
 }
 
-void feedForward(const Tensor& x, const FeedForwardWeights& w, Activation activation, FeedForwardTrace& trace)
+void feedForward(const Tensor& x, const FeedForwardWeights& w, Activation activation,
+                 FeedForwardTrace& trace)
 {
     linear(x, w.w1, w.b1, trace.hiddenPre);
     trace.hidden.reshape(trace.hiddenPre.axes());
-    std::copy(trace.hiddenPre.values().begin(), trace.hiddenPre.values().end(), trace.hidden.values().begin());
+    std::copy(trace.hiddenPre.values().begin(), trace.hiddenPre.values().end(),
+              trace.hidden.values().begin());
     applyActivation(activation, trace.hidden.values());
     linear(trace.hidden, w.w2, w.b2, trace.output);
 }

@@ -19,12 +19,13 @@ struct FeedForwardWeights {
 /// Its intermediates, `[batch, token, feature]`.
 struct FeedForwardTrace {
     Tensor hiddenPre; ///< hidden_pre = x W1ᵀ + b1
-    Tensor hidden;    ///< hidden = activation(hidden_pre)
-    Tensor output;    ///< output = hidden W2ᵀ + b2
+    Tensor hidden; ///< hidden = activation(hidden_pre)
+    Tensor output; ///< output = hidden W2ᵀ + b2
 };
 
 /// Runs the block on every row of `x [batch, token, D]`.
-void feedForward(const Tensor& x, const FeedForwardWeights& w, Activation activation, FeedForwardTrace& trace);
+void feedForward(const Tensor& x, const FeedForwardWeights& w, Activation activation,
+                 FeedForwardTrace& trace);
 
 /// ReLU, exact GELU (x·Φ(x), with erf) or the tanh approximation of GELU, applied in place.
 void applyActivation(Activation activation, std::span<float> values);

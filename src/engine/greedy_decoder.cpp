@@ -14,16 +14,19 @@ std::optional<int> endToken(const TransformerModel& model)
 
 } // namespace
 
-std::vector<DecodingStep> decodeGreedily(const TransformerModel& model, const std::vector<int>& source,
-                                         std::vector<int> prefix, int maxNewTokens, const CapturePolicy& policy,
+std::vector<DecodingStep> decodeGreedily(const TransformerModel& model,
+                                         const std::vector<int>& source, std::vector<int> prefix,
+                                         int maxNewTokens, const CapturePolicy& policy,
                                          const Ablation& ablation)
 {
     if (!model.config().hasDecoder())
         throw InputError("An encoder-only model has no decoder to generate text with.");
     const std::optional<int> eos = endToken(model);
     std::vector<DecodingStep> steps;
-    for (int i = 0; i < maxNewTokens && static_cast<int>(prefix.size()) <= model.config().maxLength; ++i) {
-        auto trace = std::make_shared<ModelTrace>(model.forward(ModelInput{source, {}, prefix}, policy, ablation));
+    for (int i = 0; i < maxNewTokens && static_cast<int>(prefix.size()) <= model.config().maxLength;
+         ++i) {
+        auto trace = std::make_shared<ModelTrace>(
+            model.forward(ModelInput{source, {}, prefix}, policy, ablation));
         const auto last = trace->logits.matrix({0}).row(trace->logits.dim(1) - 1);
         Eigen::Index best = 0;
         const float top = last.maxCoeff(&best);

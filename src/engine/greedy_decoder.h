@@ -22,11 +22,13 @@ struct DecodingStep {
 /// the start token); a decoder-only model continues `prefix`. Stops after `maxNewTokens`, at the
 /// end token (which is kept as the last choice), or when the next input would exceed max_length.
 /// `policy` says what each step's trace keeps (the last position's logits are always there).
-std::vector<DecodingStep> decodeGreedily(const TransformerModel& model, const std::vector<int>& source,
-                                         std::vector<int> prefix, int maxNewTokens,
-                                         const CapturePolicy& policy = {}, const Ablation& ablation = {});
+std::vector<DecodingStep> decodeGreedily(const TransformerModel& model,
+                                         const std::vector<int>& source, std::vector<int> prefix,
+                                         int maxNewTokens, const CapturePolicy& policy = {},
+                                         const Ablation& ablation = {});
 
 /// The ids chosen by a run, without the end token.
-std::vector<int> generatedIds(const TransformerModel& model, const std::vector<DecodingStep>& steps);
+std::vector<int> generatedIds(const TransformerModel& model,
+                              const std::vector<DecodingStep>& steps);
 
 } // namespace attnviz::engine

@@ -12,7 +12,9 @@ void layerNorm(ConstMatrixView x, const LayerNormWeights& w, float eps, MatrixVi
         const double mean = row.mean();
         const double variance = (row.array() - mean).square().sum() / static_cast<double>(width);
         const double inverse = 1.0 / std::sqrt(variance + static_cast<double>(eps));
-        out.row(r) = (((row.array() - mean) * inverse).cast<float>() * w.gain.array() + w.bias.array()).matrix();
+        out.row(r) =
+            (((row.array() - mean) * inverse).cast<float>() * w.gain.array() + w.bias.array())
+                .matrix();
     }
 }
 

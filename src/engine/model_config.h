@@ -30,9 +30,9 @@ struct ModelConfig {
     PositionalKind positional = PositionalKind::Sinusoidal;
     int maxLength = 0;
     bool scaleEmbedding = false; ///< multiply token embeddings by √d_model (Vaswani et al. 3.4)
-    int tokenTypes = 0;          ///< BERT's segment embeddings (type_vocab_size); 0 = none
-    bool embeddingNorm = false;  ///< BERT: a LayerNorm over the summed embeddings
-    bool tiedOutput = false;     ///< the logits reuse the token embedding matrix (GPT-2)
+    int tokenTypes = 0; ///< BERT's segment embeddings (type_vocab_size); 0 = none
+    bool embeddingNorm = false; ///< BERT: a LayerNorm over the summed embeddings
+    bool tiedOutput = false; ///< the logits reuse the token embedding matrix (GPT-2)
     float layerNormEps = 1e-5f;
     bool bias = true;
     std::optional<int> bosTokenId; ///< the token an encoder-decoder's decoder starts from

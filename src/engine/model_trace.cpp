@@ -92,7 +92,8 @@ std::vector<Block> ModelTrace::attentionBlocks(int layer) const
 
 int ModelTrace::layerCount() const
 {
-    return static_cast<int>(std::max(encoder ? encoder->layers.size() : 0, decoder ? decoder->layers.size() : 0));
+    return static_cast<int>(
+        std::max(encoder ? encoder->layers.size() : 0, decoder ? decoder->layers.size() : 0));
 }
 
 const std::vector<int>& ModelTrace::queryIds(Block block) const

@@ -41,13 +41,13 @@ struct LayerTrace {
 
 /// An encoder's or a decoder's activations, `[batch, token, feature]` each.
 struct StackTrace {
-    Tensor embedding;  ///< token embeddings (× √d_model when the model scales them)
+    Tensor embedding; ///< token embeddings (× √d_model when the model scales them)
     Tensor positional; ///< the positional encoding added to them
-    Tensor tokenType;  ///< BERT's segment embeddings added too; empty otherwise
-    Tensor input;      ///< their sum (LayerNorm'd for BERT): what layer 0 reads
+    Tensor tokenType; ///< BERT's segment embeddings added too; empty otherwise
+    Tensor input; ///< their sum (LayerNorm'd for BERT): what layer 0 reads
     std::vector<LayerTrace> layers;
-    Tensor finalNorm;  ///< empty unless the model has a final LayerNorm
-    Tensor output;     ///< what the stack hands on (always kept; not a dump name of its own)
+    Tensor finalNorm; ///< empty unless the model has a final LayerNorm
+    Tensor output; ///< what the stack hands on (always kept; not a dump name of its own)
 };
 
 /// Calls `visit(name, tensor)`; the names are those of ModelTrace::forEachTensor.

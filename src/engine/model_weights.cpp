@@ -5,11 +5,16 @@ namespace attnviz::engine {
 const char* blockName(Block block)
 {
     switch (block) {
-    case Block::Self: return "self";
-    case Block::MaskedSelf: return "masked_self";
-    case Block::Cross: return "cross";
-    case Block::EncoderFeedForward: return "enc_ffn";
-    case Block::DecoderFeedForward: return "dec_ffn";
+    case Block::Self:
+        return "self";
+    case Block::MaskedSelf:
+        return "masked_self";
+    case Block::Cross:
+        return "cross";
+    case Block::EncoderFeedForward:
+        return "enc_ffn";
+    case Block::DecoderFeedForward:
+        return "dec_ffn";
     }
     return "";
 }

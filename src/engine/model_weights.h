@@ -39,9 +39,9 @@ struct LayerWeights {
 };
 
 struct StackWeights {
-    RowMatrix embedding;  ///< [vocab, D]
+    RowMatrix embedding; ///< [vocab, D]
     RowMatrix positional; ///< [max_length, D] when positions are learned, else empty
-    RowMatrix tokenType;  ///< [type_vocab_size, D] (BERT's segments), else empty
+    RowMatrix tokenType; ///< [type_vocab_size, D] (BERT's segments), else empty
     std::optional<LayerNormWeights> embeddingNorm; ///< BERT: LayerNorm over the summed embeddings
     std::vector<LayerWeights> layers;
     std::optional<LayerNormWeights> finalNorm;
@@ -53,7 +53,7 @@ struct StackWeights {
 struct ModelWeights {
     StackWeights encoder; ///< empty for a decoder-only model
     StackWeights decoder; ///< empty for an encoder-only model
-    RowMatrix output;     ///< [vocab, D]: the decoder's logits; empty when tied to the embedding
+    RowMatrix output; ///< [vocab, D]: the decoder's logits; empty when tied to the embedding
     std::optional<Eigen::RowVectorXf> outputBias;
 };
 

@@ -161,14 +161,16 @@ void attendBlock(AttentionTrace& t, const ResolvedMask& mask, std::int64_t b, st
     }
 
     // pass 2c: context rows are the weighted sums of the value rows
-    t.context.matrix({b, h}).middleRows(r0, rows).noalias() = ConstBlockView(out.weights, rows, nk, stride) * V;
+    t.context.matrix({b, h}).middleRows(r0, rows).noalias() =
+        ConstBlockView(out.weights, rows, nk, stride) * V;
 }
 
 // Copies a block's rows of one step into the trace.
-void keepRows(Tensor& t, std::int64_t b, std::int64_t h, Eigen::Index r0, Eigen::Index rows, const float* block,
-              Eigen::Index stride)
+void keepRows(Tensor& t, std::int64_t b, std::int64_t h, Eigen::Index r0, Eigen::Index rows,
+              const float* block, Eigen::Index stride)
 {
-    t.matrix({b, h}).middleRows(r0, rows) = ConstBlockView(block, rows, t.dim(3), Eigen::OuterStride<>(stride));
+    t.matrix({b, h}).middleRows(r0, rows) =
+        ConstBlockView(block, rows, t.dim(3), Eigen::OuterStride<>(stride));
 }
 
 } // namespace
@@ -196,8 +198,8 @@ MultiHeadAttention::MultiHeadAttention(AttentionWeights weights, int numHeads)
         throw InputError("w_v has " + str(w.wV.rows()) + " rows, which " + str(numHeads) +
                          " heads cannot share equally; expected a multiple of num_heads");
     if (w.wO.cols() != w.wV.rows())
-        throw InputError("w_o has " + str(w.wO.cols()) + " columns; expected " +
-                         str(w.wV.rows()) + " (the rows of w_v, all heads concatenated)");
+        throw InputError("w_o has " + str(w.wO.cols()) + " columns; expected " + str(w.wV.rows()) +
+                         " (the rows of w_v, all heads concatenated)");
     checkBias(w.bQ, "b_q", w.wQ.rows(), "the rows of w_q");
     checkBias(w.bK, "b_k", w.wK.rows(), "the rows of w_k");
     checkBias(w.bV, "b_v", w.wV.rows(), "the rows of w_v");
@@ -225,8 +227,8 @@ void MultiHeadAttention::forward(const Tensor& query, const Tensor& key, const T
     const std::int64_t H = m_numHeads, Pqk = queryKeySize(), Pv = valueSize();
     for (const int h : options.ablatedHeads)
         if (h < 0 || h >= H)
-            throw InputError("head " + std::to_string(h) + " cannot be switched off; the module has heads 0–" +
-                             str(H - 1));
+            throw InputError("head " + std::to_string(h) +
+                             " cannot be switched off; the module has heads 0–" + str(H - 1));
 
     // Everything up to the concatenation is needed to compute; what is not kept is dropped at
     // the end. Score-shaped steps that are not kept never exist in full (see BlockRows).
@@ -269,12 +271,15 @@ void MultiHeadAttention::forward(const Tensor& query, const Tensor& key, const T
     const float scale = 1.0f / std::sqrt(static_cast<float>(Pqk));
     const std::int64_t blocksPerHead = (Nq + kQueryBlock - 1) / kQueryBlock;
     const std::int64_t tasks = B * H * blocksPerHead;
-    const bool keepScores = keep.has(AttentionStep::Scores), keepScaled = keep.has(AttentionStep::Scaled);
-    const bool keepMasked = keep.has(AttentionStep::Masked), keepWeights = keep.has(AttentionStep::Weights);
+    const bool keepScores = keep.has(AttentionStep::Scores),
+               keepScaled = keep.has(AttentionStep::Scaled);
+    const bool keepMasked = keep.has(AttentionStep::Masked),
+               keepWeights = keep.has(AttentionStep::Weights);
 #pragma omp parallel
     {
         const Eigen::Index stride = (Nk + 15) / 16 * 16;
-        RowMatrix scratch(4 * kQueryBlock, stride); // Eigen allocates it aligned for its widest vectors
+        RowMatrix scratch(4 * kQueryBlock,
+                          stride); // Eigen allocates it aligned for its widest vectors
         const auto part = [&](int k) { return scratch.data() + k * kQueryBlock * stride; };
         const BlockRows block{part(0), part(1), part(2), part(3), stride};
 #pragma omp for schedule(static)

@@ -32,11 +32,11 @@ public:
 
     int numHeads() const { return m_numHeads; }
     Eigen::Index queryInputSize() const { return m_weights.wQ.cols(); } ///< Dq
-    Eigen::Index keyInputSize() const { return m_weights.wK.cols(); }   ///< Dk
+    Eigen::Index keyInputSize() const { return m_weights.wK.cols(); } ///< Dk
     Eigen::Index valueInputSize() const { return m_weights.wV.cols(); } ///< Dv
     Eigen::Index queryKeySize() const { return m_weights.wQ.rows() / m_numHeads; } ///< Pqk
-    Eigen::Index valueSize() const { return m_weights.wV.rows() / m_numHeads; }    ///< Pv
-    Eigen::Index outputSize() const { return m_weights.wO.rows(); }                ///< Po
+    Eigen::Index valueSize() const { return m_weights.wV.rows() / m_numHeads; } ///< Pv
+    Eigen::Index outputSize() const { return m_weights.wO.rows(); } ///< Po
     const AttentionWeights& weights() const { return m_weights; }
 
     /// Runs the module on `query [B, Nq, Dq]`, `key [B, Nk, Dk]`, `value [B, Nk, Dv]` and fills
@@ -49,7 +49,8 @@ public:
 
     /// Convenience for callers that do not keep a trace around.
     AttentionTrace forward(const Tensor& query, const Tensor& key, const Tensor& value,
-                           const AttentionMask& mask = {}, const AttentionOptions& options = {}) const;
+                           const AttentionMask& mask = {},
+                           const AttentionOptions& options = {}) const;
 
 private:
     AttentionWeights m_weights;

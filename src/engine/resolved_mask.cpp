@@ -25,7 +25,8 @@ ResolvedMask::ResolvedMask(const AttentionMask& mask, std::int64_t batch, std::i
         const auto& v = *mask.validLengths;
         const std::int64_t expected = v.perQuery ? batch * queries : batch;
         if (static_cast<std::int64_t>(v.lengths.size()) != expected)
-            throw InputError("valid_lens holds " + str(static_cast<std::int64_t>(v.lengths.size())) +
+            throw InputError("valid_lens holds " +
+                             str(static_cast<std::int64_t>(v.lengths.size())) +
                              " lengths; expected " + str(expected) +
                              (v.perQuery ? " (one per batch item and query, [B, Nq])"
                                          : " (one per batch item, [B])"));
@@ -57,7 +58,8 @@ ResolvedMask::Row ResolvedMask::row(std::int64_t b, std::int64_t i) const
         limit = std::min(limit, i + 1);
     if (m_mask.validLengths) {
         const auto& v = *m_mask.validLengths;
-        limit = std::min(limit, v.lengths[static_cast<std::size_t>(v.perQuery ? b * m_queries + i : b)]);
+        limit = std::min(limit,
+                         v.lengths[static_cast<std::size_t>(v.perQuery ? b * m_queries + i : b)]);
     }
     const std::uint8_t* allowed = nullptr;
     if (m_mask.explicitMask) {

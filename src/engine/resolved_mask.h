@@ -16,8 +16,8 @@ public:
                  std::int64_t keys);
 
     struct Row {
-        std::int64_t limit;            ///< keys [limit, Nk) are blocked
-        const std::uint8_t* allowed;   ///< explicit mask for keys [0, Nk), or null
+        std::int64_t limit; ///< keys [limit, Nk) are blocked
+        const std::uint8_t* allowed; ///< explicit mask for keys [0, Nk), or null
     };
     Row row(std::int64_t b, std::int64_t i) const;
 

@@ -14,7 +14,8 @@ namespace attnviz::engine {
 void setThreadCount(int threads)
 {
     if (threads < 0 || threads > kMaxThreads)
-        throw InputError("The thread count " + std::to_string(threads) + " is out of range; expected 0 (all cores) to " +
+        throw InputError("The thread count " + std::to_string(threads) +
+                         " is out of range; expected 0 (all cores) to " +
                          std::to_string(kMaxThreads) + ".");
     if (threads == 0)
         threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));

@@ -26,14 +26,15 @@ void normalise(const Tensor& x, const LayerNormWeights& w, float eps, Tensor& ou
 {
     out.reshape(x.axes());
     const auto rows = x.dim(0) * x.dim(1);
-    layerNorm(ConstMatrixView(x.data(), rows, x.dim(2)), w, eps, MatrixView(out.data(), rows, x.dim(2)));
+    layerNorm(ConstMatrixView(x.data(), rows, x.dim(2)), w, eps,
+              MatrixView(out.data(), rows, x.dim(2)));
 }
 
 // Residual connection and LayerNorm around a sublayer: pre-norm x + f(LN(x)), post-norm
 // LN(x + f(x)). Returns the block's output.
 template <typename Sublayer>
-const Tensor& residualBlock(const Tensor& x, const LayerNormWeights& norm, const ModelConfig& c, Tensor& normOut,
-                            Tensor& residualOut, Sublayer&& sublayer)
+const Tensor& residualBlock(const Tensor& x, const LayerNormWeights& norm, const ModelConfig& c,
+                            Tensor& normOut, Tensor& residualOut, Sublayer&& sublayer)
 {
     if (c.norm == NormPosition::Pre) {
         normalise(x, norm, c.layerNormEps, normOut);
@@ -53,15 +54,15 @@ std::string shapeOf(const RowMatrix& m)
 void expectShape(const RowMatrix& m, Eigen::Index rows, Eigen::Index cols, const std::string& what)
 {
     if (m.rows() != rows || m.cols() != cols)
-        throw InputError(what + " has shape " + shapeOf(m) + "; the configuration expects [" + std::to_string(rows) +
-                         ", " + std::to_string(cols) + "].");
+        throw InputError(what + " has shape " + shapeOf(m) + "; the configuration expects [" +
+                         std::to_string(rows) + ", " + std::to_string(cols) + "].");
 }
 
 void expectSize(const Eigen::RowVectorXf& v, Eigen::Index size, const std::string& what)
 {
     if (v.size() != size)
-        throw InputError(what + " has " + std::to_string(v.size()) + " values; the configuration expects " +
-                         std::to_string(size) + ".");
+        throw InputError(what + " has " + std::to_string(v.size()) +
+                         " values; the configuration expects " + std::to_string(size) + ".");
 }
 
 void expectNorm(const LayerNormWeights& n, Eigen::Index size, const std::string& what)
@@ -131,20 +132,23 @@ void TransformerModel::checkWeights() const
         if (c.tokenTypes > 0)
             expectShape(s.tokenType, c.tokenTypes, D, name + " token-type embedding");
         if (c.embeddingNorm != s.embeddingNorm.has_value())
-            throw InputError(name + " embedding LayerNorm: the configuration and the weights disagree.");
+            throw InputError(name +
+                             " embedding LayerNorm: the configuration and the weights disagree.");
         if (s.embeddingNorm)
             expectNorm(*s.embeddingNorm, D, name + " embedding LayerNorm");
         const auto layers = static_cast<std::size_t>(decoder ? c.decoderLayers : c.encoderLayers);
         if (s.layers.size() != layers)
-            throw InputError(name + " has " + std::to_string(s.layers.size()) + " layers of weights; the configuration expects " +
+            throw InputError(name + " has " + std::to_string(s.layers.size()) +
+                             " layers of weights; the configuration expects " +
                              std::to_string(layers) + ".");
         const std::size_t attentionBlocks = layerBlocks(c, decoder).size() - 1;
         for (std::size_t L = 0; L < layers; ++L) {
             const LayerWeights& lw = s.layers[L];
             const std::string layer = name + " layer " + std::to_string(L);
             if (lw.attention.size() != attentionBlocks)
-                throw InputError(layer + " has " + std::to_string(lw.attention.size()) + " attention blocks; expected " +
-                                 std::to_string(attentionBlocks) + ".");
+                throw InputError(layer + " has " + std::to_string(lw.attention.size()) +
+                                 " attention blocks; expected " + std::to_string(attentionBlocks) +
+                                 ".");
             for (const AttentionSublayerWeights& a : lw.attention) {
                 expectNorm(a.norm, D, layer + " " + blockName(a.block) + " LayerNorm");
                 expectShape(a.attention.wQ, D, D, layer + " " + blockName(a.block) + " w_q");
@@ -155,7 +159,8 @@ void TransformerModel::checkWeights() const
             expectNorm(lw.feedForwardNorm, D, layer + " feed-forward LayerNorm");
         }
         if (c.finalNorm != s.finalNorm.has_value())
-            throw InputError(name + " final LayerNorm: the configuration and the weights disagree.");
+            throw InputError(name +
+                             " final LayerNorm: the configuration and the weights disagree.");
         if (s.finalNorm)
             expectNorm(*s.finalNorm, D, name + " final LayerNorm");
     };
@@ -179,20 +184,24 @@ const MultiHeadAttention& TransformerModel::attentionModule(int layer, Block blo
             if (layerWeights.attention[a].block == block)
                 return stack.attention[static_cast<std::size_t>(layer)][a];
     }
-    throw InputError(std::string("The model has no ") + blockName(block) + " attention in layer " + std::to_string(layer) + ".");
+    throw InputError(std::string("The model has no ") + blockName(block) + " attention in layer " +
+                     std::to_string(layer) + ".");
 }
 
 void TransformerModel::checkIds(const std::vector<int>& ids, const char* what) const
 {
     if (ids.empty())
-        throw InputError(std::string("The ") + what + " is empty; the model needs at least one token.");
+        throw InputError(std::string("The ") + what +
+                         " is empty; the model needs at least one token.");
     if (ids.size() > static_cast<std::size_t>(m_config.maxLength))
         throw InputError(std::string("The ") + what + " has " + std::to_string(ids.size()) +
-                         " tokens; this model takes at most " + std::to_string(m_config.maxLength) + " (max_length).");
+                         " tokens; this model takes at most " + std::to_string(m_config.maxLength) +
+                         " (max_length).");
     for (const int id : ids)
         if (id < 0 || id >= m_config.vocabSize)
             throw InputError(std::string("The ") + what + " holds token id " + std::to_string(id) +
-                             ", outside the vocabulary of " + std::to_string(m_config.vocabSize) + ".");
+                             ", outside the vocabulary of " + std::to_string(m_config.vocabSize) +
+                             ".");
 }
 
 void TransformerModel::checkAblation(const Ablation& ablation) const
@@ -200,17 +209,21 @@ void TransformerModel::checkAblation(const Ablation& ablation) const
     for (const Ablation::Head& h : ablation.heads) {
         const MultiHeadAttention& module = attentionModule(h.layer, h.block);
         if (h.head < 0 || h.head >= module.numHeads())
-            throw InputError("Head " + std::to_string(h.head) + " of layer " + std::to_string(h.layer) +
-                             " cannot be switched off; the model has heads 0–" + std::to_string(module.numHeads() - 1) + ".");
+            throw InputError("Head " + std::to_string(h.head) + " of layer " +
+                             std::to_string(h.layer) +
+                             " cannot be switched off; the model has heads 0–" +
+                             std::to_string(module.numHeads() - 1) + ".");
     }
 }
 
-ModelTrace TransformerModel::forward(const std::vector<int>& source, const std::vector<int>& target) const
+ModelTrace TransformerModel::forward(const std::vector<int>& source,
+                                     const std::vector<int>& target) const
 {
     return forward(ModelInput{source, {}, target});
 }
 
-ModelTrace TransformerModel::forward(const ModelInput& input, const CapturePolicy& policy, const Ablation& ablation) const
+ModelTrace TransformerModel::forward(const ModelInput& input, const CapturePolicy& policy,
+                                     const Ablation& ablation) const
 {
     checkAblation(ablation);
     ModelTrace trace;
@@ -219,20 +232,24 @@ ModelTrace TransformerModel::forward(const ModelInput& input, const CapturePolic
         checkIds(input.source, "source text");
         if (!input.sourceTypes.empty()) {
             if (input.sourceTypes.size() != input.source.size())
-                throw InputError("There are " + std::to_string(input.sourceTypes.size()) + " token types for " +
-                                 std::to_string(input.source.size()) + " tokens; expected one per token.");
+                throw InputError("There are " + std::to_string(input.sourceTypes.size()) +
+                                 " token types for " + std::to_string(input.source.size()) +
+                                 " tokens; expected one per token.");
             for (const int t : input.sourceTypes)
                 if (t < 0 || t >= std::max(m_config.tokenTypes, 1))
-                    throw InputError("Token type " + std::to_string(t) + " does not exist; the model has " +
+                    throw InputError("Token type " + std::to_string(t) +
+                                     " does not exist; the model has " +
                                      std::to_string(std::max(m_config.tokenTypes, 1)) + ".");
         }
     }
     if (m_config.hasDecoder())
         checkIds(input.target, m_config.hasEncoder() ? "target text" : "text");
     if (!m_config.hasEncoder() && !input.source.empty())
-        throw InputError("A decoder-only model reads only the text; it has no encoder for a source.");
+        throw InputError(
+            "A decoder-only model reads only the text; it has no encoder for a source.");
     if (!m_config.hasDecoder() && !input.target.empty())
-        throw InputError("An encoder-only model reads only the text; it has no decoder for a target.");
+        throw InputError(
+            "An encoder-only model reads only the text; it has no decoder for a target.");
 
     if (m_config.hasEncoder()) {
         trace.sourceIds = input.source;
@@ -245,7 +262,8 @@ ModelTrace TransformerModel::forward(const ModelInput& input, const CapturePolic
     trace.targetIds = input.target;
     trace.decoder.emplace();
     embed(m_decoder, input.target, {}, *trace.decoder);
-    runStack(m_decoder, trace.encoder ? &trace.encoder->output : nullptr, true, policy, ablation, *trace.decoder);
+    runStack(m_decoder, trace.encoder ? &trace.encoder->output : nullptr, true, policy, ablation,
+             *trace.decoder);
     computeLogits(trace.decoder->output, policy.allLogits, trace.logits);
     if (observe)
         observe("decoder.logits", trace.logits);
@@ -264,8 +282,8 @@ void TransformerModel::computeLogits(const Tensor& last, bool allPositions, Tens
         out.rowwise() += *m_weights.outputBias;
 }
 
-void TransformerModel::embed(const Stack& stack, const std::vector<int>& ids, const std::vector<int>& types,
-                             StackTrace& trace) const
+void TransformerModel::embed(const Stack& stack, const std::vector<int>& ids,
+                             const std::vector<int>& types, StackTrace& trace) const
 {
     const StackWeights& w = *stack.weights;
     const auto n = static_cast<std::int64_t>(ids.size());
@@ -274,7 +292,8 @@ void TransformerModel::embed(const Stack& stack, const std::vector<int>& ids, co
     trace.positional = tokenTensor(n, D);
     const float scale = m_config.scaleEmbedding ? std::sqrt(static_cast<float>(D)) : 1.0f;
     for (std::int64_t t = 0; t < n; ++t)
-        trace.embedding.matrix({0}).row(t) = w.embedding.row(ids[static_cast<std::size_t>(t)]) * scale;
+        trace.embedding.matrix({0}).row(t) =
+            w.embedding.row(ids[static_cast<std::size_t>(t)]) * scale;
     if (m_config.positional == PositionalKind::Learned)
         trace.positional.matrix({0}) = w.positional.topRows(n);
     else if (m_config.positional == PositionalKind::Sinusoidal)
@@ -283,7 +302,8 @@ void TransformerModel::embed(const Stack& stack, const std::vector<int>& ids, co
     if (m_config.tokenTypes > 0) {
         trace.tokenType = tokenTensor(n, D);
         for (std::int64_t t = 0; t < n; ++t)
-            trace.tokenType.matrix({0}).row(t) = w.tokenType.row(types.empty() ? 0 : types[static_cast<std::size_t>(t)]);
+            trace.tokenType.matrix({0}).row(t) =
+                w.tokenType.row(types.empty() ? 0 : types[static_cast<std::size_t>(t)]);
         Tensor sum;
         add(trace.input, trace.tokenType, sum);
         trace.input = std::move(sum);
@@ -295,28 +315,33 @@ void TransformerModel::embed(const Stack& stack, const std::vector<int>& ids, co
     }
 }
 
-void TransformerModel::runStack(const Stack& stack, const Tensor* memory, bool decoder, const CapturePolicy& policy,
-                                const Ablation& ablation, StackTrace& trace) const
+void TransformerModel::runStack(const Stack& stack, const Tensor* memory, bool decoder,
+                                const CapturePolicy& policy, const Ablation& ablation,
+                                StackTrace& trace) const
 {
     const std::string name = decoder ? "decoder" : "encoder";
     if (policy.observer) {
-        for (const auto& [suffix, t] : {std::pair{".embedding", &trace.embedding}, {".positional", &trace.positional},
-                                        {".token_type", &trace.tokenType}, {".input", &trace.input}})
+        for (const auto& [suffix, t] : {std::pair{".embedding", &trace.embedding},
+                                        {".positional", &trace.positional},
+                                        {".token_type", &trace.tokenType},
+                                        {".input", &trace.input}})
             if (t->rank())
                 policy.observer(name + suffix, *t);
     }
     if (!policy.layerTensors)
-        trace.embedding = trace.positional = trace.tokenType = Tensor(); // `input` stays: layer 0 reads it
+        trace.embedding = trace.positional = trace.tokenType =
+            Tensor(); // `input` stays: layer 0 reads it
     const StackWeights& w = *stack.weights;
     Tensor x = trace.input;
     trace.layers.resize(w.layers.size());
     for (std::size_t L = 0; L < w.layers.size(); ++L) {
         const int layer = static_cast<int>(L);
-        const bool full = policy.fullLayer == layer || (policy.attention.keepsAll() && policy.layerTensors);
+        const bool full =
+            policy.fullLayer == layer || (policy.attention.keepsAll() && policy.layerTensors);
         const bool computeAll = full || policy.observer;
         LayerTrace& lt = trace.layers[L];
-        Tensor out = runLayer(stack, layer, x, memory, decoder, computeAll ? AttentionKeep::all() : policy.attention,
-                              ablation, lt);
+        Tensor out = runLayer(stack, layer, x, memory, decoder,
+                              computeAll ? AttentionKeep::all() : policy.attention, ablation, lt);
         if (policy.observer)
             forEachLayerTensor(lt, layer, policy.observer);
         if (!full)
@@ -336,8 +361,9 @@ void TransformerModel::runStack(const Stack& stack, const Tensor* memory, bool d
     }
 }
 
-Tensor TransformerModel::runLayer(const Stack& stack, int layer, const Tensor& x, const Tensor* memory, bool decoder,
-                                  const AttentionKeep& keep, const Ablation& ablation, LayerTrace& lt) const
+Tensor TransformerModel::runLayer(const Stack& stack, int layer, const Tensor& x,
+                                  const Tensor* memory, bool decoder, const AttentionKeep& keep,
+                                  const Ablation& ablation, LayerTrace& lt) const
 {
     const LayerWeights& lw = stack.weights->layers[static_cast<std::size_t>(layer)];
     lt.input = x;
@@ -350,35 +376,42 @@ Tensor TransformerModel::runLayer(const Stack& stack, int layer, const Tensor& x
         at.block = lw.attention[a].block;
         const MultiHeadAttention& module = stack.attention[static_cast<std::size_t>(layer)][a];
         const AttentionOptions options{keep, ablation.headsOf(layer, at.block)};
-        current = &residualBlock(*current, lw.attention[a].norm, m_config, at.norm, at.residual,
-                                 [&](const Tensor& in) -> const Tensor& {
-                                     if (at.block == Block::Cross)
-                                         module.forward(in, *memory, *memory, {}, at.attention, options);
-                                     else
-                                         module.forward(in, in, in, at.block == Block::MaskedSelf ? causal : AttentionMask{},
-                                                        at.attention, options);
-                                     return at.attention.output;
-                                 });
+        current = &residualBlock(
+            *current, lw.attention[a].norm, m_config, at.norm, at.residual,
+            [&](const Tensor& in) -> const Tensor& {
+                if (at.block == Block::Cross)
+                    module.forward(in, *memory, *memory, {}, at.attention, options);
+                else
+                    module.forward(in, in, in,
+                                   at.block == Block::MaskedSelf ? causal : AttentionMask{},
+                                   at.attention, options);
+                return at.attention.output;
+            });
     }
     FeedForwardBlockTrace& ft = lt.feedForward;
     ft.block = decoder ? Block::DecoderFeedForward : Block::EncoderFeedForward;
-    current = &residualBlock(*current, lw.feedForwardNorm, m_config, ft.norm, ft.residual, [&](const Tensor& in) -> const Tensor& {
-        feedForward(in, lw.feedForward, m_config.activation, ft.feedForward);
-        return ft.feedForward.output;
-    });
+    current =
+        &residualBlock(*current, lw.feedForwardNorm, m_config, ft.norm, ft.residual,
+                       [&](const Tensor& in) -> const Tensor& {
+                           feedForward(in, lw.feedForward, m_config.activation, ft.feedForward);
+                           return ft.feedForward.output;
+                       });
     return *current;
 }
 
-LayerTrace TransformerModel::recomputeLayer(const ModelTrace& trace, Block block, int layer, const Ablation& ablation) const
+LayerTrace TransformerModel::recomputeLayer(const ModelTrace& trace, Block block, int layer,
+                                            const Ablation& ablation) const
 {
     checkAblation(ablation);
     const StackTrace* stack = trace.stackOf(block);
     if (!stack || layer < 0 || layer >= static_cast<int>(stack->layers.size()))
-        throw InputError(std::string("The trace has no layer ") + std::to_string(layer) + " with " + blockName(block) + ".");
+        throw InputError(std::string("The trace has no layer ") + std::to_string(layer) + " with " +
+                         blockName(block) + ".");
     const bool decoder = stack == (trace.decoder ? &*trace.decoder : nullptr);
     const Tensor* memory = decoder && trace.encoder ? &trace.encoder->output : nullptr;
     LayerTrace out;
-    runLayer(decoder ? m_decoder : m_encoder, layer, stack->layers[static_cast<std::size_t>(layer)].input, memory, decoder,
+    runLayer(decoder ? m_decoder : m_encoder, layer,
+             stack->layers[static_cast<std::size_t>(layer)].input, memory, decoder,
              AttentionKeep::all(), ablation, out);
     out.complete = true;
     return out;

@@ -11,9 +11,9 @@ namespace attnviz::engine {
 
 /// What one forward pass reads: token ids for the encoder and for the decoder.
 struct ModelInput {
-    std::vector<int> source;      ///< the encoder's ids (empty for a decoder-only model)
+    std::vector<int> source; ///< the encoder's ids (empty for a decoder-only model)
     std::vector<int> sourceTypes; ///< BERT's segment ids per source token; empty = all 0
-    std::vector<int> target;      ///< the decoder's ids (empty for an encoder-only model)
+    std::vector<int> target; ///< the decoder's ids (empty for an encoder-only model)
 };
 
 /// Which heads are switched off, per layer and attention block (D2L 10.3's ablation).
@@ -70,12 +70,14 @@ private:
     void checkWeights() const;
     void checkIds(const std::vector<int>& ids, const char* what) const;
     void checkAblation(const Ablation& ablation) const;
-    void embed(const Stack& stack, const std::vector<int>& ids, const std::vector<int>& types, StackTrace& trace) const;
-    void runStack(const Stack& stack, const Tensor* memory, bool decoder, const CapturePolicy& policy,
-                  const Ablation& ablation, StackTrace& trace) const;
+    void embed(const Stack& stack, const std::vector<int>& ids, const std::vector<int>& types,
+               StackTrace& trace) const;
+    void runStack(const Stack& stack, const Tensor* memory, bool decoder,
+                  const CapturePolicy& policy, const Ablation& ablation, StackTrace& trace) const;
     /// Runs one layer on `x`; returns the layer's output.
-    Tensor runLayer(const Stack& stack, int layer, const Tensor& x, const Tensor* memory, bool decoder,
-                    const AttentionKeep& keep, const Ablation& ablation, LayerTrace& out) const;
+    Tensor runLayer(const Stack& stack, int layer, const Tensor& x, const Tensor* memory,
+                    bool decoder, const AttentionKeep& keep, const Ablation& ablation,
+                    LayerTrace& out) const;
     void computeLogits(const Tensor& last, bool allPositions, Tensor& logits) const;
 
     ModelConfig m_config;

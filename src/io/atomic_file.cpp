@@ -33,7 +33,7 @@ std::string temporaryName(const std::string& path, std::mt19937_64& random)
 AtomicFile::AtomicFile(std::string path)
     : m_path(std::move(path))
 {
-    struct stat existing {};
+    struct stat existing { };
     if (::stat(m_path.c_str(), &existing) == 0 && S_ISDIR(existing.st_mode))
         throw FileError("cannot write " + printable(m_path) + ": it is a directory");
     std::random_device seed;

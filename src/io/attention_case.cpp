@@ -62,8 +62,8 @@ void checkRank(const TensorEntry& t, std::initializer_list<std::vector<const cha
         std::string s;
         for (const char* a : axes)
             s += (s.empty() ? "" : ", ") + std::string(a);
-        alternatives += (alternatives.empty() ? "" : " or ") + std::to_string(axes.size()) +
-                        " [" + s + "]";
+        alternatives +=
+            (alternatives.empty() ? "" : " or ") + std::to_string(axes.size()) + " [" + s + "]";
     }
     throw FormatError("tensor " + quoted(t.name) + " has " + std::to_string(t.shape.size()) +
                       " dimensions (shape " + t.shapeString() + "); expected " + alternatives);
@@ -85,8 +85,8 @@ void checkDType(const TensorEntry& t, std::initializer_list<DType> allowed)
             return;
         names += (names.empty() ? "" : " or ") + std::string(dtypeName(d));
     }
-    throw FormatError("tensor " + quoted(t.name) + " has dtype " +
-                      std::string(dtypeName(t.dtype)) + "; expected " + names);
+    throw FormatError("tensor " + quoted(t.name) + " has dtype " + std::string(dtypeName(t.dtype)) +
+                      "; expected " + names);
 }
 
 std::vector<float> finiteFloats(const TensorEntry& t)
@@ -97,9 +97,10 @@ std::vector<float> finiteFloats(const TensorEntry& t)
     for (std::size_t i = 0; i < values.size(); ++i)
         if (!std::isfinite(values[i]))
             throw FormatError("tensor " + quoted(t.name) + " holds " +
-                              (std::isnan(values[i]) ? "NaN" : values[i] > 0 ? "+Inf" : "-Inf") +
-                              " at index " +
-                              multiIndex(static_cast<std::int64_t>(i), t.shape) +
+                              (std::isnan(values[i]) ? "NaN"
+                                   : values[i] > 0   ? "+Inf"
+                                                     : "-Inf") +
+                              " at index " + multiIndex(static_cast<std::int64_t>(i), t.shape) +
                               "; every input must be a finite number");
     return values;
 }
@@ -177,8 +178,9 @@ bool loadCausal(const JsonValue& metadata)
                       "; expected \"true\" or \"false\"");
 }
 
-std::optional<engine::AttentionMask::ValidLengths>
-loadValidLengths(const SafetensorsFile& file, std::int64_t batch, std::int64_t queries)
+std::optional<engine::AttentionMask::ValidLengths> loadValidLengths(const SafetensorsFile& file,
+                                                                    std::int64_t batch,
+                                                                    std::int64_t queries)
 {
     const TensorEntry* t = file.find("valid_lens");
     if (!t)
@@ -210,9 +212,10 @@ loadValidLengths(const SafetensorsFile& file, std::int64_t batch, std::int64_t q
     return v;
 }
 
-std::optional<engine::AttentionMask::Explicit>
-loadExplicitMask(const SafetensorsFile& file, std::int64_t batch, std::int64_t queries,
-                 std::int64_t keys)
+std::optional<engine::AttentionMask::Explicit> loadExplicitMask(const SafetensorsFile& file,
+                                                                std::int64_t batch,
+                                                                std::int64_t queries,
+                                                                std::int64_t keys)
 {
     const TensorEntry* t = file.find("mask");
     if (!t)
@@ -220,9 +223,9 @@ loadExplicitMask(const SafetensorsFile& file, std::int64_t batch, std::int64_t q
     checkDType(*t, {DType::U8, DType::Bool});
     checkRank(*t, {{"Nq", "Nk"}, {"B", "Nq", "Nk"}});
     const bool perBatch = t->shape.size() == 3;
-    const std::vector<std::int64_t> expected =
-        perBatch ? std::vector<std::int64_t>{batch, queries, keys}
-                 : std::vector<std::int64_t>{queries, keys};
+    const std::vector<std::int64_t> expected = perBatch
+        ? std::vector<std::int64_t>{batch, queries, keys}
+        : std::vector<std::int64_t>{queries, keys};
     if (t->shape != expected)
         throw FormatError("tensor 'mask' has shape " + t->shapeString() + "; expected " +
                           shapeString({queries, keys}) + " or " +
@@ -232,8 +235,8 @@ loadExplicitMask(const SafetensorsFile& file, std::int64_t batch, std::int64_t q
     m.allowed.assign(t->bytes.begin(), t->bytes.end());
     for (std::size_t i = 0; i < m.allowed.size(); ++i)
         if (m.allowed[i] > 1)
-            throw FormatError("tensor 'mask' holds " + std::to_string(m.allowed[i]) +
-                              " at index " + multiIndex(static_cast<std::int64_t>(i), t->shape) +
+            throw FormatError("tensor 'mask' holds " + std::to_string(m.allowed[i]) + " at index " +
+                              multiIndex(static_cast<std::int64_t>(i), t->shape) +
                               "; expected 1 (may attend) or 0 (blocked)");
     return m;
 }

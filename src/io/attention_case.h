@@ -11,7 +11,7 @@ namespace attnviz::io {
 /// the content of a case file for `attnviz-cli mha` (docs/case-format.md).
 struct AttentionCase {
     engine::Tensor query; ///< [B, Nq, Dq]
-    engine::Tensor key;   ///< [B, Nk, Dk]
+    engine::Tensor key; ///< [B, Nk, Dk]
     engine::Tensor value; ///< [B, Nk, Dv]
     engine::AttentionWeights weights;
     int numHeads = 0;

@@ -28,7 +28,8 @@ FileSetWriter::FileSetWriter(std::string folder, bool overwrite)
     std::error_code error;
     const fs::path target(m_folder);
     if (fs::exists(target, error) && !fs::is_directory(target, error))
-        throw FileError("cannot write into " + printable(m_folder) + ": it is a file, not a folder");
+        throw FileError("cannot write into " + printable(m_folder) +
+                        ": it is a file, not a folder");
     // Create missing folders one by one, remembering them so a failed run can remove them.
     std::vector<fs::path> missing;
     for (fs::path p = target; !p.empty() && !fs::exists(p, error); p = p.parent_path()) {
@@ -39,7 +40,8 @@ FileSetWriter::FileSetWriter(std::string folder, bool overwrite)
     for (auto it = missing.rbegin(); it != missing.rend(); ++it) {
         if (!fs::create_directory(*it, error) && error) {
             rollBack();
-            throw FileError("cannot create the folder " + printable(it->string()) + ": " + reason(error));
+            throw FileError("cannot create the folder " + printable(it->string()) + ": " +
+                            reason(error));
         }
         m_createdFolders.insert(m_createdFolders.begin(), it->string());
     }
@@ -72,8 +74,9 @@ void FileSetWriter::expect(const std::vector<std::string>& names) const
     for (const std::string& name : names) {
         const fs::path path = fs::path(m_folder) / name;
         if (fs::exists(path, error))
-            throw ExistingFileError(printable(path.string()) +
-                                    " already exists; nothing was written (--overwrite replaces existing files).");
+            throw ExistingFileError(
+                printable(path.string()) +
+                " already exists; nothing was written (--overwrite replaces existing files).");
     }
 }
 
@@ -106,7 +109,7 @@ void FileSetWriter::commit()
     expect(m_names);
     std::error_code error;
     // Replaced files wait in the staging folder until every new file is in place.
-    std::vector<std::pair<fs::path, fs::path>> moved;    // staged -> final
+    std::vector<std::pair<fs::path, fs::path>> moved; // staged -> final
     std::vector<std::pair<fs::path, fs::path>> replaced; // final -> backup
     const auto undo = [&] {
         for (auto it = moved.rbegin(); it != moved.rend(); ++it)
@@ -128,7 +131,8 @@ void FileSetWriter::commit()
             if (error) {
                 undo();
                 rollBack();
-                throw FileError("cannot replace " + printable(final.string()) + ": " + reason(error));
+                throw FileError("cannot replace " + printable(final.string()) + ": " +
+                                reason(error));
             }
             replaced.emplace_back(final, backup);
         }

@@ -25,7 +25,7 @@ std::pair<int, std::uint64_t> openRegular(const std::string& path)
     const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
     if (fd < 0)
         throw FileError("cannot read " + shown + ": " + reason());
-    struct stat info {};
+    struct stat info { };
     if (::fstat(fd, &info) != 0) {
         const std::string why = reason();
         ::close(fd);
@@ -34,8 +34,9 @@ std::pair<int, std::uint64_t> openRegular(const std::string& path)
     if (!S_ISREG(info.st_mode)) {
         ::close(fd);
         throw FileError("cannot read " + shown + ": " +
-                        (S_ISDIR(info.st_mode) ? std::string("it is a directory")
-                                               : std::string("it is not a regular file (a device, FIFO or socket)")));
+                        (S_ISDIR(info.st_mode)
+                             ? std::string("it is a directory")
+                             : std::string("it is not a regular file (a device, FIFO or socket)")));
     }
     return {fd, static_cast<std::uint64_t>(info.st_size)};
 }
@@ -47,8 +48,8 @@ std::string readFile(const std::string& path, std::uint64_t limit)
     const auto [fd, size] = openRegular(path);
     if (size > limit) {
         ::close(fd);
-        throw FileError("cannot read " + printable(path) + ": it has " + std::to_string(size) + " bytes, more than the " +
-                        std::to_string(limit) + " this file may have");
+        throw FileError("cannot read " + printable(path) + ": it has " + std::to_string(size) +
+                        " bytes, more than the " + std::to_string(limit) + " this file may have");
     }
     std::string content(static_cast<std::size_t>(size), '\0');
     std::size_t done = 0;

@@ -3,9 +3,9 @@
 #include "io/file_error.h"
 
 #include <charconv>
-#include <unordered_set>
 #include <cmath>
 #include <cstdio>
+#include <unordered_set>
 
 namespace attnviz::io {
 namespace {
@@ -14,7 +14,10 @@ constexpr int kMaxDepth = 64;
 
 class Parser {
 public:
-    explicit Parser(std::string_view text) : m_text(text) {}
+    explicit Parser(std::string_view text)
+        : m_text(text)
+    {
+    }
 
     JsonValue document()
     {
@@ -33,8 +36,9 @@ private:
 
     void skipSpace()
     {
-        while (m_pos < m_text.size() && (m_text[m_pos] == ' ' || m_text[m_pos] == '\t' ||
-                                         m_text[m_pos] == '\n' || m_text[m_pos] == '\r'))
+        while (m_pos < m_text.size() &&
+               (m_text[m_pos] == ' ' || m_text[m_pos] == '\t' || m_text[m_pos] == '\n' ||
+                m_text[m_pos] == '\r'))
             ++m_pos;
     }
 
@@ -69,13 +73,23 @@ private:
         if (m_pos >= m_text.size())
             fail("unexpected end of text");
         switch (m_text[m_pos]) {
-        case '{': return object(depth);
-        case '[': return array(depth);
-        case '"': return JsonValue(string());
-        case 't': literal("true"); return JsonValue(true);
-        case 'f': literal("false"); return JsonValue(false);
-        case 'n': literal("null"); return JsonValue();
-        default: return number();
+        case '{':
+            return object(depth);
+        case '[':
+            return array(depth);
+        case '"':
+            return JsonValue(string());
+        case 't':
+            literal("true");
+            return JsonValue(true);
+        case 'f':
+            literal("false");
+            return JsonValue(false);
+        case 'n':
+            literal("null");
+            return JsonValue();
+        default:
+            return number();
         }
     }
 
@@ -173,14 +187,30 @@ private:
                 fail("unterminated escape");
             const char e = m_text[m_pos++];
             switch (e) {
-            case '"': out += '"'; break;
-            case '\\': out += '\\'; break;
-            case '/': out += '/'; break;
-            case 'b': out += '\b'; break;
-            case 'f': out += '\f'; break;
-            case 'n': out += '\n'; break;
-            case 'r': out += '\r'; break;
-            case 't': out += '\t'; break;
+            case '"':
+                out += '"';
+                break;
+            case '\\':
+                out += '\\';
+                break;
+            case '/':
+                out += '/';
+                break;
+            case 'b':
+                out += '\b';
+                break;
+            case 'f':
+                out += '\f';
+                break;
+            case 'n':
+                out += '\n';
+                break;
+            case 'r':
+                out += '\r';
+                break;
+            case 't':
+                out += '\t';
+                break;
             case 'u': {
                 unsigned cp = hex4();
                 if (cp >= 0xD800 && cp <= 0xDBFF) {
@@ -195,7 +225,8 @@ private:
                 appendUtf8(out, cp);
                 break;
             }
-            default: fail(std::string("unknown escape \\") + e);
+            default:
+                fail(std::string("unknown escape \\") + e);
             }
         }
     }

@@ -26,14 +26,26 @@ public:
     using Object = std::vector<std::pair<std::string, JsonValue>>;
 
     JsonValue() = default;
-    explicit JsonValue(bool b) : m_value(b) {}
+    explicit JsonValue(bool b)
+        : m_value(b)
+    {
+    }
     explicit JsonValue(double number, bool integral, std::string text = {})
         : m_value(Number{number, integral, std::move(text)})
     {
     }
-    explicit JsonValue(std::string s) : m_value(std::move(s)) {}
-    explicit JsonValue(Array a) : m_value(std::move(a)) {}
-    explicit JsonValue(Object o) : m_value(std::move(o)) {}
+    explicit JsonValue(std::string s)
+        : m_value(std::move(s))
+    {
+    }
+    explicit JsonValue(Array a)
+        : m_value(std::move(a))
+    {
+    }
+    explicit JsonValue(Object o)
+        : m_value(std::move(o))
+    {
+    }
 
     bool isNull() const { return std::holds_alternative<std::monostate>(m_value); }
     bool isBool() const { return std::holds_alternative<bool>(m_value); }

@@ -16,7 +16,7 @@ bool isBlank(char c)
 std::string csvField(const std::string& text)
 {
     const bool quote = text.find_first_of(",\"\n\r") != std::string::npos ||
-                       (!text.empty() && (isBlank(text.front()) || isBlank(text.back())));
+        (!text.empty() && (isBlank(text.front()) || isBlank(text.back())));
     if (!quote)
         return text;
     std::string out = "\"";
@@ -32,13 +32,15 @@ std::string number(float v)
     if (std::isnan(v))
         return "nan";
     char buffer[32];
-    const auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, static_cast<double>(v), std::chars_format::general, 9);
+    const auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, static_cast<double>(v),
+                                         std::chars_format::general, 9);
     return ec == std::errc() ? std::string(buffer, end) : std::string("nan");
 }
 
 std::string label(const std::vector<std::string>& labels, int i)
 {
-    return i < static_cast<int>(labels.size()) ? labels[static_cast<std::size_t>(i)] : std::to_string(i);
+    return i < static_cast<int>(labels.size()) ? labels[static_cast<std::size_t>(i)]
+                                               : std::to_string(i);
 }
 
 } // namespace
@@ -60,8 +62,8 @@ std::string csvBytes(const LabelledMatrix& m)
 
 std::string npyBytes(const LabelledMatrix& m)
 {
-    std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (" + std::to_string(m.rows) + ", " +
-                         std::to_string(m.cols) + "), }";
+    std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (" +
+        std::to_string(m.rows) + ", " + std::to_string(m.cols) + "), }";
     // Magic (6) + version (2) + header length (2) + header, padded with spaces to a multiple of
     // 64 and ended by a newline, as the format asks.
     const std::size_t unpadded = 10 + header.size() + 1;

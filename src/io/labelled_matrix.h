@@ -11,12 +11,15 @@ struct LabelledMatrix {
     const float* values = nullptr; ///< row-major rows × cols
     int rows = 0;
     int cols = 0;
-    std::string rowAxis;    ///< "query", "token"
+    std::string rowAxis; ///< "query", "token"
     std::string columnAxis; ///< "key", "feature"
     std::vector<std::string> rowLabels;
     std::vector<std::string> columnLabels;
 
-    float value(int row, int col) const { return values[static_cast<std::size_t>(row) * cols + col]; }
+    float value(int row, int col) const
+    {
+        return values[static_cast<std::size_t>(row) * cols + col];
+    }
 };
 
 /// The matrix as CSV: a header row with the column labels (tokens or feature indices) after a

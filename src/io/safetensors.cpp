@@ -187,7 +187,8 @@ void SafetensorsFile::parseBytes(std::span<const char> bytes)
         const std::optional<DType> dtype = dtypeFromName(dtypeValue->asString());
         if (!dtype)
             throw FormatError("tensor " + named(name) + " has unknown dtype " +
-                              dtypeValue->describe() + "; expected a safetensors dtype such as F32");
+                              dtypeValue->describe() +
+                              "; expected a safetensors dtype such as F32");
 
         TensorEntry tensor;
         tensor.name = name;
@@ -200,8 +201,8 @@ void SafetensorsFile::parseBytes(std::span<const char> bytes)
         for (std::int64_t d : tensor.shape) {
             const auto ud = static_cast<std::uint64_t>(d);
             if (ud != 0 && expectedBytes > std::numeric_limits<std::uint64_t>::max() / ud)
-                throw FormatError("tensor " + named(name) + " has shape " +
-                                  tensor.shapeString() + ", too large to address");
+                throw FormatError("tensor " + named(name) + " has shape " + tensor.shapeString() +
+                                  ", too large to address");
             expectedBytes *= ud;
         }
         if (end > dataSize)
@@ -274,10 +275,10 @@ struct SafetensorsWriter::State {
     std::vector<Entry> entries;
     std::vector<std::pair<std::string, std::string>> metadata;
     std::uint64_t dataSize = 0;
-    std::string path;                 ///< empty: in memory only
-    std::size_t reserved = 0;         ///< header room before the data, once spilled to the file
-    std::optional<AtomicFile> file;   ///< open once the data outgrew kSpillBytes
-    std::string memory;               ///< the data, until spilled
+    std::string path; ///< empty: in memory only
+    std::size_t reserved = 0; ///< header room before the data, once spilled to the file
+    std::optional<AtomicFile> file; ///< open once the data outgrew kSpillBytes
+    std::string memory; ///< the data, until spilled
 
     void append(std::span<const char> bytes)
     {
@@ -305,7 +306,9 @@ struct SafetensorsWriter::State {
             h["__metadata__"] = std::move(meta);
         }
         for (const Entry& e : entries)
-            h[e.name] = {{"dtype", std::string(dtypeName(e.dtype))}, {"shape", e.shape}, {"data_offsets", {e.begin, e.end}}};
+            h[e.name] = {{"dtype", std::string(dtypeName(e.dtype))},
+                         {"shape", e.shape},
+                         {"data_offsets", {e.begin, e.end}}};
         // Invalid UTF-8 in a name or value is replaced rather than refused: a dump must not fail
         // at its last step because a token was a partial UTF-8 sequence.
         std::string text = h.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
@@ -325,7 +328,8 @@ SafetensorsWriter::SafetensorsWriter(SafetensorsWriter&&) noexcept = default;
 SafetensorsWriter& SafetensorsWriter::operator=(SafetensorsWriter&&) noexcept = default;
 SafetensorsWriter::~SafetensorsWriter() = default;
 
-SafetensorsWriter SafetensorsWriter::toFile(const std::string& path, std::size_t reservedHeaderBytes)
+SafetensorsWriter SafetensorsWriter::toFile(const std::string& path,
+                                            std::size_t reservedHeaderBytes)
 {
     SafetensorsWriter w;
     w.m_state->path = path;
@@ -338,13 +342,16 @@ SafetensorsWriter SafetensorsWriter::inMemory()
     return SafetensorsWriter();
 }
 
-void SafetensorsWriter::addF32(std::string name, std::vector<std::int64_t> shape, std::span<const float> values)
+void SafetensorsWriter::addF32(std::string name, std::vector<std::int64_t> shape,
+                               std::span<const float> values)
 {
-    addRaw(std::move(name), DType::F32, std::move(shape),
-           std::span<const char>(reinterpret_cast<const char*>(values.data()), values.size_bytes()));
+    addRaw(
+        std::move(name), DType::F32, std::move(shape),
+        std::span<const char>(reinterpret_cast<const char*>(values.data()), values.size_bytes()));
 }
 
-void SafetensorsWriter::addRaw(std::string name, DType dtype, std::vector<std::int64_t> shape, std::span<const char> bytes)
+void SafetensorsWriter::addRaw(std::string name, DType dtype, std::vector<std::int64_t> shape,
+                               std::span<const char> bytes)
 {
     State& s = *m_state;
     const std::uint64_t begin = s.dataSize;
@@ -382,9 +389,11 @@ std::string SafetensorsWriter::finish()
     copy.write(lengthField(header.size()) + header);
     std::vector<char> buffer(1 << 20);
     for (std::uint64_t offset = 8 + s.reserved; offset < 8 + s.reserved + s.dataSize;) {
-        const ssize_t n = ::pread(s.file->descriptor(), buffer.data(), buffer.size(), static_cast<off_t>(offset));
+        const ssize_t n =
+            ::pread(s.file->descriptor(), buffer.data(), buffer.size(), static_cast<off_t>(offset));
         if (n <= 0)
-            throw FileError("cannot write " + printable(s.path) + ": its temporary data could not be read back");
+            throw FileError("cannot write " + printable(s.path) +
+                            ": its temporary data could not be read back");
         copy.write(std::span<const char>(buffer.data(), static_cast<std::size_t>(n)));
         offset += static_cast<std::uint64_t>(n);
     }

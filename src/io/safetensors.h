@@ -75,7 +75,8 @@ private:
 class SafetensorsWriter {
 public:
     /// A writer into `path`; `reservedHeaderBytes` is a guess at the header's size.
-    static SafetensorsWriter toFile(const std::string& path, std::size_t reservedHeaderBytes = 64 * 1024);
+    static SafetensorsWriter toFile(const std::string& path,
+                                    std::size_t reservedHeaderBytes = 64 * 1024);
     /// A writer whose finish() returns the file's bytes (tests, small files).
     static SafetensorsWriter inMemory();
 
@@ -85,7 +86,8 @@ public:
 
     void addF32(std::string name, std::vector<std::int64_t> shape, std::span<const float> values);
     /// Any dtype, from little-endian bytes (`bytes.size()` must match dtype and shape).
-    void addRaw(std::string name, DType dtype, std::vector<std::int64_t> shape, std::span<const char> bytes);
+    void addRaw(std::string name, DType dtype, std::vector<std::int64_t> shape,
+                std::span<const char> bytes);
     void setMetadata(std::string key, std::string value);
     /// Writes the header. In memory: returns the whole file; to a file: commits it and returns
     /// nothing. Throws FileError when the file cannot be written.

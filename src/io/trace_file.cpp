@@ -41,11 +41,13 @@ void TraceFileWriter::add(const std::string& name, const engine::Tensor& t)
     nlohmann::ordered_json axes = nlohmann::ordered_json::array();
     for (const engine::Axis& a : t.axes())
         axes.push_back(a.name);
-    m_tensors.push_back({{"name", name}, {"dtype", "F32"}, {"shape", t.shape()}, {"axes", std::move(axes)}});
+    m_tensors.push_back(
+        {{"name", name}, {"dtype", "F32"}, {"shape", t.shape()}, {"axes", std::move(axes)}});
     m_writer.setMetadata("axes." + name, axesText(t));
 }
 
-void TraceFileWriter::addAttentionTrace(const engine::AttentionTrace& trace, const std::string& prefix)
+void TraceFileWriter::addAttentionTrace(const engine::AttentionTrace& trace,
+                                        const std::string& prefix)
 {
     for (const engine::AttentionStepInfo& info : engine::kAttentionStepTable)
         if (trace.has(info.step))
@@ -76,7 +78,8 @@ void TraceFileWriter::commit(nlohmann::ordered_json manifest)
     std::optional<AtomicFile> sidecar;
     if (m_sidecar) {
         sidecar.emplace(sidecarPath(m_path));
-        sidecar->write(full.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n");
+        sidecar->write(full.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) +
+                       "\n");
     }
     m_writer.finish();
     if (sidecar)

@@ -34,7 +34,7 @@ std::shared_ptr<const Walkthrough> computeCase(io::AttentionCase c, const std::s
     }
     // A case's keys are a sequence of their own unless the file passes the queries again.
     w->crossAttention = c.key.shape() != c.query.shape() ||
-                        !std::equal(c.key.values().begin(), c.key.values().end(), c.query.values().begin());
+        !std::equal(c.key.values().begin(), c.key.values().end(), c.query.values().begin());
     w->queryInput = std::make_shared<const engine::Tensor>(std::move(c.query));
     w->keyValueInput = std::make_shared<const engine::Tensor>(std::move(c.key));
     w->weights = std::make_shared<const engine::AttentionWeights>(module.weights());

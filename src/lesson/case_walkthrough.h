@@ -12,7 +12,8 @@ namespace attnviz::lesson {
 /// Runs the module of an `attnviz-cli mha` case file and returns it as a walkthrough (tokens are
 /// position numbers). `name` is what titles and manifests call the case. Throws
 /// engine::InputError when the case's tensors do not fit together.
-std::shared_ptr<const Walkthrough> computeCase(io::AttentionCase attentionCase, const std::string& name,
+std::shared_ptr<const Walkthrough> computeCase(io::AttentionCase attentionCase,
+                                               const std::string& name,
                                                const engine::AttentionOptions& options = {});
 
 } // namespace attnviz::lesson

@@ -11,7 +11,8 @@ namespace attnviz::lesson {
 namespace {
 
 // One colour range per step over the whole set, so the same colour means the same value.
-void shareRanges(std::vector<ExportItem>& items, const std::vector<engine::AttentionStep>& stepOfItem)
+void shareRanges(std::vector<ExportItem>& items,
+                 const std::vector<engine::AttentionStep>& stepOfItem)
 {
     std::map<engine::AttentionStep, std::vector<Heatmap>> byStep;
     for (std::size_t i = 0; i < items.size(); ++i)
@@ -26,12 +27,14 @@ void shareRanges(std::vector<ExportItem>& items, const std::vector<engine::Atten
 void checkHeads(const IndexSet& heads, int count)
 {
     if (const auto missing = heads.firstAtOrAbove(count))
-        throw engine::InputError("Head " + std::to_string(*missing) + " does not exist; the attention has heads 0–" +
+        throw engine::InputError("Head " + std::to_string(*missing) +
+                                 " does not exist; the attention has heads 0–" +
                                  std::to_string(count - 1) + ".");
 }
 
-void addWalkthroughItems(const std::shared_ptr<const Walkthrough>& w, const ExportSelection& selection,
-                         const std::string& namePrefix, const std::string& titlePrefix, bool nameBatch,
+void addWalkthroughItems(const std::shared_ptr<const Walkthrough>& w,
+                         const ExportSelection& selection, const std::string& namePrefix,
+                         const std::string& titlePrefix, bool nameBatch,
                          std::vector<ExportItem>& items, std::vector<engine::AttentionStep>& steps)
 {
     checkHeads(selection.heads, w->heads());
@@ -41,15 +44,19 @@ void addWalkthroughItems(const std::shared_ptr<const Walkthrough>& w, const Expo
         for (const engine::AttentionStep step : selection.steps) {
             const std::string stepName(engine::stepName(step));
             if (!engine::stepInfo(step).perHead) {
-                items.push_back({namePrefix + batch + stepName,
-                                 traceHeatmap(w, step, b, 0, titlePrefix + batchTitle + stepName, stepName), {}});
+                items.push_back(
+                    {namePrefix + batch + stepName,
+                     traceHeatmap(w, step, b, 0, titlePrefix + batchTitle + stepName, stepName),
+                     {}});
                 steps.push_back(step);
                 continue;
             }
             for (const int h : selection.heads.within(w->heads())) {
                 const std::string head = "head " + std::to_string(h) + " · ";
                 items.push_back({namePrefix + batch + "head" + std::to_string(h) + "_" + stepName,
-                                 traceHeatmap(w, step, b, h, titlePrefix + batchTitle + head + stepName, stepName), {}});
+                                 traceHeatmap(w, step, b, h,
+                                              titlePrefix + batchTitle + head + stepName, stepName),
+                                 {}});
                 steps.push_back(step);
             }
         }
@@ -69,38 +76,43 @@ engine::AttentionKeep keepOf(const std::vector<engine::AttentionStep>& steps)
 std::string walkthroughTitle(const Walkthrough& w)
 {
     if (const auto* m = std::get_if<ModelBlockSource>(&w.source))
-        return m->model + " · layer " + std::to_string(m->layer) + " · " + engine::blockName(m->block);
+        return m->model + " · layer " + std::to_string(m->layer) + " · " +
+            engine::blockName(m->block);
     if (const auto* c = std::get_if<CaseSource>(&w.source))
         return c->name;
     return "playground";
 }
 
-std::vector<std::pair<int, engine::Block>> selectedBlocks(const ModelRun& run, const ExportSelection& selection)
+std::vector<std::pair<int, engine::Block>> selectedBlocks(const ModelRun& run,
+                                                          const ExportSelection& selection)
 {
     const engine::ModelTrace& trace = *run.trace;
     const engine::ModelConfig& config = run.model->model->config();
     const int layers = trace.layerCount();
     if (const auto missing = selection.layers.firstAtOrAbove(layers))
-        throw engine::InputError("Layer " + std::to_string(*missing) + " does not exist; " + config.name + " has layers 0–" +
-                                 std::to_string(layers - 1) + ".");
+        throw engine::InputError("Layer " + std::to_string(*missing) + " does not exist; " +
+                                 config.name + " has layers 0–" + std::to_string(layers - 1) + ".");
     for (const engine::Block b : selection.blocks) {
         bool present = false;
         for (int L = 0; L < layers && !present; ++L)
             present = trace.attentionBlock(L, b) != nullptr;
         if (!present)
-            throw engine::InputError(std::string("Block ") + engine::blockName(b) + " does not exist in " + config.name +
-                                     ", a " + engine::architectureName(config.architecture) + " model.");
+            throw engine::InputError(std::string("Block ") + engine::blockName(b) +
+                                     " does not exist in " + config.name + ", a " +
+                                     engine::architectureName(config.architecture) + " model.");
     }
     std::vector<std::pair<int, engine::Block>> chosen;
     for (const int L : selection.layers.within(layers))
         for (const engine::Block block : trace.attentionBlocks(L))
             if (selection.blocks.empty() ||
-                std::find(selection.blocks.begin(), selection.blocks.end(), block) != selection.blocks.end())
+                std::find(selection.blocks.begin(), selection.blocks.end(), block) !=
+                    selection.blocks.end())
                 chosen.emplace_back(L, block);
     return chosen;
 }
 
-std::vector<ExportItem> planModelExport(const std::shared_ptr<const ModelRun>& run, const ExportSelection& selection)
+std::vector<ExportItem> planModelExport(const std::shared_ptr<const ModelRun>& run,
+                                        const ExportSelection& selection)
 {
     std::vector<ExportItem> items;
     std::vector<engine::AttentionStep> steps;
@@ -108,15 +120,17 @@ std::vector<ExportItem> planModelExport(const std::shared_ptr<const ModelRun>& r
     for (const auto& [L, block] : selectedBlocks(*run, selection)) {
         const auto w = walkthroughForBlock(run, {L, block, -1}, keepOf(selection.steps));
         const std::string blockName = engine::blockName(block);
-        addWalkthroughItems(w, selection, "layer" + std::to_string(L) + "_" + blockName + "_", walkthroughTitle(*w) + " · ",
-                            false, items, steps);
+        addWalkthroughItems(w, selection, "layer" + std::to_string(L) + "_" + blockName + "_",
+                            walkthroughTitle(*w) + " · ", false, items, steps);
     }
     shareRanges(items, steps);
     return items;
 }
 
-std::vector<ExportItem> planWalkthroughExport(const std::shared_ptr<const Walkthrough>& w, const ExportSelection& selection,
-                                              const std::string& namePrefix, const std::string& titlePrefix)
+std::vector<ExportItem> planWalkthroughExport(const std::shared_ptr<const Walkthrough>& w,
+                                              const ExportSelection& selection,
+                                              const std::string& namePrefix,
+                                              const std::string& titlePrefix)
 {
     std::vector<ExportItem> items;
     std::vector<engine::AttentionStep> steps;

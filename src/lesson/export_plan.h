@@ -31,19 +31,24 @@ struct ExportSelection {
 
 /// The (layer, attention block) pairs a selection picks from a model run, in order. Throws
 /// engine::InputError naming a selected layer or block the model does not have.
-std::vector<std::pair<int, engine::Block>> selectedBlocks(const ModelRun& run, const ExportSelection& selection);
+std::vector<std::pair<int, engine::Block>> selectedBlocks(const ModelRun& run,
+                                                          const ExportSelection& selection);
 
 /// The selected matrices of a model run (layer × block × head × step), titled with the model,
 /// layer, block, head and step. Throws engine::InputError naming a selected layer, block or head
 /// the model does not have.
-std::vector<ExportItem> planModelExport(const std::shared_ptr<const ModelRun>& run, const ExportSelection& selection);
+std::vector<ExportItem> planModelExport(const std::shared_ptr<const ModelRun>& run,
+                                        const ExportSelection& selection);
 
 /// The selected matrices of a single attention module (a case, the playground, one model block):
 /// every batch item, head and step; `selection.layers` and `blocks` do not apply.
-std::vector<ExportItem> planWalkthroughExport(const std::shared_ptr<const Walkthrough>& w, const ExportSelection& selection,
-                                              const std::string& namePrefix, const std::string& titlePrefix);
+std::vector<ExportItem> planWalkthroughExport(const std::shared_ptr<const Walkthrough>& w,
+                                              const ExportSelection& selection,
+                                              const std::string& namePrefix,
+                                              const std::string& titlePrefix);
 
-/// What a walkthrough is called in titles: "reverse · layer 1 · cross", "playground", a case's name.
+/// What a walkthrough is called in titles: "reverse · layer 1 · cross", "playground", a case's
+/// name.
 std::string walkthroughTitle(const Walkthrough& w);
 
 } // namespace attnviz::lesson

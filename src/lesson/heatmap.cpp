@@ -16,7 +16,8 @@ std::pair<double, double> colourRange(const std::vector<Heatmap>& maps)
     bool sequential = true;
     for (const Heatmap& m : maps) {
         sequential = sequential && m.scale == ColourScale::Sequential;
-        const std::size_t n = static_cast<std::size_t>(m.rows()) * static_cast<std::size_t>(m.cols());
+        const std::size_t n =
+            static_cast<std::size_t>(m.rows()) * static_cast<std::size_t>(m.cols());
         for (std::size_t i = 0; i < n; ++i)
             if (std::isfinite(m.matrix.values[i]))
                 largest = std::max(largest, static_cast<double>(std::abs(m.matrix.values[i])));

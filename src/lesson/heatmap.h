@@ -25,7 +25,8 @@ struct Heatmap {
     /// colour of the scale), for batch item `maskBatch`.
     std::shared_ptr<const engine::ResolvedMask> mask;
     int maskBatch = 0;
-    std::string title;   ///< the full title, as exports print it ("layer 1 · cross · head 2 · softmax")
+    std::string
+        title; ///< the full title, as exports print it ("layer 1 · cross · head 2 · softmax")
     std::string caption; ///< what the matrix is, without where it sits ("softmax")
     ColourScale scale = ColourScale::Diverging;
     int head = -1; ///< the head whose colour frames it, or −1

@@ -11,8 +11,9 @@ void IndexSet::add(std::int64_t from, std::int64_t to)
 
 bool IndexSet::contains(std::int64_t index) const
 {
-    return isAll() || std::any_of(m_ranges.begin(), m_ranges.end(),
-                                  [&](const auto& r) { return index >= r.first && index <= r.second; });
+    return isAll() || std::any_of(m_ranges.begin(), m_ranges.end(), [&](const auto& r) {
+               return index >= r.first && index <= r.second;
+           });
 }
 
 std::optional<std::int64_t> IndexSet::firstAtOrAbove(std::int64_t count) const

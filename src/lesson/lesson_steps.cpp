@@ -7,14 +7,16 @@ namespace attnviz::lesson {
 
 bool LessonStep::scoreShaped() const
 {
-    return !views.empty() && std::all_of(views.begin(), views.end(),
-                                         [](const TraceView& v) { return engine::stepInfo(v.step).scoreShaped; });
+    return !views.empty() && std::all_of(views.begin(), views.end(), [](const TraceView& v) {
+        return engine::stepInfo(v.step).scoreShaped;
+    });
 }
 
 bool LessonStep::perHead() const
 {
-    return !views.empty() && std::all_of(views.begin(), views.end(),
-                                         [](const TraceView& v) { return engine::stepInfo(v.step).perHead; });
+    return !views.empty() && std::all_of(views.begin(), views.end(), [](const TraceView& v) {
+        return engine::stepInfo(v.step).perHead;
+    });
 }
 
 std::optional<LessonStepIndex> lessonStepIndex(std::string_view key)

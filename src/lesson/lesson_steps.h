@@ -12,25 +12,29 @@ namespace attnviz::lesson {
 /// One set of heatmaps a lesson step shows from the engine's trace.
 struct TraceView {
     engine::AttentionStep step;
-    std::string_view symbol;  ///< its name in the shape line: "Q", "Q_h", "weights"
-    std::string_view caption; ///< its heatmaps' caption: "Q = X W_qᵀ + b_q"; per head, "head h · " comes first
+    std::string_view symbol; ///< its name in the shape line: "Q", "Q_h", "weights"
+    std::string_view
+        caption; ///< its heatmaps' caption: "Q = X W_qᵀ + b_q"; per head, "head h · " comes first
 };
 
 inline constexpr TraceView kProjectionViews[] = {
     {engine::AttentionStep::QProj, "Q", "Q = X W_qᵀ + b_q"},
     {engine::AttentionStep::KProj, "K", "K = X W_kᵀ + b_k"},
     {engine::AttentionStep::VProj, "V", "V = X W_vᵀ + b_v"}};
-inline constexpr TraceView kSplitViews[] = {
-    {engine::AttentionStep::QHeads, "Q_h", "Q_h"},
-    {engine::AttentionStep::KHeads, "K_h", "K_h"},
-    {engine::AttentionStep::VHeads, "V_h", "V_h"}};
+inline constexpr TraceView kSplitViews[] = {{engine::AttentionStep::QHeads, "Q_h", "Q_h"},
+                                            {engine::AttentionStep::KHeads, "K_h", "K_h"},
+                                            {engine::AttentionStep::VHeads, "V_h", "V_h"}};
 inline constexpr TraceView kScoresViews[] = {{engine::AttentionStep::Scores, "scores", "Q_h K_hᵀ"}};
 inline constexpr TraceView kScaledViews[] = {{engine::AttentionStep::Scaled, "scaled", "÷ √d_k"}};
 inline constexpr TraceView kMaskedViews[] = {{engine::AttentionStep::Masked, "masked", "masked"}};
-inline constexpr TraceView kSoftmaxViews[] = {{engine::AttentionStep::Weights, "weights", "softmax"}};
-inline constexpr TraceView kContextViews[] = {{engine::AttentionStep::Context, "context", "weights · V_h"}};
-inline constexpr TraceView kConcatViews[] = {{engine::AttentionStep::Concat, "concat", "concat(head 0 … head {Hlast})"}};
-inline constexpr TraceView kOutputViews[] = {{engine::AttentionStep::Output, "output", "output = concat W_oᵀ + b_o"}};
+inline constexpr TraceView kSoftmaxViews[] = {
+    {engine::AttentionStep::Weights, "weights", "softmax"}};
+inline constexpr TraceView kContextViews[] = {
+    {engine::AttentionStep::Context, "context", "weights · V_h"}};
+inline constexpr TraceView kConcatViews[] = {
+    {engine::AttentionStep::Concat, "concat", "concat(head 0 … head {Hlast})"}};
+inline constexpr TraceView kOutputViews[] = {
+    {engine::AttentionStep::Output, "output", "output = concat W_oᵀ + b_o"}};
 
 /// A stop of the walkthrough, in the order a student meets them. Everything that knows about
 /// steps — the navigator, the text resources (resources/steps/<key>.txt, and <key>_in_model.txt

@@ -20,14 +20,17 @@ std::shared_ptr<const engine::ModelTrace> ModelRun::sharedTraceAt(int decodingSt
 std::uint64_t fullTraceBytes(const engine::ModelConfig& c, std::int64_t tokens)
 {
     const auto n = static_cast<std::uint64_t>(std::max<std::int64_t>(tokens, 1));
-    const auto D = static_cast<std::uint64_t>(c.modelWidth), H = static_cast<std::uint64_t>(c.numHeads);
+    const auto D = static_cast<std::uint64_t>(c.modelWidth),
+               H = static_cast<std::uint64_t>(c.numHeads);
     const auto F = static_cast<std::uint64_t>(c.feedForwardWidth);
     // Per attention block: 4 score-shaped steps, 9 token × feature-sized ones, norm and residual.
     const std::uint64_t attention = 4 * H * n * n + 11 * n * D;
     const std::uint64_t feedForward = 2 * n * F + 3 * n * D;
-    const std::uint64_t blocks = static_cast<std::uint64_t>(c.encoderLayers) * (attention + feedForward) +
-                                 static_cast<std::uint64_t>(c.decoderLayers) *
-                                     ((c.architecture == engine::Architecture::EncoderDecoder ? 2 : 1) * attention + feedForward);
+    const std::uint64_t blocks =
+        static_cast<std::uint64_t>(c.encoderLayers) * (attention + feedForward) +
+        static_cast<std::uint64_t>(c.decoderLayers) *
+            ((c.architecture == engine::Architecture::EncoderDecoder ? 2 : 1) * attention +
+             feedForward);
     const std::uint64_t logits = c.hasDecoder() ? n * static_cast<std::uint64_t>(c.vocabSize) : 0;
     return 4 * (blocks + logits + 8 * n * D);
 }
@@ -43,21 +46,27 @@ ModelRun runModelOnText(std::shared_ptr<const io::LoadedModel> loaded, const Run
     run.request = request;
     const std::vector<int> ids = tokenizer.encode(request.text);
     if (request.generate && c.architecture != engine::Architecture::DecoderOnly)
-        throw engine::InputError(std::string("Continuing the text by --generate tokens needs a decoder-only model; this "
-                                             "model is ") + engine::architectureName(c.architecture) + ".");
+        throw engine::InputError(
+            std::string("Continuing the text by --generate tokens needs a decoder-only model; this "
+                        "model is ") +
+            engine::architectureName(c.architecture) + ".");
     if (request.generate < 0 || request.generate > c.maxLength)
-        throw engine::InputError("The number of tokens to generate is " + std::to_string(request.generate) +
-                                 "; this model takes 0 to " + std::to_string(c.maxLength) + ".");
+        throw engine::InputError("The number of tokens to generate is " +
+                                 std::to_string(request.generate) + "; this model takes 0 to " +
+                                 std::to_string(c.maxLength) + ".");
     const auto bySize = [&](std::int64_t tokens) {
-        return fullTraceBytes(c, tokens) > kFullTraceLimit ? engine::CapturePolicy::attentionWeights()
-                                                           : engine::CapturePolicy::everything();
+        return fullTraceBytes(c, tokens) > kFullTraceLimit
+            ? engine::CapturePolicy::attentionWeights()
+            : engine::CapturePolicy::everything();
     };
     const auto chosen = [&](std::int64_t tokens) { return policy ? *policy : bySize(tokens); };
     switch (c.architecture) {
     case engine::Architecture::EncoderOnly:
         if (request.target)
-            throw engine::InputError("An encoder-only model reads only the text; it has no decoder for a target.");
-        run.trace = std::make_shared<const engine::ModelTrace>(model.forward({ids, {}, {}}, chosen(static_cast<std::int64_t>(ids.size())), request.ablation));
+            throw engine::InputError(
+                "An encoder-only model reads only the text; it has no decoder for a target.");
+        run.trace = std::make_shared<const engine::ModelTrace>(model.forward(
+            {ids, {}, {}}, chosen(static_cast<std::int64_t>(ids.size())), request.ablation));
         break;
     case engine::Architecture::EncoderDecoder: {
         std::vector<int> decoderInput{*c.bosTokenId};
@@ -65,7 +74,8 @@ ModelRun runModelOnText(std::shared_ptr<const io::LoadedModel> loaded, const Run
             const std::vector<int> t = tokenizer.encode(*request.target);
             decoderInput.insert(decoderInput.end(), t.begin(), t.end());
         } else {
-            run.decoding = engine::decodeGreedily(model, ids, decoderInput, c.maxLength, bySize(c.maxLength), request.ablation);
+            run.decoding = engine::decodeGreedily(model, ids, decoderInput, c.maxLength,
+                                                  bySize(c.maxLength), request.ablation);
             const std::vector<int> out = engine::generatedIds(model, run.decoding);
             run.generated = tokenizer.decode(out);
             decoderInput.insert(decoderInput.end(), out.begin(), out.end());
@@ -73,25 +83,27 @@ ModelRun runModelOnText(std::shared_ptr<const io::LoadedModel> loaded, const Run
                 decoderInput.resize(static_cast<std::size_t>(c.maxLength));
         }
         const auto longest = static_cast<std::int64_t>(std::max(ids.size(), decoderInput.size()));
-        run.trace = std::make_shared<const engine::ModelTrace>(model.forward({ids, {}, decoderInput}, chosen(longest), request.ablation));
+        run.trace = std::make_shared<const engine::ModelTrace>(
+            model.forward({ids, {}, decoderInput}, chosen(longest), request.ablation));
         break;
     }
     case engine::Architecture::DecoderOnly: {
         if (request.target)
-            throw engine::InputError("A decoder-only model reads only the text; give the whole sequence as the text.");
+            throw engine::InputError(
+                "A decoder-only model reads only the text; give the whole sequence as the text.");
         std::vector<int> input = ids;
         if (request.generate > 0) {
-            run.decoding = engine::decodeGreedily(model, {}, ids, request.generate,
-                                                  bySize(static_cast<std::int64_t>(ids.size()) + request.generate),
-                                                  request.ablation);
+            run.decoding = engine::decodeGreedily(
+                model, {}, ids, request.generate,
+                bySize(static_cast<std::int64_t>(ids.size()) + request.generate), request.ablation);
             const std::vector<int> out = engine::generatedIds(model, run.decoding);
             run.generated = tokenizer.decode(out);
             input.insert(input.end(), out.begin(), out.end());
             if (input.size() > static_cast<std::size_t>(c.maxLength))
                 input.resize(static_cast<std::size_t>(c.maxLength));
         }
-        run.trace = std::make_shared<const engine::ModelTrace>(model.forward({{}, {}, input}, chosen(static_cast<std::int64_t>(input.size())),
-                                                   request.ablation));
+        run.trace = std::make_shared<const engine::ModelTrace>(model.forward(
+            {{}, {}, input}, chosen(static_cast<std::int64_t>(input.size())), request.ablation));
         break;
     }
     }

@@ -16,8 +16,8 @@ namespace attnviz::lesson {
 struct RunRequest {
     std::string text;
     std::optional<std::string> target; ///< encoder-decoder: teacher forcing instead of decoding
-    int generate = 0;                  ///< decoder-only: tokens to continue the text by
-    engine::Ablation ablation;         ///< heads switched off
+    int generate = 0; ///< decoder-only: tokens to continue the text by
+    engine::Ablation ablation; ///< heads switched off
 };
 
 /// A model run on text: the forward pass over the whole input and output, and greedy decoding

@@ -5,12 +5,14 @@
 namespace attnviz::lesson {
 namespace {
 
-std::string describeInput(const engine::ModelConfig& c, int layer, engine::Block block, bool decoder)
+std::string describeInput(const engine::ModelConfig& c, int layer, engine::Block block,
+                          bool decoder)
 {
     const std::string stack = decoder ? "decoder" : "encoder";
     std::string source;
     if (block == engine::Block::Cross)
-        source = "the stream after the masked self-attention of decoder layer " + std::to_string(layer);
+        source =
+            "the stream after the masked self-attention of decoder layer " + std::to_string(layer);
     else if (layer == 0)
         source = stack + " embedding + position";
     else
@@ -33,21 +35,24 @@ std::vector<std::string> displayTokens(const ModelRun& run, const std::vector<in
     return run.model->tokenizer->displayTokens(ids);
 }
 
-std::shared_ptr<const Walkthrough> walkthroughForBlock(const std::shared_ptr<const ModelRun>& run, const BlockChoice& choice,
+std::shared_ptr<const Walkthrough> walkthroughForBlock(const std::shared_ptr<const ModelRun>& run,
+                                                       const BlockChoice& choice,
                                                        const engine::AttentionKeep& needed)
 {
     const std::shared_ptr<const engine::ModelTrace> trace = run->sharedTraceAt(choice.decodingStep);
     const engine::AttentionBlockTrace* block = trace->attentionBlock(choice.layer, choice.block);
     if (!block)
-        throw engine::InputError("The model has no " + std::string(engine::blockName(choice.block)) + " attention in layer " +
-                                 std::to_string(choice.layer) + ".");
+        throw engine::InputError("The model has no " +
+                                 std::string(engine::blockName(choice.block)) +
+                                 " attention in layer " + std::to_string(choice.layer) + ".");
     const engine::TransformerModel& model = *run->model->model;
     const engine::ModelConfig& c = model.config();
     const bool decoder = choice.block != engine::Block::Self;
     const engine::StackTrace& stack = *trace->stackOf(choice.block);
 
     // The layer as the run kept it, or recomputed in full and owned by this walkthrough.
-    std::shared_ptr<const engine::LayerTrace> layer(trace, &stack.layers[static_cast<std::size_t>(choice.layer)]);
+    std::shared_ptr<const engine::LayerTrace> layer(
+        trace, &stack.layers[static_cast<std::size_t>(choice.layer)]);
     const bool usable = layer->complete || (!needed.keepsAll() && hasAll(block->attention, needed));
     if (!usable) {
         layer = std::make_shared<const engine::LayerTrace>(
@@ -77,7 +82,8 @@ std::shared_ptr<const Walkthrough> walkthroughForBlock(const std::shared_ptr<con
     if (c.norm == engine::NormPosition::Pre)
         queryInput = own.norm.rank() ? &own.norm : nullptr;
     else if (index > 0)
-        queryInput = layer->attention[index - 1].norm.rank() ? &layer->attention[index - 1].norm : nullptr;
+        queryInput =
+            layer->attention[index - 1].norm.rank() ? &layer->attention[index - 1].norm : nullptr;
     else
         queryInput = &layer->input;
     if (queryInput)
@@ -89,7 +95,8 @@ std::shared_ptr<const Walkthrough> walkthroughForBlock(const std::shared_ptr<con
         w->keyValueInput = w->queryInput;
     }
     const engine::MultiHeadAttention& module = model.attentionModule(choice.layer, choice.block);
-    w->weights = std::shared_ptr<const engine::AttentionWeights>(run->model->model, &module.weights());
+    w->weights =
+        std::shared_ptr<const engine::AttentionWeights>(run->model->model, &module.weights());
     w->trace = std::shared_ptr<const engine::AttentionTrace>(layer, &own.attention);
     w->source = std::move(source);
     return w;

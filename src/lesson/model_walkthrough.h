@@ -20,8 +20,9 @@ struct BlockChoice {
 /// otherwise its layer is recomputed alone from the residual stream the run kept. With fewer
 /// than all steps needed, `queryInput` is null when the run did not keep what the block read.
 /// Throws engine::InputError when the run has no such block.
-std::shared_ptr<const Walkthrough> walkthroughForBlock(const std::shared_ptr<const ModelRun>& run, const BlockChoice& choice,
-                                                       const engine::AttentionKeep& needed = engine::AttentionKeep::all());
+std::shared_ptr<const Walkthrough> walkthroughForBlock(
+    const std::shared_ptr<const ModelRun>& run, const BlockChoice& choice,
+    const engine::AttentionKeep& needed = engine::AttentionKeep::all());
 
 /// The tokens as shown along the query and key axes of a block.
 std::vector<std::string> displayTokens(const ModelRun& run, const std::vector<int>& ids);

@@ -21,7 +21,7 @@ std::string sizeProblem(const char* what, int value, int limit)
     if (value < 1)
         return std::string(what) + " must be at least 1";
     return std::string(what) + " " + std::to_string(value) + " is above the limit of " +
-           std::to_string(limit);
+        std::to_string(limit);
 }
 
 std::size_t longest(const std::vector<std::vector<std::string>>& batch)
@@ -54,7 +54,8 @@ void embed(const std::vector<std::vector<std::string>>& tokens, std::uint32_t se
     const std::int64_t width = out.dim(2);
     for (std::size_t b = 0; b < tokens.size(); ++b)
         for (std::size_t i = 0; i < tokens[b].size(); ++i) {
-            std::mt19937 random(seed ^ static_cast<std::uint32_t>(std::hash<std::string>{}(tokens[b][i])));
+            std::mt19937 random(seed ^
+                                static_cast<std::uint32_t>(std::hash<std::string>{}(tokens[b][i])));
             std::normal_distribution<float> normal(0.0f, 1.0f);
             auto row = out.matrix({static_cast<std::int64_t>(b)}).row(static_cast<Eigen::Index>(i));
             for (std::int64_t c = 0; c < width; ++c)
@@ -76,7 +77,7 @@ engine::RowMatrix randomWeight(Eigen::Index rows, Eigen::Index cols, std::mt1993
 Eigen::RowVectorXf randomBias(Eigen::Index size, Eigen::Index fanIn, std::mt19937& random)
 {
     return randomWeight(1, size, random).array() * std::sqrt(static_cast<float>(size)) /
-           std::sqrt(static_cast<float>(fanIn));
+        std::sqrt(static_cast<float>(fanIn));
 }
 
 } // namespace
@@ -101,53 +102,64 @@ std::vector<SettingsProblem> checkSettings(const PlaygroundSettings& s)
     const auto queries = tokenizeAll(s.querySentences, s.tokenUnit);
     const auto keys = tokenizeAll(s.keyValueSentences, s.tokenUnit);
     if (queries.empty())
-        problems.push_back({SettingsField::QuerySentences, "Type a sentence: there is nothing to attend over."});
+        problems.push_back(
+            {SettingsField::QuerySentences, "Type a sentence: there is nothing to attend over."});
     for (std::size_t b = 0; b < queries.size(); ++b)
         if (queries[b].empty())
-            problems.push_back({SettingsField::QuerySentences,
-                                "Sentence " + std::to_string(b + 1) + " has no tokens; remove the empty line."});
+            problems.push_back(
+                {SettingsField::QuerySentences,
+                 "Sentence " + std::to_string(b + 1) + " has no tokens; remove the empty line."});
     if (longest(queries) > kMaxTokens)
         problems.push_back({SettingsField::QuerySentences,
                             "A sentence has more than " + std::to_string(kMaxTokens) + " tokens."});
     if (!keys.empty()) {
         if (keys.size() != queries.size())
-            problems.push_back({SettingsField::KeyValueSentences,
-                                "Cross-attention needs one key/value sentence per query sentence (" +
-                                    std::to_string(queries.size()) + "), not " +
-                                    std::to_string(keys.size()) + "."});
+            problems.push_back(
+                {SettingsField::KeyValueSentences,
+                 "Cross-attention needs one key/value sentence per query sentence (" +
+                     std::to_string(queries.size()) + "), not " + std::to_string(keys.size()) +
+                     "."});
         for (std::size_t b = 0; b < keys.size(); ++b)
             if (keys[b].empty())
-                problems.push_back({SettingsField::KeyValueSentences,
-                                    "Key/value sentence " + std::to_string(b + 1) + " has no tokens."});
+                problems.push_back(
+                    {SettingsField::KeyValueSentences,
+                     "Key/value sentence " + std::to_string(b + 1) + " has no tokens."});
         if (longest(keys) > kMaxTokens)
-            problems.push_back({SettingsField::KeyValueSentences,
-                                "A sentence has more than " + std::to_string(kMaxTokens) + " tokens."});
+            problems.push_back(
+                {SettingsField::KeyValueSentences,
+                 "A sentence has more than " + std::to_string(kMaxTokens) + " tokens."});
     }
     if (s.modelWidth < 1 || s.modelWidth > kMaxWidth)
-        problems.push_back({SettingsField::ModelWidth, sizeProblem("The model width D", s.modelWidth, kMaxWidth)});
+        problems.push_back(
+            {SettingsField::ModelWidth, sizeProblem("The model width D", s.modelWidth, kMaxWidth)});
     if (s.heads < 1 || s.heads > kMaxHeads)
-        problems.push_back({SettingsField::Heads, sizeProblem("The number of heads H", s.heads, kMaxHeads)});
+        problems.push_back(
+            {SettingsField::Heads, sizeProblem("The number of heads H", s.heads, kMaxHeads)});
     const bool headsOk = s.heads >= 1 && s.heads <= kMaxHeads && s.modelWidth >= 1;
     const auto autoSize = [&](int explicitSize, SettingsField field, const char* name) {
         if (explicitSize < 0 || explicitSize > kMaxWidth)
             problems.push_back({field, sizeProblem(name, explicitSize, kMaxWidth)});
         else if (explicitSize == 0 && headsOk && s.modelWidth % s.heads != 0)
-            problems.push_back({field, "D = " + std::to_string(s.modelWidth) + " cannot be split into " +
-                                           std::to_string(s.heads) + " equal heads: choose D as a multiple of H, or set " +
-                                           name + " yourself."});
+            problems.push_back({field,
+                                "D = " + std::to_string(s.modelWidth) + " cannot be split into " +
+                                    std::to_string(s.heads) +
+                                    " equal heads: choose D as a multiple of H, or set " + name +
+                                    " yourself."});
     };
     autoSize(s.queryKeySize, SettingsField::QueryKeySize, "d_k");
     autoSize(s.valueSize, SettingsField::ValueSize, "d_v");
     if (s.outputWidth < 0 || s.outputWidth > kMaxWidth)
-        problems.push_back({SettingsField::OutputWidth, sizeProblem("The output width", s.outputWidth, kMaxWidth)});
+        problems.push_back({SettingsField::OutputWidth,
+                            sizeProblem("The output width", s.outputWidth, kMaxWidth)});
     if (s.mask == MaskKind::Custom) {
         const auto nq = static_cast<int>(longest(queries));
         const auto nk = static_cast<int>(keys.empty() ? longest(queries) : longest(keys));
         for (const auto& [q, k] : s.blockedCells)
             if (q < 0 || q >= nq || k < 0 || k >= nk) {
-                problems.push_back({SettingsField::Mask, "The drawn mask has a cell outside the " +
-                                                             std::to_string(nq) + " × " + std::to_string(nk) +
-                                                             " score matrix; clear it and draw again."});
+                problems.push_back({SettingsField::Mask,
+                                    "The drawn mask has a cell outside the " + std::to_string(nq) +
+                                        " × " + std::to_string(nk) +
+                                        " score matrix; clear it and draw again."});
                 break;
             }
     }
@@ -161,7 +173,8 @@ std::shared_ptr<const Walkthrough> computePlayground(const PlaygroundSettings& s
     source.settings = s;
     w->crossAttention = !s.keyValueSentences.empty();
     w->queryTokens = tokenizeAll(s.querySentences, s.tokenUnit);
-    w->keyTokens = w->crossAttention ? tokenizeAll(s.keyValueSentences, s.tokenUnit) : w->queryTokens;
+    w->keyTokens =
+        w->crossAttention ? tokenizeAll(s.keyValueSentences, s.tokenUnit) : w->queryTokens;
     for (const auto& k : w->keyTokens)
         w->keyLengths.push_back(static_cast<int>(k.size()));
     const std::size_t nq = longest(w->queryTokens), nk = longest(w->keyTokens);
@@ -170,23 +183,28 @@ std::shared_ptr<const Walkthrough> computePlayground(const PlaygroundSettings& s
 
     const auto B = static_cast<std::int64_t>(w->queryTokens.size());
     const std::int64_t D = s.modelWidth;
-    source.embedding = engine::Tensor({{"batch", B}, {"query", static_cast<std::int64_t>(nq)}, {"feature", D}});
+    source.embedding =
+        engine::Tensor({{"batch", B}, {"query", static_cast<std::int64_t>(nq)}, {"feature", D}});
     embed(w->queryTokens, s.seed, source.embedding);
     const std::size_t positions = std::max(nq, nk);
-    source.positional = engine::Tensor({{"position", static_cast<std::int64_t>(positions)}, {"feature", D}});
+    source.positional =
+        engine::Tensor({{"position", static_cast<std::int64_t>(positions)}, {"feature", D}});
     if (s.positionalEncoding)
-        source.positional.matrix({}) = engine::sinusoidalPositionalEncoding(static_cast<Eigen::Index>(positions), D);
+        source.positional.matrix({}) =
+            engine::sinusoidalPositionalEncoding(static_cast<Eigen::Index>(positions), D);
 
     auto queryInput = std::make_shared<engine::Tensor>(source.embedding);
     for (std::int64_t b = 0; b < B; ++b)
-        queryInput->matrix({b}) += source.positional.matrix({}).topRows(static_cast<Eigen::Index>(nq));
+        queryInput->matrix({b}) +=
+            source.positional.matrix({}).topRows(static_cast<Eigen::Index>(nq));
     std::shared_ptr<engine::Tensor> keyValueInput = queryInput;
     if (w->crossAttention) {
         keyValueInput = std::make_shared<engine::Tensor>(
             engine::Tensor({{"batch", B}, {"key", static_cast<std::int64_t>(nk)}, {"feature", D}}));
         embed(w->keyTokens, s.seed, *keyValueInput);
         for (std::int64_t b = 0; b < B; ++b)
-            keyValueInput->matrix({b}) += source.positional.matrix({}).topRows(static_cast<Eigen::Index>(nk));
+            keyValueInput->matrix({b}) +=
+                source.positional.matrix({}).topRows(static_cast<Eigen::Index>(nk));
     }
     w->queryInput = queryInput;
     w->keyValueInput = keyValueInput;
@@ -227,8 +245,10 @@ std::shared_ptr<const Walkthrough> computePlayground(const PlaygroundSettings& s
 
     auto trace = std::make_shared<engine::AttentionTrace>();
     const auto start = std::chrono::steady_clock::now();
-    engine::MultiHeadAttention(*weights, H).forward(*queryInput, *keyValueInput, *keyValueInput, mask, *trace);
-    w->milliseconds = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    engine::MultiHeadAttention(*weights, H)
+        .forward(*queryInput, *keyValueInput, *keyValueInput, mask, *trace);
+    w->milliseconds =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     w->trace = trace;
     w->source = std::move(source);
     return w;

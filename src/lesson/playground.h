@@ -10,8 +10,16 @@
 namespace attnviz::lesson {
 
 /// The fields of the playground's settings a problem can be attached to.
-enum class SettingsField { QuerySentences, KeyValueSentences, ModelWidth, Heads, QueryKeySize,
-                           ValueSize, OutputWidth, Mask };
+enum class SettingsField {
+    QuerySentences,
+    KeyValueSentences,
+    ModelWidth,
+    Heads,
+    QueryKeySize,
+    ValueSize,
+    OutputWidth,
+    Mask
+};
 
 /// One reason why settings cannot be computed, shown next to its field.
 struct SettingsProblem {

@@ -18,11 +18,11 @@ struct PlaygroundSettings {
     std::vector<std::string> keyValueSentences; ///< empty: self-attention
     TokenUnit tokenUnit = TokenUnit::Word;
     bool positionalEncoding = true;
-    int modelWidth = 16;  ///< D
-    int heads = 4;        ///< H
+    int modelWidth = 16; ///< D
+    int heads = 4; ///< H
     int queryKeySize = 0; ///< Pqk (d_k); 0 = D / H
-    int valueSize = 0;    ///< Pv (d_v); 0 = D / H
-    int outputWidth = 0;  ///< Po; 0 = D
+    int valueSize = 0; ///< Pv (d_v); 0 = D / H
+    int outputWidth = 0; ///< Po; 0 = D
     bool bias = true;
     MaskKind mask = MaskKind::None;
     std::set<std::pair<int, int>> blockedCells; ///< (query, key) blocked by the custom mask

@@ -13,14 +13,16 @@ std::vector<std::string> indexLabels(std::int64_t count)
     return out;
 }
 
-Heatmap tokenHeatmap(const std::shared_ptr<const Walkthrough>& w, const engine::Tensor& t, int batch, std::string title,
-                     const std::vector<std::string>& tokens, const std::string& rowAxis)
+Heatmap tokenHeatmap(const std::shared_ptr<const Walkthrough>& w, const engine::Tensor& t,
+                     int batch, std::string title, const std::vector<std::string>& tokens,
+                     const std::string& rowAxis)
 {
     Heatmap h;
     h.owner = w;
     const auto m = t.matrix({batch});
-    h.matrix = {m.data(), static_cast<int>(m.rows()), static_cast<int>(m.cols()), rowAxis, "feature", tokens,
-                indexLabels(m.cols())};
+    h.matrix = {
+        m.data(), static_cast<int>(m.rows()), static_cast<int>(m.cols()), rowAxis, "feature",
+        tokens,   indexLabels(m.cols())};
     h.caption = title;
     h.title = std::move(title);
     return h;
@@ -40,26 +42,38 @@ std::vector<Heatmap> inputHeatmaps(const std::shared_ptr<const Walkthrough>& w, 
         [&](const auto& source) {
             using Source = std::decay_t<decltype(source)>;
             if constexpr (std::is_same_v<Source, PlaygroundSource>) {
-                maps.push_back(tokenHeatmap(w, source.embedding, batch, "token embedding", w->queryTokens[b], "query"));
+                maps.push_back(tokenHeatmap(w, source.embedding, batch, "token embedding",
+                                            w->queryTokens[b], "query"));
                 Heatmap pe;
                 pe.owner = w;
                 const auto rows = static_cast<int>(w->trace->queryLength());
                 const auto cols = static_cast<int>(source.positional.dim(1));
-                pe.matrix = {source.positional.data(), rows, cols, "position", "feature", indexLabels(rows), indexLabels(cols)};
-                pe.title = pe.caption = source.settings.positionalEncoding ? "+ positional encoding" : "positional encoding (off)";
+                pe.matrix = {
+                    source.positional.data(), rows, cols, "position", "feature", indexLabels(rows),
+                    indexLabels(cols)};
+                pe.title = pe.caption = source.settings.positionalEncoding
+                    ? "+ positional encoding"
+                    : "positional encoding (off)";
                 maps.push_back(std::move(pe));
-                maps.push_back(tokenHeatmap(w, *w->queryInput, batch, "= X (queries)", w->queryTokens[b], "query"));
+                maps.push_back(tokenHeatmap(w, *w->queryInput, batch, "= X (queries)",
+                                            w->queryTokens[b], "query"));
                 if (w->crossAttention)
-                    maps.push_back(tokenHeatmap(w, *w->keyValueInput, batch, "X (keys, values)", w->keyTokens[b], "key"));
+                    maps.push_back(tokenHeatmap(w, *w->keyValueInput, batch, "X (keys, values)",
+                                                w->keyTokens[b], "key"));
             } else if constexpr (std::is_same_v<Source, ModelBlockSource>) {
                 if (w->queryInput)
-                    maps.push_back(tokenHeatmap(w, *w->queryInput, batch, source.queryInputOrigin, w->queryTokens[b], "query"));
+                    maps.push_back(tokenHeatmap(w, *w->queryInput, batch, source.queryInputOrigin,
+                                                w->queryTokens[b], "query"));
                 if (w->crossAttention && w->keyValueInput)
-                    maps.push_back(tokenHeatmap(w, *w->keyValueInput, batch, source.keyValueInputOrigin, w->keyTokens[b], "key"));
+                    maps.push_back(tokenHeatmap(w, *w->keyValueInput, batch,
+                                                source.keyValueInputOrigin, w->keyTokens[b],
+                                                "key"));
             } else {
-                maps.push_back(tokenHeatmap(w, *w->queryInput, batch, "X (queries)", w->queryTokens[b], "query"));
+                maps.push_back(tokenHeatmap(w, *w->queryInput, batch, "X (queries)",
+                                            w->queryTokens[b], "query"));
                 if (w->crossAttention)
-                    maps.push_back(tokenHeatmap(w, *w->keyValueInput, batch, "X (keys, values)", w->keyTokens[b], "key"));
+                    maps.push_back(tokenHeatmap(w, *w->keyValueInput, batch, "X (keys, values)",
+                                                w->keyTokens[b], "key"));
             }
         },
         w->source);
@@ -71,20 +85,27 @@ std::vector<Heatmap> inputHeatmaps(const std::shared_ptr<const Walkthrough>& w, 
 std::string fillSizes(std::string_view text, const Walkthrough& w)
 {
     const auto& t = *w.trace;
-    const std::pair<const char*, std::int64_t> sizes[] = {
-        {"{B}", t.batchSize()},   {"{Hlast}", t.numHeads() - 1},  {"{H}", t.numHeads()},
-        {"{Nq}", t.queryLength()}, {"{Nk}", t.keyLength()},        {"{D}", w.modelWidth()},
-        {"{dk}", w.dk()},          {"{dv}", w.dv()},               {"{Hdk}", t.numHeads() * w.dk()},
-        {"{Hdv}", t.numHeads() * w.dv()}, {"{Po}", w.weights->wO.rows()}};
+    const std::pair<const char*, std::int64_t> sizes[] = {{"{B}", t.batchSize()},
+                                                          {"{Hlast}", t.numHeads() - 1},
+                                                          {"{H}", t.numHeads()},
+                                                          {"{Nq}", t.queryLength()},
+                                                          {"{Nk}", t.keyLength()},
+                                                          {"{D}", w.modelWidth()},
+                                                          {"{dk}", w.dk()},
+                                                          {"{dv}", w.dv()},
+                                                          {"{Hdk}", t.numHeads() * w.dk()},
+                                                          {"{Hdv}", t.numHeads() * w.dv()},
+                                                          {"{Po}", w.weights->wO.rows()}};
     std::string out(text);
     for (const auto& [placeholder, value] : sizes)
-        for (std::size_t at = out.find(placeholder); at != std::string::npos; at = out.find(placeholder, at))
+        for (std::size_t at = out.find(placeholder); at != std::string::npos;
+             at = out.find(placeholder, at))
             out.replace(at, std::string_view(placeholder).size(), std::to_string(value));
     return out;
 }
 
-Heatmap traceHeatmap(const std::shared_ptr<const Walkthrough>& w, engine::AttentionStep step, int batch, int head,
-                     std::string title, std::string caption)
+Heatmap traceHeatmap(const std::shared_ptr<const Walkthrough>& w, engine::AttentionStep step,
+                     int batch, int head, std::string title, std::string caption)
 {
     const engine::AttentionStepInfo& info = engine::stepInfo(step);
     const engine::Tensor& t = w->trace->step(step);
@@ -103,14 +124,16 @@ Heatmap traceHeatmap(const std::shared_ptr<const Walkthrough>& w, engine::Attent
 
     Heatmap h;
     h.owner = w;
-    h.matrix = {m.data(), static_cast<int>(m.rows()), static_cast<int>(m.cols()), rowAxis, columnAxis,
-                labelsAlong(rowAxis, m.rows()), labelsAlong(columnAxis, m.cols())};
+    h.matrix = {
+        m.data(),   static_cast<int>(m.rows()),     static_cast<int>(m.cols()),       rowAxis,
+        columnAxis, labelsAlong(rowAxis, m.rows()), labelsAlong(columnAxis, m.cols())};
     h.title = std::move(title);
     h.caption = std::move(caption);
-    h.scale = step == engine::AttentionStep::Weights ? ColourScale::Sequential : ColourScale::Diverging;
+    h.scale =
+        step == engine::AttentionStep::Weights ? ColourScale::Sequential : ColourScale::Diverging;
     if (step == engine::AttentionStep::Weights || step == engine::AttentionStep::Masked) {
-        h.mask = std::make_shared<const engine::ResolvedMask>(w->mask, w->trace->batchSize(), w->trace->queryLength(),
-                                                              w->trace->keyLength());
+        h.mask = std::make_shared<const engine::ResolvedMask>(
+            w->mask, w->trace->batchSize(), w->trace->queryLength(), w->trace->keyLength());
         h.maskBatch = batch;
     }
     if (info.perHead)
@@ -123,7 +146,8 @@ Heatmap traceHeatmap(const std::shared_ptr<const Walkthrough>& w, engine::Attent
     return h;
 }
 
-std::vector<Heatmap> stepHeatmaps(const LessonStep& step, const std::shared_ptr<const Walkthrough>& w, int batch,
+std::vector<Heatmap> stepHeatmaps(const LessonStep& step,
+                                  const std::shared_ptr<const Walkthrough>& w, int batch,
                                   std::size_t alternative)
 {
     if (step.views.empty())
@@ -140,7 +164,8 @@ std::vector<Heatmap> stepHeatmaps(const LessonStep& step, const std::shared_ptr<
         }
         // Heads count from 0, as layers do and as the dumps and exported file names index them.
         for (int h = 0; h < w->heads(); ++h)
-            maps.push_back(traceHeatmap(w, view.step, batch, h, "head " + std::to_string(h) + " · " + caption, caption));
+            maps.push_back(traceHeatmap(w, view.step, batch, h,
+                                        "head " + std::to_string(h) + " · " + caption, caption));
     }
     return maps;
 }
@@ -161,10 +186,12 @@ std::string stepShapes(const LessonStep& step, const Walkthrough& w)
     return out;
 }
 
-std::string stepFormula(const LessonStep& step, const Walkthrough& w, std::string_view formulaTemplate)
+std::string stepFormula(const LessonStep& step, const Walkthrough& w,
+                        std::string_view formulaTemplate)
 {
     if (const auto* model = std::get_if<ModelBlockSource>(&w.source); model && step.views.empty())
-        return model->queryInputOrigin + (w.crossAttention ? ",   " + model->keyValueInputOrigin : "");
+        return model->queryInputOrigin +
+            (w.crossAttention ? ",   " + model->keyValueInputOrigin : "");
     return fillSizes(formulaTemplate, w);
 }
 

@@ -15,12 +15,13 @@ namespace attnviz::lesson {
 /// per-head step (`head` ignored otherwise); token labels along query and key axes, indices
 /// along feature axes; the sequential scale for weights; blocked cells marked on the masked
 /// scores and the weights; head bands over feature columns that belong to heads.
-Heatmap traceHeatmap(const std::shared_ptr<const Walkthrough>& w, engine::AttentionStep step, int batch, int head,
-                     std::string title, std::string caption);
+Heatmap traceHeatmap(const std::shared_ptr<const Walkthrough>& w, engine::AttentionStep step,
+                     int batch, int head, std::string title, std::string caption);
 
 /// The heatmaps a lesson step shows for one batch item: one per head for a per-head step,
 /// otherwise the step's whole matrices; for a step with alternatives, the one chosen.
-std::vector<Heatmap> stepHeatmaps(const LessonStep& step, const std::shared_ptr<const Walkthrough>& w, int batch,
+std::vector<Heatmap> stepHeatmaps(const LessonStep& step,
+                                  const std::shared_ptr<const Walkthrough>& w, int batch,
                                   std::size_t alternative = 0);
 
 /// The shape line with named axes, e.g. "weights (batch=2, head=4, query=5, key=7)".
@@ -28,7 +29,8 @@ std::string stepShapes(const LessonStep& step, const Walkthrough& w);
 
 /// The formula of a step with the walkthrough's live sizes filled in; the input step of a model
 /// block says where X came from instead.
-std::string stepFormula(const LessonStep& step, const Walkthrough& w, std::string_view formulaTemplate);
+std::string stepFormula(const LessonStep& step, const Walkthrough& w,
+                        std::string_view formulaTemplate);
 
 /// `{B}`, `{H}`, `{Hlast}`, `{Nq}`, `{Nk}`, `{D}`, `{dk}`, `{dv}`, `{Hdk}`, `{Hdv}`, `{Po}`
 /// replaced by the walkthrough's sizes.

@@ -28,7 +28,8 @@ nlohmann::ordered_json ablationOf(const engine::Ablation& ablation)
 {
     nlohmann::ordered_json heads = nlohmann::ordered_json::array();
     for (const engine::Ablation::Head& h : ablation.heads)
-        heads.push_back({{"layer", h.layer}, {"block", engine::blockName(h.block)}, {"head", h.head}});
+        heads.push_back(
+            {{"layer", h.layer}, {"block", engine::blockName(h.block)}, {"head", h.head}});
     return heads;
 }
 
@@ -73,7 +74,8 @@ nlohmann::ordered_json walkthroughManifest(const Walkthrough& w)
                                          {"d_v", w.dv()},
                                          {"output_width", w.weights->wO.rows()},
                                          {"bias", w.weights->bQ.has_value()}};
-    nlohmann::ordered_json m{{"kind", "attention"}, {"num_heads", w.heads()}, {"causal", w.mask.causal}};
+    nlohmann::ordered_json m{
+        {"kind", "attention"}, {"num_heads", w.heads()}, {"causal", w.mask.causal}};
     if (const auto* p = std::get_if<PlaygroundSource>(&w.source)) {
         m["source"] = "playground";
         configuration["seed"] = p->settings.seed;
@@ -97,7 +99,8 @@ nlohmann::ordered_json walkthroughManifest(const Walkthrough& w)
 void writeModelTrace(const std::string& path, const ModelRun& run, bool sidecar)
 {
     io::TraceFileWriter writer(path, sidecar, tensorCount(*run.trace));
-    run.trace->forEachTensor([&](const std::string& name, const engine::Tensor& t) { writer.add(name, t); });
+    run.trace->forEachTensor(
+        [&](const std::string& name, const engine::Tensor& t) { writer.add(name, t); });
     writer.commit(modelManifest(run));
 }
 

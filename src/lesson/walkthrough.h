@@ -18,7 +18,7 @@ namespace attnviz::lesson {
 /// is a seeded token embedding plus the positional encoding.
 struct PlaygroundSource {
     PlaygroundSettings settings;
-    engine::Tensor embedding;  ///< [batch, query, feature] token embeddings of the queries
+    engine::Tensor embedding; ///< [batch, query, feature] token embeddings of the queries
     engine::Tensor positional; ///< [position, feature] (zeros when switched off)
 };
 
@@ -29,7 +29,7 @@ struct ModelBlockSource {
     int layer = 0;
     engine::Block block = engine::Block::Self;
     int decodingStep = -1; ///< -1: the run's final trace; k: greedy decoding step k
-    std::string queryInputOrigin;    ///< "X = LayerNorm(the output of decoder layer 0)"
+    std::string queryInputOrigin; ///< "X = LayerNorm(the output of decoder layer 0)"
     std::string keyValueInputOrigin; ///< "X_kv = the encoder's output" (cross-attention)
 };
 
@@ -51,8 +51,8 @@ struct Walkthrough {
     /// the playground with key/value sentences).
     bool crossAttention = false;
     std::vector<std::vector<std::string>> queryTokens; ///< [batch][query], as shown
-    std::vector<std::vector<std::string>> keyTokens;   ///< [batch][key], as shown
-    std::vector<int> keyLengths;                       ///< real (unpadded) keys per batch item
+    std::vector<std::vector<std::string>> keyTokens; ///< [batch][key], as shown
+    std::vector<int> keyLengths; ///< real (unpadded) keys per batch item
     /// [batch, query, feature] X_q and [batch, key, feature] X_kv; null in a model block made
     /// for a few steps only when the run did not keep them (walkthroughForBlock).
     std::shared_ptr<const engine::Tensor> queryInput;

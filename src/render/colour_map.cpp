@@ -14,8 +14,7 @@ struct Stop {
 
 using Table = std::array<QRgb, 256>;
 
-template <std::size_t N>
-Table table(const Stop (&stops)[N])
+template <std::size_t N> Table table(const Stop (&stops)[N])
 {
     Table t{};
     for (std::size_t i = 0; i < t.size(); ++i) {
@@ -26,7 +25,9 @@ Table table(const Stop (&stops)[N])
         const Stop& a = stops[k];
         const Stop& b = stops[k + 1];
         const double f = std::clamp((x - a.at) / (b.at - a.at), 0.0, 1.0);
-        const auto mix = [f](int p, int q) { return static_cast<int>(std::lround(p + (q - p) * f)); };
+        const auto mix = [f](int p, int q) {
+            return static_cast<int>(std::lround(p + (q - p) * f));
+        };
         t[i] = qRgb(mix(a.r, b.r), mix(a.g, b.g), mix(a.b, b.b));
     }
     return t;
@@ -34,7 +35,10 @@ Table table(const Stop (&stops)[N])
 
 const Table& viridis()
 {
-    static const Stop stops[] = {{0.0, 68, 1, 84}, {0.25, 59, 82, 139}, {0.5, 33, 145, 140}, {0.75, 94, 201, 98},
+    static const Stop stops[] = {{0.0, 68, 1, 84},
+                                 {0.25, 59, 82, 139},
+                                 {0.5, 33, 145, 140},
+                                 {0.75, 94, 201, 98},
                                  {1.0, 253, 231, 37}};
     static const Table t = table(stops);
     return t;
@@ -42,7 +46,10 @@ const Table& viridis()
 
 const Table& redBlue()
 {
-    static const Stop stops[] = {{0.0, 5, 48, 97}, {0.25, 67, 147, 195}, {0.5, 247, 247, 247}, {0.75, 214, 96, 77},
+    static const Stop stops[] = {{0.0, 5, 48, 97},
+                                 {0.25, 67, 147, 195},
+                                 {0.5, 247, 247, 247},
+                                 {0.75, 214, 96, 77},
                                  {1.0, 103, 0, 31}};
     static const Table t = table(stops);
     return t;
@@ -68,9 +75,9 @@ QColor blockedColour()
 
 QColor headColour(int head)
 {
-    static const QColor palette[] = {QColor(230, 159, 0),  QColor(86, 180, 233), QColor(0, 158, 115),
-                                     QColor(204, 121, 167), QColor(213, 94, 0),  QColor(0, 114, 178),
-                                     QColor(240, 228, 66), QColor(120, 120, 120)};
+    static const QColor palette[] = {
+        QColor(230, 159, 0), QColor(86, 180, 233), QColor(0, 158, 115),  QColor(204, 121, 167),
+        QColor(213, 94, 0),  QColor(0, 114, 178),  QColor(240, 228, 66), QColor(120, 120, 120)};
     const QColor base = palette[std::max(head, 0) % 8];
     return head < 8 ? base : base.darker(100 + 40 * (head / 8));
 }

@@ -48,19 +48,36 @@ std::vector<std::string> itemFiles(const ExportJob& job, const char (&extension)
     return names;
 }
 
-std::vector<std::string> pngFiles(const ExportJob& job) { return itemFiles(job, "png"); }
-std::vector<std::string> svgFiles(const ExportJob& job) { return itemFiles(job, "svg"); }
-std::vector<std::string> pdfFiles(const ExportJob& job) { return itemFiles(job, "pdf"); }
-std::vector<std::string> csvFiles(const ExportJob& job) { return itemFiles(job, "csv"); }
-std::vector<std::string> npyFiles(const ExportJob& job) { return itemFiles(job, "npy"); }
+std::vector<std::string> pngFiles(const ExportJob& job)
+{
+    return itemFiles(job, "png");
+}
+std::vector<std::string> svgFiles(const ExportJob& job)
+{
+    return itemFiles(job, "svg");
+}
+std::vector<std::string> pdfFiles(const ExportJob& job)
+{
+    return itemFiles(job, "pdf");
+}
+std::vector<std::string> csvFiles(const ExportJob& job)
+{
+    return itemFiles(job, "csv");
+}
+std::vector<std::string> npyFiles(const ExportJob& job)
+{
+    return itemFiles(job, "npy");
+}
 
 // Writes each item through `bytes`, one file at a time.
 void writeItems(const ExportJob& job, io::FileSetWriter& set, const ExportProgress& progress,
-                const std::vector<std::string>& names, QByteArray (*bytes)(const lesson::ExportItem&, ImageSize))
+                const std::vector<std::string>& names,
+                QByteArray (*bytes)(const lesson::ExportItem&, ImageSize))
 {
     for (std::size_t i = 0; i < job.items.size(); ++i) {
         const QByteArray data = bytes(job.items[i], job.size);
-        set.add(names[i], std::span<const char>(data.constData(), static_cast<std::size_t>(data.size())));
+        set.add(names[i],
+                std::span<const char>(data.constData(), static_cast<std::size_t>(data.size())));
         if (progress)
             progress(static_cast<int>(i + 1), static_cast<int>(job.items.size()));
     }
@@ -77,14 +94,17 @@ void writePng(const ExportJob& job, io::FileSetWriter& set, const ExportProgress
         auto [index, encoded] = std::move(inFlight.front());
         inFlight.pop_front();
         const QByteArray data = encoded.get();
-        set.add(names[index], std::span<const char>(data.constData(), static_cast<std::size_t>(data.size())));
+        set.add(names[index],
+                std::span<const char>(data.constData(), static_cast<std::size_t>(data.size())));
         if (progress)
             progress(++done, static_cast<int>(job.items.size()));
     };
     try {
         for (std::size_t i = 0; i < job.items.size(); ++i) {
             QImage image = rasterImage({job.items[i].heatmap}, job.items[i].range, {}, job.size);
-            inFlight.emplace_back(i, std::async(std::launch::async, [image = std::move(image)] { return encodePng(image); }));
+            inFlight.emplace_back(i, std::async(std::launch::async, [image = std::move(image)] {
+                                      return encodePng(image);
+                                  }));
             if (inFlight.size() > 3)
                 finishOldest();
         }
@@ -147,8 +167,10 @@ void writeHandouts(const ExportJob& job, io::FileSetWriter& set, const ExportPro
     const std::vector<std::string> names = handoutFiles(job);
     for (std::size_t i = 0; i < job.walkthroughs.size(); ++i) {
         const auto& [name, w] = job.walkthroughs[i];
-        const QByteArray data = renderHandout(w, QString::fromStdString(lesson::walkthroughTitle(*w)));
-        set.add(names[i], std::span<const char>(data.constData(), static_cast<std::size_t>(data.size())));
+        const QByteArray data =
+            renderHandout(w, QString::fromStdString(lesson::walkthroughTitle(*w)));
+        set.add(names[i],
+                std::span<const char>(data.constData(), static_cast<std::size_t>(data.size())));
         if (progress)
             progress(static_cast<int>(i + 1), static_cast<int>(job.walkthroughs.size()));
     }
@@ -159,17 +181,21 @@ void writeHandouts(const ExportJob& job, io::FileSetWriter& set, const ExportPro
 const std::vector<ExportFormat>& exportFormats()
 {
     static const std::vector<ExportFormat> formats{
-        {"png", "PNG image (--width, --height, --dpi)", "PNG image (*.png)", ExportKind::Image, pngItem, pngFiles, writePng},
-        {"svg", "SVG vector image", "SVG image (*.svg)", ExportKind::Image, svgItem, svgFiles, writeSvg},
-        {"pdf", "PDF vector image", "PDF image (*.pdf)", ExportKind::Image, pdfItem, pdfFiles, writePdf},
-        {"csv", "the matrix with token labels in the first row and column", "CSV with token labels (*.csv)",
-         ExportKind::Matrix, csvItem, csvFiles, writeCsv},
-        {"npy", "the matrix as a NumPy float32 array", "NumPy array (*.npy)", ExportKind::Matrix, npyItem, npyFiles,
-         writeNpy},
-        {"safetensors", "the whole trace as trace.safetensors plus a trace.json manifest", "safetensors (*.safetensors)",
-         ExportKind::Trace, nullptr, traceFiles, writeTrace},
-        {"handout", "the ten-step walkthrough as a multi-page PDF, one per selected layer and block", "PDF (*.pdf)",
-         ExportKind::Document, nullptr, handoutFiles, writeHandouts},
+        {"png", "PNG image (--width, --height, --dpi)", "PNG image (*.png)", ExportKind::Image,
+         pngItem, pngFiles, writePng},
+        {"svg", "SVG vector image", "SVG image (*.svg)", ExportKind::Image, svgItem, svgFiles,
+         writeSvg},
+        {"pdf", "PDF vector image", "PDF image (*.pdf)", ExportKind::Image, pdfItem, pdfFiles,
+         writePdf},
+        {"csv", "the matrix with token labels in the first row and column",
+         "CSV with token labels (*.csv)", ExportKind::Matrix, csvItem, csvFiles, writeCsv},
+        {"npy", "the matrix as a NumPy float32 array", "NumPy array (*.npy)", ExportKind::Matrix,
+         npyItem, npyFiles, writeNpy},
+        {"safetensors", "the whole trace as trace.safetensors plus a trace.json manifest",
+         "safetensors (*.safetensors)", ExportKind::Trace, nullptr, traceFiles, writeTrace},
+        {"handout",
+         "the ten-step walkthrough as a multi-page PDF, one per selected layer and block",
+         "PDF (*.pdf)", ExportKind::Document, nullptr, handoutFiles, writeHandouts},
     };
     return formats;
 }
@@ -177,7 +203,8 @@ const std::vector<ExportFormat>& exportFormats()
 const ExportFormat* exportFormat(std::string_view name)
 {
     std::string lower(name);
-    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    std::transform(lower.begin(), lower.end(), lower.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     for (const ExportFormat& f : exportFormats())
         if (f.name == lower)
             return &f;
@@ -189,12 +216,16 @@ std::string exportFormatList()
     std::string out;
     const auto& formats = exportFormats();
     for (std::size_t i = 0; i < formats.size(); ++i)
-        out += (i == 0 ? "" : i + 1 == formats.size() ? " or " : ", ") + std::string(formats[i].name);
+        out += (i == 0                        ? ""
+                    : i + 1 == formats.size() ? " or "
+                                              : ", ") +
+            std::string(formats[i].name);
     return out;
 }
 
-std::vector<std::string> writeExport(const ExportFormat& format, const ExportJob& job, const std::string& folder,
-                                     bool overwrite, const ExportProgress& progress)
+std::vector<std::string> writeExport(const ExportFormat& format, const ExportJob& job,
+                                     const std::string& folder, bool overwrite,
+                                     const ExportProgress& progress)
 {
     const std::vector<std::string> names = format.files(job);
     if (names.empty())

@@ -35,8 +35,8 @@ enum class ExportKind { Image, Matrix, Trace, Document };
 /// A format AttnViz exports to. The CLI's --format values and help, its validation, and the
 /// app's dialog filters all come from kExportFormats; a new format is one row (and its writer).
 struct ExportFormat {
-    std::string_view name;         ///< --format value and file extension
-    std::string_view help;         ///< one line for --help
+    std::string_view name; ///< --format value and file extension
+    std::string_view help; ///< one line for --help
     std::string_view dialogFilter; ///< "PNG image (*.png)"
     ExportKind kind;
     /// One matrix as this format's bytes (images and matrices only; null otherwise).
@@ -58,7 +58,8 @@ std::string exportFormatList();
 /// missing; an existing file stops it before anything is written unless `overwrite`; a failure
 /// part-way leaves nothing behind. Returns the paths written. Throws io::ExistingFileError,
 /// io::FileError, or engine::InputError for a job the format cannot write.
-std::vector<std::string> writeExport(const ExportFormat& format, const ExportJob& job, const std::string& folder,
-                                     bool overwrite, const ExportProgress& progress = {});
+std::vector<std::string> writeExport(const ExportFormat& format, const ExportJob& job,
+                                     const std::string& folder, bool overwrite,
+                                     const ExportProgress& progress = {});
 
 } // namespace attnviz::render

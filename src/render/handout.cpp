@@ -12,7 +12,8 @@
 
 namespace attnviz::render {
 
-QByteArray renderHandout(const std::shared_ptr<const lesson::Walkthrough>& w, const QString& subtitle)
+QByteArray renderHandout(const std::shared_ptr<const lesson::Walkthrough>& w,
+                         const QString& subtitle)
 {
     QByteArray bytes;
     QBuffer buffer(&bytes);
@@ -39,13 +40,17 @@ QByteArray renderHandout(const std::shared_ptr<const lesson::Walkthrough>& w, co
         QTextDocument header;
         header.setDefaultFont(font);
         header.setTextWidth(width);
-        header.setHtml(QStringLiteral("<h2>Step %1 of %2 — %3</h2><p style='color:#555'>%4</p>"
-                                      "<p><tt>%5</tt></p><p>%6</p>%7")
-                           .arg(index + 1)
-                           .arg(lesson::kLessonSteps.size())
-                           .arg(text.title.toHtmlEscaped(), subtitle.toHtmlEscaped(),
-                                QString::fromStdString(lesson::stepFormula(step, *w, text.formula.toStdString())).toHtmlEscaped(),
-                                QString::fromStdString(lesson::stepShapes(step, *w)).toHtmlEscaped(), text.explanation));
+        header.setHtml(
+            QStringLiteral("<h2>Step %1 of %2 — %3</h2><p style='color:#555'>%4</p>"
+                           "<p><tt>%5</tt></p><p>%6</p>%7")
+                .arg(index + 1)
+                .arg(lesson::kLessonSteps.size())
+                .arg(text.title.toHtmlEscaped(), subtitle.toHtmlEscaped(),
+                     QString::fromStdString(
+                         lesson::stepFormula(step, *w, text.formula.toStdString()))
+                         .toHtmlEscaped(),
+                     QString::fromStdString(lesson::stepShapes(step, *w)).toHtmlEscaped(),
+                     text.explanation));
         header.drawContents(&painter);
         const int top = static_cast<int>(header.size().height()) + 10;
 

@@ -16,20 +16,25 @@ int gridColumns(int count, int maxSingleRow)
 }
 
 void paintGrid(QPainter& painter, QRectF area, const std::vector<lesson::Heatmap>& maps,
-               const std::vector<std::pair<double, double>>& ranges, const HeatmapStyle& style, GridStyle grid)
+               const std::vector<std::pair<double, double>>& ranges, const HeatmapStyle& style,
+               GridStyle grid)
 {
     const int count = static_cast<int>(maps.size());
     const int columns = gridColumns(count, grid.maxSingleRow);
     const int rows = std::max((count + columns - 1) / columns, 1);
     const double width = area.width() / columns;
-    const double height = grid.squareCells ? std::min(width, area.height() / rows) : area.height() / rows;
-    const bool oneRange = std::all_of(ranges.begin(), ranges.end(), [&](const auto& r) { return r == ranges.front(); });
+    const double height =
+        grid.squareCells ? std::min(width, area.height() / rows) : area.height() / rows;
+    const bool oneRange = std::all_of(ranges.begin(), ranges.end(),
+                                      [&](const auto& r) { return r == ranges.front(); });
     for (int i = 0; i < count; ++i) {
         const auto at = static_cast<std::size_t>(i);
         HeatmapStyle own = style;
         own.colourBar = style.colourBar && (!oneRange || i + 1 == count);
-        const QRectF cell(area.left() + (i % columns) * width, area.top() + (i / columns) * height, width, height);
-        paintHeatmap(painter, HeatmapLayout(maps[at], ranges[at], cell, own), maps[at], ranges[at], own);
+        const QRectF cell(area.left() + (i % columns) * width, area.top() + (i / columns) * height,
+                          width, height);
+        paintHeatmap(painter, HeatmapLayout(maps[at], ranges[at], cell, own), maps[at], ranges[at],
+                     own);
     }
 }
 

@@ -17,13 +17,14 @@ int gridColumns(int count, int maxSingleRow = 3);
 
 /// How a grid is arranged.
 struct GridStyle {
-    int maxSingleRow = 3;     ///< up to this many matrices stand in one row
+    int maxSingleRow = 3; ///< up to this many matrices stand in one row
     bool squareCells = false; ///< cells no taller than wide (pages with text above)
 };
 
 /// Draws `maps` as a grid inside `area`, matrix i on colour range `ranges[i]`. When all ranges
 /// are equal there is one colour bar, beside the last matrix, as in the app; else one each.
 void paintGrid(QPainter& painter, QRectF area, const std::vector<lesson::Heatmap>& maps,
-               const std::vector<std::pair<double, double>>& ranges, const HeatmapStyle& style, GridStyle grid = {});
+               const std::vector<std::pair<double, double>>& ranges, const HeatmapStyle& style,
+               GridStyle grid = {});
 
 } // namespace attnviz::render

@@ -24,14 +24,16 @@ QFont scaled(const QFont& base, double factor)
 }
 
 // Every `step`-th label of `labels`, elided to `maxWidth`; returns the widest shown.
-double pickLabels(const std::vector<std::string>& labels, int count, int step, const QFontMetricsF& metrics,
-                  double maxWidth, std::vector<HeatmapLayout::Label>& out)
+double pickLabels(const std::vector<std::string>& labels, int count, int step,
+                  const QFontMetricsF& metrics, double maxWidth,
+                  std::vector<HeatmapLayout::Label>& out)
 {
     out.clear();
     double widest = 0;
     for (int i = 0; i < count; i += step) {
-        const QString full = i < static_cast<int>(labels.size()) ? QString::fromStdString(labels[static_cast<std::size_t>(i)])
-                                                                  : QString::number(i);
+        const QString full = i < static_cast<int>(labels.size())
+            ? QString::fromStdString(labels[static_cast<std::size_t>(i)])
+            : QString::number(i);
         const QString text = metrics.elidedText(full, Qt::ElideRight, maxWidth);
         widest = std::max(widest, metrics.horizontalAdvance(text));
         out.push_back({i, text});
@@ -80,12 +82,14 @@ std::vector<double> colourBarTicks(std::pair<double, double> range)
             break;
         }
     std::vector<double> ticks;
-    for (double t = std::ceil(range.first / step) * step; t <= range.second + step * 1e-9; t += step)
+    for (double t = std::ceil(range.first / step) * step; t <= range.second + step * 1e-9;
+         t += step)
         ticks.push_back(std::abs(t) < step * 1e-9 ? 0.0 : t);
     return ticks;
 }
 
-HeatmapLayout::HeatmapLayout(const lesson::Heatmap& h, std::pair<double, double> range, QRectF area, const HeatmapStyle& style)
+HeatmapLayout::HeatmapLayout(const lesson::Heatmap& h, std::pair<double, double> range, QRectF area,
+                             const HeatmapStyle& style)
     : m_area(area)
     , m_rows(h.rows())
     , m_columns(h.cols())
@@ -115,14 +119,16 @@ HeatmapLayout::HeatmapLayout(const lesson::Heatmap& h, std::pair<double, double>
         right -= 8 + kBarWidth + 4 + widest;
     }
 
-    const double maxLabel = std::max(24.0, std::min(area.width() * 0.28, tick.averageCharWidth() * 18));
+    const double maxLabel =
+        std::max(24.0, std::min(area.width() * 0.28, tick.averageCharWidth() * 18));
     const double labelBottom = area.bottom() - kPad - axisLine - 2;
     // pass 1: row labels for a guessed height, then columns for the resulting width
     double bottomGuess = tickLine + 4;
     for (int pass = 0; pass < 2; ++pass) {
         const double cellsHeight = std::max(4.0, labelBottom - bottomGuess - top);
         const int rowStep = stepFor(m_rows, cellsHeight, tickLine + 1);
-        m_rowLabelWidth = pickLabels(h.matrix.rowLabels, m_rows, rowStep, tick, maxLabel, m_rowLabels);
+        m_rowLabelWidth =
+            pickLabels(h.matrix.rowLabels, m_rows, rowStep, tick, maxLabel, m_rowLabels);
         const double left = area.left() + kPad + axisLine + 4 + m_rowLabelWidth + 4;
         const double cellsWidth = std::max(4.0, right - left);
 
@@ -132,14 +138,17 @@ HeatmapLayout::HeatmapLayout(const lesson::Heatmap& h, std::pair<double, double>
         double uprightWidest = 0;
         int uprightStep = 1;
         for (int k = 0; k < 2; ++k) {
-            uprightWidest = pickLabels(h.matrix.columnLabels, m_columns, uprightStep, tick, maxLabel, upright);
+            uprightWidest =
+                pickLabels(h.matrix.columnLabels, m_columns, uprightStep, tick, maxLabel, upright);
             uprightStep = std::max(uprightStep, stepFor(m_columns, cellsWidth, uprightWidest + 6));
         }
-        uprightWidest = pickLabels(h.matrix.columnLabels, m_columns, uprightStep, tick, maxLabel, upright);
+        uprightWidest =
+            pickLabels(h.matrix.columnLabels, m_columns, uprightStep, tick, maxLabel, upright);
         const int turnedStep = stepFor(m_columns, cellsWidth, tickLine / kTurn + 2);
         m_turned = uprightStep > 2 * turnedStep;
         if (m_turned) {
-            const double widest = pickLabels(h.matrix.columnLabels, m_columns, turnedStep, tick, maxLabel, m_columnLabels);
+            const double widest = pickLabels(h.matrix.columnLabels, m_columns, turnedStep, tick,
+                                             maxLabel, m_columnLabels);
             bottomGuess = widest * kTurn + tickLine * kTurn + 6;
         } else {
             m_columnLabels = std::move(upright);
@@ -148,16 +157,19 @@ HeatmapLayout::HeatmapLayout(const lesson::Heatmap& h, std::pair<double, double>
         m_cells = QRectF(left, top, cellsWidth, std::max(4.0, labelBottom - bottomGuess - top));
     }
     if (bandHeight > 0)
-        m_bands = QRectF(m_cells.left(), m_cells.top() - bandHeight - 2, m_cells.width(), bandHeight);
+        m_bands =
+            QRectF(m_cells.left(), m_cells.top() - bandHeight - 2, m_cells.width(), bandHeight);
     if (style.colourBar)
         m_colourBar = QRectF(m_cells.right() + 8, m_cells.top(), kBarWidth, m_cells.height());
     m_rowAxisTitle = QRectF(area.left() + kPad, m_cells.top(), axisLine, m_cells.height());
-    m_columnAxisTitle = QRectF(m_cells.left(), area.bottom() - kPad - axisLine, m_cells.width(), axisLine);
+    m_columnAxisTitle =
+        QRectF(m_cells.left(), area.bottom() - kPad - axisLine, m_cells.width(), axisLine);
 }
 
 QRectF HeatmapLayout::cellRect(int row, int column) const
 {
-    const double w = m_cells.width() / std::max(m_columns, 1), h = m_cells.height() / std::max(m_rows, 1);
+    const double w = m_cells.width() / std::max(m_columns, 1),
+                 h = m_cells.height() / std::max(m_rows, 1);
     return {m_cells.left() + column * w, m_cells.top() + row * h, w, h};
 }
 
@@ -170,8 +182,10 @@ std::optional<std::pair<int, int>> HeatmapLayout::cellAt(QPointF p) const
 {
     if (m_rows == 0 || m_columns == 0 || !m_cells.contains(p))
         return std::nullopt;
-    const int column = std::clamp(static_cast<int>((p.x() - m_cells.left()) / m_cells.width() * m_columns), 0, m_columns - 1);
-    const int row = std::clamp(static_cast<int>((p.y() - m_cells.top()) / m_cells.height() * m_rows), 0, m_rows - 1);
+    const int column = std::clamp(
+        static_cast<int>((p.x() - m_cells.left()) / m_cells.width() * m_columns), 0, m_columns - 1);
+    const int row = std::clamp(
+        static_cast<int>((p.y() - m_cells.top()) / m_cells.height() * m_rows), 0, m_rows - 1);
     return std::pair{row, column};
 }
 

@@ -20,7 +20,8 @@ namespace attnviz::render {
 class HeatmapLayout {
 public:
     HeatmapLayout() = default;
-    HeatmapLayout(const lesson::Heatmap& heatmap, std::pair<double, double> range, QRectF area, const HeatmapStyle& style);
+    HeatmapLayout(const lesson::Heatmap& heatmap, std::pair<double, double> range, QRectF area,
+                  const HeatmapStyle& style);
 
     QRectF area() const { return m_area; }
     QRectF cells() const { return m_cells; }

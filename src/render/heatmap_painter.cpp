@@ -19,19 +19,22 @@ QColor textColour()
 // Black or white, whichever reads better on `background`.
 QColor contrastingText(QRgb background)
 {
-    const double luminance = 0.299 * qRed(background) + 0.587 * qGreen(background) + 0.114 * qBlue(background);
+    const double luminance =
+        0.299 * qRed(background) + 0.587 * qGreen(background) + 0.114 * qBlue(background);
     return luminance > 140 ? QColor(0, 0, 0) : QColor(255, 255, 255);
 }
 
-void paintCells(QPainter& p, const HeatmapLayout& layout, const lesson::Heatmap& h, std::pair<double, double> range,
-                const HeatmapStyle& style, const QImage* cached)
+void paintCells(QPainter& p, const HeatmapLayout& layout, const lesson::Heatmap& h,
+                std::pair<double, double> range, const HeatmapStyle& style, const QImage* cached)
 {
     const QRectF cells = layout.cells();
     if (style.vectorCells) {
         p.setPen(Qt::NoPen);
         for (int r = 0; r < h.rows(); ++r)
             for (int c = 0; c < h.cols(); ++c) {
-                const QColor colour = h.blocked(r, c) ? blockedColour() : QColor(colourOf(h.value(r, c), range, h.scale));
+                const QColor colour = h.blocked(r, c)
+                    ? blockedColour()
+                    : QColor(colourOf(h.value(r, c), range, h.scale));
                 // A hair wider than the cell, so antialiased edges leave no seams between cells.
                 p.fillRect(layout.cellRect(r, c).adjusted(0, 0, 0.3, 0.3), colour);
             }
@@ -48,11 +51,13 @@ void paintCells(QPainter& p, const HeatmapLayout& layout, const lesson::Heatmap&
     p.restore();
 }
 
-void paintValues(QPainter& p, const HeatmapLayout& layout, const lesson::Heatmap& h, std::pair<double, double> range)
+void paintValues(QPainter& p, const HeatmapLayout& layout, const lesson::Heatmap& h,
+                 std::pair<double, double> range)
 {
     const QFontMetricsF metrics(layout.tickFont());
     const QRectF first = layout.cellRect(0, 0);
-    if (first.height() < metrics.height() || first.width() < metrics.horizontalAdvance(QStringLiteral("−0.00")) + 4)
+    if (first.height() < metrics.height() ||
+        first.width() < metrics.horizontalAdvance(QStringLiteral("−0.00")) + 4)
         return;
     p.setFont(layout.tickFont());
     for (int r = 0; r < h.rows(); ++r)
@@ -70,9 +75,12 @@ void paintHighlight(QPainter& p, const HeatmapLayout& layout, const Highlight& m
     QRectF rect;
     if (mark.kind == Highlight::Kind::Row && mark.row >= 0 && mark.row < layout.rows())
         rect = layout.cellRect(mark.row, 0).united(layout.cellRect(mark.row, layout.columns() - 1));
-    else if (mark.kind == Highlight::Kind::Column && mark.column >= 0 && mark.column < layout.columns())
-        rect = layout.cellRect(0, mark.column).united(layout.cellRect(layout.rows() - 1, mark.column));
-    else if (mark.row >= 0 && mark.row < layout.rows() && mark.column >= 0 && mark.column < layout.columns())
+    else if (mark.kind == Highlight::Kind::Column && mark.column >= 0 &&
+             mark.column < layout.columns())
+        rect =
+            layout.cellRect(0, mark.column).united(layout.cellRect(layout.rows() - 1, mark.column));
+    else if (mark.row >= 0 && mark.row < layout.rows() && mark.column >= 0 &&
+             mark.column < layout.columns())
         rect = layout.cellRect(mark.row, mark.column);
     if (rect.isNull())
         return;
@@ -91,12 +99,15 @@ void paintBands(QPainter& p, const HeatmapLayout& layout, const lesson::Heatmap&
     p.setFont(layout.tickFont());
     const QFontMetricsF metrics(layout.tickFont());
     for (const lesson::Heatmap::Band& band : h.columnBands) {
-        const QRectF rect(area.left() + band.first * perColumn, area.top(), band.count * perColumn, area.height());
+        const QRectF rect(area.left() + band.first * perColumn, area.top(), band.count * perColumn,
+                          area.height());
         const QColor colour = headColour(band.head);
         p.fillRect(rect.adjusted(0.5, 0, -0.5, 0), colour);
-        // The head's number on its band, where there is room: the legend that ties colours to heads.
+        // The head's number on its band, where there is room: the legend that ties colours to
+        // heads.
         const QString label = QString::number(band.head);
-        if (metrics.horizontalAdvance(label) + 2 < rect.width() && metrics.height() <= rect.height() + 4) {
+        if (metrics.horizontalAdvance(label) + 2 < rect.width() &&
+            metrics.height() <= rect.height() + 4) {
             p.setPen(contrastingText(colour.rgb()));
             p.drawText(rect, Qt::AlignCenter, label);
         }
@@ -111,22 +122,25 @@ void paintLabels(QPainter& p, const HeatmapLayout& layout)
     p.setPen(textColour());
     for (const HeatmapLayout::Label& label : layout.rowLabels()) {
         const QRectF cell = layout.cellRect(label.index, 0);
-        const QRectF rect(cells.left() - 4 - layout.rowLabelWidth(), cell.center().y() - metrics.height() / 2,
-                          layout.rowLabelWidth(), metrics.height());
+        const QRectF rect(cells.left() - 4 - layout.rowLabelWidth(),
+                          cell.center().y() - metrics.height() / 2, layout.rowLabelWidth(),
+                          metrics.height());
         p.drawText(rect, Qt::AlignRight | Qt::AlignVCenter, label.text);
     }
     for (const HeatmapLayout::Label& label : layout.columnLabels()) {
         const QPointF anchor(layout.cellRect(0, label.index).center().x(), cells.bottom() + 3);
         const double width = metrics.horizontalAdvance(label.text);
         if (!layout.columnLabelsTurned()) {
-            p.drawText(QRectF(anchor.x() - width / 2 - 1, anchor.y(), width + 2, metrics.height()), Qt::AlignCenter, label.text);
+            p.drawText(QRectF(anchor.x() - width / 2 - 1, anchor.y(), width + 2, metrics.height()),
+                       Qt::AlignCenter, label.text);
             continue;
         }
         // Turned 45°, ending at the column it names.
         p.save();
         p.translate(anchor.x() + metrics.height() * kTurn / 2, anchor.y());
         p.rotate(-45);
-        p.drawText(QRectF(-width, 0, width, metrics.height()), Qt::AlignRight | Qt::AlignTop, label.text);
+        p.drawText(QRectF(-width, 0, width, metrics.height()), Qt::AlignRight | Qt::AlignTop,
+                   label.text);
         p.restore();
     }
 }
@@ -135,24 +149,28 @@ void paintAxisTitles(QPainter& p, const HeatmapLayout& layout, const lesson::Hea
 {
     p.setFont(layout.axisFont());
     p.setPen(textColour());
-    p.drawText(layout.columnAxisTitle(), Qt::AlignCenter, QString::fromStdString(h.matrix.columnAxis));
+    p.drawText(layout.columnAxisTitle(), Qt::AlignCenter,
+               QString::fromStdString(h.matrix.columnAxis));
     const QRectF row = layout.rowAxisTitle();
     p.save();
     p.translate(row.center());
     p.rotate(-90);
-    p.drawText(QRectF(-row.height() / 2, -row.width() / 2, row.height(), row.width()), Qt::AlignCenter,
-               QString::fromStdString(h.matrix.rowAxis));
+    p.drawText(QRectF(-row.height() / 2, -row.width() / 2, row.height(), row.width()),
+               Qt::AlignCenter, QString::fromStdString(h.matrix.rowAxis));
     p.restore();
 }
 
-void paintColourBar(QPainter& p, const HeatmapLayout& layout, const lesson::Heatmap& h, std::pair<double, double> range)
+void paintColourBar(QPainter& p, const HeatmapLayout& layout, const lesson::Heatmap& h,
+                    std::pair<double, double> range)
 {
     const QRectF bar = layout.colourBar();
     if (bar.isNull())
         return;
     QImage strip(1, 256, QImage::Format_RGB32);
     for (int i = 0; i < 256; ++i)
-        strip.setPixel(0, i, colourOf(range.second - (range.second - range.first) * i / 255.0, range, h.scale));
+        strip.setPixel(
+            0, i,
+            colourOf(range.second - (range.second - range.first) * i / 255.0, range, h.scale));
     p.save();
     p.setRenderHint(QPainter::SmoothPixmapTransform, true);
     p.drawImage(bar, strip);
@@ -165,10 +183,11 @@ void paintColourBar(QPainter& p, const HeatmapLayout& layout, const lesson::Heat
     p.setPen(textColour());
     const double span = range.second - range.first;
     for (const double t : layout.ticks()) {
-        const double y = span > 0 ? bar.bottom() - (t - range.first) / span * bar.height() : bar.center().y();
+        const double y =
+            span > 0 ? bar.bottom() - (t - range.first) / span * bar.height() : bar.center().y();
         p.drawLine(QPointF(bar.right(), y), QPointF(bar.right() + 3, y));
-        p.drawText(QRectF(bar.right() + 5, y - metrics.height() / 2, 200, metrics.height()), Qt::AlignLeft | Qt::AlignVCenter,
-                   formatValue(t));
+        p.drawText(QRectF(bar.right() + 5, y - metrics.height() / 2, 200, metrics.height()),
+                   Qt::AlignLeft | Qt::AlignVCenter, formatValue(t));
     }
 }
 
@@ -186,8 +205,8 @@ QImage cellImage(const lesson::Heatmap& h, std::pair<double, double> range)
     return image;
 }
 
-void paintHeatmap(QPainter& p, const HeatmapLayout& layout, const lesson::Heatmap& h, std::pair<double, double> range,
-                  const HeatmapStyle& style, const QImage* cells)
+void paintHeatmap(QPainter& p, const HeatmapLayout& layout, const lesson::Heatmap& h,
+                  std::pair<double, double> range, const HeatmapStyle& style, const QImage* cells)
 {
     p.save();
     p.fillRect(layout.area(), Qt::white);
@@ -196,7 +215,8 @@ void paintHeatmap(QPainter& p, const HeatmapLayout& layout, const lesson::Heatma
         p.setPen(h.head >= 0 ? headColour(h.head).darker(150) : textColour());
         const QFontMetricsF metrics(layout.titleFont());
         p.drawText(layout.title(), Qt::AlignCenter,
-                   metrics.elidedText(QString::fromStdString(h.title), Qt::ElideRight, layout.title().width()));
+                   metrics.elidedText(QString::fromStdString(h.title), Qt::ElideRight,
+                                      layout.title().width()));
     }
     if (!layout.bands().isNull())
         paintBands(p, layout, h);

@@ -20,6 +20,7 @@ QImage cellImage(const lesson::Heatmap& heatmap, std::pair<double, double> range
 /// colour, tick labels, axis titles and the colour bar. The app's views and every export draw
 /// through this one function, so the same view gives the same picture everywhere.
 void paintHeatmap(QPainter& painter, const HeatmapLayout& layout, const lesson::Heatmap& heatmap,
-                  std::pair<double, double> range, const HeatmapStyle& style, const QImage* cells = nullptr);
+                  std::pair<double, double> range, const HeatmapStyle& style,
+                  const QImage* cells = nullptr);
 
 } // namespace attnviz::render

@@ -29,8 +29,8 @@ HeatmapStyle exportStyle(const std::vector<lesson::Heatmap>& maps, bool vector)
 }
 
 // Draws on a canvas of `logical` pixels (96 dpi units).
-void paintFigure(QPainter& painter, QSizeF logical, const std::vector<lesson::Heatmap>& maps, std::pair<double, double> range,
-                 const QString& title, bool vector)
+void paintFigure(QPainter& painter, QSizeF logical, const std::vector<lesson::Heatmap>& maps,
+                 std::pair<double, double> range, const QString& title, bool vector)
 {
     painter.fillRect(QRectF(QPointF(0, 0), logical), Qt::white);
     double top = 0;
@@ -45,7 +45,8 @@ void paintFigure(QPainter& painter, QSizeF logical, const std::vector<lesson::He
         top = band.height();
     }
     paintGrid(painter, QRectF(0, top, logical.width(), logical.height() - top), maps,
-              std::vector<std::pair<double, double>>(maps.size(), range), exportStyle(maps, vector));
+              std::vector<std::pair<double, double>>(maps.size(), range),
+              exportStyle(maps, vector));
 }
 
 QSizeF logicalSize(ImageSize size)
@@ -63,8 +64,8 @@ QFont exportFont()
     return font;
 }
 
-QImage rasterImage(const std::vector<lesson::Heatmap>& maps, std::pair<double, double> range, const QString& title,
-                   ImageSize size)
+QImage rasterImage(const std::vector<lesson::Heatmap>& maps, std::pair<double, double> range,
+                   const QString& title, ImageSize size)
 {
     // Opaque RGB: a quarter less to compress than ARGB, and exports have a white background.
     QImage image(size.width, size.height, QImage::Format_RGB888);
@@ -92,15 +93,16 @@ QByteArray encodePng(const QImage& image)
     return bytes;
 }
 
-QByteArray renderImage(const std::vector<lesson::Heatmap>& maps, std::pair<double, double> range, const QString& title,
-                       ImageFormat format, ImageSize size)
+QByteArray renderImage(const std::vector<lesson::Heatmap>& maps, std::pair<double, double> range,
+                       const QString& title, ImageFormat format, ImageSize size)
 {
     if (format == ImageFormat::Png)
         return encodePng(rasterImage(maps, range, title, size));
     QByteArray bytes;
     QBuffer buffer(&bytes);
     buffer.open(QIODevice::WriteOnly);
-    const QString documentTitle = title.isEmpty() && !maps.empty() ? QString::fromStdString(maps.front().title) : title;
+    const QString documentTitle =
+        title.isEmpty() && !maps.empty() ? QString::fromStdString(maps.front().title) : title;
     if (format == ImageFormat::Svg) {
         QSvgGenerator svg;
         svg.setOutputDevice(&buffer);
@@ -115,7 +117,8 @@ QByteArray renderImage(const std::vector<lesson::Heatmap>& maps, std::pair<doubl
     }
     QPdfWriter pdf(&buffer);
     pdf.setResolution(size.dpi);
-    pdf.setPageSize(QPageSize(QSizeF(size.width * 72.0 / size.dpi, size.height * 72.0 / size.dpi), QPageSize::Point));
+    pdf.setPageSize(QPageSize(QSizeF(size.width * 72.0 / size.dpi, size.height * 72.0 / size.dpi),
+                              QPageSize::Point));
     pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
     pdf.setTitle(documentTitle);
     pdf.setCreator(QStringLiteral("AttnViz"));
@@ -126,8 +129,8 @@ QByteArray renderImage(const std::vector<lesson::Heatmap>& maps, std::pair<doubl
     return bytes;
 }
 
-QPointF cellCentreInImage(const lesson::Heatmap& heatmap, std::pair<double, double> range, ImageSize size, int row,
-                          int column)
+QPointF cellCentreInImage(const lesson::Heatmap& heatmap, std::pair<double, double> range,
+                          ImageSize size, int row, int column)
 {
     // Lay the figure out exactly as paintFigure and paintGrid do for one heatmap.
     HeatmapStyle style = exportStyle({heatmap}, false);

@@ -27,18 +27,18 @@ struct ImageSize {
 /// under a title. Exports use a fixed font, not the desktop's, so they look the same on every
 /// machine; the app and `attnviz-cli export` both call this, so the same view gives the same
 /// bytes.
-QByteArray renderImage(const std::vector<lesson::Heatmap>& maps, std::pair<double, double> range, const QString& title,
-                       ImageFormat format, ImageSize size);
+QByteArray renderImage(const std::vector<lesson::Heatmap>& maps, std::pair<double, double> range,
+                       const QString& title, ImageFormat format, ImageSize size);
 
 /// The raster form (the clipboard takes images, and PNG encoding runs apart from drawing).
-QImage rasterImage(const std::vector<lesson::Heatmap>& maps, std::pair<double, double> range, const QString& title,
-                   ImageSize size);
+QImage rasterImage(const std::vector<lesson::Heatmap>& maps, std::pair<double, double> range,
+                   const QString& title, ImageSize size);
 QByteArray encodePng(const QImage& image);
 
 /// Where the centre of a cell lands in the image renderImage makes of one heatmap at `size`
 /// (pixels), e.g. to annotate an exported figure or to check it.
-QPointF cellCentreInImage(const lesson::Heatmap& heatmap, std::pair<double, double> range, ImageSize size, int row,
-                          int column);
+QPointF cellCentreInImage(const lesson::Heatmap& heatmap, std::pair<double, double> range,
+                          ImageSize size, int row, int column);
 
 /// The font of every export (DejaVu Sans, falling back per glyph to a CJK font for Chinese).
 QFont exportFont();

@@ -37,7 +37,8 @@ StepText stepText(const lesson::LessonStep& step, const lesson::Walkthrough* w)
 {
     static const bool registered = (registerStepTexts(), true);
     (void)registered;
-    const QString key = QString::fromLatin1(step.key.data(), static_cast<qsizetype>(step.key.size()));
+    const QString key =
+        QString::fromLatin1(step.key.data(), static_cast<qsizetype>(step.key.size()));
     QStringList candidates;
     if (w && std::holds_alternative<lesson::ModelBlockSource>(w->source))
         candidates << QStringLiteral(":/steps/%1_in_model.txt").arg(key);

@@ -1,17 +1,17 @@
 // Exports from the app (#5), driven through the real window offscreen: the app and the CLI write
 // the same image for the same view, an exported heatmap keeps the matrix's row and column order,
 // and the grid, data, trace and handout exports land complete.
+#include "app/export_menu.h"
 #include "app/head_grid_view.h"
-#include "app_test_steps.h"
 #include "app/main_window.h"
 #include "app/model_panel.h"
 #include "app/step_panel.h"
 #include "app/walkthrough_runner.h"
-#include "app/export_menu.h"
-#include "render/colour_map.h"
-#include "render/image_export.h"
+#include "app_test_steps.h"
 #include "io/atomic_file.h"
 #include "io/input_file.h"
+#include "render/colour_map.h"
+#include "render/image_export.h"
 #include "support/process.h"
 #include "ui_model_panel.h"
 
@@ -57,10 +57,7 @@ private slots:
         QVERIFY(m_window->walkthrough());
     }
 
-    void cleanupTestCase()
-    {
-        m_window.reset();
-    }
+    void cleanupTestCase() { m_window.reset(); }
 
     void appAndCliWriteTheSameImageForTheSameView()
     {
@@ -68,13 +65,19 @@ private slots:
         m_window->stepPanel()->grid()->focusHead(2);
         const render::ImageSize size{720, 600, 144};
         m_exports->exportCurrentHeatmap(path(QStringLiteral("app.png")), size);
-        const test::ProcessResult cli = test::runProcess(
-            ATTNVIZ_CLI_PATH, {"export", "--model", "reverse", "--text", "attention", "--layers", "1", "--blocks", "cross",
-                               "--heads", "2", "--format", "png", "--width", "720", "--height", "600", "--dpi", "144",
-                               "--out", m_dir.path().toStdString(), "--quiet"});
+        const test::ProcessResult cli =
+            test::runProcess(ATTNVIZ_CLI_PATH, {"export",   "--model",   "reverse",
+                                                "--text",   "attention", "--layers",
+                                                "1",        "--blocks",  "cross",
+                                                "--heads",  "2",         "--format",
+                                                "png",      "--width",   "720",
+                                                "--height", "600",       "--dpi",
+                                                "144",      "--out",     m_dir.path().toStdString(),
+                                                "--quiet"});
         QCOMPARE(cli.exitCode, 0);
         const std::string app = io::readFile(path(QStringLiteral("app.png")).toStdString());
-        const std::string fromCli = io::readFile(path(QStringLiteral("layer1_cross_head2_weights.png")).toStdString());
+        const std::string fromCli =
+            io::readFile(path(QStringLiteral("layer1_cross_head2_weights.png")).toStdString());
         QVERIFY(!app.empty());
         QVERIFY2(app == fromCli, "the app's and the CLI's PNG differ");
     }
@@ -95,10 +98,15 @@ private slots:
             for (int c = 0; c < d.cols(); ++c) {
                 const QPointF at = render::cellCentreInImage(d, item->range, size, r, c);
                 const QColor got = image.pixelColor(at.toPoint());
-                const QColor want = QColor::fromRgb(render::colourOf(d.value(r, c), item->range, d.scale));
-                const int distance = std::abs(got.red() - want.red()) + std::abs(got.green() - want.green()) +
-                                     std::abs(got.blue() - want.blue());
-                QVERIFY2(distance <= 3, qPrintable(QStringLiteral("cell %1,%2: %3 vs %4").arg(r).arg(c).arg(got.name(), want.name())));
+                const QColor want =
+                    QColor::fromRgb(render::colourOf(d.value(r, c), item->range, d.scale));
+                const int distance = std::abs(got.red() - want.red()) +
+                    std::abs(got.green() - want.green()) + std::abs(got.blue() - want.blue());
+                QVERIFY2(distance <= 3,
+                         qPrintable(QStringLiteral("cell %1,%2: %3 vs %4")
+                                        .arg(r)
+                                        .arg(c)
+                                        .arg(got.name(), want.name())));
             }
     }
 
@@ -106,17 +114,22 @@ private slots:
     {
         m_window->stepPanel()->setStep(attnviz::test::step("scores"));
         m_exports->exportCurrentGrid(path(QStringLiteral("grid.svg")), {});
-        QVERIFY(io::readFile(path(QStringLiteral("grid.svg")).toStdString()).find("<svg") != std::string::npos);
+        QVERIFY(io::readFile(path(QStringLiteral("grid.svg")).toStdString()).find("<svg") !=
+                std::string::npos);
         m_exports->exportCurrentHeatmap(path(QStringLiteral("scores.csv")), {});
         const std::string csv = io::readFile(path(QStringLiteral("scores.csv")).toStdString());
-        QVERIFY2(csv.rfind("query\\key,a,t,t,e,n,t,i,o,n\n<s>,", 0) == 0, csv.substr(0, 60).c_str());
+        QVERIFY2(csv.rfind("query\\key,a,t,t,e,n,t,i,o,n\n<s>,", 0) == 0,
+                 csv.substr(0, 60).c_str());
         m_exports->exportTrace(path(QStringLiteral("trace")));
         QVERIFY(QFileInfo::exists(path(QStringLiteral("trace.safetensors"))));
-        QVERIFY(io::readFile(path(QStringLiteral("trace.json")).toStdString()).find("\"layer1.cross.weights\"") != std::string::npos);
+        QVERIFY(io::readFile(path(QStringLiteral("trace.json")).toStdString())
+                    .find("\"layer1.cross.weights\"") != std::string::npos);
         m_exports->exportHandout(path(QStringLiteral("handout.pdf")));
-        const test::ProcessResult info = test::runProcess("/usr/bin/pdfinfo", {path(QStringLiteral("handout.pdf")).toStdString()});
+        const test::ProcessResult info = test::runProcess(
+            "/usr/bin/pdfinfo", {path(QStringLiteral("handout.pdf")).toStdString()});
         QVERIFY2(info.out.find("Pages:           10") != std::string::npos, info.out.c_str());
-        QVERIFY_THROWS_EXCEPTION(ExportError, m_exports->exportCurrentHeatmap(path(QStringLiteral("x.bmp")), {}));
+        QVERIFY_THROWS_EXCEPTION(
+            ExportError, m_exports->exportCurrentHeatmap(path(QStringLiteral("x.bmp")), {}));
         QVERIFY(!QFileInfo::exists(path(QStringLiteral("x.bmp"))));
     }
 
@@ -124,12 +137,14 @@ private slots:
     {
         QTemporaryDir all;
         int lastDone = 0, lastTotal = 0;
-        const auto written = m_exports->exportEverything(all.path(), *render::exportFormat("npy"), {}, false,
-                                                         [&](int done, int total) { lastDone = done, lastTotal = total; });
+        const auto written = m_exports->exportEverything(
+            all.path(), *render::exportFormat("npy"), {}, false,
+            [&](int done, int total) { lastDone = done, lastTotal = total; });
         // 2 layers × 3 blocks × (8 per-head steps × 4 heads + 5 whole-matrix steps)
         QCOMPARE(written.size(), 2u * 3 * (8 * 4 + 5));
         QCOMPARE(lastDone, lastTotal);
-        QVERIFY(QFileInfo::exists(all.filePath(QStringLiteral("layer0_masked_self_head1_masked.npy"))));
+        QVERIFY(
+            QFileInfo::exists(all.filePath(QStringLiteral("layer0_masked_self_head1_masked.npy"))));
     }
 
     void copyPutsTheViewOnTheClipboard()

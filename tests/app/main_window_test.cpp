@@ -1,12 +1,12 @@
 // The desktop app's random-weights playground driven through its real widgets, offscreen (#3).
 #include "app/head_grid_view.h"
-#include "app_test_steps.h"
 #include "app/heatmap_view.h"
 #include "app/input_panel.h"
 #include "app/main_window.h"
 #include "app/model_panel.h"
 #include "app/step_panel.h"
 #include "app/walkthrough_runner.h"
+#include "app_test_steps.h"
 #include "ui_input_panel.h"
 
 #include <QSignalSpy>
@@ -80,7 +80,8 @@ private slots:
         }
         QCOMPARE(m_window->stepPanel()->step(), attnviz::test::step("output")); // stays on the last
         for (int i = 0; i < seen.size(); ++i)
-            QVERIFY2(seen[i].startsWith(QStringLiteral("Step %1 of 10").arg(i + 1)), qPrintable(seen[i]));
+            QVERIFY2(seen[i].startsWith(QStringLiteral("Step %1 of 10").arg(i + 1)),
+                     qPrintable(seen[i]));
         QTest::keyClick(m_window.get(), Qt::Key_Left);
         QCOMPARE(m_window->stepPanel()->step(), attnviz::test::step("concat"));
         QTest::keyClick(m_window.get(), Qt::Key_End);
@@ -97,8 +98,10 @@ private slots:
         QTRY_VERIFY(!head2->lastToolTip().isEmpty());
         const float expected = m_window->walkthrough()->trace->weights.at({0, 1, 2, 4});
         const QString tip = head2->lastToolTip();
-        QVERIFY2(tip.contains(QStringLiteral("“sat”")) && tip.contains(QStringLiteral("“the”")), qPrintable(tip));
-        QVERIFY2(tip.endsWith(QString::number(static_cast<double>(expected), 'g', 7)), qPrintable(tip));
+        QVERIFY2(tip.contains(QStringLiteral("“sat”")) && tip.contains(QStringLiteral("“the”")),
+                 qPrintable(tip));
+        QVERIFY2(tip.endsWith(QString::number(static_cast<double>(expected), 'g', 7)),
+                 qPrintable(tip));
     }
 
     void blockedCellReportsMinusInfinity()
@@ -123,7 +126,8 @@ private slots:
         form()->heads->setValue(3);
         QApplication::processEvents();
         QVERIFY(form()->queryKeySizeError->isVisibleTo(m_window.get()));
-        QVERIFY(form()->queryKeySizeError->text().contains(QStringLiteral("D = 10 cannot be split into 3 equal heads")));
+        QVERIFY(form()->queryKeySizeError->text().contains(
+            QStringLiteral("D = 10 cannot be split into 3 equal heads")));
         // D = 10 with H = 4 is impossible too, so neither edit may have started a computation.
         QTest::qWait(50);
         QCOMPARE(m_window->runner()->computationsStarted(), before);
@@ -142,10 +146,12 @@ private slots:
         m_window->stepPanel()->setAlternative(1);
         QApplication::processEvents();
         QVERIFY(view(1)->heatmap().title.find("K_h") != std::string::npos);
-        QCOMPARE(view(1)->heatmap().value(2, 3), m_window->walkthrough()->trace->kHeads.at({0, 1, 2, 3}));
+        QCOMPARE(view(1)->heatmap().value(2, 3),
+                 m_window->walkthrough()->trace->kHeads.at({0, 1, 2, 3}));
         m_window->stepPanel()->setAlternative(2);
         QApplication::processEvents();
-        QCOMPARE(view(3)->heatmap().value(4, 0), m_window->walkthrough()->trace->vHeads.at({0, 3, 4, 0}));
+        QCOMPARE(view(3)->heatmap().value(4, 0),
+                 m_window->walkthrough()->trace->vHeads.at({0, 3, 4, 0}));
         m_window->stepPanel()->setAlternative(0);
     }
 
@@ -156,8 +162,9 @@ private slots:
         QTest::keyClick(m_window.get(), Qt::Key_F5);
         QApplication::processEvents();
         const QFont after = view(0)->layout().tickFont();
-        QVERIFY2(after.pointSizeF() > before.pointSizeF() * 1.3,
-                 qPrintable(QStringLiteral("%1 → %2").arg(before.pointSizeF()).arg(after.pointSizeF())));
+        QVERIFY2(
+            after.pointSizeF() > before.pointSizeF() * 1.3,
+            qPrintable(QStringLiteral("%1 → %2").arg(before.pointSizeF()).arg(after.pointSizeF())));
         QTest::keyClick(m_window.get(), Qt::Key_F5);
         QApplication::processEvents();
         QCOMPARE(view(0)->layout().tickFont().pointSizeF(), before.pointSizeF());

@@ -2,12 +2,12 @@
 // start shows the trained encoder-decoder's alignment, the selectors pick layers, blocks and
 // decoding steps, the overview opens any head, and a broken model folder is explained.
 #include "app/head_grid_view.h"
-#include "app_test_steps.h"
 #include "app/heatmap_view.h"
 #include "app/main_window.h"
 #include "app/model_overview.h"
 #include "app/model_panel.h"
 #include "app/step_panel.h"
+#include "app_test_steps.h"
 #include "io/builtin_models.h"
 #include "ui_model_panel.h"
 
@@ -64,7 +64,8 @@ private slots:
     {
         QVERIFY(!m_window->modelPanel()->playground());
         QCOMPARE(form()->text->text(), QStringLiteral("attention"));
-        QVERIFY2(form()->output->text().contains(QStringLiteral("noitnetta")), qPrintable(form()->output->text()));
+        QVERIFY2(form()->output->text().contains(QStringLiteral("noitnetta")),
+                 qPrintable(form()->output->text()));
         const attnviz::lesson::BlockChoice choice = m_window->modelPanel()->choice();
         QCOMPARE(choice.block, Block::Cross);
         QCOMPARE(choice.layer, 1);
@@ -82,7 +83,8 @@ private slots:
                         best = k;
                 aligned += best == n - 1 - q;
             }
-        QVERIFY2(aligned >= rows * 9 / 10, qPrintable(QStringLiteral("%1 of %2 rows aligned").arg(aligned).arg(rows)));
+        QVERIFY2(aligned >= rows * 9 / 10,
+                 qPrintable(QStringLiteral("%1 of %2 rows aligned").arg(aligned).arg(rows)));
         // The views show the engine's numbers for this block.
         const auto* block = m_window->modelResult().run->trace->attentionBlock(1, Block::Cross);
         QCOMPARE(view(2)->heatmap().value(3, 4), block->attention.weights.at({0, 2, 3, 4}));
@@ -98,14 +100,16 @@ private slots:
         form()->block->setCurrentIndex(form()->block->findData(static_cast<int>(Block::Self)));
         QApplication::processEvents();
         const auto* block = m_window->modelResult().run->trace->attentionBlock(0, Block::Self);
-        QCOMPARE(m_window->walkthrough()->trace->scores.at({0, 1, 2, 3}), block->attention.scores.at({0, 1, 2, 3}));
+        QCOMPARE(m_window->walkthrough()->trace->scores.at({0, 1, 2, 3}),
+                 block->attention.scores.at({0, 1, 2, 3}));
         QCOMPARE(m_window->walkthrough()->trace->queryLength(), 9); // the source "attention"
         QVERIFY(m_window->stepPanel()->shapeText().isEmpty() == false);
     }
 
     void decodingStepsCanBeReplayed()
     {
-        form()->block->setCurrentIndex(form()->block->findData(static_cast<int>(Block::MaskedSelf)));
+        form()->block->setCurrentIndex(
+            form()->block->findData(static_cast<int>(Block::MaskedSelf)));
         QVERIFY(form()->decodingStep->isVisibleTo(m_window.get()));
         QCOMPARE(form()->decodingStep->maximum(), 10); // nine letters and the end token
         form()->decodingStep->setValue(4);
@@ -139,7 +143,8 @@ private slots:
         form()->text->setText(QStringLiteral("Hello"));
         QMetaObject::invokeMethod(form()->text, "editingFinished");
         settle();
-        QVERIFY2(form()->problem->text().contains(QStringLiteral("\"H\" is not in the model's vocabulary")),
+        QVERIFY2(form()->problem->text().contains(
+                     QStringLiteral("\"H\" is not in the model's vocabulary")),
                  qPrintable(form()->problem->text()));
     }
 
@@ -166,7 +171,8 @@ private slots:
         QVERIFY(form()->generate->isVisibleTo(m_window.get()));
         QCOMPARE(m_window->modelPanel()->choice().block, Block::MaskedSelf);
         QCOMPARE(form()->decodingStep->maximum(), 3);
-        QCOMPARE(m_window->walkthrough()->trace->queryLength(), 6); // three tokens and three generated
+        QCOMPARE(m_window->walkthrough()->trace->queryLength(),
+                 6); // three tokens and three generated
     }
 
     void brokenModelFolderIsExplained()
@@ -174,12 +180,14 @@ private slots:
         QTemporaryDir dir;
         const std::filesystem::path source = attnviz::io::builtInModelsFolder() / "reverse";
         for (const char* f : {"config.json", "vocab.json"})
-            std::filesystem::copy_file(source / f, std::filesystem::path(dir.path().toStdString()) / f);
+            std::filesystem::copy_file(source / f,
+                                       std::filesystem::path(dir.path().toStdString()) / f);
         ModelRequest request;
         request.folder = dir.path();
         m_window->modelPanel()->setRequest(request);
         settle();
-        QVERIFY2(form()->problem->text().contains(QStringLiteral("has no model.safetensors")), qPrintable(form()->problem->text()));
+        QVERIFY2(form()->problem->text().contains(QStringLiteral("has no model.safetensors")),
+                 qPrintable(form()->problem->text()));
     }
 };
 

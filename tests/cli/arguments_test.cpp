@@ -10,8 +10,7 @@ namespace {
 
 using ::testing::HasSubstr;
 
-template <typename F>
-std::string usageError(F&& f)
+template <typename F> std::string usageError(F&& f)
 {
     try {
         f();
@@ -23,20 +22,26 @@ std::string usageError(F&& f)
 
 TEST(Arguments, OptionsFlagsAndPositionals)
 {
-    const Arguments a = parseArguments({"x.case", "--dump", "out", "--quiet"}, "mha", {"--dump"}, {"--quiet"});
+    const Arguments a =
+        parseArguments({"x.case", "--dump", "out", "--quiet"}, "mha", {"--dump"}, {"--quiet"});
     EXPECT_EQ(a.positional, std::vector<std::string>{"x.case"});
     EXPECT_EQ(a.value("--dump"), "out");
     EXPECT_TRUE(a.has("--quiet"));
-    EXPECT_THAT(usageError([] { parseArguments({"--dump"}, "mha", {"--dump"}, {}); }), HasSubstr("--dump needs a value"));
-    EXPECT_THAT(usageError([] { parseArguments({"--dump", "a", "--dump", "b"}, "mha", {"--dump"}, {}); }),
+    EXPECT_THAT(usageError([] { parseArguments({"--dump"}, "mha", {"--dump"}, {}); }),
+                HasSubstr("--dump needs a value"));
+    EXPECT_THAT(usageError([] {
+                    parseArguments({"--dump", "a", "--dump", "b"}, "mha", {"--dump"}, {});
+                }),
                 HasSubstr("--dump is given twice"));
-    EXPECT_THAT(usageError([] { parseArguments({"--bogus\n"}, "mha", {}, {}); }), HasSubstr("unknown option '--bogus\\n'"));
+    EXPECT_THAT(usageError([] { parseArguments({"--bogus\n"}, "mha", {}, {}); }),
+                HasSubstr("unknown option '--bogus\\n'"));
 }
 
 TEST(Arguments, IntegersAreBoundedAndSpelledOut)
 {
     const Arguments a = parseArguments({"--threads", "100000"}, "mha", {"--threads"}, {});
-    EXPECT_EQ(usageError([&] { a.integer("--threads", 0, 0, 256); }), "--threads is '100000'; expected an integer from 0 to 256");
+    EXPECT_EQ(usageError([&] { a.integer("--threads", 0, 0, 256); }),
+              "--threads is '100000'; expected an integer from 0 to 256");
     const Arguments b = parseArguments({"--threads", "4.0"}, "mha", {"--threads"}, {});
     EXPECT_THAT(usageError([&] { b.integer("--threads", 0, 0, 256); }), HasSubstr("'4.0'"));
     const Arguments c = parseArguments({"--threads", "2"}, "mha", {"--threads"}, {});
@@ -58,10 +63,14 @@ TEST(Arguments, BadIndexListsNameTheWholeItem)
 {
     EXPECT_EQ(usageError([] { indexList(std::string("-1"), "--heads"); }),
               "--heads has '-1'; expected numbers from 0, ranges such as 0-3, or all");
-    EXPECT_THAT(usageError([] { indexList(std::string("2147483645-2147483648"), "--heads"); }), HasSubstr("'2147483645-2147483648'"));
-    EXPECT_THAT(usageError([] { indexList(std::string("3-1"), "--heads"); }), HasSubstr("empty range '3-1'"));
-    EXPECT_THAT(usageError([] { indexList(std::string(","), "--heads"); }), HasSubstr("--heads is empty"));
-    const lesson::IndexSet top = indexList(std::string("2147483645-2147483647"), "--heads"); // #11: once looped forever
+    EXPECT_THAT(usageError([] { indexList(std::string("2147483645-2147483648"), "--heads"); }),
+                HasSubstr("'2147483645-2147483648'"));
+    EXPECT_THAT(usageError([] { indexList(std::string("3-1"), "--heads"); }),
+                HasSubstr("empty range '3-1'"));
+    EXPECT_THAT(usageError([] { indexList(std::string(","), "--heads"); }),
+                HasSubstr("--heads is empty"));
+    const lesson::IndexSet top =
+        indexList(std::string("2147483645-2147483647"), "--heads"); // #11: once looped forever
     EXPECT_EQ(top.within(4), std::vector<int>{});
     EXPECT_EQ(top.firstAtOrAbove(4), 2147483645);
 }
@@ -69,11 +78,14 @@ TEST(Arguments, BadIndexListsNameTheWholeItem)
 TEST(Arguments, StepAndBlockNamesComeFromTheTables)
 {
     EXPECT_EQ(stepList(std::string("weights,q_proj"), {}),
-              (std::vector<engine::AttentionStep>{engine::AttentionStep::Weights, engine::AttentionStep::QProj}));
+              (std::vector<engine::AttentionStep>{engine::AttentionStep::Weights,
+                                                  engine::AttentionStep::QProj}));
     EXPECT_EQ(stepList(std::string("all"), {}).size(), engine::kAttentionStepTable.size());
-    EXPECT_THAT(usageError([] { stepList(std::string("softmax"), {}); }), HasSubstr("--steps has 'softmax'; expected q_proj, k_proj"));
+    EXPECT_THAT(usageError([] { stepList(std::string("softmax"), {}); }),
+                HasSubstr("--steps has 'softmax'; expected q_proj, k_proj"));
     EXPECT_EQ(blockList(std::string("cross")), std::vector<engine::Block>{engine::Block::Cross});
-    EXPECT_THAT(usageError([] { blockList(std::string("enc_ffn")); }), HasSubstr("expected self, masked_self or cross"));
+    EXPECT_THAT(usageError([] { blockList(std::string("enc_ffn")); }),
+                HasSubstr("expected self, masked_self or cross"));
 }
 
 } // namespace

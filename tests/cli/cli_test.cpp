@@ -5,8 +5,8 @@
 #include "io/json.h"
 #include "io/safetensors.h"
 #include "support/process.h"
-#include "support/temp_folder.h"
 #include "support/safetensors_tensor.h"
+#include "support/temp_folder.h"
 #include "support/tensor_compare.h"
 
 #include <gmock/gmock.h>
@@ -85,8 +85,8 @@ TEST_F(Cli, DumpOfEveryReferenceCaseMatchesPyTorch)
     for (std::string line; std::getline(listing, line);) {
         const std::string name = line.substr(0, line.find('\t'));
         const std::string out = path(name + ".trace.safetensors");
-        const ProcessResult r = runProcess(kCli, {"mha", kData + name + ".case.safetensors",
-                                                  "--dump", out, "--quiet"});
+        const ProcessResult r =
+            runProcess(kCli, {"mha", kData + name + ".case.safetensors", "--dump", out, "--quiet"});
         ASSERT_EQ(r.exitCode, 0) << name << ": " << r.err;
         EXPECT_EQ(r.out, "");
         const io::SafetensorsFile dump = io::SafetensorsFile::read(out);
@@ -108,7 +108,8 @@ TEST_F(Cli, DumpOfEveryReferenceCaseMatchesPyTorch)
 TEST_F(Cli, MaskedStepKeepsMinusInfinity)
 {
     const std::string out = path("causal.safetensors");
-    ASSERT_EQ(runProcess(kCli, {"mha", kData + "causal.case.safetensors", "--dump", out}).exitCode, 0);
+    ASSERT_EQ(runProcess(kCli, {"mha", kData + "causal.case.safetensors", "--dump", out}).exitCode,
+              0);
     const engine::Tensor masked = tensorFrom(io::SafetensorsFile::read(out), "masked");
     EXPECT_EQ(masked.at({0, 0, 0, 1}), -INFINITY);
     EXPECT_TRUE(std::isfinite(masked.at({0, 0, 1, 0})));
@@ -173,8 +174,7 @@ TEST_F(Cli, TruncatedFile)
     const std::string bytes = validCaseBytes();
     EXPECT_THAT(refusal(write("case.safetensors", bytes.substr(0, bytes.size() - 100))),
                 HasSubstr("outside the data"));
-    EXPECT_THAT(refusal(write("short.safetensors", bytes.substr(0, 5))),
-                HasSubstr("truncated"));
+    EXPECT_THAT(refusal(write("short.safetensors", bytes.substr(0, 5))), HasSubstr("truncated"));
 }
 
 TEST_F(Cli, HeaderLengthBeyondFile)
@@ -239,13 +239,15 @@ TEST_F(Cli, UsageErrors)
     EXPECT_THAT(noDumpValue.err, HasSubstr("--dump needs a value"));
     EXPECT_EQ(runProcess(kCli, {"mha"}).exitCode, 2);
     EXPECT_EQ(runProcess(kCli, {"mha", "a", "b"}).exitCode, 2);
-    EXPECT_EQ(runProcess(kCli, {"mha", kData + "causal.case.safetensors", "--threads", "0"}).exitCode, 2);
+    EXPECT_EQ(
+        runProcess(kCli, {"mha", kData + "causal.case.safetensors", "--threads", "0"}).exitCode, 2);
 }
 
 TEST_F(Cli, UnwritableOutputExitsOneAndLeavesNothing)
 {
     const std::string out = path("missing-dir/out.safetensors");
-    const ProcessResult r = runProcess(kCli, {"mha", kData + "causal.case.safetensors", "--dump", out});
+    const ProcessResult r =
+        runProcess(kCli, {"mha", kData + "causal.case.safetensors", "--dump", out});
     EXPECT_EQ(r.exitCode, 1);
     EXPECT_THAT(r.err, HasSubstr("cannot write " + out));
     EXPECT_FALSE(fs::exists(path("missing-dir")));

@@ -2,12 +2,12 @@
 // trace, a whole trace numpy reads through its manifest, a handout with a page per step, and
 // refusals that leave nothing behind.
 #include "engine/multi_head_attention.h"
-#include "io/attention_case.h"
 #include "io/atomic_file.h"
+#include "io/attention_case.h"
 #include "io/safetensors.h"
 #include "support/process.h"
-#include "support/temp_folder.h"
 #include "support/safetensors_tensor.h"
+#include "support/temp_folder.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -57,13 +57,16 @@ protected:
 /// The engine's trace of a reference case, computed here for comparison.
 engine::AttentionTrace traceOf(const std::string& name)
 {
-    const auto c = io::loadAttentionCase(io::SafetensorsFile::read(kCases + name + ".case.safetensors"));
-    return engine::MultiHeadAttention(c.weights, c.numHeads).forward(c.query, c.key, c.value, c.mask);
+    const auto c =
+        io::loadAttentionCase(io::SafetensorsFile::read(kCases + name + ".case.safetensors"));
+    return engine::MultiHeadAttention(c.weights, c.numHeads)
+        .forward(c.query, c.key, c.value, c.mask);
 }
 
 TEST_F(ExportCommand, ModelExportNamesEveryLayerBlockAndHead)
 {
-    const ProcessResult r = exportOk({"--model", "reverse", "--text", "abc", "--format", "png", "--width", "300", "--height", "260"});
+    const ProcessResult r = exportOk({"--model", "reverse", "--text", "abc", "--format", "png",
+                                      "--width", "300", "--height", "260"});
     const auto names = files();
     EXPECT_EQ(names.size(), 24u); // 2 layers × (self + masked_self + cross) × 4 heads
     EXPECT_TRUE(std::count(names.begin(), names.end(), "layer0_self_head3_weights.png"));
@@ -73,25 +76,27 @@ TEST_F(ExportCommand, ModelExportNamesEveryLayerBlockAndHead)
 
 TEST_F(ExportCommand, SelectionOfLayersHeadsAndSteps)
 {
-    exportOk({"--model", "reverse", "--text", "abc", "--format", "csv", "--layers", "1", "--blocks", "cross",
-              "--heads", "0-1", "--steps", "scores,concat", "--quiet"});
-    EXPECT_EQ(files(), (std::vector<std::string>{"layer1_cross_concat.csv", "layer1_cross_head0_scores.csv",
-                                                 "layer1_cross_head1_scores.csv"}));
+    exportOk({"--model", "reverse", "--text", "abc", "--format", "csv", "--layers", "1", "--blocks",
+              "cross", "--heads", "0-1", "--steps", "scores,concat", "--quiet"});
+    EXPECT_EQ(files(),
+              (std::vector<std::string>{"layer1_cross_concat.csv", "layer1_cross_head0_scores.csv",
+                                        "layer1_cross_head1_scores.csv"}));
 }
 
 TEST_F(ExportCommand, PngHasTheRequestedSizeAndResolution)
 {
-    exportOk({"--case", kCases + "causal.case.safetensors", "--heads", "1", "--format", "png", "--width", "640", "--height",
-              "480", "--dpi", "192", "--quiet"});
+    exportOk({"--case", kCases + "causal.case.safetensors", "--heads", "1", "--format", "png",
+              "--width", "640", "--height", "480", "--dpi", "192", "--quiet"});
     // A causal case has two batch items; names say which.
-    EXPECT_EQ(files(), (std::vector<std::string>{"batch0_head1_weights.png", "batch1_head1_weights.png"}));
+    EXPECT_EQ(files(),
+              (std::vector<std::string>{"batch0_head1_weights.png", "batch1_head1_weights.png"}));
     const std::string png = io::readFile(path("batch0_head1_weights.png"));
     ASSERT_EQ(png.substr(1, 3), "PNG");
     auto be32 = [&](std::size_t at) {
         return (static_cast<std::uint32_t>(static_cast<unsigned char>(png[at])) << 24) |
-               (static_cast<std::uint32_t>(static_cast<unsigned char>(png[at + 1])) << 16) |
-               (static_cast<std::uint32_t>(static_cast<unsigned char>(png[at + 2])) << 8) |
-               static_cast<std::uint32_t>(static_cast<unsigned char>(png[at + 3]));
+            (static_cast<std::uint32_t>(static_cast<unsigned char>(png[at + 1])) << 16) |
+            (static_cast<std::uint32_t>(static_cast<unsigned char>(png[at + 2])) << 8) |
+            static_cast<std::uint32_t>(static_cast<unsigned char>(png[at + 3]));
     };
     EXPECT_EQ(be32(16), 640u); // IHDR width
     EXPECT_EQ(be32(20), 480u); // IHDR height
@@ -102,8 +107,8 @@ TEST_F(ExportCommand, PngHasTheRequestedSizeAndResolution)
 
 TEST_F(ExportCommand, CsvEqualsTheTraceWithTokenLabels)
 {
-    exportOk({"--case", kCases + "cross_attention.case.safetensors", "--steps", "weights,masked", "--heads", "1",
-              "--format", "csv", "--quiet"});
+    exportOk({"--case", kCases + "cross_attention.case.safetensors", "--steps", "weights,masked",
+              "--heads", "1", "--format", "csv", "--quiet"});
     const engine::AttentionTrace trace = traceOf("cross_attention");
     std::istringstream csv(io::readFile(path("head1_weights.csv")));
     std::string line;
@@ -126,7 +131,8 @@ TEST_F(ExportCommand, CsvEqualsTheTraceWithTokenLabels)
 
 TEST_F(ExportCommand, CsvWritesMinusInfinityForBlockedScores)
 {
-    exportOk({"--case", kCases + "causal.case.safetensors", "--steps", "masked", "--heads", "0", "--format", "csv", "--quiet"});
+    exportOk({"--case", kCases + "causal.case.safetensors", "--steps", "masked", "--heads", "0",
+              "--format", "csv", "--quiet"});
     std::istringstream csv(io::readFile(path("batch0_head0_masked.csv")));
     std::string header, first;
     std::getline(csv, header);
@@ -136,8 +142,10 @@ TEST_F(ExportCommand, CsvWritesMinusInfinityForBlockedScores)
 
 TEST_F(ExportCommand, NpyAndTraceLoadInNumpyWithTheEnginesValues)
 {
-    exportOk({"--case", kCases + "self_attention.case.safetensors", "--steps", "weights", "--heads", "2", "--format", "npy", "--quiet"});
-    exportOk({"--case", kCases + "self_attention.case.safetensors", "--format", "safetensors", "--quiet"});
+    exportOk({"--case", kCases + "self_attention.case.safetensors", "--steps", "weights", "--heads",
+              "2", "--format", "npy", "--quiet"});
+    exportOk({"--case", kCases + "self_attention.case.safetensors", "--format", "safetensors",
+              "--quiet"});
     const engine::AttentionTrace trace = traceOf("self_attention");
     // numpy, without AttnViz: .npy directly; the trace through its manifest and the safetensors
     // layout (8-byte header length, JSON header, raw little-endian data).
@@ -165,12 +173,14 @@ print(entry['axes'], repr(float(context[0, 3, 4, 1])))
     EXPECT_THAT(first, HasSubstr("float32 (5, 5)"));
     EXPECT_FLOAT_EQ(std::stof(first.substr(first.rfind(' ') + 1)), trace.weights.at({0, 2, 1, 3}));
     EXPECT_THAT(second, HasSubstr("['batch', 'head', 'query', 'd_v']"));
-    EXPECT_FLOAT_EQ(std::stof(second.substr(second.rfind(' ') + 1)), trace.context.at({0, 3, 4, 1}));
+    EXPECT_FLOAT_EQ(std::stof(second.substr(second.rfind(' ') + 1)),
+                    trace.context.at({0, 3, 4, 1}));
 }
 
 TEST_F(ExportCommand, HandoutHasOnePagePerStep)
 {
-    exportOk({"--model", "reverse", "--text", "abc", "--layers", "1", "--blocks", "cross", "--format", "handout", "--quiet"});
+    exportOk({"--model", "reverse", "--text", "abc", "--layers", "1", "--blocks", "cross",
+              "--format", "handout", "--quiet"});
     const ProcessResult info = runProcess("/usr/bin/pdfinfo", {path("layer1_cross_handout.pdf")});
     ASSERT_EQ(info.exitCode, 0) << info.err;
     EXPECT_THAT(info.out, HasSubstr("Pages:           10"));
@@ -201,8 +211,9 @@ TEST_F(ExportCommand, FailedWriteExitsOneAndLeavesNoPartialFile)
 {
     // A folder where the image should go makes the write fail even for root.
     fs::create_directory(m_dir / "head0_weights.png");
-    const std::string err = refusal({"--case", kCases + "single_head.case.safetensors", "--format", "png", "--overwrite",
-                                     "--out", dir()}, 1);
+    const std::string err = refusal({"--case", kCases + "single_head.case.safetensors", "--format",
+                                     "png", "--overwrite", "--out", dir()},
+                                    1);
     EXPECT_THAT(err, HasSubstr("head0_weights.png"));
     EXPECT_EQ(files(), (std::vector<std::string>{"head0_weights.png"}));
     EXPECT_TRUE(fs::is_directory(m_dir / "head0_weights.png"));
@@ -210,15 +221,17 @@ TEST_F(ExportCommand, FailedWriteExitsOneAndLeavesNoPartialFile)
 
 TEST_F(ExportCommand, MissingOutputFolderIsCreatedWithItsParents) // #13: README's own example
 {
-    const ProcessResult r = runProcess(kCli, {"export", "--case", kCases + "single_head.case.safetensors", "--format", "csv",
-                                              "--out", path("figs/new"), "--quiet"});
+    const ProcessResult r = runProcess(kCli,
+                                       {"export", "--case", kCases + "single_head.case.safetensors",
+                                        "--format", "csv", "--out", path("figs/new"), "--quiet"});
     EXPECT_EQ(r.exitCode, 0) << r.err;
     EXPECT_TRUE(fs::exists(m_dir / "figs" / "new" / "head0_weights.csv"));
 }
 
 TEST_F(ExportCommand, HandoutOfACrossAttentionCaseWorks) // #9: this aborted with std::out_of_range
 {
-    exportOk({"--case", kCases + "cross_attention.case.safetensors", "--format", "handout", "--quiet"});
+    exportOk(
+        {"--case", kCases + "cross_attention.case.safetensors", "--format", "handout", "--quiet"});
     const ProcessResult info = runProcess("/usr/bin/pdfinfo", {path("handout.pdf")});
     EXPECT_THAT(info.out, HasSubstr("Pages:           10"));
 }
@@ -226,26 +239,35 @@ TEST_F(ExportCommand, HandoutOfACrossAttentionCaseWorks) // #9: this aborted wit
 TEST_F(ExportCommand, BadArgumentsAreOneSentence)
 {
     const std::string c = kCases + "single_head.case.safetensors";
-    EXPECT_THAT(refusal({"--case", c, "--format", "bmp", "--out", dir()}), HasSubstr("--format is 'bmp'; expected png, svg"));
+    EXPECT_THAT(refusal({"--case", c, "--format", "bmp", "--out", dir()}),
+                HasSubstr("--format is 'bmp'; expected png, svg"));
     EXPECT_THAT(refusal({"--case", c, "--format", "png"}), HasSubstr("export needs --out"));
     io::writeFileAtomically(path("plain.txt"), std::string_view("x"));
-    EXPECT_THAT(refusal({"--case", c, "--format", "png", "--out", path("plain.txt")}), HasSubstr("is a file; expected a folder"));
+    EXPECT_THAT(refusal({"--case", c, "--format", "png", "--out", path("plain.txt")}),
+                HasSubstr("is a file; expected a folder"));
     fs::remove(path("plain.txt"));
-    EXPECT_THAT(refusal({"--format", "png", "--out", dir()}), HasSubstr("export needs either --model with --text or --case"));
-    EXPECT_THAT(refusal({"--model", "reverse", "--text", "abc", "--layers", "7", "--format", "png", "--out", dir()}),
+    EXPECT_THAT(refusal({"--format", "png", "--out", dir()}),
+                HasSubstr("export needs either --model with --text or --case"));
+    EXPECT_THAT(refusal({"--model", "reverse", "--text", "abc", "--layers", "7", "--format", "png",
+                         "--out", dir()}),
                 HasSubstr("Layer 7 does not exist; reverse has layers 0–1."));
-    EXPECT_THAT(refusal({"--model", "reverse", "--text", "abc", "--heads", "4", "--format", "png", "--out", dir()}),
+    EXPECT_THAT(refusal({"--model", "reverse", "--text", "abc", "--heads", "4", "--format", "png",
+                         "--out", dir()}),
                 HasSubstr("Head 4 does not exist"));
-    EXPECT_THAT(refusal({"--model", "reverse", "--text", "abc", "--steps", "softmax", "--format", "png", "--out", dir()}),
+    EXPECT_THAT(refusal({"--model", "reverse", "--text", "abc", "--steps", "softmax", "--format",
+                         "png", "--out", dir()}),
                 HasSubstr("--steps has 'softmax'"));
-    EXPECT_THAT(refusal({"--model", "reverse", "--text", "abc", "--layers", "x", "--format", "png", "--out", dir()}),
+    EXPECT_THAT(refusal({"--model", "reverse", "--text", "abc", "--layers", "x", "--format", "png",
+                         "--out", dir()}),
                 HasSubstr("--layers has 'x'"));
-    EXPECT_THAT(refusal({"--model", "reverse", "--text", "abc", "--generate", "x", "--format", "png", "--out", dir()}),
+    EXPECT_THAT(refusal({"--model", "reverse", "--text", "abc", "--generate", "x", "--format",
+                         "png", "--out", dir()}),
                 HasSubstr("--generate is 'x'; expected an integer from 1 to"));
     EXPECT_THAT(refusal({"--case", c, "--width", "0", "--format", "png", "--out", dir()}),
                 HasSubstr("--width is '0'; expected an integer from 50 to 20000"));
-    EXPECT_THAT(refusal({"--case", dir() + "/missing.safetensors", "--format", "png", "--out", dir()}),
-                HasSubstr("missing.safetensors"));
+    EXPECT_THAT(
+        refusal({"--case", dir() + "/missing.safetensors", "--format", "png", "--out", dir()}),
+        HasSubstr("missing.safetensors"));
     EXPECT_TRUE(files().empty());
 }
 

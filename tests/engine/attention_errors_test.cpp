@@ -33,7 +33,8 @@ std::string forwardError(const RandomCase& c, const AttentionMask& mask = {})
 {
     const RandomCase valid = validCase();
     engine::AttentionTrace trace;
-    MultiHeadAttention(valid.weights, valid.heads).forward(valid.query, valid.key, valid.value, {}, trace);
+    MultiHeadAttention(valid.weights, valid.heads)
+        .forward(valid.query, valid.key, valid.value, {}, trace);
     const engine::AttentionTrace before = trace;
     try {
         MultiHeadAttention(c.weights, c.heads).forward(c.query, c.key, c.value, mask, trace);
@@ -41,8 +42,10 @@ std::string forwardError(const RandomCase& c, const AttentionMask& mask = {})
         for (const engine::AttentionStepInfo& info : engine::kAttentionStepTable) {
             const engine::Tensor& now = trace.*info.field;
             const engine::Tensor& then = before.*info.field;
-            EXPECT_EQ(now.axes(), then.axes()) << "step " << info.name << " was reshaped before the error";
-            EXPECT_TRUE(std::equal(now.values().begin(), now.values().end(), then.values().begin(), then.values().end()))
+            EXPECT_EQ(now.axes(), then.axes())
+                << "step " << info.name << " was reshaped before the error";
+            EXPECT_TRUE(std::equal(now.values().begin(), now.values().end(), then.values().begin(),
+                                   then.values().end()))
                 << "step " << info.name << " was written before the error";
         }
         EXPECT_EQ(trace.sizes, before.sizes);
@@ -54,8 +57,16 @@ std::string forwardError(const RandomCase& c, const AttentionMask& mask = {})
 RandomCase validCase()
 {
     std::mt19937 random(1);
-    return makeRandomCase({.batch = 2, .queries = 3, .keys = 4, .dq = 6, .dk = 5, .dv = 7,
-                           .heads = 2, .pqk = 3, .pv = 2, .po = 5},
+    return makeRandomCase({.batch = 2,
+                           .queries = 3,
+                           .keys = 4,
+                           .dq = 6,
+                           .dk = 5,
+                           .dv = 7,
+                           .heads = 2,
+                           .pqk = 3,
+                           .pv = 2,
+                           .po = 5},
                           random);
 }
 
@@ -112,7 +123,8 @@ TEST(AttentionErrors, InputWidthMustMatchWeights)
 {
     RandomCase c = validCase();
     c.key = engine::Tensor({{"batch", 2}, {"key", 4}, {"feature", 6}});
-    EXPECT_THAT(forwardError(c), HasSubstr("key has width 6; expected 5 to match the columns of w_k"));
+    EXPECT_THAT(forwardError(c),
+                HasSubstr("key has width 6; expected 5 to match the columns of w_k"));
 }
 
 TEST(AttentionErrors, InputMustHaveThreeDimensions)
@@ -147,7 +159,8 @@ TEST(AttentionErrors, ValidLengthsMustCoverTheBatch)
 {
     AttentionMask mask;
     mask.validLengths = AttentionMask::ValidLengths{{1, 2, 3}, false};
-    EXPECT_THAT(forwardError(validCase(), mask), HasSubstr("valid_lens holds 3 lengths; expected 2"));
+    EXPECT_THAT(forwardError(validCase(), mask),
+                HasSubstr("valid_lens holds 3 lengths; expected 2"));
     mask.validLengths = AttentionMask::ValidLengths{{1, 2, 3, 1, 2}, true};
     EXPECT_THAT(forwardError(validCase(), mask), HasSubstr("expected 6"));
 }

@@ -60,8 +60,16 @@ TEST(MultiHeadAttention, QueryRowsAcrossBlockBoundariesMatchNaiveLoops)
 {
     // More query rows than the engine processes in one block, and not a multiple of it.
     std::mt19937 random(7);
-    CaseShape s{.batch = 2, .queries = 150, .keys = 70, .dq = 16, .dk = 12, .dv = 10,
-                .heads = 3, .pqk = 5, .pv = 4, .po = 9};
+    CaseShape s{.batch = 2,
+                .queries = 150,
+                .keys = 70,
+                .dq = 16,
+                .dk = 12,
+                .dv = 10,
+                .heads = 3,
+                .pqk = 5,
+                .pv = 4,
+                .po = 9};
     const RandomCase c = makeRandomCase(s, random);
     AttentionMask mask = makeRandomMask(s, random);
     mask.causal = true;
@@ -140,8 +148,8 @@ TEST(MultiHeadAttention, SelfAttentionIsCrossAttentionWithOneSequence)
     c.key = c.query;
     c.value = c.query;
     const AttentionTrace t = run(c);
-    EXPECT_TRUE(tensorsNear(t.qProj, naiveAttention(c.query, c.query, c.query, c.weights,
-                                                    c.heads, {}).qProj));
+    EXPECT_TRUE(tensorsNear(
+        t.qProj, naiveAttention(c.query, c.query, c.query, c.weights, c.heads, {}).qProj));
     EXPECT_EQ(t.weights.dim(2), t.weights.dim(3));
 }
 
@@ -173,10 +181,17 @@ TEST(MultiHeadAttention, ReusedTraceEqualsFreshTrace)
 TEST(MultiHeadAttention, ThreadCountDoesNotChangeResults)
 {
     std::mt19937 random(10);
-    const RandomCase c =
-        makeRandomCase({.batch = 2, .queries = 100, .keys = 80, .dq = 32, .dk = 32, .dv = 32,
-                        .heads = 4, .pqk = 8, .pv = 8, .po = 32},
-                       random);
+    const RandomCase c = makeRandomCase({.batch = 2,
+                                         .queries = 100,
+                                         .keys = 80,
+                                         .dq = 32,
+                                         .dk = 32,
+                                         .dv = 32,
+                                         .heads = 4,
+                                         .pqk = 8,
+                                         .pv = 8,
+                                         .po = 32},
+                                        random);
     engine::setThreadCount(1);
     const AttentionTrace one = run(c);
     engine::setThreadCount(2);

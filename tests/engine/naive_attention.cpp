@@ -10,8 +10,8 @@ using engine::Tensor;
 
 namespace {
 
-bool isBlocked(const engine::AttentionMask& mask, std::int64_t b, std::int64_t i,
-               std::int64_t j, std::int64_t nq, std::int64_t nk)
+bool isBlocked(const engine::AttentionMask& mask, std::int64_t b, std::int64_t i, std::int64_t j,
+               std::int64_t nq, std::int64_t nk)
 {
     if (mask.causal && j > i)
         return true;
@@ -101,7 +101,7 @@ engine::AttentionTrace naiveAttention(const Tensor& query, const Tensor& key, co
                     double dot = 0;
                     for (std::int64_t p = 0; p < Pqk; ++p)
                         dot += static_cast<double>(t.qHeads.at({b, h, i, p})) *
-                               t.kHeads.at({b, h, j, p});
+                            t.kHeads.at({b, h, j, p});
                     const double scaled = dot / std::sqrt(static_cast<double>(Pqk));
                     const double masked = isBlocked(mask, b, i, j, Nq, Nk) ? -inf : scaled;
                     const auto at = static_cast<std::size_t>(t.scores.flatIndex({b, h, i, j}));
@@ -120,15 +120,17 @@ engine::AttentionTrace naiveAttention(const Tensor& query, const Tensor& key, co
                 }
                 for (std::int64_t j = 0; j < Nk; ++j) {
                     const double weight = sum > 0 ? logits[static_cast<std::size_t>(j)] / sum : 0;
-                    t.weights.values()[static_cast<std::size_t>(t.weights.flatIndex({b, h, i, j}))] =
+                    t.weights
+                        .values()[static_cast<std::size_t>(t.weights.flatIndex({b, h, i, j}))] =
                         static_cast<float>(weight);
                 }
                 for (std::int64_t p = 0; p < Pv; ++p) {
                     double acc = 0;
                     for (std::int64_t j = 0; j < Nk; ++j)
                         acc += static_cast<double>(t.weights.at({b, h, i, j})) *
-                               t.vHeads.at({b, h, j, p});
-                    t.context.values()[static_cast<std::size_t>(t.context.flatIndex({b, h, i, p}))] =
+                            t.vHeads.at({b, h, j, p});
+                    t.context
+                        .values()[static_cast<std::size_t>(t.context.flatIndex({b, h, i, p}))] =
                         static_cast<float>(acc);
                 }
             }
@@ -140,8 +142,8 @@ engine::AttentionTrace naiveAttention(const Tensor& query, const Tensor& key, co
         for (std::int64_t i = 0; i < Nq; ++i)
             for (std::int64_t h = 0; h < H; ++h)
                 for (std::int64_t p = 0; p < Pv; ++p)
-                    t.concat.values()[static_cast<std::size_t>(t.concat.flatIndex({b, i, h * Pv + p}))] =
-                        t.context.at({b, h, i, p});
+                    t.concat.values()[static_cast<std::size_t>(
+                        t.concat.flatIndex({b, i, h * Pv + p}))] = t.context.at({b, h, i, p});
     t.output = linear(t.concat, w.wO, w.bO, "query");
     return t;
 }

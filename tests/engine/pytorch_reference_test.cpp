@@ -30,17 +30,17 @@ std::string fullyMaskedRowsText(const engine::AttentionTrace& t)
 {
     std::string s = "[";
     for (const auto& r : t.fullyMaskedRows)
-        s += (s.size() > 1 ? "," : "") + ("[" + std::to_string(r.batch) + "," +
-                                          std::to_string(r.query) + "]");
+        s += (s.size() > 1 ? "," : "") +
+            ("[" + std::to_string(r.batch) + "," + std::to_string(r.query) + "]");
     return s + "]";
 }
 
-class PyTorchReference : public ::testing::TestWithParam<std::string> {};
+class PyTorchReference : public ::testing::TestWithParam<std::string> { };
 
 TEST_P(PyTorchReference, EveryStepMatches)
 {
-    const io::AttentionCase c =
-        io::loadAttentionCase(io::SafetensorsFile::read(kDataDir + GetParam() + ".case.safetensors"));
+    const io::AttentionCase c = io::loadAttentionCase(
+        io::SafetensorsFile::read(kDataDir + GetParam() + ".case.safetensors"));
     const engine::AttentionTrace trace =
         engine::MultiHeadAttention(c.weights, c.numHeads).forward(c.query, c.key, c.value, c.mask);
     const io::SafetensorsFile expected =
@@ -49,7 +49,8 @@ TEST_P(PyTorchReference, EveryStepMatches)
         const std::string name(engine::stepName(step));
         EXPECT_TRUE(tensorsNear(trace.step(step), tensorFrom(expected, name))) << "step " << name;
     }
-    EXPECT_EQ(fullyMaskedRowsText(trace), expected.metadata().find("fully_masked_rows")->asString());
+    EXPECT_EQ(fullyMaskedRowsText(trace),
+              expected.metadata().find("fully_masked_rows")->asString());
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, PyTorchReference, ::testing::ValuesIn(caseNames()),

@@ -115,7 +115,9 @@ TEST(AttentionCase, WrongNumberOfDimensions)
 {
     CaseBuilder b;
     b.f32("query", {3, 4});
-    EXPECT_THAT(outcome(b), HasSubstr("tensor 'query' has 2 dimensions (shape [3, 4]); expected 3 [B, Nq, Dq]"));
+    EXPECT_THAT(
+        outcome(b),
+        HasSubstr("tensor 'query' has 2 dimensions (shape [3, 4]); expected 3 [B, Nq, Dq]"));
 }
 
 TEST(AttentionCase, ShapesThatDoNotAgree)
@@ -125,7 +127,8 @@ TEST(AttentionCase, ShapesThatDoNotAgree)
     EXPECT_THAT(outcome(b), HasSubstr("value has 5 tokens; expected 4"));
     CaseBuilder widths;
     widths.f32("w_v", {4, 3});
-    EXPECT_THAT(outcome(widths), HasSubstr("value has width 4; expected 3 to match the columns of w_v"));
+    EXPECT_THAT(outcome(widths),
+                HasSubstr("value has width 4; expected 3 to match the columns of w_v"));
 }
 
 TEST(AttentionCase, ProjectionRowsNotDivisibleByHeads)
@@ -181,8 +184,9 @@ TEST(AttentionCase, MetadataThatIsNotAnInteger)
     for (const char* bad : {"two", "2.5", "", "2x", " 2"}) {
         CaseBuilder b;
         b.metadata["num_heads"] = bad;
-        EXPECT_THAT(outcome(b), HasSubstr("metadata field 'num_heads' is \"" + std::string(bad) +
-                                          "\"; expected an integer"));
+        EXPECT_THAT(outcome(b),
+                    HasSubstr("metadata field 'num_heads' is \"" + std::string(bad) +
+                              "\"; expected an integer"));
     }
     CaseBuilder zero;
     zero.metadata["num_heads"] = "0";
@@ -193,7 +197,8 @@ TEST(AttentionCase, CausalMustBeTrueOrFalse)
 {
     CaseBuilder b;
     b.metadata["causal"] = "yes";
-    EXPECT_THAT(outcome(b), HasSubstr("metadata field 'causal' is \"yes\"; expected \"true\" or \"false\""));
+    EXPECT_THAT(outcome(b),
+                HasSubstr("metadata field 'causal' is \"yes\"; expected \"true\" or \"false\""));
 }
 
 TEST(AttentionCase, ValidLengthsShape)
@@ -210,7 +215,8 @@ TEST(AttentionCase, MaskShapeAndValues)
 {
     CaseBuilder b;
     b.raw<std::uint8_t>("mask", DType::U8, {4, 3}, std::vector<std::uint8_t>(12, 1));
-    EXPECT_THAT(outcome(b), HasSubstr("tensor 'mask' has shape [4, 3]; expected [3, 4] or [2, 3, 4]"));
+    EXPECT_THAT(outcome(b),
+                HasSubstr("tensor 'mask' has shape [4, 3]; expected [3, 4] or [2, 3, 4]"));
     CaseBuilder values;
     std::vector<std::uint8_t> m(24, 1);
     m[5] = 7;

@@ -24,7 +24,7 @@ std::string readError(const std::string& path, std::uint64_t limit = io::kMaxRea
     return "(read)";
 }
 
-class InputFile : public TempFolderTest {};
+class InputFile : public TempFolderTest { };
 
 TEST_F(InputFile, DirectoryIsRefused)
 {
@@ -46,7 +46,8 @@ TEST_F(InputFile, FifoIsRefusedWithoutBlocking)
 TEST_F(InputFile, FileAboveTheLimitIsRefused)
 {
     io::writeFileAtomically(path("big"), std::string(100, 'x'));
-    EXPECT_THAT(readError(path("big"), 10), HasSubstr("it has 100 bytes, more than the 10 this file may have"));
+    EXPECT_THAT(readError(path("big"), 10),
+                HasSubstr("it has 100 bytes, more than the 10 this file may have"));
     EXPECT_EQ(io::readFile(path("big"), 100), std::string(100, 'x'));
 }
 

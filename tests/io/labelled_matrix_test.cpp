@@ -17,21 +17,25 @@ LabelledMatrix sample(const std::vector<float>& values)
 
 TEST(Csv, LabelsFirstRowAndColumnQuotingWhatNeedsIt)
 {
-    const std::vector<float> v{0.5f, -1.25f, 3.0f, 1e-7f, 123456789.0f, -std::numeric_limits<float>::infinity()};
-    EXPECT_EQ(csvBytes(sample(v)), "query\\key,x,\"\"\"q\"\"\",\" pad \"\n"
-                                   "the,0.5,-1.25,3\n"
-                                   "\"a, b\",1.00000001e-07,123456792,-inf\n");
+    const std::vector<float> v{0.5f,  -1.25f,       3.0f,
+                               1e-7f, 123456789.0f, -std::numeric_limits<float>::infinity()};
+    EXPECT_EQ(csvBytes(sample(v)),
+              "query\\key,x,\"\"\"q\"\"\",\" pad \"\n"
+              "the,0.5,-1.25,3\n"
+              "\"a, b\",1.00000001e-07,123456792,-inf\n");
 }
 
 TEST(Csv, NineSignificantDigitsRoundTripEveryFloat)
 {
-    const std::vector<float> v{0.1f, 1.0f / 3.0f, 2.71828182f, -7.5e-12f, 65504.0f, 1.17549435e-38f};
+    const std::vector<float> v{0.1f,      1.0f / 3.0f, 2.71828182f,
+                               -7.5e-12f, 65504.0f,    1.17549435e-38f};
     const std::string csv = csvBytes({v.data(), 1, 6, "r", "c", {}, {}});
     const std::string row = csv.substr(csv.find('\n') + 1);
     std::size_t at = row.find(',') + 1;
     for (const float expected : v) {
         const std::size_t end = row.find_first_of(",\n", at);
-        EXPECT_EQ(std::strtof(row.substr(at, end - at).c_str(), nullptr), expected) << row.substr(at, end - at);
+        EXPECT_EQ(std::strtof(row.substr(at, end - at).c_str(), nullptr), expected)
+            << row.substr(at, end - at);
         at = end + 1;
     }
 }
@@ -41,7 +45,8 @@ TEST(Npy, HeaderIsPaddedTo64AndDataIsLittleEndianFloat32)
     const std::vector<float> v{1, 2, 3, 4, 5, 6};
     const std::string npy = npyBytes(sample(v));
     ASSERT_EQ(npy.substr(0, 8), std::string("\x93NUMPY\x01\x00", 8));
-    const auto headerLength = static_cast<std::size_t>(static_cast<unsigned char>(npy[8]) | static_cast<unsigned char>(npy[9]) << 8);
+    const auto headerLength = static_cast<std::size_t>(static_cast<unsigned char>(npy[8]) |
+                                                       static_cast<unsigned char>(npy[9]) << 8);
     EXPECT_EQ((10 + headerLength) % 64, 0u);
     const std::string header = npy.substr(10, headerLength);
     EXPECT_NE(header.find("'descr': '<f4'"), std::string::npos);

@@ -93,9 +93,10 @@ TEST(Safetensors, NegativeShape)
 
 TEST(Safetensors, OffsetsOutsideData)
 {
-    EXPECT_THAT(errorOf(withHeader(R"({"x":{"dtype":"F32","shape":[4],"data_offsets":[0,16]}})",
-                                   std::string(8, '\0'))),
-                HasSubstr("tensor 'x' has data_offsets [0, 16] outside the data, which has 8 bytes"));
+    EXPECT_THAT(
+        errorOf(withHeader(R"({"x":{"dtype":"F32","shape":[4],"data_offsets":[0,16]}})",
+                           std::string(8, '\0'))),
+        HasSubstr("tensor 'x' has data_offsets [0, 16] outside the data, which has 8 bytes"));
 }
 
 TEST(Safetensors, OffsetsReversed)
@@ -131,8 +132,7 @@ TEST(Safetensors, OverlapHiddenBehindAnEmptyTensor)
 
 TEST(Safetensors, MetadataMustBeAnObject)
 {
-    EXPECT_THAT(errorOf(withHeader(R"({"__metadata__": 3})", "")),
-                HasSubstr("__metadata__ is 3"));
+    EXPECT_THAT(errorOf(withHeader(R"({"__metadata__": 3})", "")), HasSubstr("__metadata__ is 3"));
 }
 
 TEST(Safetensors, TensorEntryMustBeAnObject)
@@ -143,7 +143,8 @@ TEST(Safetensors, TensorEntryMustBeAnObject)
 
 TEST(Safetensors, MissingFileIsAFileError)
 {
-    EXPECT_THROW(SafetensorsFile::read("/nonexistent/attnviz/case.safetensors"), std::runtime_error);
+    EXPECT_THROW(SafetensorsFile::read("/nonexistent/attnviz/case.safetensors"),
+                 std::runtime_error);
 }
 
 } // namespace

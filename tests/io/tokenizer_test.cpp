@@ -16,10 +16,8 @@
 #include <random>
 #include <sstream>
 
-namespace attnviz::io
-{
-namespace
-{
+namespace attnviz::io {
+namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
@@ -47,7 +45,7 @@ std::vector<ReferenceCase> readReference(const std::string& name)
     std::vector<ReferenceCase> cases;
     const JsonValue document = parseJson(readData("tokenizers/" + name));
     for (const JsonValue& entry : document.find("cases")->asArray()) {
-        ReferenceCase c { entry.find("text")->asString(), {}, {} };
+        ReferenceCase c{entry.find("text")->asString(), {}, {}};
         for (const JsonValue& id : entry.find("ids")->asArray())
             c.ids.push_back(static_cast<int>(id.asInteger()));
         if (const JsonValue* decoded = entry.find("decoded"))
@@ -84,7 +82,7 @@ std::string jsonString(std::string_view s)
 std::vector<std::string> lines(std::string_view text)
 {
     std::vector<std::string> out;
-    std::istringstream in { std::string(text) };
+    std::istringstream in{std::string(text)};
     for (std::string line; std::getline(in, line);)
         out.push_back(line);
     return out;
@@ -100,14 +98,14 @@ std::string gpt2TokenizerJson(bool pairs)
             continue;
         const std::size_t space = line.find(' ');
         merges += merges.empty() ? "" : ",";
-        merges += pairs ? "[" + jsonString(line.substr(0, space)) + ","
-                + jsonString(line.substr(space + 1)) + "]"
+        merges += pairs ? "[" + jsonString(line.substr(0, space)) + "," +
+                jsonString(line.substr(space + 1)) + "]"
                         : jsonString(line);
     }
     return R"({"added_tokens":[{"id":50256,"content":"<|endoftext|>","special":true}],)"
            R"("normalizer":null,"pre_tokenizer":{"type":"ByteLevel","add_prefix_space":false},)"
-           R"("model":{"type":"BPE","dropout":null,"vocab":)"
-        + readData("hf/gpt2/vocab.json") + R"(,"merges":[)" + merges + "]}}";
+           R"("model":{"type":"BPE","dropout":null,"vocab":)" +
+        readData("hf/gpt2/vocab.json") + R"(,"merges":[)" + merges + "]}}";
 }
 
 /// bert-base-uncased's tokenizer.json as the Hub has it, built from the committed vocab.txt.
@@ -118,18 +116,18 @@ std::string bertTokenizerJson()
     for (const std::string& token : lines(readData("hf/bert/vocab.txt")))
         vocab += (vocab.empty() ? "" : ",") + jsonString(token) + ":" + std::to_string(id++);
     std::string added;
-    const std::pair<const char*, int> special[] = { { "[PAD]", 0 }, { "[UNK]", 100 },
-        { "[CLS]", 101 }, { "[SEP]", 102 }, { "[MASK]", 103 } };
+    const std::pair<const char*, int> special[] = {
+        {"[PAD]", 0}, {"[UNK]", 100}, {"[CLS]", 101}, {"[SEP]", 102}, {"[MASK]", 103}};
     for (const auto& [content, tokenId] : special)
-        added += (added.empty() ? "" : ",") + std::string(R"({"id":)") + std::to_string(tokenId)
-            + R"(,"content":")" + content + R"(","special":true})";
-    return R"({"added_tokens":[)" + added
-        + R"(],"normalizer":{"type":"BertNormalizer","clean_text":true,)"
-          R"("handle_chinese_chars":true,"strip_accents":null,"lowercase":true},)"
-          R"("pre_tokenizer":{"type":"BertPreTokenizer"},"model":{"type":"WordPiece",)"
-          R"("unk_token":"[UNK]","continuing_subword_prefix":"##",)"
-          R"("max_input_chars_per_word":100,"vocab":{)"
-        + vocab + "}}}";
+        added += (added.empty() ? "" : ",") + std::string(R"({"id":)") + std::to_string(tokenId) +
+            R"(,"content":")" + content + R"(","special":true})";
+    return R"({"added_tokens":[)" + added +
+        R"(],"normalizer":{"type":"BertNormalizer","clean_text":true,)"
+        R"("handle_chinese_chars":true,"strip_accents":null,"lowercase":true},)"
+        R"("pre_tokenizer":{"type":"BertPreTokenizer"},"model":{"type":"WordPiece",)"
+        R"("unk_token":"[UNK]","continuing_subword_prefix":"##",)"
+        R"("max_input_chars_per_word":100,"vocab":{)" +
+        vocab + "}}}";
 }
 
 /// A vocab.json holding GPT-2's 256 byte symbols (ids 0-255) and then `extra` tokens.
@@ -139,8 +137,8 @@ std::string byteVocabJson(const std::vector<std::string>& extra = {})
     int id = 0;
     char32_t next = 0x100;
     for (char32_t b = 0; b < 256; ++b) {
-        const bool visible
-            = (b >= '!' && b <= '~') || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE && b <= 0xFF);
+        const bool visible =
+            (b >= '!' && b <= '~') || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE && b <= 0xFF);
         std::string symbol;
         appendUtf8(symbol, visible ? b : next++);
         json += (id == 0 ? "" : ",") + jsonString(symbol) + ":" + std::to_string(id);
@@ -184,8 +182,8 @@ TEST(TokenizerReferences, CoverEveryRequiredCase)
 {
     const std::vector<ReferenceCase> cases = readReference("gpt2_reference.json");
     const auto has = [&](const std::function<bool(const std::string&)>& wanted) {
-        return std::any_of(
-            cases.begin(), cases.end(), [&](const ReferenceCase& c) { return wanted(c.text); });
+        return std::any_of(cases.begin(), cases.end(),
+                           [&](const ReferenceCase& c) { return wanted(c.text); });
     };
     const auto contains = [&](std::string_view part) {
         return has([&](const std::string& t) { return t.find(part) != std::string::npos; });
@@ -193,9 +191,12 @@ TEST(TokenizerReferences, CoverEveryRequiredCase)
     EXPECT_TRUE(has([](const std::string& t) { return t.empty(); }));
     EXPECT_TRUE(has([](const std::string& t) { return t.size() >= 2000; }));
     EXPECT_TRUE(has([](const std::string& t) { return t.size() > 100 && t.find(' ') == t.npos; }));
-    for (const std::string_view part : { "Hello world", " Hello world", "  ", "\t", "\n\n", " \n ",
-             "don't", "I'LL", "!!!", "31415926535", "café", "naïve", "Ünïcödé", "Ångström",
-             "中文分词", "日本語", "한국어", "😀", "Привет", "\x1B", "<|endoftext|>", "[MASK]" })
+    for (const std::string_view part :
+         {"Hello world",   " Hello world", "  ",      "\t",       "\n\n",
+          " \n ",          "don't",        "I'LL",    "!!!",      "31415926535",
+          "café",          "naïve",        "Ünïcödé", "Ångström", "中文分词",
+          "日本語",        "한국어",       "😀",       "Привет",   "\x1B",
+          "<|endoftext|>", "[MASK]"})
         EXPECT_TRUE(contains(part)) << part;
     EXPECT_TRUE(contains(std::string_view("\0", 1)));
     EXPECT_EQ(readReference("bert_reference.json").size(), cases.size());
@@ -238,15 +239,15 @@ TEST(ByteLevelBpe, InvalidUtf8BytesAreTokenizedAsBytes)
 {
     // An invalid byte is a character outside \s, \p{L} and \p{N}; 0xFF's symbol is "ÿ".
     EXPECT_THAT(tokenStrings(gpt2(),
-                    "a\xFF"
-                    "b"),
-        ElementsAre("a", "ÿ", "b"));
+                             "a\xFF"
+                             "b"),
+                ElementsAre("a", "ÿ", "b"));
     // A truncated sequence after a space joins the space like punctuation does.
     EXPECT_EQ(tokenStrings(gpt2(), "caf \xC3").back(), "ĠÃ");
-    for (const std::string text : { "a\xFF"
-                                    "b",
-             "caf \xC3", "\xED\xA0\x80 surrogate", "\xC0\x80 overlong", "\xF4\x90\x80\x80 too big",
-             "\x80\x80\x80" })
+    for (const std::string text : {"a\xFF"
+                                   "b",
+                                   "caf \xC3", "\xED\xA0\x80 surrogate", "\xC0\x80 overlong",
+                                   "\xF4\x90\x80\x80 too big", "\x80\x80\x80"})
         EXPECT_EQ(gpt2().decode(gpt2().encode(text)), text) << ::testing::PrintToString(text);
 }
 
@@ -265,7 +266,7 @@ TEST(ByteLevelBpe, HugeAndOddInputDoesNotCrash)
     const std::string noise = randomBytes(rng, 1 << 20);
     EXPECT_EQ(gpt2().decode(gpt2().encode(noise)), noise);
     // One word of a million spaces or letters: the merge heap keeps this O(n log n).
-    for (const char c : { ' ', 'a', '\0' }) {
+    for (const char c : {' ', 'a', '\0'}) {
         const std::string run(1 << 20, c);
         EXPECT_EQ(gpt2().decode(gpt2().encode(run)), run);
     }
@@ -295,17 +296,17 @@ TEST(ByteLevelBpe, DisplayTokenShowsWhatPeopleRead)
 
 TEST(ByteLevelBpe, UnknownIdsAreRefused)
 {
-    EXPECT_THROW(gpt2().decode({ -1 }), std::out_of_range);
+    EXPECT_THROW(gpt2().decode({-1}), std::out_of_range);
     EXPECT_THROW(gpt2().token(50257), std::out_of_range);
     EXPECT_THROW(gpt2().displayToken(50257), std::out_of_range);
 }
 
 TEST(ByteLevelBpe, MergesApplyLowestRankFirst)
 {
-    const std::string vocab = byteVocabJson({ "ab", "bc" });
+    const std::string vocab = byteVocabJson({"ab", "bc"});
     const ByteLevelBpe bcFirst = ByteLevelBpe::fromVocabAndMerges(vocab, "b c\na b\n");
-    const ByteLevelBpe abFirst
-        = ByteLevelBpe::fromVocabAndMerges(vocab, "#version: 0.2\r\na b\r\nb c");
+    const ByteLevelBpe abFirst =
+        ByteLevelBpe::fromVocabAndMerges(vocab, "#version: 0.2\r\na b\r\nb c");
     EXPECT_THAT(tokenStrings(bcFirst, "abc"), ElementsAre("a", "bc"));
     EXPECT_THAT(tokenStrings(abFirst, "abc"), ElementsAre("ab", "c"));
     EXPECT_THAT(tokenStrings(abFirst, "ababab"), ElementsAre("ab", "ab", "ab"));
@@ -317,30 +318,31 @@ TEST(ByteLevelBpe, RefusesMalformedVocabAndMerges)
     const auto error = [](std::string_view vocab, std::string_view merges) {
         return errorOf([&] { ByteLevelBpe::fromVocabAndMerges(vocab, merges); });
     };
-    const std::string bytes = byteVocabJson({ "ab" });
+    const std::string bytes = byteVocabJson({"ab"});
     EXPECT_THAT(error("{", ""), HasSubstr("vocab.json is not valid JSON: "));
     EXPECT_EQ(error("[]", ""), "vocab.json is an array; expected an object of tokens and ids");
     EXPECT_EQ(error(R"({"a": "x"})", ""),
-        "vocab.json gives \"a\" the id \"x\"; expected a whole number from 0");
+              "vocab.json gives \"a\" the id \"x\"; expected a whole number from 0");
     EXPECT_EQ(error(R"({"a": 1.5})", ""),
-        "vocab.json gives \"a\" the id 1.5; expected a whole number from 0");
+              "vocab.json gives \"a\" the id 1.5; expected a whole number from 0");
+    EXPECT_EQ(error(R"({"a": 0, "b": 0})", ""),
+              "vocab.json gives the id 0 to both \"a\" and \"b\"");
     EXPECT_EQ(
-        error(R"({"a": 0, "b": 0})", ""), "vocab.json gives the id 0 to both \"a\" and \"b\"");
-    EXPECT_EQ(error(R"({"a": 0, "b": 2})", ""),
+        error(R"({"a": 0, "b": 2})", ""),
         "vocab.json gives \"b\" the id 2, past its 2 tokens; expected ids from 0 without gaps");
     EXPECT_EQ(error(R"({"a": 0})", ""),
-        "vocab.json lacks \"Ā\", the symbol of byte 0x00; expected all 256 byte symbols of "
-        "GPT-2's alphabet");
+              "vocab.json lacks \"Ā\", the symbol of byte 0x00; expected all 256 byte symbols of "
+              "GPT-2's alphabet");
     EXPECT_EQ(error(bytes, "#version: 0.2\na b\nab\n"),
-        "merges.txt line 3 has 1 token; expected two tokens separated by a space");
+              "merges.txt line 3 has 1 token; expected two tokens separated by a space");
     EXPECT_EQ(error(bytes, "a b c\n"),
-        "merges.txt line 1 has 3 tokens; expected two tokens separated by a space");
+              "merges.txt line 1 has 3 tokens; expected two tokens separated by a space");
     EXPECT_EQ(error(bytes, "a  b\n"),
-        "merges.txt line 1 has 2 tokens; expected two tokens separated by a space");
+              "merges.txt line 1 has 2 tokens; expected two tokens separated by a space");
     EXPECT_EQ(error(bytes, "a b\n\n"),
-        "merges.txt line 2 has 0 tokens; expected two tokens separated by a space");
+              "merges.txt line 2 has 0 tokens; expected two tokens separated by a space");
     EXPECT_EQ(error(bytes, "a b\nb c\n"),
-        "merges.txt line 2 merges \"b\" and \"c\"; expected it and its parts in vocab.json");
+              "merges.txt line 2 merges \"b\" and \"c\"; expected it and its parts in vocab.json");
 }
 
 TEST(ByteLevelBpe, RefusesTokenizerJsonItCannotReproduce)
@@ -348,49 +350,49 @@ TEST(ByteLevelBpe, RefusesTokenizerJsonItCannotReproduce)
     const auto error = [](const std::string& json) {
         return errorOf([&] { ByteLevelBpe::fromTokenizerJson(json); });
     };
-    const std::string model = R"("model":{"type":"BPE","vocab":)" + byteVocabJson({ "ab" });
-    const std::string byteLevel
-        = R"("pre_tokenizer":{"type":"ByteLevel","add_prefix_space":false})";
+    const std::string model = R"("model":{"type":"BPE","vocab":)" + byteVocabJson({"ab"});
+    const std::string byteLevel =
+        R"("pre_tokenizer":{"type":"ByteLevel","add_prefix_space":false})";
     EXPECT_THAT(error("{"), HasSubstr("tokenizer.json is not valid JSON: "));
     EXPECT_EQ(error("[]"),
-        "tokenizer.json has no \"model\" object; expected a Hugging Face "
-        "tokenizer file");
+              "tokenizer.json has no \"model\" object; expected a Hugging Face "
+              "tokenizer file");
     EXPECT_EQ(error(R"({"model":{"type":"WordPiece"}})"),
-        "tokenizer.json's model type is \"WordPiece\"; expected \"BPE\"");
+              "tokenizer.json's model type is \"WordPiece\"; expected \"BPE\"");
     EXPECT_EQ(error("{" + model + R"(,"merges":[]},"pre_tokenizer":{"type":"Metaspace"}})"),
-        "tokenizer.json's pre-tokenizer is Metaspace; expected ByteLevel, as in GPT-2");
+              "tokenizer.json's pre-tokenizer is Metaspace; expected ByteLevel, as in GPT-2");
     EXPECT_EQ(error("{" + model + R"(,"merges":[]}})"),
-        "tokenizer.json's pre-tokenizer is none; expected ByteLevel, as in GPT-2");
+              "tokenizer.json's pre-tokenizer is none; expected ByteLevel, as in GPT-2");
     EXPECT_EQ(
-        error("{" + model
-            + R"(,"merges":[]},"pre_tokenizer":{"type":"ByteLevel","add_prefix_space":true}})"),
+        error("{" + model +
+              R"(,"merges":[]},"pre_tokenizer":{"type":"ByteLevel","add_prefix_space":true}})"),
         "tokenizer.json's ByteLevel pre-tokenizer adds a prefix space or skips the regex; "
         "expected add_prefix_space false and use_regex true, as in GPT-2");
     EXPECT_EQ(
         error("{" + model + R"(,"merges":[]},"normalizer":{"type":"NFC"},)" + byteLevel + "}"),
         "tokenizer.json has a NFC normalizer; expected none, as in GPT-2");
     EXPECT_EQ(error("{" + model + R"(,"merges":[],"ignore_merges":true},)" + byteLevel + "}"),
-        "tokenizer.json's BPE model sets ignore_merges, dropout or a subword prefix or "
-        "suffix; expected GPT-2's plain merges");
+              "tokenizer.json's BPE model sets ignore_merges, dropout or a subword prefix or "
+              "suffix; expected GPT-2's plain merges");
     EXPECT_EQ(error("{" + model + "}," + byteLevel + "}"),
-        "tokenizer.json's model has no \"merges\" array; expected the BPE merges");
+              "tokenizer.json's model has no \"merges\" array; expected the BPE merges");
     EXPECT_EQ(error("{" + model + R"(,"merges":["a b",[1,2]]},)" + byteLevel + "}"),
-        "tokenizer.json's merge 2 is an array; expected \"left right\" or [\"left\", "
-        "\"right\"]");
-    EXPECT_EQ(error("{" + model + R"(,"merges":["a b"]},)" + byteLevel
-                  + R"(,"added_tokens":[{"id":3,"content":"ab"}]})"),
-        "tokenizer.json's added token \"ab\" has id 3; expected its vocabulary id 256");
-    EXPECT_EQ(error("{" + model + R"(,"merges":["a b"]},)" + byteLevel
-                  + R"(,"added_tokens":[{"id":300,"content":"<new>"}]})"),
-        "tokenizer.json's added token \"<new>\" has id 300; expected the next free id 257");
+              "tokenizer.json's merge 2 is an array; expected \"left right\" or [\"left\", "
+              "\"right\"]");
+    EXPECT_EQ(error("{" + model + R"(,"merges":["a b"]},)" + byteLevel +
+                    R"(,"added_tokens":[{"id":3,"content":"ab"}]})"),
+              "tokenizer.json's added token \"ab\" has id 3; expected its vocabulary id 256");
+    EXPECT_EQ(error("{" + model + R"(,"merges":["a b"]},)" + byteLevel +
+                    R"(,"added_tokens":[{"id":300,"content":"<new>"}]})"),
+              "tokenizer.json's added token \"<new>\" has id 300; expected the next free id 257");
 }
 
 TEST(ByteLevelBpe, AddedTokensFromTokenizerJsonAreSpecial)
 {
     const ByteLevelBpe tokenizer = ByteLevelBpe::fromTokenizerJson(
         R"({"pre_tokenizer":{"type":"ByteLevel"},"model":{"type":"BPE","merges":["a b"],)"
-        R"("vocab":)"
-        + byteVocabJson({ "ab" }) + R"(},"added_tokens":[{"id":257,"content":"<new>"}]})");
+        R"("vocab":)" +
+        byteVocabJson({"ab"}) + R"(},"added_tokens":[{"id":257,"content":"<new>"}]})");
     EXPECT_EQ(tokenizer.size(), 258);
     EXPECT_THAT(tokenStrings(tokenizer, "ab<new>a"), ElementsAre("ab", "<new>", "a"));
 }
@@ -441,13 +443,13 @@ TEST(WordPiece, InvalidUtf8IsDroppedLikeTheReplacementCharacter)
 TEST(WordPiece, WordsPastHundredCharactersAreUnknown)
 {
     const std::string known(100, 'a');
-    EXPECT_NE(bert().encodeWithoutSpecialTokens(known), std::vector<int> { 100 });
+    EXPECT_NE(bert().encodeWithoutSpecialTokens(known), std::vector<int>{100});
     EXPECT_THAT(bert().encodeWithoutSpecialTokens(known + "a"), ElementsAre(100));
     // 100 characters, not bytes: 100 two-byte letters are still split into pieces
     std::string accented;
     for (int i = 0; i < 100; ++i)
         accented += "\xC3\xA9";
-    EXPECT_NE(bert().encodeWithoutSpecialTokens(accented), std::vector<int> { 100 });
+    EXPECT_NE(bert().encodeWithoutSpecialTokens(accented), std::vector<int>{100});
 }
 
 TEST(WordPiece, DisplayTokenKeepsTheContinuationMark)
@@ -470,54 +472,56 @@ TEST(WordPiece, HugeAndOddInputDoesNotCrash)
 
 TEST(WordPiece, RefusesMalformedFiles)
 {
-    const auto fromVocab
-        = [](std::string_view text) { return errorOf([&] { WordPiece::fromVocabTxt(text); }); };
+    const auto fromVocab = [](std::string_view text) {
+        return errorOf([&] { WordPiece::fromVocabTxt(text); });
+    };
     const auto fromJson = [](const std::string& json) {
         return errorOf([&] { WordPiece::fromTokenizerJson(json); });
     };
     EXPECT_EQ(fromVocab(""), "vocab.txt has no tokens; expected one token per line");
     EXPECT_EQ(fromVocab("[UNK]\n[SEP]\nhello\n"),
-        "vocab.txt lacks [CLS]; expected BERT's special tokens [UNK], [CLS] and [SEP]");
+              "vocab.txt lacks [CLS]; expected BERT's special tokens [UNK], [CLS] and [SEP]");
     EXPECT_EQ(fromVocab("[CLS]\n[SEP]\n"),
-        "vocab.txt lacks [UNK]; expected BERT's special tokens [UNK], [CLS] and [SEP]");
+              "vocab.txt lacks [UNK]; expected BERT's special tokens [UNK], [CLS] and [SEP]");
 
-    const std::string model
-        = R"("model":{"type":"WordPiece","vocab":{"[UNK]":0,"[CLS]":1,"[SEP]":2,"hi":3}})";
+    const std::string model =
+        R"("model":{"type":"WordPiece","vocab":{"[UNK]":0,"[CLS]":1,"[SEP]":2,"hi":3}})";
     const std::string normalizer = R"("normalizer":{"type":"BertNormalizer","lowercase":true})";
     const std::string pre = R"("pre_tokenizer":{"type":"BertPreTokenizer"})";
     EXPECT_EQ(fromJson(R"({"model":{"type":"BPE"}})"),
-        "tokenizer.json's model type is \"BPE\"; expected \"WordPiece\"");
-    EXPECT_EQ(fromJson("{" + model + "," + pre
-                  + R"(,"normalizer":{"type":"BertNormalizer",)"
-                    R"("lowercase":false}})"),
-        "tokenizer.json's BertNormalizer turns off lower case, accent stripping, cleaning or "
-        "Chinese-character spacing; expected all on, as in uncased BERT");
+              "tokenizer.json's model type is \"BPE\"; expected \"WordPiece\"");
+    EXPECT_EQ(fromJson("{" + model + "," + pre +
+                       R"(,"normalizer":{"type":"BertNormalizer",)"
+                       R"("lowercase":false}})"),
+              "tokenizer.json's BertNormalizer turns off lower case, accent stripping, cleaning or "
+              "Chinese-character spacing; expected all on, as in uncased BERT");
     EXPECT_EQ(fromJson("{" + model + "," + pre + "}"),
-        "tokenizer.json's normalizer is none; expected BertNormalizer, as in uncased BERT");
+              "tokenizer.json's normalizer is none; expected BertNormalizer, as in uncased BERT");
     EXPECT_EQ(
         fromJson("{" + model + "," + normalizer + R"(,"pre_tokenizer":{"type":"Whitespace"}})"),
         "tokenizer.json's pre-tokenizer is Whitespace; expected BertPreTokenizer");
-    EXPECT_EQ(fromJson(R"({"model":{"type":"WordPiece","vocab":{"[UNK]":0},)"
-                       R"("max_input_chars_per_word":0},)"
-                  + normalizer + "," + pre + "}"),
+    EXPECT_EQ(
+        fromJson(R"({"model":{"type":"WordPiece","vocab":{"[UNK]":0},)"
+                 R"("max_input_chars_per_word":0},)" +
+                 normalizer + "," + pre + "}"),
         "tokenizer.json's model.max_input_chars_per_word is 0; expected a whole number from 1");
-    EXPECT_EQ(fromJson(R"({"model":{"type":"WordPiece","vocab":{"[UNK]":0,"hi":1}},)" + normalizer
-                  + "," + pre + "}"),
-        "tokenizer.json's vocabulary lacks [CLS]; expected BERT's special tokens [UNK], "
-        "[CLS] and [SEP]");
-    const WordPiece tiny
-        = WordPiece::fromTokenizerJson("{" + model + "," + normalizer + "," + pre + "}");
+    EXPECT_EQ(fromJson(R"({"model":{"type":"WordPiece","vocab":{"[UNK]":0,"hi":1}},)" + normalizer +
+                       "," + pre + "}"),
+              "tokenizer.json's vocabulary lacks [CLS]; expected BERT's special tokens [UNK], "
+              "[CLS] and [SEP]");
+    const WordPiece tiny =
+        WordPiece::fromTokenizerJson("{" + model + "," + normalizer + "," + pre + "}");
     EXPECT_THAT(tiny.encode("Hi hI ho"), ElementsAre(1, 3, 3, 0, 2));
 }
 
 TEST(BertPreTokenizer, NormalisesAndSplits)
 {
     EXPECT_THAT(bertWords(" Héllo,\tWÖRLD!! 中文 "),
-        ElementsAre("hello", ",", "world", "!", "!", "中", "文"));
+                ElementsAre("hello", ",", "world", "!", "!", "中", "文"));
     EXPECT_THAT(bertWords("a\x01\x7F"
                           "b\xC2\xA0"
                           "c"),
-        ElementsAre("ab", "c"));
+                ElementsAre("ab", "c"));
     EXPECT_THAT(bertWords("한"), ElementsAre("\xE1\x84\x92\xE1\x85\xA1\xE1\x86\xAB")); // jamo
     EXPECT_THAT(bertWords("\xEF\xA4\x80"), ElementsAre("\xE8\xB1\x88")); // U+F900 -> U+8C48
 }
@@ -543,9 +547,9 @@ TEST(Utf8, DecodesWellFormedSequences)
 
 TEST(Utf8, RefusesMalformedSequencesOneByteAtATime)
 {
-    for (const std::string bad : { "\x80", "\xBF", "\xC0\x80", "\xC1\xBF", "\xE0\x80\x80",
-             "\xED\xA0\x80", "\xF0\x80\x80\x80", "\xF4\x90\x80\x80", "\xF5\x80\x80\x80", "\xFF",
-             "\xC3", "\xE4\xB8", "\xF0\x9F\x98" }) {
+    for (const std::string bad : {"\x80", "\xBF", "\xC0\x80", "\xC1\xBF", "\xE0\x80\x80",
+                                  "\xED\xA0\x80", "\xF0\x80\x80\x80", "\xF4\x90\x80\x80",
+                                  "\xF5\x80\x80\x80", "\xFF", "\xC3", "\xE4\xB8", "\xF0\x9F\x98"}) {
         const Utf8Char c = decodeUtf8(bad, 0);
         EXPECT_FALSE(c.valid) << ::testing::PrintToString(bad);
         EXPECT_EQ(c.length, 1u);

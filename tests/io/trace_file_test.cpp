@@ -13,7 +13,7 @@
 namespace attnviz::test {
 namespace {
 
-class TraceFile : public TempFolderTest {};
+class TraceFile : public TempFolderTest { };
 
 engine::Tensor ramp(std::int64_t rows, std::int64_t cols)
 {

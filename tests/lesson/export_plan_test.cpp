@@ -15,7 +15,8 @@ using ::testing::HasSubstr;
 
 std::shared_ptr<const lesson::ModelRun> reverse()
 {
-    return std::make_shared<const lesson::ModelRun>(lesson::runModelOnText(openModel("reverse"), {"abc", std::string("cba")}));
+    return std::make_shared<const lesson::ModelRun>(
+        lesson::runModelOnText(openModel("reverse"), {.text = "abc", .target = "cba"}));
 }
 
 std::string planError(const lesson::ExportSelection& s)
@@ -38,10 +39,12 @@ TEST(ExportPlan, ModelSelectionNamesEveryLayerBlockHeadAndStep)
     std::vector<std::string> names;
     for (const auto& i : items)
         names.push_back(i.baseName);
-    EXPECT_EQ(names, (std::vector<std::string>{
-                         "layer1_self_head2_weights", "layer1_self_head3_weights", "layer1_self_concat",
-                         "layer1_masked_self_head2_weights", "layer1_masked_self_head3_weights", "layer1_masked_self_concat",
-                         "layer1_cross_head2_weights", "layer1_cross_head3_weights", "layer1_cross_concat"}));
+    EXPECT_EQ(names,
+              (std::vector<std::string>{"layer1_self_head2_weights", "layer1_self_head3_weights",
+                                        "layer1_self_concat", "layer1_masked_self_head2_weights",
+                                        "layer1_masked_self_head3_weights",
+                                        "layer1_masked_self_concat", "layer1_cross_head2_weights",
+                                        "layer1_cross_head3_weights", "layer1_cross_concat"}));
     EXPECT_EQ(items.front().heatmap.title, "reverse · layer 1 · self · head 2 · weights");
 }
 
@@ -73,13 +76,14 @@ TEST(ExportPlan, BlockTheModelLacksIsNamed)
 {
     lesson::ExportSelection s;
     s.blocks = {engine::Block::Cross};
-    const auto genesis =
-        std::make_shared<const lesson::ModelRun>(lesson::runModelOnText(openModel("genesis"), {"and god"}));
+    const auto genesis = std::make_shared<const lesson::ModelRun>(
+        lesson::runModelOnText(openModel("genesis"), {.text = "and god"}));
     try {
         lesson::planModelExport(genesis, s);
         FAIL();
     } catch (const engine::InputError& e) {
-        EXPECT_THAT(e.what(), HasSubstr("Block cross does not exist in genesis, a decoder-only model."));
+        EXPECT_THAT(e.what(),
+                    HasSubstr("Block cross does not exist in genesis, a decoder-only model."));
     }
 }
 
@@ -89,7 +93,8 @@ TEST(ExportPlan, BatchedWalkthroughNamesItsItems)
     settings.querySentences = {"a b", "c d e"};
     lesson::ExportSelection s;
     s.heads.add(1, 1);
-    const auto items = lesson::planWalkthroughExport(lesson::computePlayground(settings), s, "", "playground · ");
+    const auto items =
+        lesson::planWalkthroughExport(lesson::computePlayground(settings), s, "", "playground · ");
     ASSERT_EQ(items.size(), 2u);
     EXPECT_EQ(items[0].baseName, "batch0_head1_weights");
     EXPECT_EQ(items[1].baseName, "batch1_head1_weights");

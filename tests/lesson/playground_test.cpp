@@ -75,7 +75,8 @@ TEST(Playground, CharacterTokensKeepMultibyteCharacters)
 {
     EXPECT_EQ(tokenize("多头 ab", TokenUnit::Character),
               (std::vector<std::string>{"多", "头", "␣", "a", "b"}));
-    EXPECT_EQ(tokenize("  two   words ", TokenUnit::Word), (std::vector<std::string>{"two", "words"}));
+    EXPECT_EQ(tokenize("  two   words ", TokenUnit::Word),
+              (std::vector<std::string>{"two", "words"}));
 }
 
 TEST(Playground, SameSeedSameWeightsOtherSeedOtherWeights)

@@ -17,7 +17,8 @@ using lesson::kLessonSteps;
 
 std::shared_ptr<const lesson::ModelRun> reverseRun()
 {
-    return std::make_shared<const lesson::ModelRun>(lesson::runModelOnText(openModel("reverse"), {"attention", std::string("noitnetta")}));
+    return std::make_shared<const lesson::ModelRun>(
+        lesson::runModelOnText(openModel("reverse"), {.text = "attention", .target = "noitnetta"}));
 }
 
 std::vector<std::pair<std::string, std::shared_ptr<const lesson::Walkthrough>>> everySource()
@@ -32,8 +33,14 @@ std::vector<std::pair<std::string, std::shared_ptr<const lesson::Walkthrough>>> 
         {"model self", lesson::walkthroughForBlock(run, {0, engine::Block::Self, -1})},
         {"model masked_self", lesson::walkthroughForBlock(run, {1, engine::Block::MaskedSelf, -1})},
         {"model cross", lesson::walkthroughForBlock(run, {1, engine::Block::Cross, -1})},
-        {"case batched", lesson::computeCase(io::loadAttentionCase(io::SafetensorsFile::read(cases + "batched.case.safetensors")), "batched")},
-        {"case cross", lesson::computeCase(io::loadAttentionCase(io::SafetensorsFile::read(cases + "cross_attention.case.safetensors")), "cross")},
+        {"case batched",
+         lesson::computeCase(
+             io::loadAttentionCase(io::SafetensorsFile::read(cases + "batched.case.safetensors")),
+             "batched")},
+        {"case cross",
+         lesson::computeCase(io::loadAttentionCase(io::SafetensorsFile::read(
+                                 cases + "cross_attention.case.safetensors")),
+                             "cross")},
     };
 }
 
@@ -57,12 +64,14 @@ TEST(WalkthroughSources, EveryStepOfEverySourceShowsTheTrace)
                     // The first heatmap is the trace's own memory, not a copy.
                     const engine::AttentionStep shown = step.views[step.alternatives ? a : 0].step;
                     const engine::Tensor& t = w->trace->step(shown);
-                    const float* start = engine::stepInfo(shown).perHead ? t.matrix({w->batch() - 1, 0}).data()
-                                                                         : t.matrix({w->batch() - 1}).data();
+                    const float* start = engine::stepInfo(shown).perHead
+                        ? t.matrix({w->batch() - 1, 0}).data()
+                        : t.matrix({w->batch() - 1}).data();
                     EXPECT_EQ(maps.front().matrix.values, start) << where;
                 }
             }
-            const std::string formula = lesson::stepFormula(step, *w, "{B} {H} {Hlast} {Nq} {Nk} {D} {dk} {dv} {Hdk} {Hdv} {Po}");
+            const std::string formula = lesson::stepFormula(
+                step, *w, "{B} {H} {Hlast} {Nq} {Nk} {D} {dk} {dv} {Hdk} {Hdv} {Po}");
             EXPECT_EQ(formula.find('{'), std::string::npos) << where << ": " << formula;
             EXPECT_FALSE(lesson::stepShapes(step, *w).empty()) << where;
         }
@@ -80,7 +89,8 @@ TEST(WalkthroughSources, ModelBlockSharesTheRunsTraceAndItsWeights)
     const auto run = reverseRun();
     const auto w = lesson::walkthroughForBlock(run, {1, engine::Block::Cross, -1});
     EXPECT_EQ(w->trace.get(), &run->trace->attentionBlock(1, engine::Block::Cross)->attention);
-    EXPECT_EQ(w->weights.get(), &run->model->model->attentionModule(1, engine::Block::Cross).weights());
+    EXPECT_EQ(w->weights.get(),
+              &run->model->model->attentionModule(1, engine::Block::Cross).weights());
     EXPECT_EQ(w->keyValueInput.get(), &run->trace->encoder->output);
     EXPECT_EQ(w->queryTokens[0].front(), "<s>");
     EXPECT_EQ(w->keyTokens[0].size(), 9u);
@@ -89,23 +99,28 @@ TEST(WalkthroughSources, ModelBlockSharesTheRunsTraceAndItsWeights)
 TEST(WalkthroughSources, ALayerTheRunDidNotKeepIsRecomputedExactly)
 {
     const auto model = openModel("genesis");
-    const auto full = std::make_shared<const lesson::ModelRun>(lesson::runModelOnText(model, {"and god said let there be light"}));
-    const auto lean = std::make_shared<const lesson::ModelRun>(
-        lesson::runModelOnText(model, {"and god said let there be light"}, engine::CapturePolicy::attentionWeights()));
+    const auto full = std::make_shared<const lesson::ModelRun>(
+        lesson::runModelOnText(model, {.text = "and god said let there be light"}));
+    const auto lean = std::make_shared<const lesson::ModelRun>(lesson::runModelOnText(
+        model, {.text = "and god said let there be light"}, engine::CapturePolicy::attentionWeights()));
     ASSERT_FALSE(lean->trace->decoder->layers[1].complete);
-    EXPECT_FALSE(lean->trace->attentionBlock(1, engine::Block::MaskedSelf)->attention.has(engine::AttentionStep::Scores));
+    EXPECT_FALSE(lean->trace->attentionBlock(1, engine::Block::MaskedSelf)
+                     ->attention.has(engine::AttentionStep::Scores));
     const auto a = lesson::walkthroughForBlock(full, {1, engine::Block::MaskedSelf, -1});
     const auto b = lesson::walkthroughForBlock(lean, {1, engine::Block::MaskedSelf, -1});
     for (const engine::AttentionStepInfo& info : engine::kAttentionStepTable) {
         const engine::Tensor& x = (*a->trace).*info.field;
         const engine::Tensor& y = (*b->trace).*info.field;
         ASSERT_EQ(x.shape(), y.shape()) << info.name;
-        EXPECT_TRUE(std::equal(x.values().begin(), x.values().end(), y.values().begin())) << info.name;
+        EXPECT_TRUE(std::equal(x.values().begin(), x.values().end(), y.values().begin()))
+            << info.name;
     }
     // Asking for the weights alone uses what the lean run kept, without recomputing.
-    const auto weightsOnly = lesson::walkthroughForBlock(lean, {1, engine::Block::MaskedSelf, -1},
-                                                         engine::AttentionKeep::only({engine::AttentionStep::Weights}));
-    EXPECT_EQ(weightsOnly->trace.get(), &lean->trace->attentionBlock(1, engine::Block::MaskedSelf)->attention);
+    const auto weightsOnly =
+        lesson::walkthroughForBlock(lean, {1, engine::Block::MaskedSelf, -1},
+                                    engine::AttentionKeep::only({engine::AttentionStep::Weights}));
+    EXPECT_EQ(weightsOnly->trace.get(),
+              &lean->trace->attentionBlock(1, engine::Block::MaskedSelf)->attention);
 }
 
 } // namespace

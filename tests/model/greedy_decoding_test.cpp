@@ -4,9 +4,9 @@
 #include "model/model_fixtures.h"
 
 #include "engine/greedy_decoder.h"
-#include "lesson/model_run.h"
 #include "io/atomic_file.h"
 #include "io/safetensors.h"
+#include "lesson/model_run.h"
 
 #include <gtest/gtest.h>
 
@@ -18,13 +18,14 @@ namespace {
 TEST(GreedyDecoding, ReverseModelSolvesHeldOutStrings)
 {
     const auto model = openModel("reverse");
-    std::istringstream lines(io::readFile((std::filesystem::path(ATTNVIZ_TEST_DATA_DIR) / "models/reverse/heldout.txt").string()));
+    std::istringstream lines(io::readFile(
+        (std::filesystem::path(ATTNVIZ_TEST_DATA_DIR) / "models/reverse/heldout.txt").string()));
     std::string line;
     int total = 0, correct = 0;
     while (std::getline(lines, line)) {
         const auto tab = line.find('\t');
         ASSERT_NE(tab, std::string::npos);
-        const lesson::ModelRun run = lesson::runModelOnText(model, {line.substr(0, tab)});
+        const lesson::ModelRun run = lesson::runModelOnText(model, {.text = line.substr(0, tab)});
         correct += run.generated == line.substr(tab + 1);
         ++total;
     }
@@ -41,18 +42,19 @@ TEST(GreedyDecoding, TextModelContinuesAPromptAsPyTorchDid)
     const std::string prompt = reference.metadata().find("greedy.prompt")->asString();
     const std::string expected = reference.metadata().find("greedy.output")->asString();
     const int newTokens = static_cast<int>(expected.size() - prompt.size());
-    const lesson::ModelRun run = lesson::runModelOnText(model, {prompt, std::nullopt, newTokens});
+    const lesson::ModelRun run = lesson::runModelOnText(model, {.text = prompt, .generate = newTokens});
     // PyTorch slid its window past max_length; the engine stops once the context is full, so the
     // two agree on everything the engine wrote.
     const std::string ours = prompt + run.generated;
-    EXPECT_EQ(static_cast<int>(ours.size()), std::min(model->model->config().maxLength + 1, static_cast<int>(expected.size())));
+    EXPECT_EQ(static_cast<int>(ours.size()),
+              std::min(model->model->config().maxLength + 1, static_cast<int>(expected.size())));
     EXPECT_EQ(ours, expected.substr(0, ours.size()));
 }
 
 TEST(GreedyDecoding, EveryStepKeepsATraceThatSeesOnlyEarlierTokens)
 {
     const auto model = openModel("reverse");
-    const lesson::ModelRun run = lesson::runModelOnText(model, {"abcd"});
+    const lesson::ModelRun run = lesson::runModelOnText(model, {.text = "abcd"});
     ASSERT_EQ(run.generated, "dcba");
     ASSERT_EQ(run.decoding.size(), 5u); // four letters, then the end token
     EXPECT_EQ(model->tokenizer->token(run.decoding.back().chosen), "</s>");
@@ -61,7 +63,8 @@ TEST(GreedyDecoding, EveryStepKeepsATraceThatSeesOnlyEarlierTokens)
         EXPECT_EQ(step.input.size(), k + 1);
         EXPECT_GT(step.probability, 0.5f);
         for (int layer = 0; layer < model->model->config().decoderLayers; ++layer) {
-            const engine::Tensor& w = step.trace->attentionBlock(layer, engine::Block::MaskedSelf)->attention.weights;
+            const engine::Tensor& w =
+                step.trace->attentionBlock(layer, engine::Block::MaskedSelf)->attention.weights;
             ASSERT_EQ(w.dim(2), static_cast<std::int64_t>(k + 1));
             for (std::int64_t h = 0; h < w.dim(1); ++h)
                 for (std::int64_t q = 0; q < w.dim(2); ++q)
@@ -74,10 +77,12 @@ TEST(GreedyDecoding, EveryStepKeepsATraceThatSeesOnlyEarlierTokens)
 TEST(GreedyDecoding, TargetGivenMeansTeacherForcing)
 {
     const auto model = openModel("reverse");
-    const lesson::ModelRun run = lesson::runModelOnText(model, {"abc", std::string("xyz")});
+    const lesson::ModelRun run = lesson::runModelOnText(model, {.text = "abc", .target = "xyz"});
     EXPECT_TRUE(run.decoding.empty());
-    EXPECT_EQ(model->tokenizer->tokens(run.trace->targetIds), (std::vector<std::string>{"<s>", "x", "y", "z"}));
-    EXPECT_EQ(model->tokenizer->tokens(run.trace->sourceIds), (std::vector<std::string>{"a", "b", "c"}));
+    EXPECT_EQ(model->tokenizer->tokens(run.trace->targetIds),
+              (std::vector<std::string>{"<s>", "x", "y", "z"}));
+    EXPECT_EQ(model->tokenizer->tokens(run.trace->sourceIds),
+              (std::vector<std::string>{"a", "b", "c"}));
 }
 
 TEST(TrainedHeads, TextModelHasAPreviousTokenHeadAndAFarReachingOne)
@@ -85,10 +90,12 @@ TEST(TrainedHeads, TextModelHasAPreviousTokenHeadAndAFarReachingOne)
     // What the demo promises a learner (resources/models/genesis/README.md), measured with the
     // C++ engine on the model's example sentence.
     const auto model = openModel("genesis");
-    const lesson::ModelRun run = lesson::runModelOnText(model, {model->model->config().exampleText});
+    const lesson::ModelRun run =
+        lesson::runModelOnText(model, {.text = model->model->config().exampleText});
     double bestPrevious = 0, bestReach = 0;
     for (int layer = 0; layer < model->model->config().decoderLayers; ++layer) {
-        const engine::Tensor& w = run.trace->attentionBlock(layer, engine::Block::MaskedSelf)->attention.weights;
+        const engine::Tensor& w =
+            run.trace->attentionBlock(layer, engine::Block::MaskedSelf)->attention.weights;
         const std::int64_t n = w.dim(2);
         for (std::int64_t h = 0; h < w.dim(1); ++h) {
             double previous = 0, reach = 0;
@@ -96,7 +103,8 @@ TEST(TrainedHeads, TextModelHasAPreviousTokenHeadAndAFarReachingOne)
                 previous += w.at({0, h, q, q - 1}) / static_cast<double>(n - 1);
             for (std::int64_t q = 8; q < n; ++q)
                 for (std::int64_t k = 0; k <= q; ++k)
-                    reach += w.at({0, h, q, k}) * static_cast<double>(q - k) / static_cast<double>(n - 8);
+                    reach += w.at({0, h, q, k}) * static_cast<double>(q - k) /
+                        static_cast<double>(n - 8);
             bestPrevious = std::max(bestPrevious, previous);
             bestReach = std::max(bestReach, reach);
         }

@@ -14,7 +14,8 @@ namespace attnviz::test {
 /// untrained models under tests/data/models, which cover the options the demos leave out.
 inline std::string modelFolder(const std::string& name)
 {
-    const std::filesystem::path testModel = std::filesystem::path(ATTNVIZ_TEST_DATA_DIR) / "models" / name;
+    const std::filesystem::path testModel =
+        std::filesystem::path(ATTNVIZ_TEST_DATA_DIR) / "models" / name;
     if (std::filesystem::exists(testModel / "config.json"))
         return testModel.string();
     return (std::filesystem::path(ATTNVIZ_SOURCE_MODELS_DIR) / name).string();
@@ -28,7 +29,9 @@ inline std::shared_ptr<const io::LoadedModel> openModel(const std::string& name)
 
 inline std::string referenceFile(const std::string& name)
 {
-    return (std::filesystem::path(ATTNVIZ_TEST_DATA_DIR) / "models" / name / "reference.safetensors").string();
+    return (std::filesystem::path(ATTNVIZ_TEST_DATA_DIR) / "models" / name /
+            "reference.safetensors")
+        .string();
 }
 
 } // namespace attnviz::test

@@ -23,7 +23,7 @@ std::vector<int> idsOf(const io::LoadedModel& model, const io::JsonValue& tokens
     return ids;
 }
 
-class ModelReference : public ::testing::TestWithParam<std::string> {};
+class ModelReference : public ::testing::TestWithParam<std::string> { };
 
 TEST_P(ModelReference, EveryActivationMatchesPyTorchWithin1e4)
 {
@@ -35,7 +35,8 @@ TEST_P(ModelReference, EveryActivationMatchesPyTorchWithin1e4)
         const std::string prefix = "case" + std::to_string(c) + ".";
         const auto source = io::parseJson(reference.metadata().find(prefix + "source")->asString());
         const auto target = io::parseJson(reference.metadata().find(prefix + "target")->asString());
-        const engine::ModelTrace trace = model->model->forward(idsOf(*model, source), idsOf(*model, target));
+        const engine::ModelTrace trace =
+            model->model->forward(idsOf(*model, source), idsOf(*model, target));
 
         std::set<std::string> expectedNames;
         for (const io::TensorEntry& t : reference.tensors())
@@ -55,23 +56,30 @@ TEST_P(ModelReference, EveryActivationMatchesPyTorchWithin1e4)
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, ModelReference,
-                         ::testing::Values("reverse", "genesis", "postnorm_tanh", "encoder_only", "decoder_postnorm"),
+                         ::testing::Values("reverse", "genesis", "postnorm_tanh", "encoder_only",
+                                           "decoder_postnorm"),
                          [](const auto& param) { return param.param; });
 
 TEST(ModelTrace, NamesFollowTheLayerBlockStepPattern)
 {
     const auto loaded = openModel("reverse");
     const auto& model = loaded->model;
-    const auto run = model->forward(loaded->tokenizer->encode("abc"), {*loaded->tokenizer->id("<s>"), *loaded->tokenizer->id("c")});
+    const auto run = model->forward(loaded->tokenizer->encode("abc"),
+                                    {*loaded->tokenizer->id("<s>"), *loaded->tokenizer->id("c")});
     std::map<std::string, std::vector<std::int64_t>> shapes;
-    run.forEachTensor([&](const std::string& name, const engine::Tensor& t) { shapes[name] = t.shape(); });
+    run.forEachTensor(
+        [&](const std::string& name, const engine::Tensor& t) { shapes[name] = t.shape(); });
     const std::int64_t H = model->config().numHeads;
     EXPECT_EQ(shapes.at("layer0.self.weights"), (std::vector<std::int64_t>{1, H, 3, 3}));
     EXPECT_EQ(shapes.at("layer1.masked_self.weights"), (std::vector<std::int64_t>{1, H, 2, 2}));
     EXPECT_EQ(shapes.at("layer1.cross.weights"), (std::vector<std::int64_t>{1, H, 2, 3}));
-    EXPECT_EQ(shapes.at("layer0.enc_ffn.hidden"), (std::vector<std::int64_t>{1, 3, model->config().feedForwardWidth}));
-    EXPECT_EQ(shapes.at("decoder.logits"), (std::vector<std::int64_t>{1, 2, model->config().vocabSize}));
-    EXPECT_EQ(run.attentionBlocks(1), (std::vector<engine::Block>{engine::Block::Self, engine::Block::MaskedSelf, engine::Block::Cross}));
+    EXPECT_EQ(shapes.at("layer0.enc_ffn.hidden"),
+              (std::vector<std::int64_t>{1, 3, model->config().feedForwardWidth}));
+    EXPECT_EQ(shapes.at("decoder.logits"),
+              (std::vector<std::int64_t>{1, 2, model->config().vocabSize}));
+    EXPECT_EQ(run.attentionBlocks(1),
+              (std::vector<engine::Block>{engine::Block::Self, engine::Block::MaskedSelf,
+                                          engine::Block::Cross}));
 }
 
 } // namespace

@@ -36,7 +36,8 @@ protected:
     {
         lesson::ExportSelection all;
         render::ExportJob j;
-        j.items = lesson::planWalkthroughExport(lesson::computePlayground({}), all, "", "playground · ");
+        j.items =
+            lesson::planWalkthroughExport(lesson::computePlayground({}), all, "", "playground · ");
         j.size = {300, 260, 96};
         return j;
     }
@@ -49,7 +50,9 @@ TEST_F(ExportFormats, NamesAreUniqueAndLookUpCaseInsensitively)
         EXPECT_TRUE(names.insert(f.name).second) << f.name;
         EXPECT_EQ(render::exportFormat(f.name), &f);
         EXPECT_FALSE(f.dialogFilter.empty());
-        EXPECT_EQ(f.itemBytes != nullptr, f.kind == render::ExportKind::Image || f.kind == render::ExportKind::Matrix) << f.name;
+        EXPECT_EQ(f.itemBytes != nullptr,
+                  f.kind == render::ExportKind::Image || f.kind == render::ExportKind::Matrix)
+            << f.name;
     }
     EXPECT_EQ(render::exportFormat("PNG"), render::exportFormat("png"));
     EXPECT_EQ(render::exportFormat("bmp"), nullptr);
@@ -60,17 +63,20 @@ TEST_F(ExportFormats, EveryMatrixFormatWritesWhatItsNameSays)
 {
     const render::ExportJob j = job();
     const lesson::ExportItem& item = j.items.front();
-    const QImage png = QImage::fromData(render::exportFormat("png")->itemBytes(item, j.size), "PNG");
+    const QImage png =
+        QImage::fromData(render::exportFormat("png")->itemBytes(item, j.size), "PNG");
     EXPECT_EQ(png.size(), QSize(300, 260));
     EXPECT_TRUE(render::exportFormat("svg")->itemBytes(item, j.size).contains("<svg"));
     EXPECT_TRUE(render::exportFormat("pdf")->itemBytes(item, j.size).startsWith("%PDF"));
-    EXPECT_TRUE(render::exportFormat("csv")->itemBytes(item, j.size).startsWith("query\\key,the,cat"));
+    EXPECT_TRUE(
+        render::exportFormat("csv")->itemBytes(item, j.size).startsWith("query\\key,the,cat"));
     EXPECT_TRUE(render::exportFormat("npy")->itemBytes(item, j.size).startsWith("\x93NUMPY"));
 }
 
 TEST_F(ExportFormats, WritesTheWholeSetIntoANewFolder)
 {
-    const std::vector<std::string> written = render::writeExport(*render::exportFormat("csv"), job(), path("new/figs"), false);
+    const std::vector<std::string> written =
+        render::writeExport(*render::exportFormat("csv"), job(), path("new/figs"), false);
     EXPECT_EQ(written.size(), 4u);
     EXPECT_TRUE(fs::exists(path("new/figs/head3_weights.csv")));
 }
@@ -79,7 +85,8 @@ TEST_F(ExportFormats, AFailurePartWayLeavesNothing)
 {
     // A folder where the third file should go: the first two are written, then the set fails.
     fs::create_directories(path("out/head2_weights.png"));
-    EXPECT_THROW(render::writeExport(*render::exportFormat("png"), job(), path("out"), true), io::FileError);
+    EXPECT_THROW(render::writeExport(*render::exportFormat("png"), job(), path("out"), true),
+                 io::FileError);
     std::vector<std::string> left;
     for (const auto& e : fs::directory_iterator(path("out")))
         left.push_back(e.path().filename().string());
@@ -90,7 +97,8 @@ TEST_F(ExportFormats, AnExistingFileStopsTheSetBeforeAnythingIsWritten)
 {
     fs::create_directories(path("out"));
     io::writeFileAtomically(path("out/head1_weights.npy"), std::string_view("mine"));
-    EXPECT_THROW(render::writeExport(*render::exportFormat("npy"), job(), path("out"), false), io::ExistingFileError);
+    EXPECT_THROW(render::writeExport(*render::exportFormat("npy"), job(), path("out"), false),
+                 io::ExistingFileError);
     EXPECT_EQ(io::readFile(path("out/head1_weights.npy")), "mine");
     EXPECT_FALSE(fs::exists(path("out/head0_weights.npy")));
 }

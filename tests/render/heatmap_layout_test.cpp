@@ -29,7 +29,8 @@ protected:
         s.querySentences = {sentence};
         s.tokenUnit = lesson::TokenUnit::Character;
         const auto w = lesson::computePlayground(s);
-        return lesson::traceHeatmap(w, engine::AttentionStep::Weights, 0, 0, "head 0 · softmax", "softmax");
+        return lesson::traceHeatmap(w, engine::AttentionStep::Weights, 0, 0, "head 0 · softmax",
+                                    "softmax");
     }
 
     static render::HeatmapStyle style()
@@ -66,7 +67,8 @@ TEST_F(HeatmapLayout, CrowdedLabelsAreThinnedNeverOverlapping)
     const render::HeatmapLayout layout(h, {0, 1}, QRectF(0, 0, 300, 300), style());
     ASSERT_GE(layout.rowLabels().size(), 2u);
     EXPECT_LT(layout.rowLabels().size(), 200u);
-    const double spacing = layout.cellRect(layout.rowLabels()[1].index, 0).top() - layout.cellRect(layout.rowLabels()[0].index, 0).top();
+    const double spacing = layout.cellRect(layout.rowLabels()[1].index, 0).top() -
+        layout.cellRect(layout.rowLabels()[0].index, 0).top();
     EXPECT_GE(spacing, QFontMetricsF(layout.tickFont()).height());
 }
 

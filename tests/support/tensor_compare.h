@@ -23,13 +23,13 @@ inline ::testing::AssertionResult tensorsNear(const engine::Tensor& actual,
 {
     if (actual.shape() != expected.shape())
         return ::testing::AssertionFailure()
-               << "shape " << actual.shapeString() << " vs expected " << expected.shapeString();
+            << "shape " << actual.shapeString() << " vs expected " << expected.shapeString();
     const auto a = actual.values();
     const auto e = expected.values();
     for (std::size_t i = 0; i < a.size(); ++i) {
         const bool bothInfinite = std::isinf(a[i]) && std::isinf(e[i]) && (a[i] > 0) == (e[i] > 0);
         const bool close = std::abs(static_cast<double>(a[i]) - e[i]) <=
-                           absTolerance + relTolerance * std::abs(static_cast<double>(e[i]));
+            absTolerance + relTolerance * std::abs(static_cast<double>(e[i]));
         if (!bothInfinite && !close) {
             std::ostringstream index;
             std::size_t rest = i;
@@ -40,7 +40,7 @@ inline ::testing::AssertionResult tensorsNear(const engine::Tensor& actual,
                 rest /= static_cast<std::size_t>(actual.dim(ax));
             }
             return ::testing::AssertionFailure()
-                   << "at [" << s << "]: " << a[i] << " vs expected " << e[i];
+                << "at [" << s << "]: " << a[i] << " vs expected " << e[i];
         }
     }
     return ::testing::AssertionSuccess();

@@ -18,7 +18,10 @@ using engine::ConfigLimits;
 class AttnvizLayout : public CheckpointLayout {
 public:
     std::string_view name() const override { return "attnviz"; }
-    std::string_view description() const override { return "AttnViz model folders (\"format\": \"attnviz-model\")"; }
+    std::string_view description() const override
+    {
+        return "AttnViz model folders (\"format\": \"attnviz-model\")";
+    }
 
     bool recognises(const JsonValue& config) const override
     {
@@ -33,23 +36,27 @@ public:
         ModelConfig c;
         c.name = r.string("name", {});
         c.description = r.string("description", {});
-        c.architecture = r.choice<Architecture>("architecture", {{"encoder-decoder", Architecture::EncoderDecoder},
-                                                                 {"decoder-only", Architecture::DecoderOnly},
-                                                                 {"encoder-only", Architecture::EncoderOnly}});
+        c.architecture = r.choice<Architecture>("architecture",
+                                                {{"encoder-decoder", Architecture::EncoderDecoder},
+                                                 {"decoder-only", Architecture::DecoderOnly},
+                                                 {"encoder-only", Architecture::EncoderOnly}});
         c.vocabSize = r.integer("vocab_size", 1, ConfigLimits::kVocabulary);
         c.modelWidth = r.integer("d_model", 1, ConfigLimits::kWidth);
         c.numHeads = r.integer("num_heads", 1, ConfigLimits::kHeads);
         c.feedForwardWidth = r.integer("d_ff", 1, ConfigLimits::kFeedForward);
         c.encoderLayers = r.integer("encoder_layers", 0, ConfigLimits::kLayers, 0);
         c.decoderLayers = r.integer("decoder_layers", 0, ConfigLimits::kLayers, 0);
-        c.activation = r.choice<Activation>("activation", {{"relu", Activation::Relu},
-                                                           {"gelu", Activation::Gelu},
-                                                           {"gelu_tanh", Activation::GeluTanh}});
-        c.norm = r.choice<NormPosition>("norm", {{"pre", NormPosition::Pre}, {"post", NormPosition::Post}});
+        c.activation = r.choice<Activation>("activation",
+                                            {{"relu", Activation::Relu},
+                                             {"gelu", Activation::Gelu},
+                                             {"gelu_tanh", Activation::GeluTanh}});
+        c.norm = r.choice<NormPosition>("norm",
+                                        {{"pre", NormPosition::Pre}, {"post", NormPosition::Post}});
         c.finalNorm = r.boolean("final_norm", false);
-        c.positional = r.choice<PositionalKind>("positional", {{"sinusoidal", PositionalKind::Sinusoidal},
-                                                               {"learned", PositionalKind::Learned},
-                                                               {"none", PositionalKind::None}});
+        c.positional = r.choice<PositionalKind>("positional",
+                                                {{"sinusoidal", PositionalKind::Sinusoidal},
+                                                 {"learned", PositionalKind::Learned},
+                                                 {"none", PositionalKind::None}});
         c.maxLength = r.integer("max_length", 1, ConfigLimits::kLength);
         c.scaleEmbedding = r.boolean("scale_embedding", false);
         c.layerNormEps = r.number("layer_norm_eps", 1e-30, 1.0, 1e-5f);
@@ -62,16 +69,20 @@ public:
         return c;
     }
 
-    std::unique_ptr<Tokenizer> loadTokenizer(const std::filesystem::path& folder, const JsonValue& json,
+    std::unique_ptr<Tokenizer> loadTokenizer(const std::filesystem::path& folder,
+                                             const JsonValue& json,
                                              engine::ModelConfig& config) const override
     {
         const ConfigReader r(json);
-        const auto unit = r.choice<VocabularyTokenizer::Unit>(
-            "tokenizer", {{"char", VocabularyTokenizer::Unit::Character}, {"word", VocabularyTokenizer::Unit::Word}},
-            VocabularyTokenizer::Unit::Character);
+        const auto unit =
+            r.choice<VocabularyTokenizer::Unit>("tokenizer",
+                                                {{"char", VocabularyTokenizer::Unit::Character},
+                                                 {"word", VocabularyTokenizer::Unit::Word}},
+                                                VocabularyTokenizer::Unit::Character);
         const auto path = folder / "vocab.json";
         if (!std::filesystem::exists(path))
-            throw ModelError("The model folder has no vocab.json (a JSON array of the tokens, in id order).");
+            throw ModelError(
+                "The model folder has no vocab.json (a JSON array of the tokens, in id order).");
         JsonValue vocab;
         try {
             vocab = parseJson(readFile(path.string()));
@@ -81,18 +92,22 @@ public:
             throw ModelError(e.what());
         }
         if (!vocab.isArray())
-            throw ModelError("vocab.json must be a JSON array of token strings, found " + vocab.describe() + ".");
+            throw ModelError("vocab.json must be a JSON array of token strings, found " +
+                             vocab.describe() + ".");
         std::vector<std::string> tokens;
         std::unordered_set<std::string> seen;
         for (const JsonValue& t : vocab.asArray()) {
             if (!t.isString())
-                throw ModelError("vocab.json: token " + std::to_string(tokens.size()) + " is " + t.describe() + ", not a string.");
+                throw ModelError("vocab.json: token " + std::to_string(tokens.size()) + " is " +
+                                 t.describe() + ", not a string.");
             if (!seen.insert(t.asString()).second)
-                throw ModelError("vocab.json lists the token \"" + printable(t.asString()) + "\" twice.");
+                throw ModelError("vocab.json lists the token \"" + printable(t.asString()) +
+                                 "\" twice.");
             tokens.push_back(t.asString());
         }
         if (static_cast<int>(tokens.size()) != config.vocabSize)
-            throw ModelError("vocab.json has " + std::to_string(tokens.size()) + " tokens but config.json says vocab_size " +
+            throw ModelError("vocab.json has " + std::to_string(tokens.size()) +
+                             " tokens but config.json says vocab_size " +
                              std::to_string(config.vocabSize) + ".");
         auto tokenizer = std::make_unique<VocabularyTokenizer>(std::move(tokens), unit);
         const auto special = [&](const std::optional<std::string>& token) -> std::optional<int> {
@@ -109,7 +124,8 @@ public:
         return tokenizer;
     }
 
-    void forEachWeight(const engine::ModelConfig& c, engine::ModelWeights& w, const WeightVisitor& visit) const override
+    void forEachWeight(const engine::ModelConfig& c, engine::ModelWeights& w,
+                       const WeightVisitor& visit) const override
     {
         if (c.hasEncoder())
             visitStack(c, false, w.encoder, visit);
@@ -122,7 +138,8 @@ public:
     }
 
 private:
-    static void visitStack(const engine::ModelConfig& c, bool decoder, engine::StackWeights& s, const WeightVisitor& visit)
+    static void visitStack(const engine::ModelConfig& c, bool decoder, engine::StackWeights& s,
+                           const WeightVisitor& visit)
     {
         using engine::Block;
         const std::int64_t D = c.modelWidth, F = c.feedForwardWidth;
@@ -143,9 +160,13 @@ private:
                     engine::AttentionSublayerWeights& sub = layer.attention[a++];
                     sub.block = block;
                     engine::AttentionWeights& aw = sub.attention;
-                    const std::pair<const char*, std::pair<engine::RowMatrix*, std::optional<Eigen::RowVectorXf>*>> projections[] = {
-                        {".q_proj", {&aw.wQ, &aw.bQ}}, {".k_proj", {&aw.wK, &aw.bK}},
-                        {".v_proj", {&aw.wV, &aw.bV}}, {".o_proj", {&aw.wO, &aw.bO}}};
+                    const std::pair<
+                        const char*,
+                        std::pair<engine::RowMatrix*, std::optional<Eigen::RowVectorXf>*>>
+                        projections[] = {{".q_proj", {&aw.wQ, &aw.bQ}},
+                                         {".k_proj", {&aw.wK, &aw.bK}},
+                                         {".v_proj", {&aw.wV, &aw.bV}},
+                                         {".o_proj", {&aw.wO, &aw.bO}}};
                     for (const auto& [proj, fields] : projections) {
                         visit(matrixSlot({b + proj + ".weight"}, *fields.first, D, D));
                         if (c.bias)

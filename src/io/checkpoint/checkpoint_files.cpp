@@ -68,34 +68,42 @@ CheckpointFiles::CheckpointFiles(const fs::path& folder)
         try {
             json = parseJson(readFile(index.string(), 64u << 20));
         } catch (const JsonError& e) {
-            throw ModelError(std::string("model.safetensors.index.json is not valid JSON: ") + e.what());
+            throw ModelError(std::string("model.safetensors.index.json is not valid JSON: ") +
+                             e.what());
         } catch (const FileError& e) {
             throw ModelError(e.what());
         }
         const JsonValue* map = json.find("weight_map");
         if (!map || !map->isObject())
-            throw ModelError("model.safetensors.index.json has no \"weight_map\" object naming each tensor's shard.");
+            throw ModelError("model.safetensors.index.json has no \"weight_map\" object naming "
+                             "each tensor's shard.");
         std::set<std::string> shards;
         for (const auto& [name, file] : map->asObject()) {
-            if (!file.isString() || file.asString().find('/') != std::string::npos || file.asString().empty() ||
-                file.asString().starts_with("."))
-                throw ModelError("model.safetensors.index.json maps '" + printable(name) + "' to " + file.describe() +
+            if (!file.isString() || file.asString().find('/') != std::string::npos ||
+                file.asString().empty() || file.asString().starts_with("."))
+                throw ModelError("model.safetensors.index.json maps '" + printable(name) + "' to " +
+                                 file.describe() +
                                  "; expected the file name of a shard in the same folder.");
             shards.insert(file.asString());
         }
         for (const std::string& shard : shards)
             m_files.push_back(openWeights(folder / shard));
-    } else if (fs::exists(folder / "pytorch_model.bin", error) || fs::exists(folder / "pytorch_model.bin.index.json", error)) {
+    } else if (fs::exists(folder / "pytorch_model.bin", error) ||
+               fs::exists(folder / "pytorch_model.bin.index.json", error)) {
         throw ModelError("'" + printable(folder.string()) +
-                         "' holds only pytorch_model.bin, a pickle checkpoint, which AttnViz never opens because "
-                         "unpickling can run code; save the model with safe_serialization=True to get model.safetensors.");
+                         "' holds only pytorch_model.bin, a pickle checkpoint, which AttnViz never "
+                         "opens because "
+                         "unpickling can run code; save the model with safe_serialization=True to "
+                         "get model.safetensors.");
     } else {
-        throw ModelError("'" + printable(folder.string()) + "' has no model.safetensors with the weights.");
+        throw ModelError("'" + printable(folder.string()) +
+                         "' has no model.safetensors with the weights.");
     }
     for (const SafetensorsFile& file : m_files)
         for (const TensorEntry& t : file.tensors())
             if (!m_index.emplace(t.name, &t).second)
-                throw ModelError("The checkpoint holds tensor '" + printable(t.name) + "' in two shards.");
+                throw ModelError("The checkpoint holds tensor '" + printable(t.name) +
+                                 "' in two shards.");
 }
 
 const TensorEntry* CheckpointFiles::find(const std::string& name) const
@@ -128,18 +136,24 @@ std::vector<float> finiteFloats(const TensorEntry& t, const std::string& file)
         for (std::size_t i = 0; i < n; ++i) {
             std::uint16_t bits = 0;
             std::memcpy(&bits, t.bytes.data() + 2 * i, 2);
-            values[i] = t.dtype == DType::F16 ? halfToFloat(bits) : std::bit_cast<float>(static_cast<std::uint32_t>(bits) << 16);
+            values[i] = t.dtype == DType::F16
+                ? halfToFloat(bits)
+                : std::bit_cast<float>(static_cast<std::uint32_t>(bits) << 16);
         }
         break;
     default:
-        throw ModelError(file + ": tensor '" + printable(t.name) + "' is " + std::string(dtypeName(t.dtype)) +
+        throw ModelError(file + ": tensor '" + printable(t.name) + "' is " +
+                         std::string(dtypeName(t.dtype)) +
                          "; AttnViz reads F32, F16 and BF16 weights.");
     }
     for (std::size_t i = 0; i < n; ++i)
         if (!std::isfinite(values[i]))
             throw ModelError(file + ": tensor '" + printable(t.name) + "' holds " +
-                             (std::isnan(values[i]) ? "NaN" : values[i] > 0 ? "+Inf" : "-Inf") + " at index " +
-                             indexOf(i, t.shape) + "; every weight must be a finite number.");
+                             (std::isnan(values[i]) ? "NaN"
+                                  : values[i] > 0   ? "+Inf"
+                                                    : "-Inf") +
+                             " at index " + indexOf(i, t.shape) +
+                             "; every weight must be a finite number.");
     return values;
 }
 

@@ -49,7 +49,8 @@ public:
     virtual engine::ModelConfig parseConfig(const JsonValue& config) const = 0;
     /// Reads the folder's tokenizer files (config.json may name some of it); sets the special
     /// token ids of `config`.
-    virtual std::unique_ptr<Tokenizer> loadTokenizer(const std::filesystem::path& folder, const JsonValue& json,
+    virtual std::unique_ptr<Tokenizer> loadTokenizer(const std::filesystem::path& folder,
+                                                     const JsonValue& json,
                                                      engine::ModelConfig& config) const = 0;
     /// Prefixes a checkpoint may put before every name (`transformer.`, `bert.`); "" first.
     virtual std::vector<std::string> namePrefixes() const { return {""}; }

@@ -31,8 +31,8 @@ int ConfigReader::integer(const char* name, int low, int high) const
 {
     const JsonValue& v = required(name);
     if (!v.isInteger() || v.asInteger() < low || v.asInteger() > high)
-        fail(std::string("\"") + name + "\" is " + v.describe() + "; expected an integer from " + std::to_string(low) +
-             " to " + std::to_string(high) + ".");
+        fail(std::string("\"") + name + "\" is " + v.describe() + "; expected an integer from " +
+             std::to_string(low) + " to " + std::to_string(high) + ".");
     return static_cast<int>(v.asInteger());
 }
 
@@ -65,8 +65,8 @@ float ConfigReader::number(const char* name, double low, double high, float fall
     // Checked as the float it becomes: 1e39 is a finite double but +Inf as a float.
     const float f = v->isNumber() ? static_cast<float>(v->asNumber()) : 0.0f;
     if (!v->isNumber() || !std::isfinite(f) || f < low || f > high)
-        fail(std::string("\"") + name + "\" is " + v->describe() + "; expected a number from " + JsonValue(low, false).describe() +
-             " to " + JsonValue(high, false).describe() + ".");
+        fail(std::string("\"") + name + "\" is " + v->describe() + "; expected a number from " +
+             JsonValue(low, false).describe() + " to " + JsonValue(high, false).describe() + ".");
     return f;
 }
 

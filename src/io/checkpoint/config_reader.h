@@ -40,7 +40,8 @@ private:
 };
 
 template <typename Enum>
-Enum ConfigReader::choice(const char* name, std::initializer_list<std::pair<const char*, Enum>> options,
+Enum ConfigReader::choice(const char* name,
+                          std::initializer_list<std::pair<const char*, Enum>> options,
                           std::optional<Enum> fallback) const
 {
     if (!has(name) && fallback)
@@ -52,7 +53,8 @@ Enum ConfigReader::choice(const char* name, std::initializer_list<std::pair<cons
             return e;
         expected += (expected.empty() ? "" : ", ") + std::string(text);
     }
-    fail(std::string("\"") + name + "\" is " + required(name).describe() + "; expected one of " + expected + ".");
+    fail(std::string("\"") + name + "\" is " + required(name).describe() + "; expected one of " +
+         expected + ".");
 }
 
 } // namespace attnviz::io

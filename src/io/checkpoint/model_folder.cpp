@@ -40,13 +40,15 @@ const CheckpointLayout& layoutFor(const JsonValue& config)
     for (const CheckpointLayout* layout : checkpointLayouts())
         accepted += (accepted.empty() ? "" : ", ") + std::string(layout->description());
     const JsonValue* type = config.isObject() ? config.find("model_type") : nullptr;
-    const std::string what = type ? "describes a " + type->describe() + " model" : "names no model type AttnViz knows";
+    const std::string what =
+        type ? "describes a " + type->describe() + " model" : "names no model type AttnViz knows";
     throw ModelError("config.json " + what + "; AttnViz opens " + accepted + ".");
 }
 
 // The prefix this checkpoint puts before every name: the one under which the first required
 // tensor exists.
-std::string prefixOf(const CheckpointLayout& layout, const std::vector<WeightSlot>& slots, const CheckpointFiles& files)
+std::string prefixOf(const CheckpointLayout& layout, const std::vector<WeightSlot>& slots,
+                     const CheckpointFiles& files)
 {
     for (const WeightSlot& slot : slots) {
         if (!slot.required)
@@ -68,10 +70,12 @@ LoadedModel loadModel(const std::string& folder)
     std::error_code error;
     if (!fs::is_directory(dir, error))
         throw ModelError("'" + printable(folder) +
-                         "' is not a folder; a model is a folder with config.json, the tokenizer's files and model.safetensors.");
+                         "' is not a folder; a model is a folder with config.json, the tokenizer's "
+                         "files and model.safetensors.");
     if (!fs::exists(dir / "config.json", error))
         throw ModelError("'" + printable(folder) +
-                         "' has no config.json; a model folder holds config.json, the tokenizer's files and model.safetensors.");
+                         "' has no config.json; a model folder holds config.json, the tokenizer's "
+                         "files and model.safetensors.");
     const JsonValue json = readConfig(dir);
     const CheckpointLayout& layout = layoutFor(json);
     engine::ModelConfig config = layout.parseConfig(json);
@@ -83,7 +87,8 @@ LoadedModel loadModel(const std::string& folder)
         throw ModelError(e.what());
     }
     if (tokenizer->size() > config.vocabSize)
-        throw ModelError("The tokenizer has " + std::to_string(tokenizer->size()) + " tokens but config.json says vocab_size " +
+        throw ModelError("The tokenizer has " + std::to_string(tokenizer->size()) +
+                         " tokens but config.json says vocab_size " +
                          std::to_string(config.vocabSize) + ".");
     const CheckpointFiles files(dir);
     const std::string& file = files.label();
@@ -91,7 +96,8 @@ LoadedModel loadModel(const std::string& folder)
     // pass 1: every slot's tensor exists with its shape; nothing is converted yet
     engine::ModelWeights weights;
     std::vector<WeightSlot> slots;
-    layout.forEachWeight(config, weights, [&](WeightSlot slot) { slots.push_back(std::move(slot)); });
+    layout.forEachWeight(config, weights,
+                         [&](WeightSlot slot) { slots.push_back(std::move(slot)); });
     const std::string prefix = prefixOf(layout, slots, files);
     std::vector<const TensorEntry*> found(slots.size(), nullptr);
     std::unordered_set<std::string> used;
@@ -107,14 +113,17 @@ LoadedModel loadModel(const std::string& folder)
                              "'; the configuration expects F32 " + shapeText(slot.shape) + ".");
         }
         if (found[i]->shape != slot.shape)
-            throw ModelError(file + ": tensor '" + printable(found[i]->name) + "' has shape " + shapeText(found[i]->shape) +
-                             "; the configuration expects " + shapeText(slot.shape) + ".");
+            throw ModelError(file + ": tensor '" + printable(found[i]->name) + "' has shape " +
+                             shapeText(found[i]->shape) + "; the configuration expects " +
+                             shapeText(slot.shape) + ".");
         used.insert(found[i]->name);
     }
     for (const TensorEntry* t : files.tensors()) {
-        const std::string_view bare = std::string_view(t->name).substr(t->name.starts_with(prefix) ? prefix.size() : 0);
+        const std::string_view bare =
+            std::string_view(t->name).substr(t->name.starts_with(prefix) ? prefix.size() : 0);
         if (!used.count(t->name) && !layout.ignores(bare))
-            throw ModelError(file + " holds tensor '" + printable(t->name) + "', which a model with this config.json does not have.");
+            throw ModelError(file + " holds tensor '" + printable(t->name) +
+                             "', which a model with this config.json does not have.");
     }
 
     // pass 2: convert and fill, one tensor at a time
@@ -123,8 +132,9 @@ LoadedModel loadModel(const std::string& folder)
             slots[i].fill(finiteFloats(*found[i], file));
     slots.clear();
     try {
-        return {std::make_shared<const engine::TransformerModel>(std::move(config), std::move(weights)), std::move(tokenizer),
-                &layout, folder};
+        return {
+            std::make_shared<const engine::TransformerModel>(std::move(config), std::move(weights)),
+            std::move(tokenizer), &layout, folder};
     } catch (const engine::InputError& e) {
         throw ModelError(e.what());
     }

@@ -2,14 +2,16 @@
 
 namespace attnviz::io {
 
-WeightSlot matrixSlot(std::vector<std::string> names, engine::RowMatrix& into, std::int64_t rows, std::int64_t cols)
+WeightSlot matrixSlot(std::vector<std::string> names, engine::RowMatrix& into, std::int64_t rows,
+                      std::int64_t cols)
 {
     return {std::move(names), {rows, cols}, [&into, rows, cols](std::span<const float> values) {
                 into = engine::ConstMatrixView(values.data(), rows, cols);
             }};
 }
 
-WeightSlot transposedSlot(std::vector<std::string> names, engine::RowMatrix& into, std::int64_t rows, std::int64_t cols)
+WeightSlot transposedSlot(std::vector<std::string> names, engine::RowMatrix& into,
+                          std::int64_t rows, std::int64_t cols)
 {
     return {std::move(names), {cols, rows}, [&into, rows, cols](std::span<const float> values) {
                 into = engine::ConstMatrixView(values.data(), cols, rows).transpose();
@@ -23,15 +25,16 @@ WeightSlot vectorSlot(std::vector<std::string> names, Eigen::RowVectorXf& into, 
             }};
 }
 
-WeightSlot optionalVectorSlot(std::vector<std::string> names, std::optional<Eigen::RowVectorXf>& into, std::int64_t size)
+WeightSlot optionalVectorSlot(std::vector<std::string> names,
+                              std::optional<Eigen::RowVectorXf>& into, std::int64_t size)
 {
     return {std::move(names), {size}, [&into, size](std::span<const float> values) {
                 into = Eigen::Map<const Eigen::RowVectorXf>(values.data(), size);
             }};
 }
 
-void visitLayerNorm(const WeightVisitor& visit, const std::string& base, engine::LayerNormWeights& into, std::int64_t size,
-                    bool oldNames)
+void visitLayerNorm(const WeightVisitor& visit, const std::string& base,
+                    engine::LayerNormWeights& into, std::int64_t size, bool oldNames)
 {
     std::vector<std::string> gain{base + ".weight"}, bias{base + ".bias"};
     if (oldNames) {

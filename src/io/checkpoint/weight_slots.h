@@ -12,15 +12,19 @@ namespace attnviz::io {
 
 /// The usual ways a checkpoint stores a weight, as WeightSlots that fill the engine's fields.
 /// A matrix stored as the engine keeps it (`nn.Linear`: [out, in]).
-WeightSlot matrixSlot(std::vector<std::string> names, engine::RowMatrix& into, std::int64_t rows, std::int64_t cols);
-/// A matrix stored transposed, [in, out] (GPT-2's Conv1D: y = x W + b), into the engine's [out, in].
-WeightSlot transposedSlot(std::vector<std::string> names, engine::RowMatrix& into, std::int64_t rows, std::int64_t cols);
+WeightSlot matrixSlot(std::vector<std::string> names, engine::RowMatrix& into, std::int64_t rows,
+                      std::int64_t cols);
+/// A matrix stored transposed, [in, out] (GPT-2's Conv1D: y = x W + b), into the engine's [out,
+/// in].
+WeightSlot transposedSlot(std::vector<std::string> names, engine::RowMatrix& into,
+                          std::int64_t rows, std::int64_t cols);
 WeightSlot vectorSlot(std::vector<std::string> names, Eigen::RowVectorXf& into, std::int64_t size);
-WeightSlot optionalVectorSlot(std::vector<std::string> names, std::optional<Eigen::RowVectorXf>& into, std::int64_t size);
+WeightSlot optionalVectorSlot(std::vector<std::string> names,
+                              std::optional<Eigen::RowVectorXf>& into, std::int64_t size);
 
 /// A LayerNorm's gain and bias under `base + ".weight"` / `".bias"` (and `".gamma"` / `".beta"`
 /// where `oldNames` is set, as TensorFlow-converted BERT checkpoints name them).
-void visitLayerNorm(const WeightVisitor& visit, const std::string& base, engine::LayerNormWeights& into,
-                    std::int64_t size, bool oldNames = false);
+void visitLayerNorm(const WeightVisitor& visit, const std::string& base,
+                    engine::LayerNormWeights& into, std::int64_t size, bool oldNames = false);
 
 } // namespace attnviz::io

@@ -2,8 +2,7 @@
 
 #include "io/tokenizer/unicode.h"
 
-namespace attnviz::io
-{
+namespace attnviz::io {
 
 std::vector<std::string> bertWords(std::string_view text)
 {

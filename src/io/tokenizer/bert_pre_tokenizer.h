@@ -4,8 +4,7 @@
 #include <string_view>
 #include <vector>
 
-namespace attnviz::io
-{
+namespace attnviz::io {
 
 /// The words uncased BERT looks up in its vocabulary, as Hugging Face's BertNormalizer (drop
 /// control characters, whitespace to spaces, spaces around Chinese characters, strip accents,

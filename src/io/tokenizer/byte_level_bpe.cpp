@@ -9,10 +9,8 @@
 #include <cstdio>
 #include <queue>
 
-namespace attnviz::io
-{
-namespace
-{
+namespace attnviz::io {
+namespace {
 
 /// Words longer than this are not cached: long runs (of spaces, say) rarely repeat.
 constexpr std::size_t kMaxCachedWordBytes = 256;
@@ -22,11 +20,11 @@ constexpr std::size_t kMaxCachedWordBytes = 256;
 const std::array<char32_t, 256>& byteSymbols()
 {
     static const std::array<char32_t, 256> symbols = [] {
-        std::array<char32_t, 256> s {};
+        std::array<char32_t, 256> s{};
         char32_t next = 0x100;
         for (char32_t b = 0; b < 256; ++b) {
-            const bool visible
-                = (b >= '!' && b <= '~') || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE && b <= 0xFF);
+            const bool visible =
+                (b >= '!' && b <= '~') || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE && b <= 0xFF);
             s[b] = visible ? b : next++;
         }
         return s;
@@ -39,7 +37,7 @@ const std::array<char32_t, 256>& byteSymbols()
 std::string tokenBytes(const std::string& token)
 {
     static const std::array<int, 0x200> byteOfSymbol = [] {
-        std::array<int, 0x200> inverse {};
+        std::array<int, 0x200> inverse{};
         inverse.fill(-1);
         for (int b = 0; b < 256; ++b)
             inverse[byteSymbols()[b]] = b;
@@ -61,12 +59,12 @@ void checkGpt2Pipeline(const JsonValue& root)
 {
     const std::string normalizer = stepType(root, "normalizer");
     if (normalizer != "none")
-        throw FormatError(
-            "tokenizer.json has a " + normalizer + " normalizer; expected none, as in GPT-2");
+        throw FormatError("tokenizer.json has a " + normalizer +
+                          " normalizer; expected none, as in GPT-2");
     const std::string preTokenizer = stepType(root, "pre_tokenizer");
     if (preTokenizer != "ByteLevel")
-        throw FormatError("tokenizer.json's pre-tokenizer is " + preTokenizer
-            + "; expected ByteLevel, as in GPT-2");
+        throw FormatError("tokenizer.json's pre-tokenizer is " + preTokenizer +
+                          "; expected ByteLevel, as in GPT-2");
     const JsonValue* pre = root.find("pre_tokenizer");
     if (flagIs(pre, "add_prefix_space", true) || flagIs(pre, "use_regex", false))
         throw FormatError("tokenizer.json's ByteLevel pre-tokenizer adds a prefix space or skips "
@@ -74,9 +72,9 @@ void checkGpt2Pipeline(const JsonValue& root)
                           "GPT-2");
     const JsonValue& model = tokenizerModel(root);
     const JsonValue* dropout = model.find("dropout");
-    if (flagIs(&model, "ignore_merges", true) || (dropout && !dropout->isNull())
-        || !stringSetting(model, "continuing_subword_prefix", "").empty()
-        || !stringSetting(model, "end_of_word_suffix", "").empty())
+    if (flagIs(&model, "ignore_merges", true) || (dropout && !dropout->isNull()) ||
+        !stringSetting(model, "continuing_subword_prefix", "").empty() ||
+        !stringSetting(model, "end_of_word_suffix", "").empty())
         throw FormatError("tokenizer.json's BPE model sets ignore_merges, dropout or a subword "
                           "prefix or suffix; expected GPT-2's plain merges");
 }
@@ -98,17 +96,17 @@ std::vector<ByteLevelBpe::MergeRule> ByteLevelBpe::parseMergesTxt(std::string_vi
             continue;
         const std::string place = "merges.txt line " + std::to_string(lineNumber);
         const std::size_t space = line.find(' ');
-        if (space == 0 || space == std::string_view::npos || space + 1 == line.size()
-            || line.find(' ', space + 1) != std::string_view::npos) {
+        if (space == 0 || space == std::string_view::npos || space + 1 == line.size() ||
+            line.find(' ', space + 1) != std::string_view::npos) {
             int words = 0;
             for (std::size_t i = 0; i < line.size(); ++i)
                 words += line[i] != ' ' && (i == 0 || line[i - 1] == ' ');
-            throw FormatError(place + " has " + std::to_string(words)
-                + (words == 1 ? " token" : " tokens")
-                + "; expected two tokens separated by a space");
+            throw FormatError(place + " has " + std::to_string(words) +
+                              (words == 1 ? " token" : " tokens") +
+                              "; expected two tokens separated by a space");
         }
         rules.push_back(
-            { std::string(line.substr(0, space)), std::string(line.substr(space + 1)), place });
+            {std::string(line.substr(0, space)), std::string(line.substr(space + 1)), place});
     }
     return rules;
 }
@@ -125,25 +123,24 @@ std::vector<ByteLevelBpe::MergeRule> ByteLevelBpe::parseJsonMerges(const JsonVal
         if (merge.isString()) {
             const std::string& s = merge.asString();
             const std::size_t space = s.find(' ');
-            if (space != 0 && space != std::string::npos && space + 1 < s.size()
-                && s.find(' ', space + 1) == std::string::npos) {
-                rules.push_back({ s.substr(0, space), s.substr(space + 1), place });
+            if (space != 0 && space != std::string::npos && space + 1 < s.size() &&
+                s.find(' ', space + 1) == std::string::npos) {
+                rules.push_back({s.substr(0, space), s.substr(space + 1), place});
                 continue;
             }
-        } else if (merge.isArray() && merge.asArray().size() == 2 && merge.asArray()[0].isString()
-            && merge.asArray()[1].isString()) {
-            rules.push_back(
-                { merge.asArray()[0].asString(), merge.asArray()[1].asString(), place });
+        } else if (merge.isArray() && merge.asArray().size() == 2 &&
+                   merge.asArray()[0].isString() && merge.asArray()[1].isString()) {
+            rules.push_back({merge.asArray()[0].asString(), merge.asArray()[1].asString(), place});
             continue;
         }
-        throw FormatError(place + " is " + merge.describe()
-            + "; expected \"left right\" or [\"left\", \"right\"]");
+        throw FormatError(place + " is " + merge.describe() +
+                          "; expected \"left right\" or [\"left\", \"right\"]");
     }
     return rules;
 }
 
-ByteLevelBpe ByteLevelBpe::fromVocabAndMerges(
-    std::string_view vocabJson, std::string_view mergesTxt)
+ByteLevelBpe ByteLevelBpe::fromVocabAndMerges(std::string_view vocabJson,
+                                              std::string_view mergesTxt)
 {
     JsonValue root;
     try {
@@ -155,8 +152,8 @@ ByteLevelBpe ByteLevelBpe::fromVocabAndMerges(
     std::vector<std::pair<std::string, int>> special;
     if (const std::optional<int> id = vocab.find("<|endoftext|>"))
         special.emplace_back("<|endoftext|>", *id);
-    return ByteLevelBpe(
-        std::move(vocab), parseMergesTxt(mergesTxt), "vocab.json", std::move(special));
+    return ByteLevelBpe(std::move(vocab), parseMergesTxt(mergesTxt), "vocab.json",
+                        std::move(special));
 }
 
 ByteLevelBpe ByteLevelBpe::fromTokenizerJson(std::string_view tokenizerJson)
@@ -165,15 +162,16 @@ ByteLevelBpe ByteLevelBpe::fromTokenizerJson(std::string_view tokenizerJson)
     checkGpt2Pipeline(root);
     const JsonValue& model = tokenizerModel(root);
     const JsonValue* vocabObject = model.find("vocab");
-    Vocabulary vocab = Vocabulary::fromJsonObject(
-        vocabObject ? *vocabObject : JsonValue(), "tokenizer.json's model.vocab");
+    Vocabulary vocab = Vocabulary::fromJsonObject(vocabObject ? *vocabObject : JsonValue(),
+                                                  "tokenizer.json's model.vocab");
     std::vector<std::pair<std::string, int>> special = readAddedTokens(root, vocab);
     return ByteLevelBpe(std::move(vocab), parseJsonMerges(model), "tokenizer.json's vocabulary",
-        std::move(special));
+                        std::move(special));
 }
 
 ByteLevelBpe::ByteLevelBpe(Vocabulary vocab, const std::vector<MergeRule>& merges,
-    std::string_view vocabName, std::vector<std::pair<std::string, int>> special)
+                           std::string_view vocabName,
+                           std::vector<std::pair<std::string, int>> special)
     : m_vocab(std::move(vocab))
     , m_special(std::move(special))
 {
@@ -185,8 +183,8 @@ ByteLevelBpe::ByteLevelBpe(Vocabulary vocab, const std::vector<MergeRule>& merge
         if (!id) {
             char hex[8];
             std::snprintf(hex, sizeof hex, "0x%02X", b);
-            throw FormatError(name + " lacks \"" + symbol + "\", the symbol of byte " + hex
-                + "; expected all 256 byte symbols of GPT-2's alphabet");
+            throw FormatError(name + " lacks \"" + symbol + "\", the symbol of byte " + hex +
+                              "; expected all 256 byte symbols of GPT-2's alphabet");
         }
         m_byteIds[b] = *id;
     }
@@ -197,12 +195,12 @@ ByteLevelBpe::ByteLevelBpe(Vocabulary vocab, const std::vector<MergeRule>& merge
         const std::optional<int> right = m_vocab.find(rule.right);
         const std::optional<int> result = m_vocab.find(rule.left + rule.right);
         if (!left || !right || !result)
-            throw FormatError(rule.place + " merges \"" + printable(rule.left) + "\" and \""
-                + printable(rule.right) + "\"; expected it and its parts in " + name);
+            throw FormatError(rule.place + " merges \"" + printable(rule.left) + "\" and \"" +
+                              printable(rule.right) + "\"; expected it and its parts in " + name);
         // A repeated pair keeps its later rank, as in Hugging Face's merge map.
-        m_merges.insert_or_assign(
-            static_cast<std::uint64_t>(*left) << 32 | static_cast<std::uint32_t>(*right),
-            Merge { static_cast<int>(rank), *result });
+        m_merges.insert_or_assign(static_cast<std::uint64_t>(*left) << 32 |
+                                      static_cast<std::uint32_t>(*right),
+                                  Merge{static_cast<int>(rank), *result});
     }
     m_bytes.reserve(m_vocab.size());
     for (int id = 0; id < m_vocab.size(); ++id)
@@ -211,8 +209,8 @@ ByteLevelBpe::ByteLevelBpe(Vocabulary vocab, const std::vector<MergeRule>& merge
 
 const ByteLevelBpe::Merge* ByteLevelBpe::findMerge(int left, int right) const
 {
-    const auto it
-        = m_merges.find(static_cast<std::uint64_t>(left) << 32 | static_cast<std::uint32_t>(right));
+    const auto it =
+        m_merges.find(static_cast<std::uint64_t>(left) << 32 | static_cast<std::uint32_t>(right));
     return it == m_merges.end() ? nullptr : &it->second;
 }
 
@@ -233,8 +231,8 @@ void ByteLevelBpe::encodeWord(std::string_view word, std::vector<int>& ids) cons
     const auto n = static_cast<std::ptrdiff_t>(word.size());
     std::vector<Symbol> symbols(word.size());
     for (std::ptrdiff_t i = 0; i < n; ++i)
-        symbols[i]
-            = { m_byteIds[static_cast<unsigned char>(word[i])], i - 1, i + 1 < n ? i + 1 : -1 };
+        symbols[i] = {m_byteIds[static_cast<unsigned char>(word[i])], i - 1,
+                      i + 1 < n ? i + 1 : -1};
 
     // pass 2: merge the lowest-ranked adjacent pair, leftmost first among equal ranks, until no
     // pair has a merge. A heap keeps this O(n log n) on long words; entries whose pair has changed
@@ -255,7 +253,7 @@ void ByteLevelBpe::encodeWord(std::string_view word, std::vector<int>& ids) cons
         if (right < 0)
             return;
         if (const Merge* merge = findMerge(symbols[left].id, symbols[right].id))
-            queue.push({ merge->rank, left, symbols[left].id, symbols[right].id, merge->result });
+            queue.push({merge->rank, left, symbols[left].id, symbols[right].id, merge->result});
     };
     for (std::ptrdiff_t i = 0; i + 1 < n; ++i)
         consider(i);

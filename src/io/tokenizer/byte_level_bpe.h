@@ -13,8 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
-namespace attnviz::io
-{
+namespace attnviz::io {
 
 /// GPT-2's tokenizer: byte-level byte-pair encoding, giving the same ids as Hugging Face's GPT-2
 /// tokenizer (the Rust `tokenizers` library). Text is cut at added tokens such as <|endoftext|>
@@ -23,8 +22,7 @@ namespace attnviz::io
 /// and the merges are applied lowest rank first. Any byte string can be encoded: bytes that are not
 /// valid UTF-8 are tokenized as bytes of a punctuation-like character, so decode(encode(x)) == x
 /// for every input. Factories take file contents, not paths, so the caller decides how to read.
-class ByteLevelBpe : public Tokenizer
-{
+class ByteLevelBpe : public Tokenizer {
 public:
     /// From vocab.json (an object of token and id) and merges.txt (an optional "#version" line,
     /// then one "left right" merge per line, in rank order). <|endoftext|> is a special token when
@@ -65,14 +63,14 @@ private:
     static std::vector<MergeRule> parseMergesTxt(std::string_view text);
     static std::vector<MergeRule> parseJsonMerges(const JsonValue& model);
     ByteLevelBpe(Vocabulary vocab, const std::vector<MergeRule>& merges, std::string_view vocabName,
-        std::vector<std::pair<std::string, int>> special);
+                 std::vector<std::pair<std::string, int>> special);
     const std::string& bytesOf(int id) const;
     void encodeWord(std::string_view word, std::vector<int>& ids) const;
     const Merge* findMerge(int left, int right) const;
 
     Vocabulary m_vocab;
     std::vector<std::string> m_bytes; ///< the bytes each id decodes to
-    std::array<int, 256> m_byteIds {}; ///< the id of each single byte's symbol
+    std::array<int, 256> m_byteIds{}; ///< the id of each single byte's symbol
     std::unordered_map<std::uint64_t, Merge> m_merges; ///< keyed by left id << 32 | right id
     SpecialTokens m_special;
 };

@@ -4,10 +4,8 @@
 
 #include <cstddef>
 
-namespace attnviz::io
-{
-namespace
-{
+namespace attnviz::io {
+namespace {
 
 struct Char {
     std::size_t begin; ///< byte offset in the text
@@ -22,7 +20,7 @@ std::vector<Char> decodeAll(std::string_view text)
     for (std::size_t pos = 0; pos < text.size();) {
         const Utf8Char c = decodeUtf8(text, pos);
         chars.push_back(
-            { pos, c.codePoint, c.valid ? gpt2CharClass(c.codePoint) : Gpt2CharClass::Other });
+            {pos, c.codePoint, c.valid ? gpt2CharClass(c.codePoint) : Gpt2CharClass::Other});
         pos += c.length;
     }
     return chars;
@@ -32,8 +30,9 @@ std::vector<Char> decodeAll(std::string_view text)
 /// Lower case only, as in the regex: "I'LL" splits into "I", "'", "LL".
 std::size_t contractionEnd(const std::vector<Char>& chars, std::size_t i)
 {
-    const auto at
-        = [&](std::size_t k) { return i + k < chars.size() ? chars[i + k].codePoint : 0; };
+    const auto at = [&](std::size_t k) {
+        return i + k < chars.size() ? chars[i + k].codePoint : 0;
+    };
     if (at(0) != U'\'')
         return i;
     switch (at(1)) {
@@ -65,8 +64,8 @@ std::vector<std::string_view> gpt2Words(std::string_view text)
         if (end == i) {
             // ` ?\p{L}+`, ` ?\p{N}+` and ` ?[^\s\p{L}\p{N}]+` together: an optional U+0020, then
             // the longest run of one non-space class.
-            const std::size_t runStart
-                = chars[i].codePoint == U' ' && i + 1 < n && clsAt(i + 1) != Gpt2CharClass::Space
+            const std::size_t runStart =
+                chars[i].codePoint == U' ' && i + 1 < n && clsAt(i + 1) != Gpt2CharClass::Space
                 ? i + 1
                 : i;
             if (clsAt(runStart) != Gpt2CharClass::Space) {

@@ -3,8 +3,7 @@
 #include <string_view>
 #include <vector>
 
-namespace attnviz::io
-{
+namespace attnviz::io {
 
 /// Splits UTF-8 text into the words GPT-2's pre-tokenisation regex finds,
 ///   's|'t|'re|'ve|'m|'ll|'d| ?\p{L}+| ?\p{N}+| ?[^\s\p{L}\p{N}]+|\s+(?!\S)|\s+

@@ -6,16 +6,14 @@
 #include <utility>
 #include <vector>
 
-namespace attnviz::io
-{
+namespace attnviz::io {
 
 /// Strings a tokenizer turns straight into one id wherever they occur in the text, before any
 /// normalisation or splitting: Hugging Face's "added tokens", such as GPT-2's <|endoftext|> and
 /// BERT's [CLS], [SEP] and [MASK]. Typing "[MASK]" into BERT's input gives the mask id, exactly
 /// as in Hugging Face. Matching is case-sensitive and leftmost-longest, like its AddedVocabulary;
 /// the lstrip, rstrip and single_word options of added tokens are not supported.
-class SpecialTokens
-{
+class SpecialTokens {
 public:
     /// One stretch of the input: ordinary text when `id` is negative, else a special token.
     struct Piece {

@@ -3,8 +3,7 @@
 #include "io/file_error.h"
 #include "io/safetensors.h"
 
-namespace attnviz::io
-{
+namespace attnviz::io {
 
 JsonValue parseTokenizerJson(std::string_view text, std::string_view modelType)
 {
@@ -20,9 +19,9 @@ JsonValue parseTokenizerJson(std::string_view text, std::string_view modelType)
                           "tokenizer file");
     const JsonValue* type = model->find("type");
     if (!type || !type->isString() || type->asString() != modelType)
-        throw FormatError("tokenizer.json's model type is "
-            + (type ? type->describe() : std::string("missing")) + "; expected \""
-            + std::string(modelType) + "\"");
+        throw FormatError("tokenizer.json's model type is " +
+                          (type ? type->describe() : std::string("missing")) + "; expected \"" +
+                          std::string(modelType) + "\"");
     return root;
 }
 
@@ -52,8 +51,8 @@ std::string stringSetting(const JsonValue& object, std::string_view key, std::st
     if (!value || value->isNull())
         return fallback;
     if (!value->isString())
-        throw FormatError("tokenizer.json's model." + std::string(key) + " is " + value->describe()
-            + "; expected a string");
+        throw FormatError("tokenizer.json's model." + std::string(key) + " is " +
+                          value->describe() + "; expected a string");
     return value->asString();
 }
 
@@ -64,24 +63,24 @@ std::vector<std::pair<std::string, int>> readAddedTokens(const JsonValue& root, 
     if (!added || added->isNull())
         return tokens;
     if (!added->isArray())
-        throw FormatError(
-            "tokenizer.json's added_tokens is " + added->describe() + "; expected an array");
+        throw FormatError("tokenizer.json's added_tokens is " + added->describe() +
+                          "; expected an array");
     for (const JsonValue& entry : added->asArray()) {
         const JsonValue* id = entry.find("id");
         const JsonValue* content = entry.find("content");
         if (!id || !id->isInteger() || !content || !content->isString())
-            throw FormatError("tokenizer.json's added token " + entry.describe()
-                + " lacks a whole-number \"id\" or a string \"content\"");
+            throw FormatError("tokenizer.json's added token " + entry.describe() +
+                              " lacks a whole-number \"id\" or a string \"content\"");
         const std::string& text = content->asString();
         const std::int64_t wanted = id->asInteger();
         const std::optional<int> known = vocab.find(text);
         if (!known && wanted == vocab.size())
             vocab.append(text);
         else if (!known || *known != wanted)
-            throw FormatError("tokenizer.json's added token \"" + printable(text) + "\" has id "
-                + std::to_string(wanted) + "; expected "
-                + (known ? "its vocabulary id " + std::to_string(*known)
-                         : "the next free id " + std::to_string(vocab.size())));
+            throw FormatError("tokenizer.json's added token \"" + printable(text) + "\" has id " +
+                              std::to_string(wanted) + "; expected " +
+                              (known ? "its vocabulary id " + std::to_string(*known)
+                                     : "the next free id " + std::to_string(vocab.size())));
         tokens.emplace_back(text, static_cast<int>(wanted));
     }
     return tokens;

@@ -8,8 +8,7 @@
 #include <utility>
 #include <vector>
 
-namespace attnviz::io
-{
+namespace attnviz::io {
 
 // Reading the parts of a Hugging Face tokenizer.json that AttnViz's tokenizers share. Every
 // refusal is a FormatError whose message names tokenizer.json and says what was expected.

@@ -4,10 +4,8 @@
 #include <cstdint>
 #include <iterator>
 
-namespace attnviz::io
-{
-namespace
-{
+namespace attnviz::io {
+namespace {
 
 struct Gpt2Run {
     char32_t first;
@@ -37,7 +35,7 @@ template <typename Entry, std::size_t N>
 const Entry* entryAtOrBefore(const Entry (&table)[N], char32_t codePoint)
 {
     const Entry* next = std::upper_bound(std::begin(table), std::end(table), codePoint,
-        [](char32_t c, const Entry& e) { return c < e.first; });
+                                         [](char32_t c, const Entry& e) { return c < e.first; });
     return next == std::begin(table) ? nullptr : next - 1;
 }
 
@@ -64,11 +62,11 @@ void appendHangulNfd(std::string& out, char32_t syllable)
 
 Utf8Char decodeUtf8(std::string_view text, std::size_t pos)
 {
-    constexpr Utf8Char kInvalid { 0xFFFD, 1, false };
+    constexpr Utf8Char kInvalid{0xFFFD, 1, false};
     const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text[pos + i]); };
     const unsigned char b0 = byte(0);
     if (b0 < 0x80)
-        return { b0, 1, true };
+        return {b0, 1, true};
 
     // The second byte's allowed range excludes overlong forms (E0, F0), surrogates (ED) and
     // code points above U+10FFFF (F4): Unicode's table of well-formed byte sequences.
@@ -100,7 +98,7 @@ Utf8Char decodeUtf8(std::string_view text, std::size_t pos)
             return kInvalid;
         cp = (cp << 6) | (byte(i) & 0x3F);
     }
-    return { cp, length, true };
+    return {cp, length, true};
 }
 
 void appendUtf8(std::string& out, char32_t cp)
@@ -141,10 +139,10 @@ bool isBertPunctuation(char32_t codePoint)
 
 bool isBertChineseChar(char32_t c)
 {
-    return (c >= 0x4E00 && c <= 0x9FFF) || (c >= 0x3400 && c <= 0x4DBF)
-        || (c >= 0x20000 && c <= 0x2A6DF) || (c >= 0x2A700 && c <= 0x2B73F)
-        || (c >= 0x2B740 && c <= 0x2B81F) || (c >= 0x2B920 && c <= 0x2CEAF)
-        || (c >= 0xF900 && c <= 0xFAFF) || (c >= 0x2F800 && c <= 0x2FA1F);
+    return (c >= 0x4E00 && c <= 0x9FFF) || (c >= 0x3400 && c <= 0x4DBF) ||
+        (c >= 0x20000 && c <= 0x2A6DF) || (c >= 0x2A700 && c <= 0x2B73F) ||
+        (c >= 0x2B740 && c <= 0x2B81F) || (c >= 0x2B920 && c <= 0x2CEAF) ||
+        (c >= 0xF900 && c <= 0xFAFF) || (c >= 0x2F800 && c <= 0x2FA1F);
 }
 
 void appendBertNormalized(std::string& out, char32_t codePoint)

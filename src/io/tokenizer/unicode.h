@@ -4,8 +4,7 @@
 #include <string>
 #include <string_view>
 
-namespace attnviz::io
-{
+namespace attnviz::io {
 
 /// One character read from UTF-8 text by decodeUtf8.
 struct Utf8Char {

@@ -5,8 +5,7 @@
 
 #include <stdexcept>
 
-namespace attnviz::io
-{
+namespace attnviz::io {
 
 Vocabulary::Vocabulary(std::vector<std::string> tokens)
     : m_tokens(std::move(tokens))
@@ -20,23 +19,23 @@ Vocabulary Vocabulary::fromJsonObject(const JsonValue& object, std::string_view 
 {
     const std::string place(where);
     if (!object.isObject())
-        throw FormatError(
-            place + " is " + object.describe() + "; expected an object of tokens and ids");
+        throw FormatError(place + " is " + object.describe() +
+                          "; expected an object of tokens and ids");
     const JsonValue::Object& members = object.asObject();
     std::vector<std::string> tokens(members.size());
     std::vector<bool> seen(members.size(), false);
     for (const auto& [token, id] : members) {
         if (!id.isInteger() || id.asInteger() < 0)
-            throw FormatError(place + " gives \"" + printable(token) + "\" the id " + id.describe()
-                + "; expected a whole number from 0");
+            throw FormatError(place + " gives \"" + printable(token) + "\" the id " +
+                              id.describe() + "; expected a whole number from 0");
         const std::int64_t i = id.asInteger();
         if (i >= static_cast<std::int64_t>(members.size()))
-            throw FormatError(place + " gives \"" + printable(token) + "\" the id "
-                + std::to_string(i) + ", past its " + std::to_string(members.size())
-                + " tokens; expected ids from 0 without gaps");
+            throw FormatError(place + " gives \"" + printable(token) + "\" the id " +
+                              std::to_string(i) + ", past its " + std::to_string(members.size()) +
+                              " tokens; expected ids from 0 without gaps");
         if (seen[i])
-            throw FormatError(place + " gives the id " + std::to_string(i) + " to both \""
-                + printable(tokens[i]) + "\" and \"" + printable(token) + "\"");
+            throw FormatError(place + " gives the id " + std::to_string(i) + " to both \"" +
+                              printable(tokens[i]) + "\" and \"" + printable(token) + "\"");
         tokens[i] = token;
         seen[i] = true;
     }
@@ -55,8 +54,9 @@ std::optional<int> Vocabulary::find(std::string_view token) const
 const std::string& Vocabulary::token(int id) const
 {
     if (id < 0 || id >= size())
-        throw std::out_of_range("token id " + std::to_string(id) + " is outside the vocabulary of "
-            + std::to_string(size()) + " tokens");
+        throw std::out_of_range("token id " + std::to_string(id) +
+                                " is outside the vocabulary of " + std::to_string(size()) +
+                                " tokens");
     return m_tokens[id];
 }
 

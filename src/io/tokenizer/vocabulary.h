@@ -9,13 +9,11 @@
 #include <unordered_map>
 #include <vector>
 
-namespace attnviz::io
-{
+namespace attnviz::io {
 
 /// The token strings of a tokenizer and their ids, both ways. Ids run from 0 to size() - 1 without
 /// gaps, so that every id a model's embedding table has names exactly one token.
-class Vocabulary
-{
+class Vocabulary {
 public:
     Vocabulary() = default;
     /// `tokens[id]` is the token with that id. Where a spelling repeats, find() gives the later id,
@@ -38,7 +36,7 @@ private:
         using is_transparent = void;
         std::size_t operator()(std::string_view s) const
         {
-            return std::hash<std::string_view> {}(s);
+            return std::hash<std::string_view>{}(s);
         }
     };
 

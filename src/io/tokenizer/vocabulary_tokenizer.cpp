@@ -17,15 +17,15 @@ VocabularyTokenizer::VocabularyTokenizer(std::vector<std::string> tokens, Unit u
 std::vector<int> VocabularyTokenizer::encode(std::string_view text) const
 {
     std::vector<int> ids;
-    const std::vector<std::string> pieces
-        = m_unit == Unit::Word ? splitWords(text) : splitUtf8Characters(text);
+    const std::vector<std::string> pieces =
+        m_unit == Unit::Word ? splitWords(text) : splitUtf8Characters(text);
     for (const std::string& piece : pieces) {
         const auto found = id(piece);
         if (!found)
-            throw engine::InputError("The "
-                + std::string(m_unit == Unit::Word ? "word" : "character") + " \""
-                + printable(piece) + "\" is not in the model's vocabulary of "
-                + std::to_string(size()) + " tokens (see its vocab.json).");
+            throw engine::InputError(
+                "The " + std::string(m_unit == Unit::Word ? "word" : "character") + " \"" +
+                printable(piece) + "\" is not in the model's vocabulary of " +
+                std::to_string(size()) + " tokens (see its vocab.json).");
         ids.push_back(*found);
     }
     return ids;
@@ -45,8 +45,8 @@ std::string VocabularyTokenizer::decode(const std::vector<int>& ids) const
 std::string VocabularyTokenizer::token(int id) const
 {
     if (id < 0 || id >= size())
-        throw engine::InputError("Token id " + std::to_string(id) + " is outside the vocabulary of "
-            + std::to_string(size()) + ".");
+        throw engine::InputError("Token id " + std::to_string(id) +
+                                 " is outside the vocabulary of " + std::to_string(size()) + ".");
     return m_tokens[static_cast<std::size_t>(id)];
 }
 

@@ -6,10 +6,8 @@
 #include "io/tokenizer/tokenizer_json.h"
 #include "io/tokenizer/unicode.h"
 
-namespace attnviz::io
-{
-namespace
-{
+namespace attnviz::io {
+namespace {
 
 std::vector<std::string> parseVocabTxt(std::string_view text)
 {
@@ -19,8 +17,8 @@ std::vector<std::string> parseVocabTxt(std::string_view text)
         std::string_view line = text.substr(0, newline);
         text = newline == std::string_view::npos ? std::string_view() : text.substr(newline + 1);
         // Hugging Face trims the end of each line, which also copes with Windows line ends.
-        while (!line.empty()
-            && std::string_view(" \t\r\v\f").find(line.back()) != std::string_view::npos)
+        while (!line.empty() &&
+               std::string_view(" \t\r\v\f").find(line.back()) != std::string_view::npos)
             line.remove_suffix(1);
         tokens.emplace_back(line);
     }
@@ -34,27 +32,27 @@ void checkUncasedBertPipeline(const JsonValue& root)
 {
     const std::string normalizerType = stepType(root, "normalizer");
     if (normalizerType != "BertNormalizer")
-        throw FormatError("tokenizer.json's normalizer is " + normalizerType
-            + "; expected BertNormalizer, as in uncased BERT");
+        throw FormatError("tokenizer.json's normalizer is " + normalizerType +
+                          "; expected BertNormalizer, as in uncased BERT");
     const JsonValue* normalizer = root.find("normalizer");
-    if (flagIs(normalizer, "lowercase", false) || flagIs(normalizer, "strip_accents", false)
-        || flagIs(normalizer, "clean_text", false)
-        || flagIs(normalizer, "handle_chinese_chars", false))
+    if (flagIs(normalizer, "lowercase", false) || flagIs(normalizer, "strip_accents", false) ||
+        flagIs(normalizer, "clean_text", false) ||
+        flagIs(normalizer, "handle_chinese_chars", false))
         throw FormatError("tokenizer.json's BertNormalizer turns off lower case, accent "
                           "stripping, cleaning or Chinese-character spacing; expected all on, as "
                           "in uncased BERT");
     if (stepType(root, "pre_tokenizer") != "BertPreTokenizer")
-        throw FormatError("tokenizer.json's pre-tokenizer is " + stepType(root, "pre_tokenizer")
-            + "; expected BertPreTokenizer");
+        throw FormatError("tokenizer.json's pre-tokenizer is " + stepType(root, "pre_tokenizer") +
+                          "; expected BertPreTokenizer");
 }
 
 /// Hugging Face's WordPiece decoder clean-up, applied to each token as it is appended.
 std::string cleanUp(std::string piece)
 {
-    static constexpr std::pair<std::string_view, std::string_view> kReplacements[]
-        = { { " .", "." }, { " ?", "?" }, { " !", "!" }, { " ,", "," }, { " ' ", "'" },
-              { " n't", "n't" }, { " 'm", "'m" }, { " do not", " don't" }, { " 's", "'s" },
-              { " 've", "'ve" }, { " 're", "'re" } };
+    static constexpr std::pair<std::string_view, std::string_view> kReplacements[] = {
+        {" .", "."},   {" ?", "?"},     {" !", "!"},    {" ,", ","},
+        {" ' ", "'"},  {" n't", "n't"}, {" 'm", "'m"},  {" do not", " don't"},
+        {" 's", "'s"}, {" 've", "'ve"}, {" 're", "'re"}};
     for (const auto& [from, to] : kReplacements)
         for (std::size_t at = piece.find(from); at != std::string::npos;
              at = piece.find(from, at + to.size()))
@@ -76,10 +74,10 @@ WordPiece WordPiece::fromVocabTxt(std::string_view vocabTxt)
 {
     Vocabulary vocab(parseVocabTxt(vocabTxt));
     std::vector<std::pair<std::string, int>> special;
-    for (const char* token : { "[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]" })
+    for (const char* token : {"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"})
         if (const std::optional<int> id = vocab.find(token))
             special.emplace_back(token, *id);
-    return WordPiece(std::move(vocab), std::move(special), Settings {}, "vocab.txt");
+    return WordPiece(std::move(vocab), std::move(special), Settings{}, "vocab.txt");
 }
 
 WordPiece WordPiece::fromTokenizerJson(std::string_view tokenizerJson)
@@ -88,24 +86,24 @@ WordPiece WordPiece::fromTokenizerJson(std::string_view tokenizerJson)
     checkUncasedBertPipeline(root);
     const JsonValue& model = tokenizerModel(root);
     const JsonValue* vocabObject = model.find("vocab");
-    Vocabulary vocab = Vocabulary::fromJsonObject(
-        vocabObject ? *vocabObject : JsonValue(), "tokenizer.json's model.vocab");
+    Vocabulary vocab = Vocabulary::fromJsonObject(vocabObject ? *vocabObject : JsonValue(),
+                                                  "tokenizer.json's model.vocab");
     Settings settings;
     settings.unkToken = stringSetting(model, "unk_token", settings.unkToken);
     settings.prefix = stringSetting(model, "continuing_subword_prefix", settings.prefix);
     if (const JsonValue* max = model.find("max_input_chars_per_word"); max && !max->isNull()) {
         if (!max->isInteger() || max->asInteger() < 1)
-            throw FormatError("tokenizer.json's model.max_input_chars_per_word is "
-                + max->describe() + "; expected a whole number from 1");
+            throw FormatError("tokenizer.json's model.max_input_chars_per_word is " +
+                              max->describe() + "; expected a whole number from 1");
         settings.maxCharsPerWord = static_cast<std::size_t>(max->asInteger());
     }
     std::vector<std::pair<std::string, int>> special = readAddedTokens(root, vocab);
-    return WordPiece(
-        std::move(vocab), std::move(special), std::move(settings), "tokenizer.json's vocabulary");
+    return WordPiece(std::move(vocab), std::move(special), std::move(settings),
+                     "tokenizer.json's vocabulary");
 }
 
 WordPiece::WordPiece(Vocabulary vocab, std::vector<std::pair<std::string, int>> special,
-    Settings settings, std::string_view vocabName)
+                     Settings settings, std::string_view vocabName)
     : m_vocab(std::move(vocab))
     , m_special(std::move(special))
     , m_settings(std::move(settings))
@@ -113,9 +111,9 @@ WordPiece::WordPiece(Vocabulary vocab, std::vector<std::pair<std::string, int>> 
     const auto require = [&](const std::string& token) {
         const std::optional<int> id = m_vocab.find(token);
         if (!id)
-            throw FormatError(std::string(vocabName) + " lacks " + printable(token)
-                + "; expected BERT's special tokens " + printable(m_settings.unkToken)
-                + ", [CLS] and [SEP]");
+            throw FormatError(std::string(vocabName) + " lacks " + printable(token) +
+                              "; expected BERT's special tokens " + printable(m_settings.unkToken) +
+                              ", [CLS] and [SEP]");
         return *id;
     };
     m_unkId = require(m_settings.unkToken);
@@ -170,7 +168,7 @@ std::vector<int> WordPiece::encodeWithoutSpecialTokens(std::string_view utf8) co
 
 std::vector<int> WordPiece::encode(std::string_view utf8) const
 {
-    std::vector<int> ids { m_clsId };
+    std::vector<int> ids{m_clsId};
     const std::vector<int> text = encodeWithoutSpecialTokens(utf8);
     ids.insert(ids.end(), text.begin(), text.end());
     ids.push_back(m_sepId);

@@ -10,8 +10,7 @@
 #include <string_view>
 #include <vector>
 
-namespace attnviz::io
-{
+namespace attnviz::io {
 
 /// Uncased BERT's tokenizer, giving the same ids as Hugging Face's (the Rust `tokenizers`
 /// library's BertNormalizer, BertPreTokenizer, WordPiece and [CLS] $A [SEP] template). Text is
@@ -20,8 +19,7 @@ namespace attnviz::io
 /// vocabulary pieces from its start, pieces after the first spelled with "##". A word that cannot
 /// be cut that way, or is longer than 100 characters, becomes [UNK] as a whole. Factories take
 /// file contents, not paths, so the caller decides how to read.
-class WordPiece : public Tokenizer
-{
+class WordPiece : public Tokenizer {
 public:
     /// From vocab.txt: one token per line, id = line index. [PAD], [UNK], [CLS], [SEP] and [MASK]
     /// are the special tokens, as in Hugging Face's BertTokenizer; [UNK], [CLS] and [SEP] are
@@ -57,7 +55,7 @@ private:
     };
 
     WordPiece(Vocabulary vocab, std::vector<std::pair<std::string, int>> special, Settings settings,
-        std::string_view vocabName);
+              std::string_view vocabName);
     void encodeWord(std::string_view word, std::vector<int>& ids) const;
 
     Vocabulary m_vocab;
