@@ -2,8 +2,20 @@
 
 #include "io/trace_file.h"
 
+#include <charconv>
+#include <cstdlib>
+
 namespace attnviz::lesson {
 namespace {
+
+// The float as the decimal people wrote in config.json (1e-05, not 9.99999974e-06).
+double asWritten(float value)
+{
+    char text[32];
+    const auto end = std::to_chars(text, text + sizeof text, value).ptr;
+    *end = '\0';
+    return std::strtod(text, nullptr);
+}
 
 nlohmann::ordered_json configurationOf(const engine::ModelConfig& c, const io::LoadedModel& loaded)
 {
@@ -20,7 +32,7 @@ nlohmann::ordered_json configurationOf(const engine::ModelConfig& c, const io::L
             {"activation", engine::activationName(c.activation)},
             {"positional", engine::positionalName(c.positional)},
             {"max_length", c.maxLength},
-            {"layer_norm_eps", c.layerNormEps},
+            {"layer_norm_eps", asWritten(c.layerNormEps)},
             {"tokenizer", std::string(loaded.tokenizer->kind())}};
 }
 

@@ -56,7 +56,18 @@ TEST_F(ExportFormats, NamesAreUniqueAndLookUpCaseInsensitively)
     }
     EXPECT_EQ(render::exportFormat("PNG"), render::exportFormat("png"));
     EXPECT_EQ(render::exportFormat("bmp"), nullptr);
-    EXPECT_EQ(render::exportFormatList(), "png, svg, pdf, csv, npy, safetensors or handout");
+    // Every name once, in table order, the last after "or".
+    const std::string list = render::exportFormatList();
+    std::size_t at = 0;
+    for (const render::ExportFormat& f : render::exportFormats()) {
+        const std::size_t found = list.find(f.name, at);
+        ASSERT_NE(found, std::string::npos) << list;
+        at = found + f.name.size();
+    }
+    EXPECT_EQ(at, list.size()) << list;
+    EXPECT_NE(list.find(" or " + std::string(render::exportFormats().back().name)),
+              std::string::npos)
+        << list;
 }
 
 TEST_F(ExportFormats, EveryMatrixFormatWritesWhatItsNameSays)
