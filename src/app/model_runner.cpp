@@ -23,6 +23,7 @@ ModelRunner::ModelRunner(QObject* parent)
             start(next);
             return;
         }
+        m_busy = false;
         emit finished(result);
     });
 }
@@ -43,6 +44,7 @@ void ModelRunner::request(const ModelRequest& request)
 void ModelRunner::start(const ModelRequest& request)
 {
     auto loaded = request.folder == m_loadedFolder ? m_loaded : nullptr;
+    m_busy = true;
     m_watcher.setFuture(QtConcurrent::run([request, loaded] {
         ModelResult result;
         result.request = request;

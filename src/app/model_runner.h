@@ -40,7 +40,8 @@ public:
     ~ModelRunner() override;
 
     void request(const ModelRequest& request);
-    bool busy() const { return m_watcher.isRunning(); }
+    /// Until the newest result has been delivered.
+    bool busy() const { return m_busy; }
 
 signals:
     void finished(const attnviz::app::ModelResult& result);
@@ -52,6 +53,7 @@ private:
     std::optional<ModelRequest> m_pending;
     QString m_loadedFolder;
     std::shared_ptr<const io::LoadedModel> m_loaded;
+    bool m_busy = false;
 };
 
 } // namespace attnviz::app

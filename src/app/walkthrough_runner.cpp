@@ -18,6 +18,7 @@ WalkthroughRunner::WalkthroughRunner(QObject* parent)
             return;
         }
         const Outcome outcome = m_watcher.result();
+        m_busy = false;
         if (outcome.walkthrough)
             emit computed(outcome.walkthrough);
         else
@@ -47,6 +48,7 @@ void WalkthroughRunner::request(const lesson::PlaygroundSettings& settings)
 void WalkthroughRunner::start(const lesson::PlaygroundSettings& settings)
 {
     ++m_started;
+    m_busy = true;
     m_watcher.setFuture(QtConcurrent::run([settings] {
         // The worker's exception boundary: nothing escapes into Qt's thread pool.
         try {

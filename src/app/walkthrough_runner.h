@@ -22,7 +22,9 @@ public:
     ~WalkthroughRunner() override;
 
     void request(const lesson::PlaygroundSettings& settings);
-    bool busy() const { return m_watcher.isRunning(); }
+    /// Until the newest result has been delivered (the future finishing on its thread is not
+    /// enough: its `computed` signal is still queued then).
+    bool busy() const { return m_busy; }
     int computationsStarted() const { return m_started; }
 
 signals:
@@ -40,6 +42,7 @@ private:
     QFutureWatcher<Outcome> m_watcher;
     std::optional<lesson::PlaygroundSettings> m_pending;
     int m_started = 0;
+    bool m_busy = false;
 };
 
 } // namespace attnviz::app

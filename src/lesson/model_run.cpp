@@ -66,7 +66,8 @@ ModelRun runModelOnText(std::shared_ptr<const io::LoadedModel> loaded, const Run
             throw engine::InputError(
                 "An encoder-only model reads only the text; it has no decoder for a target.");
         run.trace = std::make_shared<const engine::ModelTrace>(model.forward(
-            {ids, {}, {}}, chosen(static_cast<std::int64_t>(ids.size())), request.ablation));
+            {ids, c.tokenTypes > 1 ? tokenizer.tokenTypes(ids) : std::vector<int>{}, {}},
+            chosen(static_cast<std::int64_t>(ids.size())), request.ablation));
         break;
     case engine::Architecture::EncoderDecoder: {
         std::vector<int> decoderInput{*c.bosTokenId};

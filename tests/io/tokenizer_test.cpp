@@ -1,3 +1,5 @@
+#include "support/hf_tokenizer_files.h"
+
 #include "io/json.h"
 #include "io/safetensors.h"
 #include "io/tokenizer/bert_pre_tokenizer.h"
@@ -19,19 +21,14 @@
 namespace attnviz::io {
 namespace {
 
+using test::bertTokenizerJson;
+using test::gpt2TokenizerJson;
+using test::jsonString;
+using test::lines;
+using test::readData;
+
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-
-std::string readData(const std::string& relative)
-{
-    const std::string path = std::string(ATTNVIZ_TEST_DATA_DIR) + "/" + relative;
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw std::runtime_error("cannot read test data " + path);
-    std::ostringstream content;
-    content << in.rdbuf();
-    return content.str();
-}
 
 /// One text of tests/data/tokenizers/*_reference.json and what Hugging Face made of it.
 struct ReferenceCase {
@@ -66,68 +63,6 @@ const WordPiece& bert()
 {
     static const WordPiece tokenizer = WordPiece::fromVocabTxt(readData("hf/bert/vocab.txt"));
     return tokenizer;
-}
-
-std::string jsonString(std::string_view s)
-{
-    std::string out = "\"";
-    for (const char c : s) {
-        if (c == '"' || c == '\\')
-            out += '\\';
-        out += c;
-    }
-    return out + "\"";
-}
-
-std::vector<std::string> lines(std::string_view text)
-{
-    std::vector<std::string> out;
-    std::istringstream in{std::string(text)};
-    for (std::string line; std::getline(in, line);)
-        out.push_back(line);
-    return out;
-}
-
-/// GPT-2's tokenizer.json as the Hub has it, built from the committed vocab.json and merges.txt;
-/// `pairs` writes each merge as ["left", "right"] instead of "left right".
-std::string gpt2TokenizerJson(bool pairs)
-{
-    std::string merges;
-    for (const std::string& line : lines(readData("hf/gpt2/merges.txt"))) {
-        if (line.starts_with("#version"))
-            continue;
-        const std::size_t space = line.find(' ');
-        merges += merges.empty() ? "" : ",";
-        merges += pairs ? "[" + jsonString(line.substr(0, space)) + "," +
-                jsonString(line.substr(space + 1)) + "]"
-                        : jsonString(line);
-    }
-    return R"({"added_tokens":[{"id":50256,"content":"<|endoftext|>","special":true}],)"
-           R"("normalizer":null,"pre_tokenizer":{"type":"ByteLevel","add_prefix_space":false},)"
-           R"("model":{"type":"BPE","dropout":null,"vocab":)" +
-        readData("hf/gpt2/vocab.json") + R"(,"merges":[)" + merges + "]}}";
-}
-
-/// bert-base-uncased's tokenizer.json as the Hub has it, built from the committed vocab.txt.
-std::string bertTokenizerJson()
-{
-    std::string vocab;
-    int id = 0;
-    for (const std::string& token : lines(readData("hf/bert/vocab.txt")))
-        vocab += (vocab.empty() ? "" : ",") + jsonString(token) + ":" + std::to_string(id++);
-    std::string added;
-    const std::pair<const char*, int> special[] = {
-        {"[PAD]", 0}, {"[UNK]", 100}, {"[CLS]", 101}, {"[SEP]", 102}, {"[MASK]", 103}};
-    for (const auto& [content, tokenId] : special)
-        added += (added.empty() ? "" : ",") + std::string(R"({"id":)") + std::to_string(tokenId) +
-            R"(,"content":")" + content + R"(","special":true})";
-    return R"({"added_tokens":[)" + added +
-        R"(],"normalizer":{"type":"BertNormalizer","clean_text":true,)"
-        R"("handle_chinese_chars":true,"strip_accents":null,"lowercase":true},)"
-        R"("pre_tokenizer":{"type":"BertPreTokenizer"},"model":{"type":"WordPiece",)"
-        R"("unk_token":"[UNK]","continuing_subword_prefix":"##",)"
-        R"("max_input_chars_per_word":100,"vocab":{)" +
-        vocab + "}}}";
 }
 
 /// A vocab.json holding GPT-2's 256 byte symbols (ids 0-255) and then `extra` tokens.

@@ -25,7 +25,10 @@ struct WeightSlot {
     /// Receives the values as float, row-major in the stored shape. Called only after every
     /// slot's name, shape and dtype were checked.
     std::function<void(std::span<const float>)> fill;
-    bool required = true; ///< false: may be absent (an untied lm_head)
+    bool required = true; ///< false: may be absent
+    /// The name is looked up as it is, without the layout's prefix (GPT-2's `lm_head.weight`
+    /// sits beside `transformer.*`).
+    bool unprefixed = false;
 };
 
 using WeightVisitor = std::function<void(WeightSlot)>;
@@ -67,5 +70,7 @@ const std::vector<const CheckpointLayout*>& checkpointLayouts();
 
 /// The layouts, one per file of this folder.
 const CheckpointLayout& attnvizLayout();
+const CheckpointLayout& gpt2Layout();
+const CheckpointLayout& bertLayout();
 
 } // namespace attnviz::io

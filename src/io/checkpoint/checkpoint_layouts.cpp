@@ -4,7 +4,8 @@ namespace attnviz::io {
 
 const std::vector<const CheckpointLayout*>& checkpointLayouts()
 {
-    static const std::vector<const CheckpointLayout*> layouts{&attnvizLayout()};
+    static const std::vector<const CheckpointLayout*> layouts{&attnvizLayout(), &gpt2Layout(),
+                                                              &bertLayout()};
     return layouts;
 }
 

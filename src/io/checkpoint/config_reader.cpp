@@ -98,4 +98,10 @@ std::optional<std::string> ConfigReader::optionalString(const char* name) const
     return string(name, {});
 }
 
+bool hasModelType(const JsonValue& config, std::string_view type)
+{
+    const JsonValue* value = config.isObject() ? config.find("model_type") : nullptr;
+    return value && value->isString() && value->asString() == type;
+}
+
 } // namespace attnviz::io

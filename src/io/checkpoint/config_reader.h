@@ -9,6 +9,9 @@
 
 namespace attnviz::io {
 
+/// Whether a Hugging Face config.json says `"model_type": type`.
+bool hasModelType(const JsonValue& config, std::string_view type);
+
 /// Reads the fields of a config.json, each checked in the type it will be used in: an integer
 /// field must be written as an integer within its range (`4.0` and `1e9` are refused), a float
 /// must be finite as a float. Every refusal is a ModelError of one sentence naming the field.

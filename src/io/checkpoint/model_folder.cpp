@@ -31,6 +31,15 @@ JsonValue readConfig(const fs::path& dir)
     }
 }
 
+// "gpt2" for "models/gpt2/", the name a model without one in config.json is shown under.
+std::string folderName(const fs::path& dir)
+{
+    fs::path path = fs::absolute(dir).lexically_normal();
+    if (path.filename().empty())
+        path = path.parent_path();
+    return path.filename().string();
+}
+
 const CheckpointLayout& layoutFor(const JsonValue& config)
 {
     for (const CheckpointLayout* layout : checkpointLayouts())
@@ -79,6 +88,8 @@ LoadedModel loadModel(const std::string& folder)
     const JsonValue json = readConfig(dir);
     const CheckpointLayout& layout = layoutFor(json);
     engine::ModelConfig config = layout.parseConfig(json);
+    if (config.name.empty())
+        config.name = folderName(dir);
     // The tokenizer gives the special tokens their ids, which the checks need.
     std::shared_ptr<const Tokenizer> tokenizer = layout.loadTokenizer(dir, json, config);
     try {
@@ -105,11 +116,12 @@ LoadedModel loadModel(const std::string& folder)
         const WeightSlot& slot = slots[i];
         for (const std::string& name : slot.names)
             if (!found[i])
-                found[i] = files.find(prefix + name);
+                found[i] = files.find(slot.unprefixed ? name : prefix + name);
         if (!found[i]) {
             if (!slot.required)
                 continue;
-            throw ModelError(file + " has no tensor '" + printable(prefix + slot.names.front()) +
+            throw ModelError(file + " has no tensor '" +
+                             printable((slot.unprefixed ? "" : prefix) + slot.names.front()) +
                              "'; the configuration expects F32 " + shapeText(slot.shape) + ".");
         }
         if (found[i]->shape != slot.shape)

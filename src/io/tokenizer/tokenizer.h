@@ -28,6 +28,9 @@ public:
     virtual std::optional<int> id(std::string_view token) const = 0;
     /// A token as people read it on a heatmap's axis: a visible space mark, no byte artefacts.
     virtual std::string displayToken(int id) const { return token(id); }
+    /// The segment of each token for models that tell sentences apart (BERT's token types);
+    /// empty where there are none, which the engine reads as all 0.
+    virtual std::vector<int> tokenTypes(const std::vector<int>&) const { return {}; }
 
     std::vector<std::string> tokens(const std::vector<int>& ids) const;
     std::vector<std::string> displayTokens(const std::vector<int>& ids) const;

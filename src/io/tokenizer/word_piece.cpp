@@ -190,4 +190,13 @@ std::string WordPiece::decode(const std::vector<int>& ids) const
     return text;
 }
 
+std::vector<int> WordPiece::tokenTypes(const std::vector<int>& ids) const
+{
+    std::vector<int> types(ids.size(), 0);
+    const auto sep = std::find(ids.begin(), ids.end(), m_sepId);
+    if (sep != ids.end())
+        std::fill(types.begin() + (sep - ids.begin()) + 1, types.end(), 1);
+    return types;
+}
+
 } // namespace attnviz::io

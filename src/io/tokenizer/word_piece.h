@@ -46,6 +46,9 @@ public:
     /// The token as shown on a heatmap axis: as the vocabulary spells it, "##" kept, so that a
     /// tooltip can join the pieces of a word.
     std::string displayToken(int id) const override { return m_vocab.token(id); }
+    /// BERT's segments: 0 up to and including the first [SEP], 1 after it, so "a [SEP] b" is
+    /// read as a sentence pair, as the tokenizer's pair encoding would give it.
+    std::vector<int> tokenTypes(const std::vector<int>& ids) const override;
 
 private:
     struct Settings {
