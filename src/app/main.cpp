@@ -57,10 +57,26 @@ int main(int argc, char** argv)
         QStringLiteral("screenshots"),
         QStringLiteral("Save a picture of every step into <dir> and quit."), QStringLiteral("dir"));
     parser.addOption(screenshots);
+    const QCommandLineOption model(
+        QStringLiteral("model"),
+        QStringLiteral("Open a model: a bundled demo's name or a folder (AttnViz's own, Hugging "
+                       "Face GPT-2 or BERT)."),
+        QStringLiteral("folder"));
+    const QCommandLineOption text(QStringLiteral("text"),
+                                  QStringLiteral("The text to run the model on."),
+                                  QStringLiteral("text"));
+    parser.addOption(model);
+    parser.addOption(text);
     parser.process(app);
 
     attnviz::app::MainWindow window;
     window.show();
+    if (parser.isSet(model)) {
+        attnviz::app::ModelRequest request;
+        request.folder = parser.value(model);
+        request.text = parser.value(text);
+        window.modelPanel()->setRequest(request);
+    }
     if (parser.isSet(screenshots)) {
         // Wait until the first computation (playground or model) is on screen.
         const QString dir = parser.value(screenshots);

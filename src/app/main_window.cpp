@@ -77,9 +77,12 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_model, &ModelPanel::playgroundChosen, this, &MainWindow::showPlayground);
     connect(m_model, &ModelPanel::requestChanged, this, [this](const ModelRequest& request) {
         statusBar()->showMessage(tr("Running %1…").arg(request.folder));
+        m_model->showProgress(0, 0);
         m_modelRunner->request(request);
     });
     connect(m_modelRunner, &ModelRunner::finished, this, &MainWindow::showModelResult);
+    connect(m_modelRunner, &ModelRunner::progress, m_model, &ModelPanel::showProgress);
+    connect(m_model, &ModelPanel::cancelRequested, m_modelRunner, &ModelRunner::cancel);
     connect(m_model, &ModelPanel::choiceChanged, this, &MainWindow::showModelBlock);
     connect(m_model, &ModelPanel::overviewToggled, this, [this](bool on) {
         m_views->setCurrentWidget(on ? static_cast<QWidget*>(m_overview) : m_steps);
@@ -164,6 +167,8 @@ void MainWindow::showWalkthrough(std::shared_ptr<const lesson::Walkthrough> walk
 
 void MainWindow::showPlayground()
 {
+    m_modelRunner->cancel();
+    m_model->hideProgress();
     m_modelResult = {};
     m_input->setVisible(true);
     m_views->setCurrentWidget(m_steps);
@@ -172,8 +177,13 @@ void MainWindow::showPlayground()
 
 void MainWindow::showModelResult(const ModelResult& result)
 {
+    m_model->hideProgress();
     if (m_model->playground())
         return; // the user went back to the playground while the model ran
+    if (result.cancelled) {
+        statusBar()->showMessage(tr("Cancelled: the window still shows the previous run."));
+        return;
+    }
     m_input->setVisible(false);
     m_modelResult = result;
     m_model->showResult(result);

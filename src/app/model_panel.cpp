@@ -54,10 +54,26 @@ ModelPanel::ModelPanel(QWidget* parent)
     connect(m_ui->block, &QComboBox::currentIndexChanged, this, choiceEdited);
     connect(m_ui->decodingStep, &QSpinBox::valueChanged, this, choiceEdited);
     connect(m_ui->overview, &QPushButton::toggled, this, &ModelPanel::overviewToggled);
+    connect(m_ui->cancel, &QPushButton::clicked, this, &ModelPanel::cancelRequested);
+    hideProgress();
     sourceActivated(0);
 }
 
 ModelPanel::~ModelPanel() = default;
+
+void ModelPanel::showProgress(int done, int total)
+{
+    m_ui->progressRow->setVisible(true);
+    // A busy bar while the folder loads; layers computed once the model runs.
+    m_ui->progress->setRange(0, total);
+    m_ui->progress->setValue(done);
+    m_ui->progress->setFormat(total ? tr("layer %v of %m") : tr("loading…"));
+}
+
+void ModelPanel::hideProgress()
+{
+    m_ui->progressRow->setVisible(false);
+}
 
 bool ModelPanel::playground() const
 {

@@ -35,12 +35,16 @@ public:
     void setChoice(const lesson::BlockChoice& choice);
     /// Leaves the overview (its button unchecked).
     void leaveOverview();
+    /// The progress row while a model loads or runs: `total` 0 means "loading", with no count.
+    void showProgress(int done, int total);
+    void hideProgress();
 
 signals:
     void playgroundChosen();
     void requestChanged(const attnviz::app::ModelRequest& request);
     void choiceChanged(const attnviz::lesson::BlockChoice& choice);
     void overviewToggled(bool on);
+    void cancelRequested();
 
 private:
     void sourceActivated(int index);

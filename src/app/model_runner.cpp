@@ -7,6 +7,12 @@
 #include <new>
 
 namespace attnviz::app {
+namespace {
+
+// Thrown from the progress callback to unwind a run the user stopped.
+struct Cancelled { };
+
+} // namespace
 
 ModelRunner::ModelRunner(QObject* parent)
     : QObject(parent)
@@ -35,17 +41,34 @@ ModelRunner::~ModelRunner()
 
 void ModelRunner::request(const ModelRequest& request)
 {
-    if (m_watcher.isRunning())
+    if (m_watcher.isRunning()) {
+        // What runs now is stale: stop it at its next layer and run the newest request instead.
         m_pending = request;
-    else
+        *m_cancel = true;
+    } else
         start(request);
+}
+
+void ModelRunner::cancel()
+{
+    m_pending.reset();
+    if (m_cancel)
+        *m_cancel = true;
 }
 
 void ModelRunner::start(const ModelRequest& request)
 {
     auto loaded = request.folder == m_loadedFolder ? m_loaded : nullptr;
     m_busy = true;
-    m_watcher.setFuture(QtConcurrent::run([request, loaded] {
+    m_cancel = std::make_shared<std::atomic<bool>>(false);
+    // Progress crosses to the GUI thread as queued calls; Qt drops them if the runner is gone.
+    const auto report = [this, cancel = m_cancel](int done, int total) {
+        if (*cancel)
+            throw Cancelled();
+        QMetaObject::invokeMethod(
+            this, [this, done, total] { emit progress(done, total); }, Qt::QueuedConnection);
+    };
+    m_watcher.setFuture(QtConcurrent::run([request, loaded, report] {
         ModelResult result;
         result.request = request;
         // The worker's exception boundary: nothing escapes into Qt's thread pool.
@@ -53,13 +76,17 @@ void ModelRunner::start(const ModelRequest& request)
             result.model = loaded ? loaded
                                   : std::make_shared<const io::LoadedModel>(io::loadModel(
                                         io::resolveModelFolder(request.folder.toStdString())));
+            report(0, result.model->model->config().layerCount());
             lesson::RunRequest run;
             run.text = request.text.toStdString();
             if (request.target)
                 run.target = request.target->toStdString();
             run.generate = request.generate;
-            result.run =
-                std::make_shared<const lesson::ModelRun>(lesson::runModelOnText(result.model, run));
+            result.run = std::make_shared<const lesson::ModelRun>(
+                lesson::runModelOnText(result.model, run, std::nullopt, report));
+        } catch (const Cancelled&) {
+            result.run.reset();
+            result.cancelled = true;
         } catch (const std::bad_alloc&) {
             result.error =
                 QObject::tr("There was not enough memory to run this model on this text.");

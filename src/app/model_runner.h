@@ -7,6 +7,7 @@
 #include <QObject>
 #include <QString>
 
+#include <atomic>
 #include <memory>
 #include <optional>
 
@@ -27,6 +28,7 @@ struct ModelResult {
     std::shared_ptr<const io::LoadedModel> model;
     std::shared_ptr<const lesson::ModelRun> run;
     QString error;
+    bool cancelled = false; ///< the user stopped it: nothing new to show
 };
 
 /// Loads models and runs them off the GUI thread. The last loaded model is kept, so changing the
@@ -40,11 +42,16 @@ public:
     ~ModelRunner() override;
 
     void request(const ModelRequest& request);
+    /// Stops the running request at its next layer (loading a folder finishes first) and drops
+    /// the pending one; `finished` then reports `cancelled`.
+    void cancel();
     /// Until the newest result has been delivered.
     bool busy() const { return m_busy; }
 
 signals:
     void finished(const attnviz::app::ModelResult& result);
+    /// Layers computed so far of the pass running now (queued from the worker thread).
+    void progress(int done, int total);
 
 private:
     void start(const ModelRequest& request);
@@ -54,6 +61,7 @@ private:
     QString m_loadedFolder;
     std::shared_ptr<const io::LoadedModel> m_loaded;
     bool m_busy = false;
+    std::shared_ptr<std::atomic<bool>> m_cancel;
 };
 
 } // namespace attnviz::app

@@ -67,6 +67,9 @@ struct CapturePolicy {
     /// Sees every tensor of every layer as soon as it is computed, whether kept or not (a dump
     /// streams them to disk this way). Setting it computes each layer in full before trimming.
     TensorVisitor observer;
+    /// Called after every layer with (layers done, all layers), the encoder's counted first: a
+    /// progress bar's feed, and where a caller cancels a long run by throwing.
+    std::function<void(int done, int total)> progress;
 
     static CapturePolicy everything() { return {}; }
     /// The attention weights of every block, the residual stream, and optionally one layer in full.

@@ -348,6 +348,9 @@ void TransformerModel::runStack(const Stack& stack, const Tensor* memory, bool d
             trimLayer(lt, policy.attention, policy.layerTensors);
         lt.complete = full;
         x = std::move(out);
+        if (policy.progress)
+            policy.progress((decoder ? m_config.encoderLayers : 0) + layer + 1,
+                            m_config.encoderLayers + m_config.decoderLayers);
     }
     if (w.finalNorm) {
         normalise(x, *w.finalNorm, m_config.layerNormEps, trace.finalNorm);

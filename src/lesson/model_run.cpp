@@ -36,7 +36,8 @@ std::uint64_t fullTraceBytes(const engine::ModelConfig& c, std::int64_t tokens)
 }
 
 ModelRun runModelOnText(std::shared_ptr<const io::LoadedModel> loaded, const RunRequest& request,
-                        std::optional<engine::CapturePolicy> policy)
+                        std::optional<engine::CapturePolicy> policy,
+                        const std::function<void(int done, int total)>& progress)
 {
     const engine::TransformerModel& model = *loaded->model;
     const io::Tokenizer& tokenizer = *loaded->tokenizer;
@@ -55,11 +56,20 @@ ModelRun runModelOnText(std::shared_ptr<const io::LoadedModel> loaded, const Run
                                  std::to_string(request.generate) + "; this model takes 0 to " +
                                  std::to_string(c.maxLength) + ".");
     const auto bySize = [&](std::int64_t tokens) {
-        return fullTraceBytes(c, tokens) > kFullTraceLimit
+        engine::CapturePolicy p = fullTraceBytes(c, tokens) > kFullTraceLimit
             ? engine::CapturePolicy::attentionWeights()
             : engine::CapturePolicy::everything();
+        p.progress = progress;
+        return p;
     };
-    const auto chosen = [&](std::int64_t tokens) { return policy ? *policy : bySize(tokens); };
+    const auto chosen = [&](std::int64_t tokens) {
+        if (!policy)
+            return bySize(tokens);
+        engine::CapturePolicy p = *policy;
+        if (progress)
+            p.progress = progress;
+        return p;
+    };
     switch (c.architecture) {
     case engine::Architecture::EncoderOnly:
         if (request.target)

@@ -4,6 +4,7 @@
 #include "engine/transformer_model.h"
 #include "io/checkpoint/model_folder.h"
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -49,8 +50,11 @@ inline constexpr std::uint64_t kFullTraceLimit = 512ull << 20;
 /// - decoder-only: `text` through the decoder, continued greedily by `generate` tokens.
 /// `policy`, when given, is the final forward pass's capture policy (its observer sees that pass
 /// only, not the decoding steps before it); otherwise it is chosen by size (kFullTraceLimit).
+/// `progress` is called after every layer of every pass (decoding steps included) with (layers
+/// done, layers in the pass); it may throw to cancel the run.
 /// Throws engine::InputError with one sentence when the text does not fit the model.
 ModelRun runModelOnText(std::shared_ptr<const io::LoadedModel> model, const RunRequest& request,
-                        std::optional<engine::CapturePolicy> policy = std::nullopt);
+                        std::optional<engine::CapturePolicy> policy = std::nullopt,
+                        const std::function<void(int done, int total)>& progress = {});
 
 } // namespace attnviz::lesson

@@ -12,7 +12,9 @@
 #include "ui_model_panel.h"
 
 #include <QSettings>
+#include <QSignalSpy>
 #include <QStandardPaths>
+#include <QStatusBar>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -173,6 +175,43 @@ private slots:
         QCOMPARE(form()->decodingStep->maximum(), 3);
         QCOMPARE(m_window->walkthrough()->trace->queryLength(),
                  6); // three tokens and three generated
+    }
+
+    void huggingFaceGpt2ShowsProgressAndCanBeCancelled()
+    {
+        // Two copies of the GPT-2 fixture: the second must be read from disk (~50k-entry
+        // vocabulary and merges), which leaves time to cancel before its first layer.
+        QTemporaryDir dir;
+        const std::filesystem::path hf = std::filesystem::path(ATTNVIZ_TEST_DATA_DIR) / "hf";
+        for (const char* copy : {"a", "b"}) {
+            const std::filesystem::path to = std::filesystem::path(dir.path().toStdString()) / copy;
+            std::filesystem::create_directories(to);
+            for (const char* f : {"config.json", "model.safetensors", "vocab.json", "merges.txt"})
+                std::filesystem::copy_file(hf / "gpt2" / f, to / f);
+        }
+        QSignalSpy progress(m_window->modelRunner(), &ModelRunner::progress);
+        ModelRequest gpt2;
+        gpt2.folder = dir.filePath(QStringLiteral("a"));
+        gpt2.text = QStringLiteral("Hello world, hello attention");
+        m_window->modelPanel()->setRequest(gpt2);
+        QVERIFY(form()->progressRow->isVisibleTo(m_window.get()));
+        settle();
+        QVERIFY2(form()->problem->text().isEmpty(), qPrintable(form()->problem->text()));
+        QVERIFY(!form()->progressRow->isVisibleTo(m_window.get()));
+        QVERIFY(progress.count() >= 3); // loaded, layer 1 of 2, layer 2 of 2
+        QCOMPARE(progress.last().at(0).toInt(), 2);
+        QCOMPARE(m_window->modelPanel()->choice().block, Block::MaskedSelf);
+        const auto shown = m_window->walkthrough();
+        QCOMPARE(shown->trace->queryLength(), 5); // Hello ␣world , ␣hello ␣attention
+        QCOMPARE(QString::fromStdString(shown->keyTokens.front().front()), QStringLiteral("Hello"));
+
+        gpt2.folder = dir.filePath(QStringLiteral("b"));
+        m_window->modelPanel()->setRequest(gpt2);
+        form()->cancel->click();
+        settle();
+        QVERIFY(m_window->statusBar()->currentMessage().contains(QStringLiteral("Cancelled")));
+        QCOMPARE(m_window->walkthrough(), shown);
+        QVERIFY(!form()->progressRow->isVisibleTo(m_window.get()));
     }
 
     void brokenModelFolderIsExplained()
