@@ -93,10 +93,12 @@ QPoint HeatmapView::cellCentre(int row, int column) const
 
 QString HeatmapView::toolTipForCell(int row, int column) const
 {
-    const auto label = [](const std::vector<std::string>& labels, int i) {
-        return i < static_cast<int>(labels.size())
-            ? QString::fromStdString(labels[static_cast<std::size_t>(i)])
-            : QString::number(i);
+    const auto label = [this](const std::vector<std::string>& labels, int i) {
+        if (i >= static_cast<int>(labels.size()))
+            return QString::number(i);
+        const QString token = QString::fromStdString(labels[static_cast<std::size_t>(i)]);
+        const std::optional<std::string> word = lesson::wholeWord(labels, i);
+        return word ? tr("%1” in “%2").arg(token, QString::fromStdString(*word)) : token;
     };
     const io::LabelledMatrix& m = m_heatmap.matrix;
     const float v = m_heatmap.value(row, column);

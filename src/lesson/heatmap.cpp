@@ -27,4 +27,25 @@ std::pair<double, double> colourRange(const std::vector<Heatmap>& maps)
     return sequential ? std::pair{0.0, largest} : std::pair{-largest, largest};
 }
 
+std::optional<std::string> wholeWord(const std::vector<std::string>& labels, int index)
+{
+    const auto piece = [&](int i) {
+        return i >= 0 && i < static_cast<int>(labels.size()) &&
+            labels[static_cast<std::size_t>(i)].starts_with("##");
+    };
+    if (index < 0 || index >= static_cast<int>(labels.size()))
+        return std::nullopt;
+    int first = index, last = index;
+    while (piece(first) && first > 0)
+        --first;
+    while (piece(last + 1))
+        ++last;
+    if (first == last)
+        return std::nullopt;
+    std::string word = labels[static_cast<std::size_t>(first)];
+    for (int i = first + 1; i <= last; ++i)
+        word += labels[static_cast<std::size_t>(i)].substr(2);
+    return word;
+}
+
 } // namespace attnviz::lesson

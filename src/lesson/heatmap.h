@@ -4,6 +4,7 @@
 #include "io/labelled_matrix.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -43,6 +44,10 @@ struct Heatmap {
     float value(int row, int col) const { return matrix.value(row, col); }
     bool blocked(int row, int col) const;
 };
+
+/// The word a WordPiece token belongs to when the word was cut into pieces ("play", "##ing" →
+/// "playing" for either piece), so a tooltip can name it; nullopt for a whole-word token.
+std::optional<std::string> wholeWord(const std::vector<std::string>& labels, int index);
 
 /// The colour range of a set of heatmaps: [0, max] for sequential, ±max|v| for diverging;
 /// −∞ cells are ignored.
