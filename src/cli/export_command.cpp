@@ -4,6 +4,7 @@
 #include "engine/input_error.h"
 #include "io/attention_case.h"
 #include "lesson/case_walkthrough.h"
+#include "lesson/imported_run.h"
 #include "lesson/model_walkthrough.h"
 #include "render/export_formats.h"
 
@@ -16,7 +17,8 @@ namespace attnviz::cli {
 namespace {
 
 const char* const kExportUsage =
-    R"(Usage: attnviz-cli export (--model DIR --text "..." [--target "..."] [--generate N] | --case FILE)
+    R"(Usage: attnviz-cli export (--model DIR --text "..." [--target "..."] [--generate N] | --case FILE
+                                 | --attentions FILE)
                           [--layers LIST] [--blocks LIST] [--heads LIST] [--steps LIST]
                           --format FORMAT --out DIR
                           [--width PX] [--height PX] [--dpi N] [--overwrite] [--quiet]
@@ -30,6 +32,8 @@ Layers and heads count from 0. Every matrix of a step shares one colour range ac
 
   --model DIR, --text, --target, --generate    as for attnviz-cli trace
   --case FILE      an attnviz-cli mha case instead of a model
+  --attentions FILE  attention weights computed elsewhere (docs/attention-import.md): exported
+                   like a model's, layer by layer; they hold the weights step only
   --layers LIST    e.g. 0,2 or 0-3 or all (default all)
   --blocks LIST    %s (default all the model has)
   --heads LIST     e.g. 3 or 0-1,5 (default all)
@@ -76,23 +80,31 @@ int run(const std::vector<std::string>& args, char* program)
         std::printf(kExportUsage, blockNames().c_str(), stepNames().c_str(), formatHelp().c_str());
         return kExitOk;
     }
-    const Arguments parsed = parseArguments(args, "export",
-                                            {"--model", "--text", "--target", "--generate",
-                                             "--case", "--layers", "--blocks", "--heads", "--steps",
-                                             "--format", "--out", "--width", "--height", "--dpi"},
-                                            {"--overwrite", "--quiet"});
+    const Arguments parsed = parseArguments(
+        args, "export",
+        {"--model", "--text", "--target", "--generate", "--case", "--attentions", "--layers",
+         "--blocks", "--heads", "--steps", "--format", "--out", "--width", "--height", "--dpi"},
+        {"--overwrite", "--quiet"});
     if (!parsed.positional.empty())
         throw UsageError("unexpected argument '" + io::printable(parsed.positional.front(), 60) +
                          "'");
-    if (parsed.value("--model").has_value() == parsed.value("--case").has_value())
-        throw UsageError(
-            "export needs either --model with --text or --case; see attnviz-cli export --help");
+    const int sources = parsed.value("--model").has_value() + parsed.value("--case").has_value() +
+        parsed.value("--attentions").has_value();
+    if (sources != 1)
+        throw UsageError("export needs one of --model with --text, --case or --attentions; see "
+                         "attnviz-cli export --help");
     if (parsed.value("--model") && !parsed.value("--text"))
         throw UsageError("export --model needs --text");
     if (parsed.value("--case"))
         for (const char* option : {"--text", "--target", "--generate", "--layers", "--blocks"})
             if (parsed.value(option))
                 throw UsageError(std::string(option) + " applies to --model, not to --case");
+    if (parsed.value("--attentions"))
+        for (const char* option : {"--text", "--target", "--generate"})
+            if (parsed.value(option))
+                throw UsageError(std::string(option) +
+                                 " applies to --model, not to --attentions (the file holds its "
+                                 "tokens)");
     const std::string formatName = parsed.required("--format", "export");
     const render::ExportFormat* format = render::exportFormat(formatName);
     if (!format)
@@ -128,13 +140,18 @@ int run(const std::vector<std::string>& args, char* program)
     char* qtArgv[] = {program, nullptr};
     const QGuiApplication qt(qtArgc, qtArgv);
 
-    if (const auto modelName = parsed.value("--model")) {
-        lesson::RunRequest request;
-        request.text = *parsed.value("--text");
-        request.target = parsed.value("--target");
-        request.generate = parsed.integer("--generate", 0, 1, engine::ConfigLimits::kLength);
-        auto run = std::make_shared<const lesson::ModelRun>(
-            runModelArguments(loadModelArgument(*modelName), request));
+    if (parsed.value("--model") || parsed.value("--attentions")) {
+        std::shared_ptr<const lesson::ModelRun> run;
+        if (const auto modelName = parsed.value("--model")) {
+            lesson::RunRequest request;
+            request.text = *parsed.value("--text");
+            request.target = parsed.value("--target");
+            request.generate = parsed.integer("--generate", 0, 1, engine::ConfigLimits::kLength);
+            run = std::make_shared<const lesson::ModelRun>(
+                runModelArguments(loadModelArgument(*modelName), request));
+        } else {
+            run = lesson::openImportedRun(*parsed.value("--attentions"));
+        }
         job.items = lesson::planModelExport(run, selection);
         job.run = run;
         if (format->kind == render::ExportKind::Document)

@@ -75,19 +75,28 @@ engine::AttentionKeep keepOf(const std::vector<engine::AttentionStep>& steps)
 
 std::string walkthroughTitle(const Walkthrough& w)
 {
-    if (const auto* m = std::get_if<ModelBlockSource>(&w.source))
-        return m->model + " · layer " + std::to_string(m->layer) + " · " +
-            engine::blockName(m->block);
-    if (const auto* c = std::get_if<CaseSource>(&w.source))
-        return c->name;
-    return "playground";
+    return std::visit(
+        [](const auto& source) -> std::string {
+            using Source = std::decay_t<decltype(source)>;
+            if constexpr (std::is_same_v<Source, ModelBlockSource>)
+                return source.model + " · layer " + std::to_string(source.layer) + " · " +
+                    engine::blockName(source.block);
+            else if constexpr (std::is_same_v<Source, ImportSource>)
+                return source.name + " · layer " + std::to_string(source.layer) + " · " +
+                    engine::blockName(source.block);
+            else if constexpr (std::is_same_v<Source, CaseSource>)
+                return source.name;
+            else
+                return "playground";
+        },
+        w.source);
 }
 
 std::vector<std::pair<int, engine::Block>> selectedBlocks(const ModelRun& run,
                                                           const ExportSelection& selection)
 {
     const engine::ModelTrace& trace = *run.trace;
-    const engine::ModelConfig& config = run.model->model->config();
+    const engine::ModelConfig& config = run.config;
     const int layers = trace.layerCount();
     if (const auto missing = selection.layers.firstAtOrAbove(layers))
         throw engine::InputError("Layer " + std::to_string(*missing) + " does not exist; " +
@@ -116,7 +125,7 @@ std::vector<ExportItem> planModelExport(const std::shared_ptr<const ModelRun>& r
 {
     std::vector<ExportItem> items;
     std::vector<engine::AttentionStep> steps;
-    checkHeads(selection.heads, run->model->model->config().numHeads);
+    checkHeads(selection.heads, run->config.numHeads);
     for (const auto& [L, block] : selectedBlocks(*run, selection)) {
         const auto w = walkthroughForBlock(run, {L, block, -1}, keepOf(selection.steps));
         const std::string blockName = engine::blockName(block);

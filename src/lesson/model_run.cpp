@@ -44,6 +44,7 @@ ModelRun runModelOnText(std::shared_ptr<const io::LoadedModel> loaded, const Run
     const engine::ModelConfig& c = model.config();
     ModelRun run;
     run.model = loaded;
+    run.config = c;
     run.request = request;
     const std::vector<int> ids = tokenizer.encode(request.text);
     if (request.generate && c.architecture != engine::Architecture::DecoderOnly)

@@ -24,7 +24,10 @@ struct RunRequest {
 /// A model run on text: the forward pass over the whole input and output, and greedy decoding
 /// step by step when it ran. Shared by the app and the CLI.
 struct ModelRun {
+    /// The model, its tokenizer and folder; for imported attentions (imported_run.h) the model
+    /// and its layout are null and the tokenizer spells the file's tokens.
     std::shared_ptr<const io::LoadedModel> model;
+    engine::ModelConfig config; ///< the model's, or the sizes an import implies
     RunRequest request;
     std::shared_ptr<const engine::ModelTrace> trace;
     std::vector<engine::DecodingStep> decoding;

@@ -28,6 +28,30 @@ bool hasAll(const engine::AttentionTrace& trace, const engine::AttentionKeep& ne
     return true;
 }
 
+// A block of attention weights computed elsewhere: the weights are all there is.
+std::shared_ptr<const Walkthrough> importedBlock(
+    const std::shared_ptr<const ModelRun>& run,
+    const std::shared_ptr<const engine::ModelTrace>& trace,
+    const engine::AttentionBlockTrace& block, const BlockChoice& choice,
+    const engine::AttentionKeep& needed)
+{
+    for (const engine::AttentionStepInfo& info : engine::kAttentionStepTable)
+        if (needed.has(info.step) && !block.attention.has(info.step) && !needed.keepsAll())
+            throw engine::InputError(run->config.name +
+                                     " holds attention weights only (computed elsewhere); it "
+                                     "has no " +
+                                     std::string(info.name) + " step.");
+    auto w = std::make_shared<Walkthrough>();
+    w->source = ImportSource{run->config.name, choice.layer, choice.block};
+    w->crossAttention = choice.block == engine::Block::Cross;
+    w->queryTokens = {displayTokens(*run, trace->queryIds(choice.block))};
+    w->keyTokens = {displayTokens(*run, trace->keyIds(choice.block))};
+    w->keyLengths = {static_cast<int>(w->keyTokens[0].size())};
+    w->mask.causal = choice.block == engine::Block::MaskedSelf;
+    w->trace = std::shared_ptr<const engine::AttentionTrace>(trace, &block.attention);
+    return w;
+}
+
 } // namespace
 
 std::vector<std::string> displayTokens(const ModelRun& run, const std::vector<int>& ids)
@@ -45,6 +69,8 @@ std::shared_ptr<const Walkthrough> walkthroughForBlock(const std::shared_ptr<con
         throw engine::InputError("The model has no " +
                                  std::string(engine::blockName(choice.block)) +
                                  " attention in layer " + std::to_string(choice.layer) + ".");
+    if (!run->model->model)
+        return importedBlock(run, trace, *block, choice, needed);
     const engine::TransformerModel& model = *run->model->model;
     const engine::ModelConfig& c = model.config();
     const bool decoder = choice.block != engine::Block::Self;

@@ -60,6 +60,8 @@ std::vector<Heatmap> inputHeatmaps(const std::shared_ptr<const Walkthrough>& w, 
                 if (w->crossAttention)
                     maps.push_back(tokenHeatmap(w, *w->keyValueInput, batch, "X (keys, values)",
                                                 w->keyTokens[b], "key"));
+            } else if constexpr (std::is_same_v<Source, ImportSource>) {
+                // An import holds no X: the step panel says so instead of drawing.
             } else if constexpr (std::is_same_v<Source, ModelBlockSource>) {
                 if (w->queryInput)
                     maps.push_back(tokenHeatmap(w, *w->queryInput, batch, source.queryInputOrigin,
@@ -85,17 +87,18 @@ std::vector<Heatmap> inputHeatmaps(const std::shared_ptr<const Walkthrough>& w, 
 std::string fillSizes(std::string_view text, const Walkthrough& w)
 {
     const auto& t = *w.trace;
-    const std::pair<const char*, std::int64_t> sizes[] = {{"{B}", t.batchSize()},
-                                                          {"{Hlast}", t.numHeads() - 1},
-                                                          {"{H}", t.numHeads()},
-                                                          {"{Nq}", t.queryLength()},
-                                                          {"{Nk}", t.keyLength()},
-                                                          {"{D}", w.modelWidth()},
-                                                          {"{dk}", w.dk()},
-                                                          {"{dv}", w.dv()},
-                                                          {"{Hdk}", t.numHeads() * w.dk()},
-                                                          {"{Hdv}", t.numHeads() * w.dv()},
-                                                          {"{Po}", w.weights->wO.rows()}};
+    const std::pair<const char*, std::int64_t> sizes[] = {
+        {"{B}", t.batchSize()},
+        {"{Hlast}", t.numHeads() - 1},
+        {"{H}", t.numHeads()},
+        {"{Nq}", t.queryLength()},
+        {"{Nk}", t.keyLength()},
+        {"{D}", w.modelWidth()},
+        {"{dk}", w.dk()},
+        {"{dv}", w.dv()},
+        {"{Hdk}", t.numHeads() * w.dk()},
+        {"{Hdv}", t.numHeads() * w.dv()},
+        {"{Po}", w.weights ? w.weights->wO.rows() : 0}};
     std::string out(text);
     for (const auto& [placeholder, value] : sizes)
         for (std::size_t at = out.find(placeholder); at != std::string::npos;
@@ -157,6 +160,8 @@ std::vector<Heatmap> stepHeatmaps(const LessonStep& step,
         if (step.alternatives && v != std::min(alternative, step.views.size() - 1))
             continue;
         const TraceView& view = step.views[v];
+        if (!w->trace->has(view.step))
+            continue; // an import's steps before the weights
         const std::string caption = fillSizes(view.caption, *w);
         if (!engine::stepInfo(view.step).perHead) {
             maps.push_back(traceHeatmap(w, view.step, batch, 0, caption, caption));
@@ -182,7 +187,8 @@ std::string stepShapes(const LessonStep& step, const Walkthrough& w)
         return out;
     }
     for (const TraceView& view : step.views)
-        append(shapeOf(view.symbol, w.trace->step(view.step)));
+        if (w.trace->has(view.step))
+            append(shapeOf(view.symbol, w.trace->step(view.step)));
     return out;
 }
 

@@ -20,7 +20,7 @@ double asWritten(float value)
 nlohmann::ordered_json configurationOf(const engine::ModelConfig& c, const io::LoadedModel& loaded)
 {
     return {{"name", c.name},
-            {"layout", std::string(loaded.layout->name())},
+            {"layout", loaded.layout ? std::string(loaded.layout->name()) : "imported"},
             {"architecture", engine::architectureName(c.architecture)},
             {"vocab_size", c.vocabSize},
             {"d_model", c.modelWidth},
@@ -56,8 +56,18 @@ std::size_t tensorCount(const engine::ModelTrace& trace)
 
 nlohmann::ordered_json modelManifest(const ModelRun& run)
 {
-    const engine::ModelConfig& c = run.model->model->config();
+    const engine::ModelConfig& c = run.config;
     const io::Tokenizer& tokenizer = *run.model->tokenizer;
+    if (!run.model->model) {
+        // Imported attentions: no configuration beyond the sizes, and the ids would be ours.
+        nlohmann::ordered_json m{
+            {"kind", "model"},         {"source", "import"},
+            {"model", c.name},         {"architecture", engine::architectureName(c.architecture)},
+            {"num_heads", c.numHeads}, {"layers", c.layerCount()}};
+        m["source_tokens"] = tokenizer.tokens(run.trace->sourceIds);
+        m["target_tokens"] = tokenizer.tokens(run.trace->targetIds);
+        return m;
+    }
     nlohmann::ordered_json m{{"kind", "model"},
                              {"model", c.name},
                              {"architecture", engine::architectureName(c.architecture)},
@@ -80,12 +90,14 @@ nlohmann::ordered_json modelManifest(const ModelRun& run)
 
 nlohmann::ordered_json walkthroughManifest(const Walkthrough& w)
 {
-    nlohmann::ordered_json configuration{{"d_model", w.modelWidth()},
-                                         {"num_heads", w.heads()},
-                                         {"d_k", w.dk()},
-                                         {"d_v", w.dv()},
-                                         {"output_width", w.weights->wO.rows()},
-                                         {"bias", w.weights->bQ.has_value()}};
+    nlohmann::ordered_json configuration{{"num_heads", w.heads()}};
+    if (w.weights) {
+        configuration["d_model"] = w.modelWidth();
+        configuration["d_k"] = w.dk();
+        configuration["d_v"] = w.dv();
+        configuration["output_width"] = w.weights->wO.rows();
+        configuration["bias"] = w.weights->bQ.has_value();
+    }
     nlohmann::ordered_json m{
         {"kind", "attention"}, {"num_heads", w.heads()}, {"causal", w.mask.causal}};
     if (const auto* p = std::get_if<PlaygroundSource>(&w.source)) {
@@ -99,6 +111,11 @@ nlohmann::ordered_json walkthroughManifest(const Walkthrough& w)
         m["model"] = b->model;
         m["layer"] = b->layer;
         m["block"] = engine::blockName(b->block);
+    } else if (const auto* i = std::get_if<ImportSource>(&w.source)) {
+        m["source"] = "import";
+        m["model"] = i->name;
+        m["layer"] = i->layer;
+        m["block"] = engine::blockName(i->block);
     }
     m["configuration"] = std::move(configuration);
     if (!w.trace->ablatedHeads.empty())

@@ -39,7 +39,16 @@ struct CaseSource {
     std::string name; ///< the case file's name
 };
 
-using WalkthroughSource = std::variant<PlaygroundSource, ModelBlockSource, CaseSource>;
+/// One block of attention weights computed elsewhere (io::ImportedAttentions): the trace holds
+/// the weights only, and there are no inputs or projection weights to show.
+struct ImportSource {
+    std::string name; ///< the model the file names, or the file's name
+    int layer = 0;
+    engine::Block block = engine::Block::Self;
+};
+
+using WalkthroughSource =
+    std::variant<PlaygroundSource, ModelBlockSource, CaseSource, ImportSource>;
 
 /// One multi-head attention module's computation, ready to be walked through step by step: what
 /// it read, its weights, its trace and the tokens along each axis. Immutable once made; views
@@ -57,7 +66,7 @@ struct Walkthrough {
     /// for a few steps only when the run did not keep them (walkthroughForBlock).
     std::shared_ptr<const engine::Tensor> queryInput;
     std::shared_ptr<const engine::Tensor> keyValueInput;
-    std::shared_ptr<const engine::AttentionWeights> weights;
+    std::shared_ptr<const engine::AttentionWeights> weights; ///< null for an import
     std::shared_ptr<const engine::AttentionTrace> trace;
     engine::AttentionMask mask;
     double milliseconds = 0; ///< how long the engine took, when this walkthrough ran it
@@ -66,8 +75,10 @@ struct Walkthrough {
     int dv() const { return static_cast<int>(trace->valueSize()); }
     int heads() const { return static_cast<int>(trace->numHeads()); }
     int batch() const { return static_cast<int>(trace->batchSize()); }
-    /// The width of the queries' input, D.
-    int modelWidth() const { return static_cast<int>(weights->wQ.cols()); }
+    /// The width of the queries' input, D (0 for an import, which does not know it).
+    int modelWidth() const { return weights ? static_cast<int>(weights->wQ.cols()) : 0; }
+    /// Everything but the attention weights is missing (ImportSource).
+    bool weightsOnly() const { return std::holds_alternative<ImportSource>(source); }
 };
 
 } // namespace attnviz::lesson

@@ -165,6 +165,11 @@ std::vector<std::string> handoutFiles(const ExportJob& job)
 void writeHandouts(const ExportJob& job, io::FileSetWriter& set, const ExportProgress& progress)
 {
     const std::vector<std::string> names = handoutFiles(job);
+    for (const auto& [name, w] : job.walkthroughs)
+        if (w->weightsOnly())
+            throw engine::InputError(lesson::walkthroughTitle(*w) +
+                                     " holds attention weights only (computed elsewhere); a "
+                                     "handout needs every step of the computation.");
     for (std::size_t i = 0; i < job.walkthroughs.size(); ++i) {
         const auto& [name, w] = job.walkthroughs[i];
         const QByteArray data =

@@ -4,6 +4,8 @@
 #include "engine/multi_head_attention.h"
 #include "io/atomic_file.h"
 #include "io/attention_case.h"
+#include "io/attention_import.h"
+#include "io/input_file.h"
 #include "io/safetensors.h"
 #include "lesson/lesson_steps.h"
 #include "support/process.h"
@@ -184,7 +186,9 @@ TEST_F(ExportCommand, HandoutHasOnePagePerStep)
               "--format", "handout", "--quiet"});
     const ProcessResult info = runProcess("/usr/bin/pdfinfo", {path("layer1_cross_handout.pdf")});
     ASSERT_EQ(info.exitCode, 0) << info.err;
-    EXPECT_THAT(info.out, HasSubstr("Pages:           " + std::to_string(attnviz::lesson::kLessonSteps.size())));
+    EXPECT_THAT(
+        info.out,
+        HasSubstr("Pages:           " + std::to_string(attnviz::lesson::kLessonSteps.size())));
 }
 
 TEST_F(ExportCommand, SvgAndPdfAreVectorDocuments)
@@ -234,7 +238,9 @@ TEST_F(ExportCommand, HandoutOfACrossAttentionCaseWorks) // #9: this aborted wit
     exportOk(
         {"--case", kCases + "cross_attention.case.safetensors", "--format", "handout", "--quiet"});
     const ProcessResult info = runProcess("/usr/bin/pdfinfo", {path("handout.pdf")});
-    EXPECT_THAT(info.out, HasSubstr("Pages:           " + std::to_string(attnviz::lesson::kLessonSteps.size())));
+    EXPECT_THAT(
+        info.out,
+        HasSubstr("Pages:           " + std::to_string(attnviz::lesson::kLessonSteps.size())));
 }
 
 TEST_F(ExportCommand, BadArgumentsAreOneSentence)
@@ -248,7 +254,7 @@ TEST_F(ExportCommand, BadArgumentsAreOneSentence)
                 HasSubstr("is a file; expected a folder"));
     fs::remove(path("plain.txt"));
     EXPECT_THAT(refusal({"--format", "png", "--out", dir()}),
-                HasSubstr("export needs either --model with --text or --case"));
+                HasSubstr("export needs one of --model with --text, --case or --attentions"));
     EXPECT_THAT(refusal({"--model", "reverse", "--text", "abc", "--layers", "7", "--format", "png",
                          "--out", dir()}),
                 HasSubstr("Layer 7 does not exist; reverse has layers 0–1."));
@@ -270,6 +276,30 @@ TEST_F(ExportCommand, BadArgumentsAreOneSentence)
         refusal({"--case", dir() + "/missing.safetensors", "--format", "png", "--out", dir()}),
         HasSubstr("missing.safetensors"));
     EXPECT_TRUE(files().empty());
+}
+
+TEST_F(ExportCommand, ImportedAttentionsExportLikeAModelsWeights)
+{
+    const std::string file = std::string(ATTNVIZ_TEST_DATA_DIR) + "/attentions/cross.safetensors";
+    exportOk({"--attentions", file, "--layers", "1", "--heads", "0", "--format", "csv", "--quiet"});
+    EXPECT_EQ(files(), std::vector<std::string>{"layer1_cross_head0_weights.csv"});
+    // Query rows are the file's query tokens, columns its key tokens.
+    const std::string csv = io::readFile(path("layer1_cross_head0_weights.csv"));
+    const auto imported = io::readAttentionImport(file);
+    std::string header = "query\\key";
+    for (const std::string& key : imported.keyTokens)
+        header += "," + key;
+    EXPECT_EQ(csv.substr(0, csv.find('\n')), header);
+
+    const std::string out = path("handout");
+    EXPECT_THAT(refusal({"--attentions", file, "--format", "handout", "--out", out}),
+                HasSubstr("attention weights only"));
+    EXPECT_THAT(
+        refusal({"--attentions", file, "--steps", "scores", "--format", "png", "--out", out}),
+        HasSubstr("has no scores step"));
+    EXPECT_THAT(refusal({"--attentions", file, "--text", "x", "--format", "png", "--out", out}),
+                HasSubstr("--text applies to --model"));
+    EXPECT_FALSE(fs::exists(out));
 }
 
 } // namespace
