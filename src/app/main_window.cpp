@@ -200,17 +200,22 @@ void MainWindow::showModelBlock(const lesson::BlockChoice& choice)
         return;
     m_walkthrough = lesson::walkthroughForBlock(m_modelResult.run, choice);
     m_steps->setWalkthrough(m_walkthrough);
+    const lesson::LessonStepIndex weights =
+        *lesson::lessonStepShowing(engine::AttentionStep::Weights);
+    if (m_walkthrough->weightsOnly() && m_steps->step() != weights)
+        m_steps->setStep(weights); // the only step an import has data for
     if (m_views->currentWidget() == m_overview)
         m_overview->show(m_modelResult.run, choice);
-    statusBar()->showMessage(
-        tr("%1 · layer %2 · %3 · %4 heads · %5 queries × %6 keys · d_k %7")
-            .arg(QString::fromStdString(m_modelResult.model->model->config().name))
-            .arg(choice.layer)
-            .arg(QString::fromLatin1(engine::blockName(choice.block)))
-            .arg(m_walkthrough->heads())
-            .arg(m_walkthrough->trace->queryLength())
-            .arg(m_walkthrough->trace->keyLength())
-            .arg(m_walkthrough->dk()));
+    statusBar()->showMessage(tr("%1 · layer %2 · %3 · %4 heads · %5 queries × %6 keys · d_k %7")
+                                 .arg(QString::fromStdString(m_modelResult.run->config.name))
+                                 .arg(choice.layer)
+                                 .arg(QString::fromLatin1(engine::blockName(choice.block)))
+                                 .arg(m_walkthrough->heads())
+                                 .arg(m_walkthrough->trace->queryLength())
+                                 .arg(m_walkthrough->trace->keyLength())
+                                 .arg(m_walkthrough->weightsOnly()
+                                          ? tr("unknown")
+                                          : QString::number(m_walkthrough->dk())));
 }
 
 void MainWindow::setPresentationMode(bool on)

@@ -9,6 +9,13 @@ namespace attnviz::app {
 namespace {
 
 const QString kOpenFolder = QStringLiteral("<open>");
+const QString kOpenAttentions = QStringLiteral("<open attentions>");
+
+// An attention-import file rather than a model folder (docs/attention-import.md).
+bool isImport(const QString& source)
+{
+    return QFileInfo(source).isFile();
+}
 
 QString blockTitle(engine::Block block)
 {
@@ -36,6 +43,7 @@ ModelPanel::ModelPanel(QWidget* parent)
         m_ui->source->addItem(tr("Demo: %1").arg(QString::fromStdString(name)),
                               QString::fromStdString(name));
     m_ui->source->addItem(tr("Open model folder…"), kOpenFolder);
+    m_ui->source->addItem(tr("Open attention weights file…"), kOpenAttentions);
 
     connect(m_ui->source, &QComboBox::activated, this, &ModelPanel::sourceActivated);
     connect(m_ui->text, &QLineEdit::editingFinished, this, &ModelPanel::emitRequest);
@@ -104,7 +112,7 @@ void ModelPanel::setRequest(const ModelRequest& request)
 {
     int index = m_ui->source->findData(request.folder);
     if (index < 0) {
-        index = m_ui->source->count() - 1;
+        index = m_ui->source->findData(kOpenFolder);
         m_ui->source->insertItem(index, QFileInfo(request.folder).fileName(), request.folder);
     }
     m_ui->source->setCurrentIndex(index);
@@ -120,13 +128,16 @@ void ModelPanel::setRequest(const ModelRequest& request)
 void ModelPanel::sourceActivated(int index)
 {
     QString folder = m_ui->source->itemData(index).toString();
-    if (folder == kOpenFolder) {
-        folder = QFileDialog::getExistingDirectory(
-            this, tr("Open a model folder (config.json, vocab.json, model.safetensors)"));
+    if (folder == kOpenFolder || folder == kOpenAttentions) {
+        folder = folder == kOpenFolder
+            ? QFileDialog::getExistingDirectory(
+                  this, tr("Open a model folder (AttnViz's own, Hugging Face GPT-2 or BERT)"))
+            : QFileDialog::getOpenFileName(this, tr("Open attention weights computed elsewhere"),
+                                           QString(), tr("Attention weights (*.safetensors)"));
         if (folder.isEmpty()) {
             m_ui->source->setCurrentIndex(0); // cancelled: back to the playground
         } else {
-            const int at = m_ui->source->count() - 1;
+            const int at = m_ui->source->findData(kOpenFolder);
             m_ui->source->insertItem(at, QFileInfo(folder).fileName(), folder);
             m_ui->source->setCurrentIndex(at);
         }
@@ -144,6 +155,9 @@ void ModelPanel::sourceActivated(int index)
           static_cast<QWidget*>(m_ui->generateLabel), static_cast<QWidget*>(m_ui->generate),
           static_cast<QWidget*>(m_ui->decodingLabel), static_cast<QWidget*>(m_ui->decodingStep)})
         w->setVisible(false);
+    // An import's tokens come with its weights: there is no text to type.
+    m_ui->textLabel->setVisible(isModel && !isImport(folder));
+    m_ui->text->setVisible(isModel && !isImport(folder));
     if (!isModel) {
         m_ui->overview->setChecked(false);
         emit playgroundChosen();
@@ -166,7 +180,28 @@ void ModelPanel::showResult(const ModelResult& result)
         m_ui->problem->setText(result.error);
         return;
     }
-    const engine::ModelConfig& c = result.model->model->config();
+    // An import has no model, only the sizes its run implies.
+    const engine::ModelConfig& c = result.run ? result.run->config : result.model->model->config();
+    if (!result.model->model) {
+        m_ui->description->setText(
+            tr("<b>%1</b> — attention weights computed elsewhere: %2 layer(s), %3 heads, %4 "
+               "tokens. Only the softmax step has data.")
+                .arg(QString::fromStdString(c.name).toHtmlEscaped())
+                .arg(c.layerCount())
+                .arg(c.numHeads)
+                .arg(result.run->trace->queryIds(result.run->trace->attentionBlocks(0).front())
+                         .size()));
+        m_ui->problem->clear();
+        m_run = result.run;
+        m_filling = true;
+        m_ui->layer->clear();
+        for (int L = 0; L < m_run->trace->layerCount(); ++L)
+            m_ui->layer->addItem(tr("layer %1").arg(L), L);
+        fillBlocks();
+        m_filling = false;
+        emit choiceChanged(choice());
+        return;
+    }
     m_ui->description->setText(
         tr("<b>%1</b> — %2 %3, %4 layer(s), %5 heads, d_model %6, %7-norm, %8.<br>%9")
             .arg(QString::fromStdString(c.name),

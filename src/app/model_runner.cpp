@@ -1,6 +1,9 @@
 #include "app/model_runner.h"
 
 #include "io/builtin_models.h"
+#include "lesson/imported_run.h"
+
+#include <QFileInfo>
 
 #include <QtConcurrent/QtConcurrentRun>
 
@@ -73,6 +76,12 @@ void ModelRunner::start(const ModelRequest& request)
         result.request = request;
         // The worker's exception boundary: nothing escapes into Qt's thread pool.
         try {
+            if (QFileInfo(request.folder).isFile()) {
+                // Attention weights computed elsewhere: nothing to load or run.
+                result.run = lesson::openImportedRun(request.folder.toStdString());
+                result.model = result.run->model;
+                return result;
+            }
             result.model = loaded ? loaded
                                   : std::make_shared<const io::LoadedModel>(io::loadModel(
                                         io::resolveModelFolder(request.folder.toStdString())));

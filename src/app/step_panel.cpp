@@ -192,8 +192,17 @@ void StepPanel::refresh()
     m_explanation->setHtml(text.explanation);
     if (!m_walkthrough)
         return;
-    m_formula->setText(QString::fromStdString(
-        lesson::stepFormula(step, *m_walkthrough, text.formula.toStdString())));
+    const bool missing = m_walkthrough->weightsOnly() &&
+        (step.views.empty() || !m_walkthrough->trace->has(step.views.front().step));
+    if (missing)
+        m_explanation->setHtml(
+            tr("<p><b>This file holds attention weights only, computed elsewhere: this step has "
+               "nothing to show. The softmax step shows the weights.</b></p>") +
+            text.explanation);
+    // Sizes an import does not know are left out rather than shown as zeros.
+    m_formula->setText(missing ? QString()
+                               : QString::fromStdString(lesson::stepFormula(
+                                     step, *m_walkthrough, text.formula.toStdString())));
     m_shape->setText(QString::fromStdString(lesson::stepShapes(step, *m_walkthrough)));
     auto maps = lesson::stepHeatmaps(step, m_walkthrough, batchIndex(),
                                      static_cast<std::size_t>(alternative()));

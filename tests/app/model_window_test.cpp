@@ -214,6 +214,32 @@ private slots:
         QVERIFY(!form()->progressRow->isVisibleTo(m_window.get()));
     }
 
+    void importedAttentionsOpenOnTheirWeights()
+    {
+        ModelRequest import;
+        import.folder = QStringLiteral(ATTNVIZ_TEST_DATA_DIR "/attentions/gpt_layers.safetensors");
+        m_window->modelPanel()->setRequest(import);
+        settle();
+        QVERIFY2(form()->problem->text().isEmpty(), qPrintable(form()->problem->text()));
+        QVERIFY(form()->description->text().contains(QStringLiteral("computed elsewhere")));
+        QVERIFY(!form()->text->isVisibleTo(m_window.get()));
+        QCOMPARE(form()->layer->count(), 3);
+        QCOMPARE(m_window->stepPanel()->step(),
+                 *attnviz::lesson::lessonStepShowing(attnviz::engine::AttentionStep::Weights));
+        QCOMPARE(m_window->stepPanel()->grid()->visibleViews().size(), 4u);
+        QVERIFY(m_window->walkthrough()->weightsOnly());
+        // A step the file has no data for says so instead of drawing.
+        m_window->stepPanel()->setStep(attnviz::test::step("scores"));
+        QVERIFY(m_window->stepPanel()->grid()->visibleViews().empty());
+        QVERIFY(m_window->stepPanel()->formulaText().isEmpty());
+
+        import.folder = QStringLiteral(ATTNVIZ_TEST_DATA_DIR "/attentions/bad_gap.safetensors");
+        m_window->modelPanel()->setRequest(import);
+        settle();
+        QVERIFY2(form()->problem->text().contains(QStringLiteral("bad_gap.safetensors")),
+                 qPrintable(form()->problem->text()));
+    }
+
     void brokenModelFolderIsExplained()
     {
         QTemporaryDir dir;
