@@ -59,7 +59,7 @@ std::optional<int> VocabularyTokenizer::id(std::string_view token) const
 std::string VocabularyTokenizer::displayToken(int id) const
 {
     const std::string t = token(id);
-    return t == " " ? "␣" : t;
+    return t.starts_with(' ') ? "␣" + t.substr(1) : t;
 }
 
 } // namespace attnviz::io

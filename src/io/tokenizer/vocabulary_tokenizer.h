@@ -24,7 +24,8 @@ public:
     std::string decode(const std::vector<int>& ids) const override;
     std::string token(int id) const override;
     std::optional<int> id(std::string_view token) const override;
-    /// A space character is shown as ␣, so it has a visible label.
+    /// A leading space is shown as ␣, so a space token (or an imported " cat") has a visible
+    /// label.
     std::string displayToken(int id) const override;
 
 private:
