@@ -21,12 +21,12 @@ HeatmapView::HeatmapView(QWidget* parent)
 }
 
 void HeatmapView::setHeatmap(lesson::Heatmap heatmap, std::pair<double, double> range,
-                             bool colourBar)
+                             bool colourBar, bool thumbnail)
 {
     m_heatmap = std::move(heatmap);
     m_range = range;
     m_colourBar = colourBar;
-    m_cells = render::cellImage(m_heatmap, m_range);
+    m_cells = render::cellImage(m_heatmap, m_range, thumbnail ? 128 : 0);
     m_layout.reset();
     update();
 }

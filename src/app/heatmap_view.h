@@ -22,7 +22,10 @@ public:
     explicit HeatmapView(QWidget* parent = nullptr);
 
     /// Shows `heatmap` with colours spanning `range`; `colourBar` adds the colour bar.
-    void setHeatmap(lesson::Heatmap heatmap, std::pair<double, double> range, bool colourBar);
+    /// `thumbnail`: draw a matrix larger than 128 × 128 from a block-averaged image (the
+    /// overview's small multiples); the tooltip still reads the exact cell.
+    void setHeatmap(lesson::Heatmap heatmap, std::pair<double, double> range, bool colourBar,
+                    bool thumbnail = false);
     const lesson::Heatmap& heatmap() const { return m_heatmap; }
     std::pair<double, double> range() const { return m_range; }
     void setHighlight(std::optional<render::Highlight> highlight);

@@ -52,7 +52,7 @@ void ModelOverview::show(const std::shared_ptr<const lesson::ModelRun>& run,
             const std::string title = tr("layer %1 · head %2").arg(L).arg(h).toStdString();
             view->setHeatmap(
                 lesson::traceHeatmap(w, engine::AttentionStep::Weights, 0, h, title, "weights"),
-                range, h + 1 == heads);
+                range, h + 1 == heads, true);
             connect(view, &HeatmapView::clicked, this,
                     [this, L, h, b = choice.block] { emit headChosen(L, b, h); });
             m_grid->addWidget(view, row, h);

@@ -193,14 +193,58 @@ void paintColourBar(QPainter& p, const HeatmapLayout& layout, const lesson::Heat
 
 } // namespace
 
-QImage cellImage(const lesson::Heatmap& h, std::pair<double, double> range)
+QImage cellImage(const lesson::Heatmap& h, std::pair<double, double> range, int maxSide)
 {
-    QImage image(std::max(h.cols(), 1), std::max(h.rows(), 1), QImage::Format_RGB32);
     const QRgb blocked = blockedColour().rgb();
-    for (int r = 0; r < h.rows(); ++r) {
-        auto* line = reinterpret_cast<QRgb*>(image.scanLine(r));
-        for (int c = 0; c < h.cols(); ++c)
-            line[c] = h.blocked(r, c) ? blocked : colourOf(h.value(r, c), range, h.scale);
+    const int rows = maxSide > 0 ? std::min(h.rows(), maxSide) : h.rows();
+    const int cols = maxSide > 0 ? std::min(h.cols(), maxSide) : h.cols();
+    QImage image(std::max(cols, 1), std::max(rows, 1), QImage::Format_RGB32);
+    // The mask's row once per row, not a lookup per cell: a 1024 × 1024 map has a million.
+    const auto maskRow = [&](int r) {
+        return h.mask ? h.mask->row(h.maskBatch, r) : engine::ResolvedMask::Row{h.cols(), nullptr};
+    };
+    const auto isBlocked = [](const engine::ResolvedMask::Row& row, int c) {
+        return c >= row.limit || (row.allowed && !row.allowed[c]);
+    };
+    if (rows == h.rows() && cols == h.cols()) {
+        for (int r = 0; r < h.rows(); ++r) {
+            auto* line = reinterpret_cast<QRgb*>(image.scanLine(r));
+            const engine::ResolvedMask::Row mask = maskRow(r);
+            const float* values = h.matrix.values + static_cast<std::size_t>(r) * h.cols();
+            for (int c = 0; c < h.cols(); ++c)
+                line[c] = isBlocked(mask, c) ? blocked : colourOf(values[c], range, h.scale);
+        }
+        return image;
+    }
+    // Pixel (y, x) averages the cells [y·R/rows, (y+1)·R/rows) × [x·C/cols, (x+1)·C/cols).
+    std::vector<double> sum(static_cast<std::size_t>(cols));
+    std::vector<int> count(static_cast<std::size_t>(cols));
+    std::vector<int> columnPixel(static_cast<std::size_t>(std::max(h.cols(), 0)));
+    for (int c = 0; c < h.cols(); ++c)
+        columnPixel[static_cast<std::size_t>(c)] =
+            static_cast<int>(static_cast<std::int64_t>(c) * cols / h.cols());
+    for (int y = 0; y < rows; ++y) {
+        std::fill(sum.begin(), sum.end(), 0.0);
+        std::fill(count.begin(), count.end(), 0);
+        const int first = static_cast<int>(static_cast<std::int64_t>(y) * h.rows() / rows);
+        const int last = static_cast<int>(static_cast<std::int64_t>(y + 1) * h.rows() / rows);
+        for (int r = first; r < last; ++r) {
+            const engine::ResolvedMask::Row mask = maskRow(r);
+            const float* values = h.matrix.values + static_cast<std::size_t>(r) * h.cols();
+            for (int c = 0; c < h.cols(); ++c)
+                if (!isBlocked(mask, c)) {
+                    const auto x =
+                        static_cast<std::size_t>(columnPixel[static_cast<std::size_t>(c)]);
+                    sum[x] += values[c];
+                    ++count[x];
+                }
+        }
+        auto* line = reinterpret_cast<QRgb*>(image.scanLine(y));
+        for (int x = 0; x < cols; ++x) {
+            const auto i = static_cast<std::size_t>(x);
+            line[x] = count[i] ? colourOf(static_cast<float>(sum[i] / count[i]), range, h.scale)
+                               : blocked;
+        }
     }
     return image;
 }
