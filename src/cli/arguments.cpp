@@ -1,5 +1,7 @@
 #include "cli/arguments.h"
 
+#include "lesson/memory_budget.h"
+
 #include "io/file_error.h"
 
 #include <charconv>
@@ -177,6 +179,18 @@ std::string blockNames()
                                  : ", ") +
             std::string(engine::blockName(engine::kAttentionBlocks[i]));
     return out;
+}
+
+std::optional<std::uint64_t> maxMemory(const Arguments& arguments)
+{
+    const std::optional<std::string> text = arguments.value("--max-memory");
+    if (!text)
+        return std::nullopt;
+    const std::optional<std::uint64_t> bytes = lesson::parseByteSize(*text);
+    if (!bytes)
+        throw UsageError("--max-memory is '" + io::printable(*text, 40) +
+                         "'; expected a size such as 2G, 512M or 1.5GB");
+    return bytes;
 }
 
 } // namespace attnviz::cli

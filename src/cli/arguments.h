@@ -4,6 +4,7 @@
 #include "engine/model_weights.h"
 #include "lesson/index_set.h"
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <set>
@@ -50,6 +51,14 @@ std::vector<engine::Block> blockList(const std::optional<std::string>& text);
 /// Attention step names or "all"; nullopt gives `fallback`.
 std::vector<engine::AttentionStep> stepList(const std::optional<std::string>& text,
                                             std::vector<engine::AttentionStep> fallback);
+
+/// --max-memory: "2G", "512M", "1.5GB", a number of bytes; nullopt when absent. UsageError for
+/// anything else.
+std::optional<std::uint64_t> maxMemory(const Arguments& arguments);
+/// The help line every computing command shows for it.
+inline constexpr const char* kMaxMemoryHelp =
+    "  --max-memory S refuse, before computing, a run needing more than S (e.g. 2G, 512M);\n"
+    "                 80 % of the memory available now is the limit anyway\n";
 
 /// "q_proj, k_proj, …, output" from the engine's step table, for help texts.
 std::string stepNames();

@@ -21,7 +21,8 @@ const char* const kExportUsage =
                                  | --attentions FILE)
                           [--layers LIST] [--blocks LIST] [--heads LIST] [--steps LIST]
                           --format FORMAT --out DIR
-                          [--width PX] [--height PX] [--dpi N] [--overwrite] [--quiet]
+                          [--width PX] [--height PX] [--dpi N] [--max-memory S]
+                          [--overwrite] [--quiet]
 
 Writes attention heatmaps, the numbers behind them, whole traces or the printable walkthrough,
 without a display. One file per matrix, named
@@ -42,7 +43,7 @@ Layers and heads count from 0. Every matrix of a step shares one colour range ac
   --format F       one of:
 %s  --out DIR        the folder to write into (created when missing)
   --width, --height, --dpi    image size in pixels and resolution (default 900 × 800 at 96 dpi)
-  --overwrite      replace existing files (otherwise an existing file stops the export before
+%s  --overwrite      replace existing files (otherwise an existing file stops the export before
                    anything is written)
   --quiet          no progress bar on stderr
 
@@ -77,14 +78,16 @@ void showProgress(int done, int total)
 int run(const std::vector<std::string>& args, char* program)
 {
     if (wantsHelp(args)) {
-        std::printf(kExportUsage, blockNames().c_str(), stepNames().c_str(), formatHelp().c_str());
+        std::printf(kExportUsage, blockNames().c_str(), stepNames().c_str(), formatHelp().c_str(),
+                    kMaxMemoryHelp);
         return kExitOk;
     }
-    const Arguments parsed = parseArguments(
-        args, "export",
-        {"--model", "--text", "--target", "--generate", "--case", "--attentions", "--layers",
-         "--blocks", "--heads", "--steps", "--format", "--out", "--width", "--height", "--dpi"},
-        {"--overwrite", "--quiet"});
+    const Arguments parsed =
+        parseArguments(args, "export",
+                       {"--model", "--text", "--target", "--generate", "--case", "--attentions",
+                        "--layers", "--blocks", "--heads", "--steps", "--format", "--out",
+                        "--width", "--height", "--dpi", "--max-memory"},
+                       {"--overwrite", "--quiet"});
     if (!parsed.positional.empty())
         throw UsageError("unexpected argument '" + io::printable(parsed.positional.front(), 60) +
                          "'");
@@ -147,6 +150,7 @@ int run(const std::vector<std::string>& args, char* program)
             request.text = *parsed.value("--text");
             request.target = parsed.value("--target");
             request.generate = parsed.integer("--generate", 0, 1, engine::ConfigLimits::kLength);
+            request.maxMemory = maxMemory(parsed);
             run = std::make_shared<const lesson::ModelRun>(
                 runModelArguments(loadModelArgument(*modelName), request));
         } else {
@@ -164,7 +168,8 @@ int run(const std::vector<std::string>& args, char* program)
         std::shared_ptr<const lesson::Walkthrough> w;
         try {
             w = lesson::computeCase(io::loadAttentionCase(io::SafetensorsFile::read(casePath)),
-                                    std::filesystem::path(casePath).filename().string());
+                                    std::filesystem::path(casePath).filename().string(), {},
+                                    maxMemory(parsed));
         } catch (const std::bad_alloc&) {
             throw;
         } catch (const std::exception& e) {

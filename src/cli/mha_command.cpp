@@ -13,7 +13,8 @@ namespace attnviz::cli {
 namespace {
 
 const char* const kMhaUsage =
-    R"(Usage: attnviz-cli mha CASE.safetensors [--dump OUT.safetensors] [--threads N] [--quiet]
+    R"(Usage: attnviz-cli mha CASE.safetensors [--dump OUT.safetensors] [--threads N]
+                      [--max-memory S] [--quiet]
 
 Runs one multi-head attention module on the inputs and weights in CASE, prints every step with
 its shape, and with --dump writes every intermediate to OUT as F32 tensors named
@@ -28,7 +29,7 @@ See docs/case-format.md.
 Options:
   --dump OUT     write the trace to OUT (atomically: never a partial file)
   --threads N    threads for the computation, 1 to %d (default: all cores)
-  --quiet        print nothing on success
+%s  --quiet        print nothing on success
   -h, --help     show this help
 
 Exit status: 0 on success; 2 on bad arguments or bad input, with one sentence on stderr and no
@@ -62,10 +63,11 @@ void printSummary(const lesson::Walkthrough& w)
 int run(const std::vector<std::string>& args)
 {
     if (wantsHelp(args)) {
-        std::printf(kMhaUsage, stepNames().c_str(), engine::kMaxThreads);
+        std::printf(kMhaUsage, stepNames().c_str(), engine::kMaxThreads, kMaxMemoryHelp);
         return kExitOk;
     }
-    const Arguments parsed = parseArguments(args, "mha", {"--dump", "--threads"}, {"--quiet"});
+    const Arguments parsed =
+        parseArguments(args, "mha", {"--dump", "--threads", "--max-memory"}, {"--quiet"});
     if (parsed.positional.empty())
         throw UsageError("mha needs a CASE.safetensors file; see attnviz-cli mha --help");
     if (parsed.positional.size() > 1)
@@ -74,12 +76,13 @@ int run(const std::vector<std::string>& args)
     const std::string casePath = parsed.positional.front();
     const int threads = parsed.integer("--threads", 0, 1, engine::kMaxThreads);
     const auto dump = parsed.value("--dump");
+    const std::optional<std::uint64_t> memory = maxMemory(parsed);
 
     engine::setThreadCount(threads);
     std::shared_ptr<const lesson::Walkthrough> w;
     try {
         w = lesson::computeCase(io::loadAttentionCase(io::SafetensorsFile::read(casePath)),
-                                std::filesystem::path(casePath).filename().string());
+                                std::filesystem::path(casePath).filename().string(), {}, memory);
     } catch (const io::FileError&) {
         throw; // names the path already
     } catch (const std::bad_alloc&) {

@@ -13,7 +13,7 @@ namespace {
 
 const char* const kTraceUsage =
     R"(Usage: attnviz-cli trace --model DIR --text "..." [--target "..."] --dump OUT.safetensors
-                         [--generate N] [--steps LIST] [--threads N] [--quiet]
+                         [--generate N] [--steps LIST] [--threads N] [--max-memory S] [--quiet]
 
 Runs a Transformer model on a text and writes every activation to OUT as F32 tensors named
   encoder.embedding  encoder.positional  encoder.token_type  encoder.input  encoder.final_norm
@@ -38,7 +38,7 @@ input never holds the whole trace in memory.
   --steps LIST   write only these attention steps of every block (e.g. weights), comma-separated
   --dump OUT     where to write the trace (atomically: never a partial file)
   --threads N    threads for the computation, 1 to %d (default: all cores)
-  --quiet        print nothing on success
+%s  --quiet        print nothing on success
 
 Exit status: 0 on success; 2 on bad arguments, a model that cannot be loaded or a text it cannot
 read, with one sentence on stderr and nothing written; 1 when OUT could not be written.
@@ -64,13 +64,14 @@ bool chosen(const std::string& name, const std::vector<engine::AttentionStep>& s
 int run(const std::vector<std::string>& args)
 {
     if (wantsHelp(args)) {
-        std::printf(kTraceUsage, stepNames().c_str(), builtInNames().c_str(), engine::kMaxThreads);
+        std::printf(kTraceUsage, stepNames().c_str(), builtInNames().c_str(), engine::kMaxThreads,
+                    kMaxMemoryHelp);
         return kExitOk;
     }
-    const Arguments parsed = parseArguments(
-        args, "trace",
-        {"--model", "--text", "--target", "--dump", "--threads", "--generate", "--steps"},
-        {"--quiet"});
+    const Arguments parsed = parseArguments(args, "trace",
+                                            {"--model", "--text", "--target", "--dump", "--threads",
+                                             "--generate", "--steps", "--max-memory"},
+                                            {"--quiet"});
     if (!parsed.positional.empty())
         throw UsageError("unexpected argument '" + io::printable(parsed.positional.front(), 60) +
                          "'; give the text with --text");
@@ -81,6 +82,7 @@ int run(const std::vector<std::string>& args)
     const std::string dump = parsed.required("--dump", "trace");
     const int threads = parsed.integer("--threads", 0, 1, engine::kMaxThreads);
     request.generate = parsed.integer("--generate", 0, 1, engine::ConfigLimits::kLength);
+    request.maxMemory = maxMemory(parsed);
     const std::optional<std::vector<engine::AttentionStep>> steps = parsed.value("--steps")
         ? std::optional(stepList(parsed.value("--steps"), {}))
         : std::nullopt;

@@ -1,5 +1,8 @@
 #include "lesson/case_walkthrough.h"
 
+#include "lesson/memory_budget.h"
+
+#include <algorithm>
 #include <chrono>
 
 namespace attnviz::lesson {
@@ -16,9 +19,22 @@ std::vector<std::string> positions(std::int64_t n)
 } // namespace
 
 std::shared_ptr<const Walkthrough> computeCase(io::AttentionCase c, const std::string& name,
-                                               const engine::AttentionOptions& options)
+                                               const engine::AttentionOptions& options,
+                                               std::optional<std::uint64_t> maxMemory)
 {
     const engine::MultiHeadAttention module(c.weights, c.numHeads);
+    engine::AttentionTrace::Sizes sizes;
+    sizes.batch = c.query.dim(0);
+    sizes.heads = c.numHeads;
+    sizes.queries = c.query.dim(1);
+    sizes.keys = c.key.dim(1);
+    sizes.queryKey = c.weights.wQ.rows() / std::max(c.numHeads, 1);
+    sizes.value = c.weights.wV.rows() / std::max(c.numHeads, 1);
+    MemoryBudget::forThisMachine(maxMemory).check(
+        attentionTraceBytes(sizes, c.weights.wO.rows(), options.keep),
+        "This case (" + std::to_string(sizes.queries) + " queries × " + std::to_string(sizes.keys) +
+            " keys × " + std::to_string(sizes.heads) + " heads × " + std::to_string(sizes.batch) +
+            " items)");
     auto trace = std::make_shared<engine::AttentionTrace>();
     const auto start = std::chrono::steady_clock::now();
     module.forward(c.query, c.key, c.value, c.mask, *trace, options);

@@ -1,6 +1,7 @@
 #include "lesson/model_run.h"
 
 #include "engine/input_error.h"
+#include "lesson/memory_budget.h"
 
 #include <algorithm>
 
@@ -71,6 +72,28 @@ ModelRun runModelOnText(std::shared_ptr<const io::LoadedModel> loaded, const Run
             p.progress = progress;
         return p;
     };
+    {
+        // The longest sequence a pass reads, and how many decoding passes keep a trace too.
+        auto longest = static_cast<std::int64_t>(ids.size());
+        std::int64_t decodingPasses = 0;
+        if (c.architecture == engine::Architecture::EncoderDecoder) {
+            const std::int64_t decoded = request.target
+                ? static_cast<std::int64_t>(tokenizer.encode(*request.target).size()) + 1
+                : c.maxLength;
+            longest = std::max(longest, decoded);
+            decodingPasses = request.target ? 0 : c.maxLength;
+        } else if (c.architecture == engine::Architecture::DecoderOnly) {
+            longest += request.generate;
+            decodingPasses = request.generate;
+        }
+        longest = std::min<std::int64_t>(longest, c.maxLength);
+        const std::uint64_t pass = modelRunBytes(c, longest, chosen(longest));
+        const std::uint64_t decoding =
+            static_cast<std::uint64_t>(decodingPasses) * modelRunBytes(c, longest, bySize(longest));
+        MemoryBudget::forThisMachine(request.maxMemory)
+            .check(pass + decoding,
+                   "Running " + c.name + " on " + std::to_string(longest) + " tokens");
+    }
     switch (c.architecture) {
     case engine::Architecture::EncoderOnly:
         if (request.target)

@@ -19,6 +19,9 @@ struct RunRequest {
     std::optional<std::string> target; ///< encoder-decoder: teacher forcing instead of decoding
     int generate = 0; ///< decoder-only: tokens to continue the text by
     engine::Ablation ablation; ///< heads switched off
+    /// The user's memory limit in bytes (--max-memory, the app's setting); the machine's
+    /// available memory bounds the run anyway (MemoryBudget).
+    std::optional<std::uint64_t> maxMemory;
 };
 
 /// A model run on text: the forward pass over the whole input and output, and greedy decoding
@@ -55,7 +58,8 @@ inline constexpr std::uint64_t kFullTraceLimit = 512ull << 20;
 /// only, not the decoding steps before it); otherwise it is chosen by size (kFullTraceLimit).
 /// `progress` is called after every layer of every pass (decoding steps included) with (layers
 /// done, layers in the pass); it may throw to cancel the run.
-/// Throws engine::InputError with one sentence when the text does not fit the model.
+/// Throws engine::InputError with one sentence when the text does not fit the model, or when the
+/// run would need more memory than MemoryBudget allows (checked before computing anything).
 ModelRun runModelOnText(std::shared_ptr<const io::LoadedModel> model, const RunRequest& request,
                         std::optional<engine::CapturePolicy> policy = std::nullopt,
                         const std::function<void(int done, int total)>& progress = {});
