@@ -76,6 +76,9 @@ Arguments parseArguments(const std::vector<std::string>& args, const std::string
         if (valueOptions.count(a)) {
             if (i + 1 >= args.size())
                 throw UsageError(a + " needs a value");
+            // Only texts may be empty; an empty file, folder or number is a mistake to name.
+            if (args[i + 1].empty() && a != "--text" && a != "--target")
+                throw UsageError(a + " is empty; expected a value");
             if (!parsed.values.emplace(a, args[++i]).second)
                 throw UsageError(a + " is given twice");
         } else if (flagOptions.count(a)) {

@@ -10,6 +10,8 @@
 
 #include <QGuiApplication>
 
+#include <unistd.h>
+
 #include <cstdio>
 #include <filesystem>
 
@@ -180,15 +182,31 @@ int run(const std::vector<std::string>& args, char* program)
     }
 
     const bool quiet = parsed.has("--quiet");
-    const bool bar = !quiet && format->kind != render::ExportKind::Trace && job.items.size() >= 10;
+    // The bar redraws one line in place: only a terminal shows that, and a log would get every
+    // frame. A failure ends the line first, so the sentence stands on its own.
+    const bool bar = !quiet && ::isatty(STDERR_FILENO) &&
+        format->kind != render::ExportKind::Trace && job.items.size() >= 10;
+    bool drawing = false;
+    const auto progress = [&](int done, int total) {
+        drawing = done < total;
+        showProgress(done, total);
+    };
     std::vector<std::string> written;
     try {
         written = render::writeExport(*format, job, out, parsed.has("--overwrite"),
-                                      bar ? render::ExportProgress(showProgress) : nullptr);
+                                      bar ? render::ExportProgress(progress) : nullptr);
     } catch (const io::ExistingFileError&) {
+        if (drawing)
+            std::fprintf(stderr, "\n");
         throw; // a refusal before writing: bad input
     } catch (const io::FileError& e) {
+        if (drawing)
+            std::fprintf(stderr, "\n");
         throw WriteFailed(e.what());
+    } catch (...) {
+        if (drawing)
+            std::fprintf(stderr, "\n");
+        throw;
     }
     if (!quiet)
         std::printf("wrote %zu file(s) to %s\n", written.size(), io::printable(out).c_str());

@@ -33,7 +33,13 @@ int main(int argc, char** argv)
     using namespace attnviz::cli;
     const std::vector<std::string> args(argv + 1, argv + argc);
     if (args.empty()) {
-        printUsage(stderr);
+        // One sentence, as for every bad command line; the usage is one --help away.
+        std::string names;
+        for (const Command& c : commands())
+            names += (names.empty() ? "" : ", ") + std::string(c.name);
+        std::fprintf(stderr,
+                     "attnviz-cli: no command given; expected %s (see attnviz-cli --help)\n",
+                     names.c_str());
         return kExitBadInput;
     }
     const std::string& name = args.front();

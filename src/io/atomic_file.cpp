@@ -32,15 +32,33 @@ std::string temporaryName(const std::string& path, std::mt19937_64& random)
 
 AtomicFile::AtomicFile(std::string path)
     : m_path(std::move(path))
+    , m_target(m_path)
 {
     struct stat existing { };
-    if (::stat(m_path.c_str(), &existing) == 0 && S_ISDIR(existing.st_mode))
-        throw FileError("cannot write " + printable(m_path) + ": it is a directory");
+    if (::stat(m_path.c_str(), &existing) == 0) {
+        if (S_ISDIR(existing.st_mode))
+            throw FileError("cannot write " + printable(m_path) + ": it is a directory");
+        // The rename would put a regular file in the place of a device (as root, /dev/null for
+        // the whole system), a FIFO or a socket.
+        if (!S_ISREG(existing.st_mode))
+            throw FileError("cannot write " + printable(m_path) +
+                            ": it is not a regular file (a device, FIFO or socket); expected a "
+                            "file to create or replace");
+        // A symbolic link is written through: the file it names is replaced, not the link
+        // (which may be /dev/stdout).
+        struct stat link { };
+        std::error_code error;
+        if (::lstat(m_path.c_str(), &link) == 0 && S_ISLNK(link.st_mode)) {
+            const std::filesystem::path resolved = std::filesystem::canonical(m_path, error);
+            if (!error)
+                m_target = resolved.string();
+        }
+    }
     std::random_device seed;
     std::mt19937_64 random(seed());
     // O_EXCL: never write into a file someone else made; the mode goes through the user's umask.
     for (int attempt = 0; attempt < 16 && m_fd < 0; ++attempt) {
-        m_tempPath = temporaryName(m_path, random);
+        m_tempPath = temporaryName(m_target, random);
         m_fd = ::open(m_tempPath.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
         if (m_fd < 0 && errno != EEXIST)
             break;
@@ -97,7 +115,7 @@ void AtomicFile::commit()
         throw FileError("cannot write " + printable(m_path) + ": " + reason);
     }
     m_fd = -1;
-    if (::rename(m_tempPath.c_str(), m_path.c_str()) != 0) {
+    if (::rename(m_tempPath.c_str(), m_target.c_str()) != 0) {
         const std::string reason = systemReason();
         ::unlink(m_tempPath.c_str());
         throw FileError("cannot write " + printable(m_path) + ": " + reason);

@@ -12,6 +12,8 @@ namespace attnviz::io {
 /// beside the target (same folder, so the final rename is atomic), are flushed to disk by
 /// commit() and only then renamed over the target. Destroyed uncommitted, it removes the
 /// temporary file and the target stays as it was. Every failure is a FileError naming the target.
+/// A target that exists must be a regular file (a device such as /dev/null or a FIFO is never
+/// replaced); a symbolic link is written through, replacing the file it names.
 class AtomicFile {
 public:
     explicit AtomicFile(std::string path);
@@ -33,6 +35,7 @@ private:
     [[noreturn]] void fail(const std::string& reason);
 
     std::string m_path;
+    std::string m_target; ///< m_path, or the file it names when it is a symbolic link
     std::string m_tempPath;
     int m_fd = -1;
     std::uint64_t m_size = 0;

@@ -161,7 +161,8 @@ int loadNumHeads(const JsonValue& metadata)
                           "; expected an integer such as \"4\"");
     if (heads < 1 || heads > 1 << 20)
         throw FormatError("metadata field 'num_heads' is " + std::to_string(heads) +
-                          "; expected a positive number of heads");
+                          "; expected a positive number of heads, at most " +
+                          std::to_string(1 << 20));
     return static_cast<int>(heads);
 }
 

@@ -13,8 +13,9 @@ public:
 };
 
 /// A name or a text from the input as it may be echoed in a message: on one line, control
-/// characters escaped (`\n`, `\x1b`), cut to `limit` bytes with "…" — so that a hostile name
-/// can neither split stderr into several lines nor recolour a terminal.
+/// characters and bytes that are not UTF-8 escaped (`\n`, `\x1b`, `\x9b`), cut to `limit`
+/// bytes (between characters) with "…" — so that a hostile name can neither split stderr into
+/// several lines nor recolour a terminal.
 std::string printable(std::string_view text, std::size_t limit = 200);
 
 } // namespace attnviz::io

@@ -1,10 +1,14 @@
 #pragma once
 
 #include <fcntl.h>
+#include <signal.h>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -19,10 +23,21 @@ struct ProcessResult {
     int exitCode = -1;
     std::string out;
     std::string err;
+    bool timedOut = false; ///< killed after ProcessLimits::seconds
+    long maxResidentKb = 0; ///< the child's peak resident memory (getrusage's ru_maxrss)
+};
+
+/// Optional bounds on a child process; the defaults (0) bound nothing.
+struct ProcessLimits {
+    int seconds = 0; ///< wall-clock time, after which the child is killed (SIGKILL)
+    /// RLIMIT_DATA of the child: heap and other private writable memory, where a runaway
+    /// allocation fails; files mapped read-only (a sparse 100 GB input) do not count.
+    std::uint64_t dataBytes = 0;
 };
 
 /// Runs a program with arguments (no shell) and collects its exit code, stdout and stderr.
-inline ProcessResult runProcess(const std::string& program, const std::vector<std::string>& args)
+inline ProcessResult runProcess(const std::string& program, const std::vector<std::string>& args,
+                                const ProcessLimits& limits = {})
 {
     namespace fs = std::filesystem;
     const fs::path dir = fs::temp_directory_path();
@@ -46,9 +61,31 @@ inline ProcessResult runProcess(const std::string& program, const std::vector<st
     ProcessResult result;
     pid_t pid = 0;
     if (posix_spawn(&pid, program.c_str(), &actions, nullptr, argv.data(), environ) == 0) {
+        // glibc's posix_spawn returns once the child has exec'd, before the program's own code
+        // can allocate much, so the limit applies to everything the program does.
+        if (limits.dataBytes) {
+            const rlimit bound{limits.dataBytes, limits.dataBytes};
+            ::prlimit(pid, RLIMIT_DATA, &bound, nullptr);
+        }
         int status = 0;
-        ::waitpid(pid, &status, 0);
+        rusage usage{};
+        if (limits.seconds <= 0) {
+            ::wait4(pid, &status, 0, &usage);
+        } else {
+            const auto deadline =
+                std::chrono::steady_clock::now() + std::chrono::seconds(limits.seconds);
+            while (::wait4(pid, &status, WNOHANG, &usage) == 0) {
+                if (std::chrono::steady_clock::now() > deadline) {
+                    ::kill(pid, SIGKILL);
+                    ::wait4(pid, &status, 0, &usage);
+                    result.timedOut = true;
+                    break;
+                }
+                ::usleep(5000);
+            }
+        }
         result.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+        result.maxResidentKb = usage.ru_maxrss;
     }
     posix_spawn_file_actions_destroy(&actions);
     const auto slurp = [](const std::string& path) {

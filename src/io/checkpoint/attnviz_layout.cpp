@@ -80,7 +80,10 @@ public:
                                                  {"word", VocabularyTokenizer::Unit::Word}},
                                                 VocabularyTokenizer::Unit::Character);
         const auto path = folder / "vocab.json";
-        if (!std::filesystem::exists(path))
+        // Only a vocab.json that is not there is missing; one that cannot even be looked at (a
+        // symbolic link loop, a folder without search permission) is reported by readFile below.
+        std::error_code error;
+        if (!std::filesystem::exists(path, error) && !error)
             throw ModelError(
                 "The model folder has no vocab.json (a JSON array of the tokens, in id order).");
         JsonValue vocab;

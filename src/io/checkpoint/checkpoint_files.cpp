@@ -59,7 +59,9 @@ CheckpointFiles::CheckpointFiles(const fs::path& folder)
     std::error_code error;
     const fs::path single = folder / "model.safetensors";
     const fs::path index = folder / "model.safetensors.index.json";
-    if (fs::exists(single, error)) {
+    // A model.safetensors that cannot be looked at (a symbolic link loop) is there but
+    // unreadable: openWeights says why, rather than calling it missing.
+    if (fs::exists(single, error) || error) {
         m_label = "model.safetensors";
         m_files.push_back(openWeights(single));
     } else if (fs::exists(index, error)) {

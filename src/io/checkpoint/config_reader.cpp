@@ -3,8 +3,20 @@
 #include "io/checkpoint/model_error.h"
 
 #include <cmath>
+#include <cstdio>
 
 namespace attnviz::io {
+namespace {
+
+// A bound as a person writes it: 1e-30, not 1.0000000000000001e-30.
+std::string shortest(double value)
+{
+    char text[32];
+    std::snprintf(text, sizeof text, "%g", value);
+    return text;
+}
+
+} // namespace
 
 ConfigReader::ConfigReader(const JsonValue& json, std::string file)
     : m_json(json)
@@ -66,7 +78,7 @@ float ConfigReader::number(const char* name, double low, double high, float fall
     const float f = v->isNumber() ? static_cast<float>(v->asNumber()) : 0.0f;
     if (!v->isNumber() || !std::isfinite(f) || f < low || f > high)
         fail(std::string("\"") + name + "\" is " + v->describe() + "; expected a number from " +
-             JsonValue(low, false).describe() + " to " + JsonValue(high, false).describe() + ".");
+             shortest(low) + " to " + shortest(high) + ".");
     return f;
 }
 

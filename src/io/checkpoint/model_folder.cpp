@@ -4,6 +4,10 @@
 #include "io/checkpoint/checkpoint_files.h"
 #include "io/input_file.h"
 
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <unordered_set>
 
@@ -71,6 +75,36 @@ std::string prefixOf(const CheckpointLayout& layout, const std::vector<WeightSlo
     return layout.namePrefixes().front();
 }
 
+std::string gibibytes(std::uint64_t bytes)
+{
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1f GiB", static_cast<double>(bytes) / (1ull << 30));
+    return text;
+}
+
+// The weights become floats in memory, and converting one takes a second copy of it. A header
+// can declare far more than a machine has (a sparse file costs no disk), so that is refused
+// before anything is read rather than ending in std::bad_alloc or the out-of-memory killer.
+void checkFitsInMemory(const std::vector<const TensorEntry*>& tensors, const std::string& file)
+{
+    std::uint64_t total = 0, largest = 0;
+    for (const TensorEntry* t : tensors)
+        if (t) {
+            const auto bytes = static_cast<std::uint64_t>(t->elementCount()) * sizeof(float);
+            total += bytes;
+            largest = std::max(largest, bytes);
+        }
+    const long pages = ::sysconf(_SC_PHYS_PAGES), pageSize = ::sysconf(_SC_PAGE_SIZE);
+    if (pages <= 0 || pageSize <= 0)
+        return;
+    const auto memory = static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(pageSize);
+    if (total + largest > memory)
+        throw ModelError(file + " holds " + gibibytes(total) +
+                         " of weights as 32-bit floats, and loading them takes " +
+                         gibibytes(total + largest) + "; this machine has " + gibibytes(memory) +
+                         " of memory in all, so the model cannot be opened here.");
+}
+
 } // namespace
 
 LoadedModel loadModel(const std::string& folder)
@@ -81,7 +115,9 @@ LoadedModel loadModel(const std::string& folder)
         throw ModelError("'" + printable(folder) +
                          "' is not a folder; a model is a folder with config.json, the tokenizer's "
                          "files and model.safetensors.");
-    if (!fs::exists(dir / "config.json", error))
+    // A config.json that cannot be looked at (a symbolic link loop) is not missing: readConfig
+    // says why it cannot be read.
+    if (!fs::exists(dir / "config.json", error) && !error)
         throw ModelError("'" + printable(folder) +
                          "' has no config.json; a model folder holds config.json, the tokenizer's "
                          "files and model.safetensors.");
@@ -137,6 +173,7 @@ LoadedModel loadModel(const std::string& folder)
             throw ModelError(file + " holds tensor '" + printable(t->name) +
                              "', which a model with this config.json does not have.");
     }
+    checkFitsInMemory(found, file);
 
     // pass 2: convert and fill, one tensor at a time
     for (std::size_t i = 0; i < slots.size(); ++i)
