@@ -1,7 +1,9 @@
 #pragma once
 
 // A model of any shape with random weights, for benchmarks: the AttnViz layout's weight visitor
-// names every tensor, and each is filled with seeded noise (LayerNorm gains with ones).
+// names every tensor, and each is filled with seeded noise (LayerNorm gains with ones). `stddev`
+// is the noise's spread (GPT-2 initialises with 0.02); a tied output drops the separate output
+// matrix and bias.
 #include "engine/transformer_model.h"
 #include "io/checkpoint/checkpoint_layout.h"
 
@@ -11,10 +13,10 @@
 namespace attnviz::bench {
 
 inline std::shared_ptr<const engine::TransformerModel> randomModel(
-    const engine::ModelConfig& config, unsigned seed = 1)
+    const engine::ModelConfig& config, unsigned seed = 1, float stddev = 0.3f)
 {
     std::mt19937 random(seed);
-    std::normal_distribution<float> normal(0.0f, 0.3f);
+    std::normal_distribution<float> normal(0.0f, stddev);
     engine::ModelWeights weights;
     std::vector<float> values;
     io::attnvizLayout().forEachWeight(config, weights, [&](io::WeightSlot slot) {
@@ -27,6 +29,10 @@ inline std::shared_ptr<const engine::TransformerModel> randomModel(
             v = gain ? 1.0f : normal(random);
         slot.fill(values);
     });
+    if (config.tiedOutput) { // the AttnViz layout always names the output matrix and bias
+        weights.output = engine::RowMatrix();
+        weights.outputBias.reset(); // as GPT-2, whose logits are the embedding's products alone
+    }
     return std::make_shared<const engine::TransformerModel>(config, std::move(weights));
 }
 

@@ -105,20 +105,41 @@ struct BlockRows {
 using BlockView = Eigen::Map<RowMatrix, 0, Eigen::OuterStride<>>;
 using ConstBlockView = Eigen::Map<const RowMatrix, 0, Eigen::OuterStride<>>;
 
+// Which score-shaped steps the trace keeps: what attendBlock must fill beyond what the weights
+// need.
+struct KeptScoreSteps {
+    bool scores = false, scaled = false, masked = false, weights = false;
+};
+
 // Pass 2 for the query rows [r0, r0 + rows) of one head (the formula's names: S = Q Kᵀ,
 // A = softmax(mask(S / √d_k)), C = A V).
+//
+// Keys that every row of the block has blocked by the causal or length mask (from `cols`, the
+// largest row limit, on) get weight 0, so the weights and the context need only the first `cols`
+// columns of S: with a causal mask that halves the attention products. The other columns of
+// scores and scaled are computed by a second product only when the trace keeps those steps, so
+// the first columns, and with them weights and context, are the same bits whatever is kept (a
+// recomputed layer equals a kept one).
 void attendBlock(AttentionTrace& t, const ResolvedMask& mask, std::int64_t b, std::int64_t h,
-                 Eigen::Index r0, Eigen::Index rows, float scale, const BlockRows& out)
+                 Eigen::Index r0, Eigen::Index rows, float scale, const BlockRows& out,
+                 const KeptScoreSteps& kept)
 {
     const Eigen::Index nk = t.kHeads.dim(2);
     const auto Q = std::as_const(t.qHeads).matrix({b, h}).middleRows(r0, rows);
     const ConstMatrixView K = std::as_const(t.kHeads).matrix({b, h});
     const ConstMatrixView V = std::as_const(t.vHeads).matrix({b, h});
 
+    Eigen::Index cols = 0;
+    for (Eigen::Index r = 0; r < rows; ++r)
+        cols = std::max(cols, std::clamp<Eigen::Index>(mask.row(b, r0 + r).limit, 0, nk));
+    const bool wholeRows = kept.scores || kept.scaled;
+
     const Eigen::OuterStride<> stride(out.stride);
     BlockView S(out.scores, rows, nk, stride);
     // pass 2a: raw scores of the block
-    S.noalias() = Q * K.transpose();
+    S.leftCols(cols).noalias() = Q * K.topRows(cols).transpose();
+    if (wholeRows && cols < nk)
+        S.rightCols(nk - cols).noalias() = Q * K.bottomRows(nk - cols).transpose();
 
     // pass 2b: per query row, scale, block, and softmax over keys with the row max subtracted
     for (Eigen::Index r = 0; r < rows; ++r) {
@@ -126,27 +147,32 @@ void attendBlock(AttentionTrace& t, const ResolvedMask& mask, std::int64_t b, st
         auto scaled = BlockView(out.scaled, rows, nk, stride).row(r).array();
         auto masked = BlockView(out.masked, rows, nk, stride).row(r).array();
         auto weights = BlockView(out.weights, rows, nk, stride).row(r).array();
-        scaled = S.row(r).array() * scale;
-        masked = scaled;
+        scaled.head(cols) = S.row(r).head(cols).array() * scale;
+        if (kept.scaled)
+            scaled.tail(nk - cols) = S.row(r).tail(nk - cols).array() * scale;
+        masked.head(cols) = scaled.head(cols);
 
         const ResolvedMask::Row keep = mask.row(b, i);
         const Eigen::Index limit = std::clamp<Eigen::Index>(keep.limit, 0, nk);
-        masked.tail(nk - limit).setConstant(kBlocked);
+        masked.segment(limit, cols - limit).setConstant(kBlocked);
+        if (kept.masked)
+            masked.tail(nk - cols).setConstant(kBlocked);
         if (keep.allowed)
             for (Eigen::Index j = 0; j < limit; ++j)
                 if (keep.allowed[j] == 0)
                     masked(j) = kBlocked;
 
-        const float rowMax = masked.maxCoeff();
+        weights.tail(nk - cols).setZero();
+        const float rowMax = limit > 0 ? masked.head(limit).maxCoeff() : kBlocked;
         if (rowMax == kBlocked) {
             // Every key blocked: softmax would be 0/0. Such a query attends to nothing.
-            weights.setZero();
+            weights.head(cols).setZero();
             continue;
         }
-        weights = (masked - rowMax).exp();
+        weights.head(cols) = (masked.head(cols) - rowMax).exp();
         // Eigen's vectorised exp clamps its argument and returns a denormal for −∞, not 0: make
         // blocked weights exactly zero, as the softmax of −∞ is.
-        weights.tail(nk - limit).setZero();
+        weights.segment(limit, cols - limit).setZero();
         if (keep.allowed)
             for (Eigen::Index j = 0; j < limit; ++j)
                 if (keep.allowed[j] == 0)
@@ -155,14 +181,14 @@ void attendBlock(AttentionTrace& t, const ResolvedMask& mask, std::int64_t b, st
         // elements first, so its rounding would depend on where the row sits in memory, and a
         // step kept in the trace would differ from the same step computed in scratch.
         double sum = 0;
-        for (Eigen::Index j = 0; j < nk; ++j)
+        for (Eigen::Index j = 0; j < limit; ++j)
             sum += weights(j);
-        weights *= static_cast<float>(1.0 / sum);
+        weights.head(limit) *= static_cast<float>(1.0 / sum);
     }
 
-    // pass 2c: context rows are the weighted sums of the value rows
+    // pass 2c: context rows are the weighted sums of the value rows (blocked keys weigh 0)
     t.context.matrix({b, h}).middleRows(r0, rows).noalias() =
-        ConstBlockView(out.weights, rows, nk, stride) * V;
+        ConstBlockView(out.weights, rows, nk, stride).leftCols(cols) * V.topRows(cols);
 }
 
 // Copies a block's rows of one step into the trace.
@@ -275,6 +301,7 @@ void MultiHeadAttention::forward(const Tensor& query, const Tensor& key, const T
                keepScaled = keep.has(AttentionStep::Scaled);
     const bool keepMasked = keep.has(AttentionStep::Masked),
                keepWeights = keep.has(AttentionStep::Weights);
+    const KeptScoreSteps kept{keepScores, keepScaled, keepMasked, keepWeights};
 #pragma omp parallel
     {
         const Eigen::Index stride = (Nk + 15) / 16 * 16;
@@ -287,7 +314,7 @@ void MultiHeadAttention::forward(const Tensor& query, const Tensor& key, const T
             const std::int64_t head = task / blocksPerHead, b = head / H, h = head % H;
             const Eigen::Index r0 = (task % blocksPerHead) * kQueryBlock;
             const Eigen::Index rows = std::min<Eigen::Index>(kQueryBlock, Nq - r0);
-            attendBlock(t, resolved, b, h, r0, rows, scale, block);
+            attendBlock(t, resolved, b, h, r0, rows, scale, block, kept);
             if (keepScores)
                 keepRows(t.scores, b, h, r0, rows, block.scores, stride);
             if (keepScaled)

@@ -71,20 +71,40 @@ void expectNorm(const LayerNormWeights& n, Eigen::Index size, const std::string&
     expectSize(n.bias, size, what + " bias");
 }
 
-// Drops what the capture policy does not keep of a layer computed in full.
-void trimLayer(LayerTrace& layer, const AttentionKeep& keep, bool layerTensors)
+// Drops what the capture policy does not keep of a layer computed in full. With `spare`, what is
+// dropped moves there (allocations and all), so that the next layer can be computed into it
+// without allocating and first touching those pages again.
+void trimLayer(LayerTrace& layer, const AttentionKeep& keep, bool layerTensors,
+               LayerTrace* spare = nullptr)
 {
-    for (AttentionBlockTrace& a : layer.attention) {
+    // Moved out, then reset by move-assignment: a copy-assignment of an empty tensor would keep
+    // the old allocation.
+    const auto drop = [](Tensor& t, Tensor* into) {
+        if (into)
+            *into = std::move(t);
+        t = Tensor();
+    };
+    if (spare)
+        spare->attention.resize(layer.attention.size());
+    for (std::size_t i = 0; i < layer.attention.size(); ++i) {
+        AttentionBlockTrace& a = layer.attention[i];
+        AttentionBlockTrace* s = spare ? &spare->attention[i] : nullptr;
         for (const AttentionStepInfo& info : kAttentionStepTable)
             if (!keep.has(info.step))
-                a.attention.*info.field = Tensor();
-        if (!layerTensors)
-            a.norm = a.residual = Tensor();
+                drop(a.attention.*info.field, s ? &(s->attention.*info.field) : nullptr);
+        if (!layerTensors) {
+            drop(a.norm, s ? &s->norm : nullptr);
+            drop(a.residual, s ? &s->residual : nullptr);
+        }
     }
     if (!layerTensors) {
         FeedForwardBlockTrace& f = layer.feedForward;
-        f.feedForward = {};
-        f.norm = f.residual = Tensor();
+        FeedForwardBlockTrace* s = spare ? &spare->feedForward : nullptr;
+        drop(f.feedForward.hiddenPre, s ? &s->feedForward.hiddenPre : nullptr);
+        drop(f.feedForward.hidden, s ? &s->feedForward.hidden : nullptr);
+        drop(f.feedForward.output, s ? &s->feedForward.output : nullptr);
+        drop(f.norm, s ? &s->norm : nullptr);
+        drop(f.residual, s ? &s->residual : nullptr);
     }
 }
 
@@ -328,24 +348,39 @@ void TransformerModel::runStack(const Stack& stack, const Tensor* memory, bool d
             if (t->rank())
                 policy.observer(name + suffix, *t);
     }
-    if (!policy.layerTensors)
-        trace.embedding = trace.positional = trace.tokenType =
-            Tensor(); // `input` stays: layer 0 reads it
+    if (!policy.layerTensors) { // `input` stays: layer 0 reads it
+        trace.embedding = Tensor();
+        trace.positional = Tensor();
+        trace.tokenType = Tensor();
+    }
     const StackWeights& w = *stack.weights;
     Tensor x = trace.input;
     trace.layers.resize(w.layers.size());
+    // A layer computed in full only for the observer is computed into `scratch`; what the policy
+    // does not keep of it goes back there for the next layer, so its score-sized tensors (200 MB
+    // a layer for GPT-2 small at 1024 tokens) are allocated once a pass, not once a layer.
+    LayerTrace scratch;
     for (std::size_t L = 0; L < w.layers.size(); ++L) {
         const int layer = static_cast<int>(L);
         const bool full =
             policy.fullLayer == layer || (policy.attention.keepsAll() && policy.layerTensors);
         const bool computeAll = full || policy.observer;
+        const bool observedOnly = computeAll && !full;
         LayerTrace& lt = trace.layers[L];
-        Tensor out = runLayer(stack, layer, x, memory, decoder,
-                              computeAll ? AttentionKeep::all() : policy.attention, ablation, lt);
+        LayerTrace& computed = observedOnly ? scratch : lt;
+        Tensor out =
+            runLayer(stack, layer, x, memory, decoder,
+                     computeAll ? AttentionKeep::all() : policy.attention, ablation, computed);
         if (policy.observer)
-            forEachLayerTensor(lt, layer, policy.observer);
-        if (!full)
+            forEachLayerTensor(computed, layer, policy.observer);
+        if (observedOnly) {
+            LayerTrace spare;
+            trimLayer(scratch, policy.attention, policy.layerTensors, &spare);
+            lt = std::move(scratch);
+            scratch = std::move(spare);
+        } else if (!full) {
             trimLayer(lt, policy.attention, policy.layerTensors);
+        }
         lt.complete = full;
         x = std::move(out);
         if (policy.progress)
