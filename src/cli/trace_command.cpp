@@ -104,7 +104,9 @@ int run(const std::vector<std::string>& args)
     }
     engine::CapturePolicy policy = engine::CapturePolicy::attentionWeights();
     policy.attention = engine::AttentionKeep();
-    policy.allLogits = true;
+    // Every position's logits only when they are dumped: with --steps they are not, and at
+    // GPT-2 size they are a third of the work.
+    policy.allLogits = !steps;
     std::optional<std::string> writeError;
     policy.observer = [&](const std::string& name, const engine::Tensor& t) {
         if (writeError || (steps && !chosen(name, *steps)))
