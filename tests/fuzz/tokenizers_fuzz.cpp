@@ -1,0 +1,129 @@
+// The tokenizers of io/tokenizer. The first byte of the input picks what is fuzzed:
+//   0  ByteLevelBpe::fromVocabAndMerges   chunks (fuzz_support.h): 0 vocab.json, 1 merges.txt,
+//   1  ByteLevelBpe::fromTokenizerJson    2 the text to encode (selectors taken modulo 3);
+//   2  WordPiece::fromVocabTxt            for 1 and 3, chunk 0 is tokenizer.json and for 2
+//   3  WordPiece::fromTokenizerJson       vocab.txt
+//   4  GPT-2's real tokenizer (tests/data/hf/gpt2) on the rest of the input as text
+//   5  bert-base-uncased's real tokenizer (tests/data/hf/bert) on the rest of the input
+// (the byte is taken modulo 6). A tokenizer that is built encodes the text; the ids must be
+// inside the vocabulary, and GPT-2's byte-level encoding must decode back to the exact bytes
+// whenever its special tokens are spelled in its own byte alphabet (always true of vocab.json +
+// merges.txt, whose only special token is <|endoftext|>).
+#include "fuzz_support.h"
+
+#include "io/input_file.h"
+#include "io/tokenizer/byte_level_bpe.h"
+#include "io/tokenizer/word_piece.h"
+
+namespace attnviz::fuzz {
+namespace {
+
+std::string dataFile(const char* relative)
+{
+    return io::readFile(std::string(ATTNVIZ_TEST_DATA_DIR) + "/" + relative);
+}
+
+const io::ByteLevelBpe& realGpt2()
+{
+    static const io::ByteLevelBpe tokenizer = io::ByteLevelBpe::fromVocabAndMerges(
+        dataFile("hf/gpt2/vocab.json"), dataFile("hf/gpt2/merges.txt"));
+    return tokenizer;
+}
+
+const io::WordPiece& realBert()
+{
+    static const io::WordPiece tokenizer =
+        io::WordPiece::fromVocabTxt(dataFile("hf/bert/vocab.txt"));
+    return tokenizer;
+}
+
+/// What every tokenizer promises about ids: each is in the vocabulary, and names a token that
+/// maps back to an id.
+void checkIds(const io::Tokenizer& tokenizer, const std::vector<int>& ids)
+{
+    for (const int id : ids) {
+        require(id >= 0 && id < tokenizer.size(),
+                "encode gave id " + std::to_string(id) + " outside the vocabulary of " +
+                    std::to_string(tokenizer.size()));
+        const std::string token = tokenizer.token(id);
+        require(tokenizer.id(token).has_value(), "the token of an encoded id has no id");
+        (void)tokenizer.displayToken(id);
+    }
+    (void)tokenizer.tokenTypes(ids);
+}
+
+void exerciseBpe(const io::ByteLevelBpe& bpe, std::string_view text, bool roundTrip)
+{
+    const std::vector<int> ids = bpe.encode(text);
+    checkIds(bpe, ids);
+    const std::string decoded = bpe.decode(ids);
+    if (roundTrip)
+        require(decoded == text, "decode(encode(x)) != x for a byte-level BPE");
+}
+
+void exerciseWordPiece(const io::WordPiece& wordPiece, std::string_view text)
+{
+    const std::vector<int> ids = wordPiece.encode(text);
+    require(ids.size() >= 2, "WordPiece's encode lacks [CLS] or [SEP]");
+    checkIds(wordPiece, ids);
+    (void)wordPiece.decode(ids);
+    (void)wordPiece.encodeWithoutSpecialTokens(text);
+}
+
+/// Ids read from the text's bytes, two at a time: decode must refuse the unknown ones with
+/// std::out_of_range (as documented) and nothing else.
+void decodeAnyIds(const io::Tokenizer& tokenizer, std::string_view text)
+{
+    std::vector<int> ids;
+    for (std::size_t i = 0; i + 1 < text.size() && ids.size() < 64; i += 2)
+        ids.push_back(static_cast<std::int16_t>(static_cast<unsigned char>(text[i]) |
+                                                static_cast<unsigned char>(text[i + 1]) << 8));
+    try {
+        (void)tokenizer.decode(ids);
+    } catch (const std::out_of_range&) {
+    }
+}
+
+} // namespace
+
+void fuzzTokenizers(std::string_view input)
+{
+    if (input.empty())
+        return;
+    const int mode = static_cast<unsigned char>(input[0]) % 6;
+    input.remove_prefix(1);
+    if (mode == 4) {
+        exerciseBpe(realGpt2(), input, true);
+        decodeAnyIds(realGpt2(), input);
+        return;
+    }
+    if (mode == 5) {
+        exerciseWordPiece(realBert(), input);
+        decodeAnyIds(realBert(), input);
+        return;
+    }
+    std::string files[3];
+    for (const Chunk& chunk : decodeChunks(input))
+        files[chunk.selector % 3] += chunk.bytes;
+    const std::string& text = files[2];
+    acceptingDocumentedRejections([&] {
+        switch (mode) {
+        case 0:
+            exerciseBpe(io::ByteLevelBpe::fromVocabAndMerges(files[0], files[1]), text, true);
+            break;
+        case 1:
+            exerciseBpe(io::ByteLevelBpe::fromTokenizerJson(files[0]), text, false);
+            break;
+        case 2:
+            exerciseWordPiece(io::WordPiece::fromVocabTxt(files[0]), text);
+            break;
+        default:
+            exerciseWordPiece(io::WordPiece::fromTokenizerJson(files[0]), text);
+            break;
+        }
+    });
+}
+
+} // namespace attnviz::fuzz
+
+ATTNVIZ_FUZZ_ENTRY_POINT(attnviz::fuzz::fuzzTokenizers)
