@@ -67,6 +67,7 @@ private:
     int m_unkId = 0;
     int m_clsId = 0;
     int m_sepId = 0;
+    std::size_t m_longestToken = 0; ///< in bytes: no longer candidate piece can be in m_vocab
 };
 
 } // namespace attnviz::io
