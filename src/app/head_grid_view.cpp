@@ -24,6 +24,9 @@ void HeadGridView::setMatrices(std::vector<lesson::Heatmap> maps, bool perHead, 
         m_focused = -1;
     while (m_views.size() < m_maps.size()) {
         auto* view = new HeatmapView(this);
+        // Hidden until relayout places it: a view made while the grid is not on screen (the
+        // overview shown, one head focused) would otherwise appear, unplaced, with its parent.
+        view->hide();
         const int index = static_cast<int>(m_views.size());
         connect(view, &HeatmapView::clicked, this, [this, index] {
             if (m_focused < 0)

@@ -12,6 +12,8 @@
 
 #include <QApplication>
 #include <QCloseEvent>
+#include <QDir>
+#include <QFileInfo>
 #include <QHBoxLayout>
 #include <QMessageBox>
 #include <QScrollArea>
@@ -76,15 +78,28 @@ MainWindow::MainWindow(QWidget* parent)
     });
     connect(m_model, &ModelPanel::playgroundChosen, this, &MainWindow::showPlayground);
     connect(m_model, &ModelPanel::requestChanged, this, [this](const ModelRequest& request) {
+        if (request.folder != m_savedFolder)
+            m_savedFolder.clear(); // the user chose another model before the saved one opened
         statusBar()->showMessage(tr("Running %1…").arg(request.folder));
         m_model->showProgress(0, 0);
         m_modelRunner->request(request);
     });
     connect(m_modelRunner, &ModelRunner::finished, this, &MainWindow::showModelResult);
     connect(m_modelRunner, &ModelRunner::progress, m_model, &ModelPanel::showProgress);
+    connect(m_modelRunner, &ModelRunner::overtakenUnopened, this, [this](const QString& folder) {
+        // Not a model either, though the user moved on before it said so; unless it is chosen
+        // again, when its own result will say why.
+        if (folder != m_model->request().folder)
+            m_model->forgetSource(folder);
+    });
     connect(m_model, &ModelPanel::cancelRequested, m_modelRunner, &ModelRunner::cancel);
     connect(m_model, &ModelPanel::choiceChanged, this, &MainWindow::showModelBlock);
     connect(m_model, &ModelPanel::overviewToggled, this, [this](bool on) {
+        if (on && !m_modelResult.run) {
+            // No run (it failed, or is still loading): the overview would show an earlier one's.
+            m_model->leaveOverview();
+            return;
+        }
         m_views->setCurrentWidget(on ? static_cast<QWidget*>(m_overview) : m_steps);
         if (on && m_modelResult.run)
             m_overview->show(m_modelResult.run, m_model->choice());
@@ -102,9 +117,15 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_runner, &WalkthroughRunner::rejected, this,
             [this](const std::vector<lesson::SettingsProblem>& problems) {
                 m_input->showProblems(problems);
+                // The heatmaps of the last settings that worked must not stay beside settings
+                // that cannot be computed.
+                showNothing(tr("these settings cannot be computed; fix the fields marked in red."));
                 statusBar()->showMessage(tr("Not computed: fix the settings marked in red."));
             });
     connect(m_runner, &WalkthroughRunner::failed, this, [this](const QString& message) {
+        if (!m_model->playground())
+            return;
+        showNothing(message);
         statusBar()->showMessage(tr("Not computed: %1").arg(message));
     });
     connect(m_runner, &WalkthroughRunner::computed, this, &MainWindow::showWalkthrough);
@@ -124,7 +145,9 @@ MainWindow::MainWindow(QWidget* parent)
     restoreGeometry(store.value(QStringLiteral("window/geometry")).toByteArray());
     m_steps->setStep(loadStep(store));
     m_input->setSettings(loadPlaygroundSettings(store));
-    m_model->setRequest(loadModelRequest(store));
+    const ModelRequest saved = loadModelRequest(store);
+    m_savedFolder = saved.folder;
+    m_model->setRequest(saved);
 }
 
 MainWindow::~MainWindow() = default;
@@ -143,9 +166,19 @@ ViewState MainWindow::viewState() const
     return state;
 }
 
+void MainWindow::showNothing(const QString& reason)
+{
+    m_walkthrough.reset();
+    m_blockRun.reset();
+    m_steps->clear(reason);
+}
+
 void MainWindow::showWalkthrough(std::shared_ptr<const lesson::Walkthrough> walkthrough)
 {
+    if (!m_model->playground())
+        return; // computed for the playground, which the user left meanwhile
     m_walkthrough = std::move(walkthrough);
+    m_blockRun.reset();
     m_input->showProblems({});
     m_steps->setWalkthrough(m_walkthrough);
     const auto& t = *m_walkthrough->trace;
@@ -178,18 +211,54 @@ void MainWindow::showPlayground()
 void MainWindow::showModelResult(const ModelResult& result)
 {
     m_model->hideProgress();
+    // A folder or file that does not open is not kept in the source list, whatever is shown.
+    const bool unopened = !result.model && !result.error.isEmpty();
+    const bool forgotten = unopened && m_model->forgetSource(result.request.folder);
+    const bool saved = !m_savedFolder.isEmpty() && result.request.folder == m_savedFolder;
+    m_savedFolder.clear();
     if (m_model->playground())
         return; // the user went back to the playground while the model ran
     if (result.cancelled) {
+        // The panel names what the window still shows, not the model that was stopped.
+        m_model->restore(m_modelResult);
         statusBar()->showMessage(tr("Cancelled: the window still shows the previous run."));
+        return;
+    }
+    QString reason = result.error;
+    if (reason.endsWith(QLatin1Char('.')))
+        reason.chop(1);
+    const QString name = QFileInfo(QDir::cleanPath(result.request.folder)).fileName();
+    const ModelRequest demo = defaultModelRequest();
+    if (unopened && saved && result.request.folder != demo.folder) {
+        // The model of the last session broke since (a file removed or replaced): start on the
+        // demo a first start shows rather than on an error.
+        const QString notice =
+            tr("The model opened last time, “%1”, could not be opened again (%2), so the %3 demo "
+               "is shown instead.")
+                .arg(name, reason, demo.folder);
+        m_model->setRequest(demo);
+        m_model->setNotice(notice);
+        statusBar()->showMessage(notice);
+        return;
+    }
+    if (forgotten) {
+        // The window keeps showing what it showed; the panel names it again and says why.
+        const QString notice = tr("“%1” was not opened: %2.").arg(name, reason);
+        m_model->restore(m_modelResult);
+        m_model->setNotice(notice);
+        statusBar()->showMessage(notice);
         return;
     }
     m_input->setVisible(false);
     m_modelResult = result;
     m_model->showResult(result);
-    if (!result.run)
+    if (!result.run) {
+        // Heatmaps of an earlier run would not belong to this model or text.
+        m_model->leaveOverview();
+        showNothing(result.error.isEmpty() ? tr("the model has not run yet.") : result.error);
         statusBar()->showMessage(result.error.isEmpty() ? tr("Loading…")
                                                         : tr("Not computed: %1").arg(result.error));
+    }
 }
 
 void MainWindow::showModelBlock(const lesson::BlockChoice& choice)
@@ -198,7 +267,13 @@ void MainWindow::showModelBlock(const lesson::BlockChoice& choice)
         return;
     if (!m_modelResult.run->traceAt(choice.decodingStep).attentionBlock(choice.layer, choice.block))
         return;
+    // Already on screen (the panel was restored after a cancel or a folder that did not open):
+    // keep the walkthrough, with the step panel's focus and batch item.
+    if (m_walkthrough && m_blockRun == m_modelResult.run && m_blockChoice == choice)
+        return;
     m_walkthrough = lesson::walkthroughForBlock(m_modelResult.run, choice);
+    m_blockRun = m_modelResult.run;
+    m_blockChoice = choice;
     m_steps->setWalkthrough(m_walkthrough);
     const lesson::LessonStepIndex weights =
         *lesson::lessonStepShowing(engine::AttentionStep::Weights);

@@ -52,6 +52,8 @@ protected:
 
 private:
     void showWalkthrough(std::shared_ptr<const lesson::Walkthrough> walkthrough);
+    /// No walkthrough, and the step panel says why.
+    void showNothing(const QString& reason);
     void showModelResult(const ModelResult& result);
     void showModelBlock(const lesson::BlockChoice& choice);
     void showPlayground();
@@ -68,6 +70,12 @@ private:
     ExportMenu* m_exports = nullptr;
     ModelResult m_modelResult;
     std::shared_ptr<const lesson::Walkthrough> m_walkthrough;
+    /// The run and block m_walkthrough shows, when it is a model's block.
+    std::shared_ptr<const lesson::ModelRun> m_blockRun;
+    lesson::BlockChoice m_blockChoice;
+    /// The model reopened from the last session until its first result: if it no longer opens,
+    /// the reverse demo is opened instead.
+    QString m_savedFolder;
 };
 
 } // namespace attnviz::app

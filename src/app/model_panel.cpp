@@ -3,6 +3,7 @@
 #include "io/builtin_models.h"
 #include "ui_model_panel.h"
 
+#include <QDir>
 #include <QFileDialog>
 
 namespace attnviz::app {
@@ -46,9 +47,14 @@ ModelPanel::ModelPanel(QWidget* parent)
     m_ui->source->addItem(tr("Open attention weights file…"), kOpenAttentions);
 
     connect(m_ui->source, &QComboBox::activated, this, &ModelPanel::sourceActivated);
-    connect(m_ui->text, &QLineEdit::editingFinished, this, &ModelPanel::emitRequest);
-    connect(m_ui->target, &QLineEdit::editingFinished, this, &ModelPanel::emitRequest);
-    connect(m_ui->generate, &QSpinBox::valueChanged, this, &ModelPanel::emitRequest);
+    // An edit asks for something new: a notice about what happened before has had its say.
+    const auto edited = [this] {
+        m_notice.clear();
+        emitRequest();
+    };
+    connect(m_ui->text, &QLineEdit::editingFinished, this, edited);
+    connect(m_ui->target, &QLineEdit::editingFinished, this, edited);
+    connect(m_ui->generate, &QSpinBox::valueChanged, this, edited);
     connect(m_ui->layer, &QComboBox::currentIndexChanged, this, [this] {
         if (m_filling)
             return;
@@ -113,7 +119,9 @@ void ModelPanel::setRequest(const ModelRequest& request)
     int index = m_ui->source->findData(request.folder);
     if (index < 0) {
         index = m_ui->source->findData(kOpenFolder);
-        m_ui->source->insertItem(index, QFileInfo(request.folder).fileName(), request.folder);
+        // cleanPath: "models/gpt2/" is listed as "gpt2", not as an empty entry.
+        m_ui->source->insertItem(index, QFileInfo(QDir::cleanPath(request.folder)).fileName(),
+                                 request.folder);
     }
     m_ui->source->setCurrentIndex(index);
     {
@@ -137,11 +145,30 @@ void ModelPanel::sourceActivated(int index)
         if (folder.isEmpty()) {
             m_ui->source->setCurrentIndex(0); // cancelled: back to the playground
         } else {
-            const int at = m_ui->source->findData(kOpenFolder);
-            m_ui->source->insertItem(at, QFileInfo(folder).fileName(), folder);
+            int at = m_ui->source->findData(folder); // opened before: not listed twice
+            if (at < 0) {
+                at = m_ui->source->findData(kOpenFolder);
+                m_ui->source->insertItem(at, QFileInfo(folder).fileName(), folder);
+            }
             m_ui->source->setCurrentIndex(at);
         }
     }
+    // Whatever the panel said about the source before belongs to that source.
+    m_notice.clear();
+    showProblem({});
+    m_ui->output->clear();
+    showSourceWidgets(folder);
+    if (folder.isEmpty()) {
+        m_ui->overview->setChecked(false);
+        emit playgroundChosen();
+        return;
+    }
+    m_ui->description->setText(tr("Loading…"));
+    emitRequest();
+}
+
+void ModelPanel::showSourceWidgets(const QString& folder)
+{
     const bool isModel = !folder.isEmpty();
     for (QWidget* w :
          {static_cast<QWidget*>(m_ui->description), static_cast<QWidget*>(m_ui->textLabel),
@@ -158,13 +185,6 @@ void ModelPanel::sourceActivated(int index)
     // An import's tokens come with its weights: there is no text to type.
     m_ui->textLabel->setVisible(isModel && !isImport(folder));
     m_ui->text->setVisible(isModel && !isImport(folder));
-    if (!isModel) {
-        m_ui->overview->setChecked(false);
-        emit playgroundChosen();
-        return;
-    }
-    m_ui->description->setText(tr("Loading…"));
-    emitRequest();
 }
 
 void ModelPanel::emitRequest()
@@ -173,11 +193,79 @@ void ModelPanel::emitRequest()
         emit requestChanged(request());
 }
 
+void ModelPanel::setNotice(const QString& notice)
+{
+    m_notice = notice;
+    showProblem(m_error);
+}
+
+void ModelPanel::showProblem(const QString& error)
+{
+    m_error = error;
+    QStringList lines;
+    for (const QString& line : {m_notice, error})
+        if (!line.isEmpty() && !lines.contains(line))
+            lines << line;
+    m_ui->problem->setText(lines.join(QLatin1Char('\n')));
+    // A notice is shown in the playground too (a folder that did not open from there).
+    if (!lines.isEmpty())
+        m_ui->problem->setVisible(true);
+}
+
+bool ModelPanel::forgetSource(const QString& folder)
+{
+    const int index = m_ui->source->findData(folder);
+    if (index < 0 || folder.isEmpty() || folder == kOpenFolder || folder == kOpenAttentions)
+        return false;
+    for (const std::string& name : io::builtInModelNames())
+        if (folder == QString::fromStdString(name))
+            return false;
+    m_ui->source->removeItem(index);
+    return true;
+}
+
+void ModelPanel::restore(const ModelResult& shown)
+{
+    const int index = m_ui->source->findData(shown.request.folder);
+    if (shown.request.folder.isEmpty() || index < 0) {
+        m_ui->source->setCurrentIndex(0);
+        sourceActivated(0);
+        return;
+    }
+    {
+        const QSignalBlocker blockGenerate(m_ui->generate);
+        m_ui->source->setCurrentIndex(index);
+        m_ui->text->setText(shown.request.text);
+        m_ui->target->setText(shown.request.target.value_or(QString()));
+        m_ui->generate->setValue(shown.request.generate);
+    }
+    m_notice.clear();
+    showSourceWidgets(shown.request.folder);
+    showResult(shown);
+}
+
+void ModelPanel::clearRun()
+{
+    m_run.reset();
+    m_filling = true;
+    m_ui->layer->clear();
+    m_ui->block->clear();
+    m_filling = false;
+    m_ui->decodingLabel->setVisible(false);
+    m_ui->decodingStep->setVisible(false);
+    m_ui->overview->setChecked(false);
+    m_ui->overview->setEnabled(false);
+}
+
 void ModelPanel::showResult(const ModelResult& result)
 {
+    // Nothing the panel showed for an earlier run may stay beside this one: not its output, nor
+    // its layers when this one did not run.
+    m_ui->output->clear();
     if (!result.model) {
         m_ui->description->clear();
-        m_ui->problem->setText(result.error);
+        clearRun();
+        showProblem(result.error);
         return;
     }
     // An import has no model, only the sizes its run implies.
@@ -191,9 +279,11 @@ void ModelPanel::showResult(const ModelResult& result)
                 .arg(c.numHeads)
                 .arg(result.run->trace->queryIds(result.run->trace->attentionBlocks(0).front())
                          .size()));
-        m_ui->problem->clear();
+        showProblem({});
         m_run = result.run;
+        m_ui->overview->setEnabled(true);
         m_filling = true;
+        m_ui->decodingStep->setValue(0); // an import has no decoding steps
         m_ui->layer->clear();
         for (int L = 0; L < m_run->trace->layerCount(); ++L)
             m_ui->layer->addItem(tr("layer %1").arg(L), L);
@@ -226,10 +316,13 @@ void ModelPanel::showResult(const ModelResult& result)
         emitRequest();
         return;
     }
-    m_ui->problem->setText(result.error);
-    if (!result.run)
+    showProblem(result.error);
+    if (!result.run) {
+        clearRun();
         return;
+    }
     m_run = result.run;
+    m_ui->overview->setEnabled(true);
 
     m_filling = true;
     const int layer = m_ui->layer->currentIndex();

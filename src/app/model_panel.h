@@ -31,6 +31,16 @@ public:
     void setRequest(const ModelRequest& request);
     /// Shows a finished run (or its error) and refills the layer and block selectors.
     void showResult(const ModelResult& result);
+    /// Selects what `shown` ran again, with its text, and shows it, without running anything:
+    /// after a cancel or a folder that did not open, the panel names what the window still
+    /// shows. An empty result selects the playground (which emits playgroundChosen).
+    void restore(const ModelResult& shown);
+    /// Removes an entry added for a folder or file; the playground, the demos and the "Open…"
+    /// entries stay. False when there was no such entry.
+    bool forgetSource(const QString& folder);
+    /// One sentence in the problem line, kept until the user asks for another run (why a
+    /// folder was not opened, why the saved model was replaced).
+    void setNotice(const QString& notice);
     /// Selects a layer and block (the overview's clicks).
     void setChoice(const lesson::BlockChoice& choice);
     /// Leaves the overview (its button unchecked).
@@ -48,12 +58,18 @@ signals:
 
 private:
     void sourceActivated(int index);
+    void showSourceWidgets(const QString& folder);
     void emitRequest();
     void fillBlocks();
+    /// Empties the layer, block and decoding-step selectors: there is no run to choose from.
+    void clearRun();
+    void showProblem(const QString& error);
 
     std::unique_ptr<Ui::ModelPanel> m_ui;
     std::shared_ptr<const lesson::ModelRun> m_run;
     bool m_filling = false;
+    QString m_notice;
+    QString m_error; ///< the problem line's sentence from the last result
 };
 
 } // namespace attnviz::app

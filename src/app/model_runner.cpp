@@ -21,18 +21,27 @@ ModelRunner::ModelRunner(QObject* parent)
     : QObject(parent)
 {
     connect(&m_watcher, &QFutureWatcherBase::finished, this, [this] {
-        const ModelResult result = m_watcher.result();
+        ModelResult result = m_watcher.result();
         if (result.model) {
             m_loadedFolder = result.request.folder;
             m_loaded = result.model;
         }
         if (m_pending) {
+            if (!result.model && !result.error.isEmpty())
+                emit overtakenUnopened(result.request.folder);
             const ModelRequest next = *m_pending;
             m_pending.reset();
             start(next);
             return;
         }
         m_busy = false;
+        if (*m_cancel && !result.cancelled) {
+            // Cancelled after the worker's last check (a text the model cannot read fails before
+            // the first layer): the user asked to stop, so nothing of it is shown. The error is
+            // kept: a folder that did not load is still known not to load.
+            result.run.reset();
+            result.cancelled = true;
+        }
         emit finished(result);
     });
 }
@@ -44,7 +53,9 @@ ModelRunner::~ModelRunner()
 
 void ModelRunner::request(const ModelRequest& request)
 {
-    if (m_watcher.isRunning()) {
+    // m_busy, not isRunning(): a run that has just finished has a result not yet delivered,
+    // which would be dropped unseen by starting another (and with it a folder that failed).
+    if (m_busy) {
         // What runs now is stale: stop it at its next layer and run the newest request instead.
         m_pending = request;
         *m_cancel = true;

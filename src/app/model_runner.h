@@ -43,7 +43,7 @@ public:
 
     void request(const ModelRequest& request);
     /// Stops the running request at its next layer (loading a folder finishes first) and drops
-    /// the pending one; `finished` then reports `cancelled`.
+    /// the pending one; `finished` then reports `cancelled`, however far the run got.
     void cancel();
     /// Until the newest result has been delivered.
     bool busy() const { return m_busy; }
@@ -52,6 +52,9 @@ signals:
     void finished(const attnviz::app::ModelResult& result);
     /// Layers computed so far of the pass running now (queued from the worker thread).
     void progress(int done, int total);
+    /// A request a newer one overtook did not open its folder or file: its result is not
+    /// delivered, but the folder is known not to be a model.
+    void overtakenUnopened(const QString& folder);
 
 private:
     void start(const ModelRequest& request);

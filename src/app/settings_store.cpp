@@ -102,17 +102,22 @@ void saveModelRequest(QSettings& store, const ModelRequest& request)
 
 ModelRequest loadModelRequest(const QSettings& store)
 {
+    if (!store.contains(QStringLiteral("model/folder")))
+        return defaultModelRequest();
     ModelRequest r;
-    if (!store.contains(QStringLiteral("model/folder"))) {
-        r.folder = QStringLiteral("reverse"); // its example text comes from its config.json
-        return r;
-    }
     r.folder = store.value(QStringLiteral("model/folder")).toString();
     r.text = store.value(QStringLiteral("model/text")).toString();
     const QString target = store.value(QStringLiteral("model/target")).toString();
     if (!target.isEmpty())
         r.target = target;
     r.generate = std::clamp(store.value(QStringLiteral("model/generate")).toInt(), 0, 256);
+    return r;
+}
+
+ModelRequest defaultModelRequest()
+{
+    ModelRequest r;
+    r.folder = QStringLiteral("reverse"); // its example text comes from its config.json
     return r;
 }
 

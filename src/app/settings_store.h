@@ -21,5 +21,7 @@ lesson::LessonStepIndex loadStep(const QSettings& store);
 /// saved, the encoder-decoder demo with its example, so the first screen shows real attention.
 void saveModelRequest(QSettings& store, const ModelRequest& request);
 ModelRequest loadModelRequest(const QSettings& store);
+/// What a first start opens: the encoder-decoder demo, its example text from its config.json.
+ModelRequest defaultModelRequest();
 
 } // namespace attnviz::app

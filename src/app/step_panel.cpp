@@ -102,10 +102,18 @@ StepPanel::StepPanel(QWidget* parent)
 void StepPanel::setWalkthrough(std::shared_ptr<const lesson::Walkthrough> walkthrough)
 {
     m_walkthrough = std::move(walkthrough);
+    m_reason.clear();
     const int batch = m_walkthrough ? m_walkthrough->batch() : 1;
     m_batch->setMaximum(std::max(batch, 1));
     m_batch->setSuffix(tr(" of %1").arg(batch));
     m_batch->setEnabled(batch > 1);
+    refresh();
+}
+
+void StepPanel::clear(const QString& reason)
+{
+    setWalkthrough(nullptr);
+    m_reason = reason;
     refresh();
 }
 
@@ -190,8 +198,18 @@ void StepPanel::refresh()
     m_next->setEnabled(m_step + 1 < lesson::kLessonSteps.size());
     m_alternative->setVisible(step.alternatives);
     m_explanation->setHtml(text.explanation);
-    if (!m_walkthrough)
+    if (!m_walkthrough) {
+        // Nothing drawn from an earlier walkthrough may stay: it no longer matches what is chosen.
+        if (!m_reason.isEmpty())
+            m_explanation->setHtml(
+                tr("<p><b>Nothing to show: %1</b></p>").arg(m_reason.toHtmlEscaped()) +
+                text.explanation);
+        m_formula->clear();
+        m_shape->clear();
+        m_grid->setMatrices({}, false, true);
+        m_allHeads->setVisible(false);
         return;
+    }
     const bool missing = m_walkthrough->weightsOnly() &&
         (step.views.empty() || !m_walkthrough->trace->has(step.views.front().step));
     if (missing)

@@ -29,6 +29,11 @@ public:
     explicit StepPanel(QWidget* parent = nullptr);
 
     void setWalkthrough(std::shared_ptr<const lesson::Walkthrough> walkthrough);
+    /// Shows no walkthrough and says why (settings that cannot be computed, a model that did not
+    /// run): no heatmap, formula or shape of an earlier walkthrough stays on screen.
+    void clear(const QString& reason);
+    /// Why nothing is shown ("" while a walkthrough is).
+    QString reason() const { return m_reason; }
     std::shared_ptr<const lesson::Walkthrough> walkthrough() const { return m_walkthrough; }
     void setStep(lesson::LessonStepIndex step);
     lesson::LessonStepIndex step() const { return m_step; }
@@ -56,6 +61,7 @@ private:
     void refresh();
 
     std::shared_ptr<const lesson::Walkthrough> m_walkthrough;
+    QString m_reason;
     lesson::LessonStepIndex m_step = 0;
     QLabel* m_position;
     QLabel* m_formula;

@@ -3,6 +3,7 @@
 #include <QtConcurrent/QtConcurrentRun>
 
 #include <new>
+#include <utility>
 
 namespace attnviz::app {
 
@@ -19,6 +20,8 @@ WalkthroughRunner::WalkthroughRunner(QObject* parent)
         }
         const Outcome outcome = m_watcher.result();
         m_busy = false;
+        if (std::exchange(m_stale, false))
+            return; // the settings were refused since: their problems are on screen, not this
         if (outcome.walkthrough)
             emit computed(outcome.walkthrough);
         else
@@ -36,10 +39,14 @@ void WalkthroughRunner::request(const lesson::PlaygroundSettings& settings)
     const std::vector<lesson::SettingsProblem> problems = lesson::checkSettings(settings);
     if (!problems.empty()) {
         m_pending.reset();
+        m_stale = m_busy;
         emit rejected(problems);
         return;
     }
-    if (m_watcher.isRunning())
+    // m_busy, not isRunning(): a computation that has just finished still has its result to
+    // deliver, and starting another beside it would leave an older pending request to run
+    // after the newest one.
+    if (m_busy)
         m_pending = settings;
     else
         start(settings);
@@ -49,6 +56,7 @@ void WalkthroughRunner::start(const lesson::PlaygroundSettings& settings)
 {
     ++m_started;
     m_busy = true;
+    m_stale = false;
     m_watcher.setFuture(QtConcurrent::run([settings] {
         // The worker's exception boundary: nothing escapes into Qt's thread pool.
         try {

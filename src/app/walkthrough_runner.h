@@ -43,6 +43,7 @@ private:
     std::optional<lesson::PlaygroundSettings> m_pending;
     int m_started = 0;
     bool m_busy = false;
+    bool m_stale = false; ///< the newest request was refused: the running result is not shown
 };
 
 } // namespace attnviz::app

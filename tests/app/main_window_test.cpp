@@ -121,7 +121,7 @@ private slots:
     void impossibleConfigurationIsExplainedAndNotComputed()
     {
         const int before = m_window->runner()->computationsStarted();
-        const auto shown = m_window->walkthrough();
+        QVERIFY(m_window->walkthrough());
         form()->modelWidth->setValue(10);
         form()->heads->setValue(3);
         QApplication::processEvents();
@@ -131,7 +131,9 @@ private slots:
         // D = 10 with H = 4 is impossible too, so neither edit may have started a computation.
         QTest::qWait(50);
         QCOMPARE(m_window->runner()->computationsStarted(), before);
-        QCOMPARE(m_window->walkthrough(), shown);
+        // The last settings that worked are not shown beside these (#11).
+        QVERIFY(!m_window->walkthrough());
+        QVERIFY(m_window->stepPanel()->grid()->visibleViews().empty());
         form()->heads->setValue(5);
         settle();
         QVERIFY(!form()->queryKeySizeError->isVisibleTo(m_window.get()));
