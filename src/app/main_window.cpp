@@ -5,6 +5,7 @@
 #include "app/input_panel.h"
 #include "app/model_overview.h"
 #include "app/model_panel.h"
+#include "app/preferences_dialog.h"
 #include "app/settings_store.h"
 #include "app/step_panel.h"
 #include "app/walkthrough_runner.h"
@@ -59,6 +60,7 @@ MainWindow::MainWindow(QWidget* parent)
     layout->addWidget(splitter);
 
     connect(m_ui->actionQuit, &QAction::triggered, this, &QWidget::close);
+    connect(m_ui->actionPreferences, &QAction::triggered, this, &MainWindow::openPreferences);
     connect(m_ui->actionNext, &QAction::triggered, m_steps, &StepPanel::next);
     connect(m_ui->actionPrevious, &QAction::triggered, m_steps, &StepPanel::previous);
     connect(m_ui->actionFirst, &QAction::triggered, m_steps, &StepPanel::first);
@@ -77,13 +79,7 @@ MainWindow::MainWindow(QWidget* parent)
             m_runner->request(m_input->settings());
     });
     connect(m_model, &ModelPanel::playgroundChosen, this, &MainWindow::showPlayground);
-    connect(m_model, &ModelPanel::requestChanged, this, [this](const ModelRequest& request) {
-        if (request.folder != m_savedFolder)
-            m_savedFolder.clear(); // the user chose another model before the saved one opened
-        statusBar()->showMessage(tr("Running %1…").arg(request.folder));
-        m_model->showProgress(0, 0);
-        m_modelRunner->request(request);
-    });
+    connect(m_model, &ModelPanel::requestChanged, this, &MainWindow::runModel);
     connect(m_modelRunner, &ModelRunner::finished, this, &MainWindow::showModelResult);
     connect(m_modelRunner, &ModelRunner::progress, m_model, &ModelPanel::showProgress);
     connect(m_modelRunner, &ModelRunner::overtakenUnopened, this, [this](const QString& folder) {
@@ -145,6 +141,8 @@ MainWindow::MainWindow(QWidget* parent)
     restoreGeometry(store.value(QStringLiteral("window/geometry")).toByteArray());
     m_steps->setStep(loadStep(store));
     m_input->setSettings(loadPlaygroundSettings(store));
+    m_preferences = loadPreferences(store);
+    m_modelRunner->setMemoryLimit(m_preferences.memoryLimit);
     const ModelRequest saved = loadModelRequest(store);
     m_savedFolder = saved.folder;
     m_model->setRequest(saved);
@@ -164,6 +162,35 @@ ViewState MainWindow::viewState() const
     state.batch = m_steps->batchIndex();
     state.focusedHead = m_steps->grid()->focusedHead();
     return state;
+}
+
+void MainWindow::runModel(const ModelRequest& request)
+{
+    if (request.folder != m_savedFolder)
+        m_savedFolder.clear(); // the user chose another model before the saved one opened
+    statusBar()->showMessage(tr("Running %1…").arg(request.folder));
+    m_model->showProgress(0, 0);
+    m_modelRunner->request(request);
+}
+
+void MainWindow::openPreferences()
+{
+    // Window-modal but not blocking: the window keeps painting, and tests can drive the dialog.
+    auto* dialog = new PreferencesDialog(m_preferences, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &QDialog::accepted, this, [this, dialog] {
+        const Preferences chosen = dialog->preferences();
+        if (chosen == m_preferences)
+            return;
+        m_preferences = chosen;
+        QSettings store;
+        savePreferences(store, m_preferences);
+        m_modelRunner->setMemoryLimit(m_preferences.memoryLimit);
+        // The model shown was run (or refused) under the old limit: run it again under the new.
+        if (!m_model->playground())
+            runModel(m_model->request());
+    });
+    dialog->open();
 }
 
 void MainWindow::showNothing(const QString& reason)

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "app/model_runner.h"
+#include "app/preferences_dialog.h"
 #include "app/view_state.h"
 #include "lesson/model_walkthrough.h"
 #include "lesson/playground.h"
@@ -58,6 +59,9 @@ private:
     void showModelBlock(const lesson::BlockChoice& choice);
     void showPlayground();
     void setPresentationMode(bool on);
+    void runModel(const ModelRequest& request);
+    /// File ▸ Preferences: a new memory limit is saved and the model shown runs again under it.
+    void openPreferences();
 
     std::unique_ptr<Ui::MainWindow> m_ui;
     InputPanel* m_input;
@@ -76,6 +80,7 @@ private:
     /// The model reopened from the last session until its first result: if it no longer opens,
     /// the reverse demo is opened instead.
     QString m_savedFolder;
+    Preferences m_preferences;
 };
 
 } // namespace attnviz::app

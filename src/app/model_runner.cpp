@@ -82,7 +82,7 @@ void ModelRunner::start(const ModelRequest& request)
         QMetaObject::invokeMethod(
             this, [this, done, total] { emit progress(done, total); }, Qt::QueuedConnection);
     };
-    m_watcher.setFuture(QtConcurrent::run([request, loaded, report] {
+    m_watcher.setFuture(QtConcurrent::run([request, loaded, report, limit = m_memoryLimit] {
         ModelResult result;
         result.request = request;
         // The worker's exception boundary: nothing escapes into Qt's thread pool.
@@ -102,6 +102,7 @@ void ModelRunner::start(const ModelRequest& request)
             if (request.target)
                 run.target = request.target->toStdString();
             run.generate = request.generate;
+            run.maxMemory = limit;
             result.run = std::make_shared<const lesson::ModelRun>(
                 lesson::runModelOnText(result.model, run, std::nullopt, report));
         } catch (const Cancelled&) {

@@ -8,6 +8,7 @@
 #include <QString>
 
 #include <atomic>
+#include <cstdint>
 #include <memory>
 #include <optional>
 
@@ -45,6 +46,9 @@ public:
     /// Stops the running request at its next layer (loading a folder finishes first) and drops
     /// the pending one; `finished` then reports `cancelled`, however far the run got.
     void cancel();
+    /// The most memory a run may take (the Preferences' limit); none: the machine's available
+    /// memory. Applies from the next request on.
+    void setMemoryLimit(std::optional<std::uint64_t> bytes) { m_memoryLimit = bytes; }
     /// Until the newest result has been delivered.
     bool busy() const { return m_busy; }
 
@@ -65,6 +69,7 @@ private:
     std::shared_ptr<const io::LoadedModel> m_loaded;
     bool m_busy = false;
     std::shared_ptr<std::atomic<bool>> m_cancel;
+    std::optional<std::uint64_t> m_memoryLimit;
 };
 
 } // namespace attnviz::app

@@ -121,4 +121,24 @@ ModelRequest defaultModelRequest()
     return r;
 }
 
+void savePreferences(QSettings& store, const Preferences& preferences)
+{
+    if (preferences.memoryLimit)
+        store.setValue(QStringLiteral("preferences/memoryLimit"),
+                       QString::number(*preferences.memoryLimit));
+    else
+        store.remove(QStringLiteral("preferences/memoryLimit"));
+}
+
+Preferences loadPreferences(const QSettings& store)
+{
+    Preferences p;
+    bool ok = false;
+    const qulonglong bytes =
+        store.value(QStringLiteral("preferences/memoryLimit")).toString().toULongLong(&ok);
+    if (ok && bytes > 0)
+        p.memoryLimit = bytes;
+    return p;
+}
+
 } // namespace attnviz::app

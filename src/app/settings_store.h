@@ -1,6 +1,7 @@
 #pragma once
 
 #include "app/model_runner.h"
+#include "app/preferences_dialog.h"
 #include "lesson/lesson_steps.h"
 #include "lesson/playground.h"
 
@@ -23,5 +24,9 @@ void saveModelRequest(QSettings& store, const ModelRequest& request);
 ModelRequest loadModelRequest(const QSettings& store);
 /// What a first start opens: the encoder-decoder demo, its example text from its config.json.
 ModelRequest defaultModelRequest();
+
+/// Preferences (the memory limit, stored as bytes); a damaged value means no limit of one's own.
+void savePreferences(QSettings& store, const Preferences& preferences);
+Preferences loadPreferences(const QSettings& store);
 
 } // namespace attnviz::app

@@ -6,6 +6,7 @@
 #include "app/input_panel.h"
 #include "app/main_window.h"
 #include "app/model_panel.h"
+#include "app/preferences_dialog.h"
 #include "app/settings_store.h"
 #include "app/step_panel.h"
 #include "app/walkthrough_runner.h"
@@ -13,8 +14,10 @@
 #include "io/builtin_models.h"
 #include "ui_input_panel.h"
 #include "ui_model_panel.h"
+#include "ui_preferences_dialog.h"
 
 #include <QLabel>
+#include <QPushButton>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QStatusBar>
@@ -68,11 +71,10 @@ private:
         return m_window->stepPanel()->grid()->visibleViews().size();
     }
 
-    /// Shown in full: laid out as tall as its wrapped text (a form layout once gave the problem
-    /// line no height at all, so the reason was there but could not be seen).
-    /// (The height the text needs comes from the font, not from the label: asking the label
-    /// itself refreshes what the layout reads.)
-    /// The label is shown and tall enough for its wrapped text, once layouts have settled.
+    /// The label is shown and, once layouts have settled, as tall as its wrapped text (a form
+    /// layout once gave the problem line no height at all, so the reason could not be seen). The
+    /// height the text needs comes from the font: asking the label would refresh what the layout
+    /// reads.
     bool readable(QLabel* label) const
     {
         const auto fits = [&] {
@@ -407,6 +409,58 @@ private slots:
         f.write("not a safetensors file");
         f.close();
         startsOnReverseInsteadOf(file);
+    }
+
+    void aMemoryLimitFromPreferencesRefusesARunAndIsKept()
+    {
+        open();
+        openModel(QStringLiteral("reverse"), QStringLiteral("abcdefgh"));
+        QVERIFY2(model()->output->text().contains(QStringLiteral("hgfedcba")),
+                 qPrintable(model()->output->text() + " | " + model()->problem->text()));
+
+        const auto setLimit = [this](const QString& text, bool acceptable) {
+            m_window->findChild<QAction*>(QStringLiteral("actionPreferences"))->trigger();
+            PreferencesDialog* dialog = nullptr;
+            QTRY_VERIFY((dialog = m_window->findChild<PreferencesDialog*>()) != nullptr);
+            dialog->form()->memoryLimit->setText(text);
+            QPushButton* ok = dialog->form()->buttons->button(QDialogButtonBox::Ok);
+            QCOMPARE(ok->isEnabled(), acceptable);
+            QCOMPARE(dialog->form()->memoryError->isVisibleTo(dialog), !acceptable);
+            if (acceptable)
+                ok->click();
+            else
+                dialog->reject();
+            QTRY_VERIFY(!m_window->findChild<PreferencesDialog*>());
+            settle();
+        };
+        setLimit(QStringLiteral("lots"), false);
+        setLimit(QStringLiteral("64"), false); // 64 bytes: surely a missing unit
+        // The reverse demo on 14 tokens needs about 7 MiB: 2 MiB refuses it, before it runs.
+        setLimit(QStringLiteral("2M"), true);
+        const QString problem = model()->problem->text();
+        QVERIFY2(problem.contains(QStringLiteral("needs about")) &&
+                     problem.contains(QStringLiteral("the memory limit you set allows 2.0 MiB")),
+                 qPrintable(problem));
+        QVERIFY(readable(model()->problem));
+        QVERIFY(model()->output->text().isEmpty());
+        QCOMPARE(shownHeatmaps(), std::size_t{0});
+
+        // Kept for the next start, and shown back in the field as a size.
+        QVERIFY(m_window->close());
+        open();
+        QVERIFY(model()->problem->text().contains(QStringLiteral("allows 2.0 MiB")));
+        m_window->findChild<QAction*>(QStringLiteral("actionPreferences"))->trigger();
+        PreferencesDialog* dialog = nullptr;
+        QTRY_VERIFY((dialog = m_window->findChild<PreferencesDialog*>()) != nullptr);
+        QCOMPARE(dialog->form()->memoryLimit->text(), QStringLiteral("2.0MiB"));
+        dialog->reject();
+        QTRY_VERIFY(!m_window->findChild<PreferencesDialog*>());
+
+        // No limit of one's own: the same model runs again at once.
+        setLimit(QString(), true);
+        QVERIFY(model()->problem->text().isEmpty());
+        QVERIFY(model()->output->text().contains(QStringLiteral("hgfedcba")));
+        QVERIFY(shownHeatmaps() > 0);
     }
 
     void aSavedModelThatStillWorksOpensWithoutANotice()
