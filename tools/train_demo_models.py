@@ -10,7 +10,7 @@ Writes
   resources/models/<name>/{config.json, vocab.json, model.safetensors, README.md}
   tests/data/models/<name>/reference.safetensors   every trace tensor for a few inputs, float64
                                                    forward stored as float32, `case{i}.` prefixed
-  tests/data/models/reverse/heldout.txt            inputs never seen in training, with answers
+  resources/models/reverse/heldout.txt            inputs never seen in training, with answers
   tests/data/models/<test model>/...               small untrained models covering the options
                                                    the demos do not use (post-norm, tanh GELU, ...)
 Everything is seeded; the README beside each model records data, steps, loss and accuracy.
@@ -185,7 +185,7 @@ def train_reverse():
     save_model(folder, cfg, vocab, model, safetensors_py.save)
     ref = REFERENCES / "reverse"
     ref.mkdir(parents=True, exist_ok=True)
-    (ref / "heldout.txt").write_text("".join(f"{t}\t{t[::-1]}\n" for t in heldout))
+    (folder / "heldout.txt").write_text("".join(f"{t}\t{t[::-1]}\n" for t in heldout))
     cases = []
     for text in ["attention", "abc", "transformer"]:
         target = [vocab.index[BOS]] + vocab.encode(text[::-1])
@@ -201,7 +201,7 @@ Writes a string of lowercase letters backwards: `attention` → `noitnetta`. Tra
   {cfg['num_heads']} heads, d_ff {cfg['d_ff']}, ReLU, pre-norm with final LayerNorm, sinusoidal positions.
 - Vocabulary: `<pad>`, `<s>`, `</s>` and the 26 letters, one token a character.
 - Data: random strings of {REVERSE_MIN}–{REVERSE_MAX} letters drawn on the fly; {len(heldout)} held-out strings
-  (`tests/data/models/reverse/heldout.txt`) never appear in training.
+  (`resources/models/reverse/heldout.txt`) never appear in training.
 - Training: {steps} steps of 128 strings, AdamW (lr 1e-3, one-cycle, weight decay 0.01), cross-entropy
   on the target followed by `</s>`.
 - Final training loss: {loss_value:.4f}. Greedy decoding, exact-sequence accuracy on the held-out
@@ -227,6 +227,14 @@ def genesis_text():
     text = " ".join(verses).lower()
     allowed = set("abcdefghijklmnopqrstuvwxyz .,;:?!'")
     return "".join(c for c in text if c in allowed)
+
+
+def write_genesis_heldout(valid_text):
+    """The validation 5 % as resources/models/genesis/heldout.txt, one line per 64 characters
+    (the model's context), for `attnviz-cli importance` and the app's head-importance view."""
+    lines = [valid_text[i:i + 64] for i in range(0, len(valid_text), 64)]
+    (MODELS / "genesis").mkdir(parents=True, exist_ok=True)
+    (MODELS / "genesis" / "heldout.txt").write_text("".join(line + "\n" for line in lines))
 
 
 def head_patterns(model, vocab, text, context):
@@ -266,6 +274,7 @@ def train_genesis():
     data = torch.tensor(vocab.encode(text))
     split = int(len(data) * 0.95)
     train_text, valid = data[:split], data[split:]
+    write_genesis_heldout(text[split:])
 
     def batch(source, size):
         starts = [rng.randrange(0, len(source) - context - 1) for _ in range(size)]

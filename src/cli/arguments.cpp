@@ -4,6 +4,7 @@
 
 #include "io/file_error.h"
 
+#include <algorithm>
 #include <charconv>
 #include <limits>
 
@@ -35,6 +36,22 @@ std::optional<std::int64_t> index(const std::string& s)
         n > std::numeric_limits<int>::max())
         return std::nullopt;
     return n;
+}
+
+// "3" or "0-3" as an inclusive range of non-negative ints, else nullopt.
+std::optional<std::pair<std::int64_t, std::int64_t>> range(const std::string& s)
+{
+    const auto dash = s.find('-', 1);
+    const auto from = index(s.substr(0, dash));
+    const auto to = dash == std::string::npos ? from : index(s.substr(dash + 1));
+    if (!from || !to || *to < *from)
+        return std::nullopt;
+    return std::pair(*from, *to);
+}
+
+std::string headsNamed(int numHeads)
+{
+    return numHeads == 1 ? "only head 0" : "heads 0–" + std::to_string(numHeads - 1);
 }
 
 } // namespace
@@ -194,6 +211,66 @@ std::optional<std::uint64_t> maxMemory(const Arguments& arguments)
         throw UsageError("--max-memory is '" + io::printable(*text, 40) +
                          "'; expected a size such as 2G, 512M or 1.5GB");
     return bytes;
+}
+
+std::vector<int> headAblation(const std::string& text, int numHeads)
+{
+    const lesson::IndexSet heads = indexList(text, "--ablate"); // "all": every head
+    if (const auto missing = heads.firstAtOrAbove(numHeads))
+        throw UsageError("--ablate names head " + std::to_string(*missing) + "; the module has " +
+                         headsNamed(numHeads));
+    return heads.within(numHeads);
+}
+
+engine::Ablation modelAblation(const std::string& text, const engine::ModelConfig& c)
+{
+    const std::vector<std::string> items = splitList(text);
+    if (items.empty())
+        throw UsageError("--ablate is empty; expected layer:head pairs such as 1:0,1:3");
+    engine::Ablation ablation;
+    for (const std::string& item : items) {
+        const auto bad = [&](const std::string& why) {
+            return UsageError("--ablate has '" + io::printable(item, 40) + "'; " + why);
+        };
+        const auto colon = item.find(':');
+        if (colon == std::string::npos)
+            throw bad("expected layer:head, such as 1:0");
+        const std::string where = item.substr(0, colon);
+        const auto dot = where.find('.');
+        const auto layer = index(where.substr(0, dot));
+        const auto heads = range(item.substr(colon + 1));
+        if (!layer || !heads)
+            throw bad("expected layer:head with numbers from 0, such as 1:0 or 1:0-3");
+        const std::vector<engine::Block> blocks =
+            engine::attentionBlocksOfLayer(c, static_cast<int>(*layer));
+        if (blocks.empty())
+            throw bad("the model has layers 0–" +
+                      std::to_string(std::max(c.encoderLayers, c.decoderLayers) - 1));
+        std::string present;
+        for (const engine::Block b : blocks)
+            present += (present.empty() ? "" : ", ") + std::string(engine::blockName(b));
+        engine::Block block = blocks.front();
+        if (dot != std::string::npos) {
+            const auto named = engine::blockFromName(where.substr(dot + 1));
+            if (!named || std::find(blocks.begin(), blocks.end(), *named) == blocks.end())
+                throw bad("layer " + std::to_string(*layer) + " has the attention blocks " +
+                          present);
+            block = *named;
+        } else if (blocks.size() > 1) {
+            throw bad("layer " + std::to_string(*layer) + " has several attention blocks (" +
+                      present + "); name one, as in " + std::to_string(*layer) + "." +
+                      engine::blockName(blocks.back()) + ":" + item.substr(colon + 1));
+        }
+        if (heads->second >= c.numHeads)
+            throw bad("the model has " + headsNamed(c.numHeads));
+        for (auto h = heads->first; h <= heads->second; ++h) {
+            const engine::Ablation::Head head{static_cast<int>(*layer), block, static_cast<int>(h)};
+            if (std::find(ablation.heads.begin(), ablation.heads.end(), head) ==
+                ablation.heads.end())
+                ablation.heads.push_back(head);
+        }
+    }
+    return ablation;
 }
 
 } // namespace attnviz::cli

@@ -1,7 +1,9 @@
 #pragma once
 
 #include "engine/attention_trace.h"
+#include "engine/model_config.h"
 #include "engine/model_weights.h"
+#include "engine/transformer_model.h"
 #include "lesson/index_set.h"
 
 #include <cstdint>
@@ -46,6 +48,19 @@ bool wantsHelp(const std::vector<std::string>& args);
 /// "0,2", "0-3", "1-2,5" or "all" (nullopt: all): kept as ranges, never expanded, so
 /// "0-2000000000" costs nothing until it is checked against the real count.
 lesson::IndexSet indexList(const std::optional<std::string>& text, const std::string& option);
+/// mha's --ablate: head numbers and ranges ("0,2", "1-3", "all"), checked against `numHeads`
+/// without expanding them; UsageError names the first head the module does not have.
+std::vector<int> headAblation(const std::string& text, int numHeads);
+/// trace's --ablate: "layer:head" items ("1:0,1:3"), a range of heads ("1:0-3"), and where a
+/// layer has several attention blocks (encoder-decoder models) the block named after the layer
+/// ("1.cross:0"). Checked against the model; UsageError names what it does not have.
+engine::Ablation modelAblation(const std::string& text, const engine::ModelConfig& config);
+/// Help lines for --ablate.
+inline constexpr const char* kAblateHelp =
+    "  --ablate L:H   switch heads off (layer:head, e.g. 1:0,1:3 or 1:0-3; 1.cross:0 names the\n"
+    "                 block where a layer has several): their context is computed and kept, their\n"
+    "                 columns of concat are zero, and everything after follows\n";
+
 /// Attention block names (self, masked_self, cross) or "all".
 std::vector<engine::Block> blockList(const std::optional<std::string>& text);
 /// Attention step names or "all"; nullopt gives `fallback`.

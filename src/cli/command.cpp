@@ -44,6 +44,9 @@ const std::vector<Command>& commands()
          runTraceCommand},
         {"export", "export (--model DIR --text \"...\" | --case FILE) --format F --out DIR",
          "heatmaps, matrices, traces and handouts without a display", runExportCommand},
+        {"importance", "importance --model DIR [--text \"...\"]",
+         "switch each attention head off in turn and rank the heads by what that costs",
+         runImportanceCommand},
     };
     return table;
 }

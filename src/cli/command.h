@@ -41,5 +41,6 @@ int runGuarded(std::string_view name, const std::function<int()>& work);
 int runMhaCommand(const std::vector<std::string>& args);
 int runTraceCommand(const std::vector<std::string>& args);
 int runExportCommand(const std::vector<std::string>& args);
+int runImportanceCommand(const std::vector<std::string>& args);
 
 } // namespace attnviz::cli

@@ -1,6 +1,7 @@
 #include "cli/arguments.h"
 #include "cli/command.h"
 #include "cli/model_loading.h"
+#include "cli/progress_bar.h"
 #include "engine/input_error.h"
 #include "io/attention_case.h"
 #include "lesson/case_walkthrough.h"
@@ -9,8 +10,6 @@
 #include "render/export_formats.h"
 
 #include <QGuiApplication>
-
-#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -62,19 +61,6 @@ std::string formatHelp()
             std::string(12 - std::min<std::size_t>(f.name.size(), 11), ' ') + std::string(f.help) +
             "\n";
     return out;
-}
-
-// A progress bar on stderr, redrawn in place: "exporting [#########           ] 72/144".
-void showProgress(int done, int total)
-{
-    constexpr int width = 30;
-    const int filled = total ? done * width / total : width;
-    std::fprintf(stderr, "\rexporting [%s%s] %d/%d",
-                 std::string(static_cast<std::size_t>(filled), '#').c_str(),
-                 std::string(static_cast<std::size_t>(width - filled), ' ').c_str(), done, total);
-    if (done == total)
-        std::fprintf(stderr, "\n");
-    std::fflush(stderr);
 }
 
 int run(const std::vector<std::string>& args, char* program)
@@ -184,12 +170,12 @@ int run(const std::vector<std::string>& args, char* program)
     const bool quiet = parsed.has("--quiet");
     // The bar redraws one line in place: only a terminal shows that, and a log would get every
     // frame. A failure ends the line first, so the sentence stands on its own.
-    const bool bar = !quiet && ::isatty(STDERR_FILENO) &&
-        format->kind != render::ExportKind::Trace && job.items.size() >= 10;
+    const bool bar = !quiet && stderrIsTerminal() && format->kind != render::ExportKind::Trace &&
+        job.items.size() >= 10;
     bool drawing = false;
     const auto progress = [&](int done, int total) {
         drawing = done < total;
-        showProgress(done, total);
+        showProgress("exporting", done, total);
     };
     std::vector<std::string> written;
     try {

@@ -13,8 +13,8 @@ namespace attnviz::cli {
 namespace {
 
 const char* const kMhaUsage =
-    R"(Usage: attnviz-cli mha CASE.safetensors [--dump OUT.safetensors] [--threads N]
-                      [--max-memory S] [--quiet]
+    R"(Usage: attnviz-cli mha CASE.safetensors [--dump OUT.safetensors] [--ablate HEADS]
+                      [--threads N] [--max-memory S] [--quiet]
 
 Runs one multi-head attention module on the inputs and weights in CASE, prints every step with
 its shape, and with --dump writes every intermediate to OUT as F32 tensors named
@@ -28,6 +28,8 @@ See docs/case-format.md.
 
 Options:
   --dump OUT     write the trace to OUT (atomically: never a partial file)
+  --ablate HEADS switch heads off (e.g. 0,2 or 1-3): their context is computed and kept, their
+                 columns of concat are zero, so output leaves them out; the manifest lists them
   --threads N    threads for the computation, 1 to %d (default: all cores)
 %s  --quiet        print nothing on success
   -h, --help     show this help
@@ -57,6 +59,12 @@ void printSummary(const lesson::Walkthrough& w)
                         static_cast<long long>(r.query));
         std::printf("\n");
     }
+    if (!t.ablatedHeads.empty()) {
+        std::printf("heads switched off (zero columns in concat):");
+        for (const int h : t.ablatedHeads)
+            std::printf(" %d", h);
+        std::printf("\n");
+    }
     std::printf("computed in %.2f ms\n", w.milliseconds);
 }
 
@@ -66,8 +74,8 @@ int run(const std::vector<std::string>& args)
         std::printf(kMhaUsage, stepNames().c_str(), engine::kMaxThreads, kMaxMemoryHelp);
         return kExitOk;
     }
-    const Arguments parsed =
-        parseArguments(args, "mha", {"--dump", "--threads", "--max-memory"}, {"--quiet"});
+    const Arguments parsed = parseArguments(
+        args, "mha", {"--dump", "--ablate", "--threads", "--max-memory"}, {"--quiet"});
     if (parsed.positional.empty())
         throw UsageError("mha needs a CASE.safetensors file; see attnviz-cli mha --help");
     if (parsed.positional.size() > 1)
@@ -81,8 +89,16 @@ int run(const std::vector<std::string>& args)
     engine::setThreadCount(threads);
     std::shared_ptr<const lesson::Walkthrough> w;
     try {
-        w = lesson::computeCase(io::loadAttentionCase(io::SafetensorsFile::read(casePath)),
-                                std::filesystem::path(casePath).filename().string(), {}, memory);
+        io::AttentionCase attentionCase =
+            io::loadAttentionCase(io::SafetensorsFile::read(casePath));
+        engine::AttentionOptions options;
+        if (const auto ablate = parsed.value("--ablate"))
+            options.ablatedHeads = headAblation(*ablate, attentionCase.numHeads);
+        w = lesson::computeCase(std::move(attentionCase),
+                                std::filesystem::path(casePath).filename().string(), options,
+                                memory);
+    } catch (const UsageError&) {
+        throw;
     } catch (const io::FileError&) {
         throw; // names the path already
     } catch (const std::bad_alloc&) {

@@ -13,7 +13,8 @@ namespace {
 
 const char* const kTraceUsage =
     R"(Usage: attnviz-cli trace --model DIR --text "..." [--target "..."] --dump OUT.safetensors
-                         [--generate N] [--steps LIST] [--threads N] [--max-memory S] [--quiet]
+                         [--generate N] [--steps LIST] [--ablate L:H,...] [--threads N]
+                         [--max-memory S] [--quiet]
 
 Runs a Transformer model on a text and writes every activation to OUT as F32 tensors named
   encoder.embedding  encoder.positional  encoder.token_type  encoder.input  encoder.final_norm
@@ -37,7 +38,7 @@ input never holds the whole trace in memory.
   --generate N   decoder-only: continue the text greedily by N tokens first
   --steps LIST   write only these attention steps of every block (e.g. weights), comma-separated
   --dump OUT     where to write the trace (atomically: never a partial file)
-  --threads N    threads for the computation, 1 to %d (default: all cores)
+%s  --threads N    threads for the computation, 1 to %d (default: all cores)
 %s  --quiet        print nothing on success
 
 Exit status: 0 on success; 2 on bad arguments, a model that cannot be loaded or a text it cannot
@@ -64,13 +65,13 @@ bool chosen(const std::string& name, const std::vector<engine::AttentionStep>& s
 int run(const std::vector<std::string>& args)
 {
     if (wantsHelp(args)) {
-        std::printf(kTraceUsage, stepNames().c_str(), builtInNames().c_str(), engine::kMaxThreads,
-                    kMaxMemoryHelp);
+        std::printf(kTraceUsage, stepNames().c_str(), builtInNames().c_str(), kAblateHelp,
+                    engine::kMaxThreads, kMaxMemoryHelp);
         return kExitOk;
     }
     const Arguments parsed = parseArguments(args, "trace",
                                             {"--model", "--text", "--target", "--dump", "--threads",
-                                             "--generate", "--steps", "--max-memory"},
+                                             "--generate", "--steps", "--ablate", "--max-memory"},
                                             {"--quiet"});
     if (!parsed.positional.empty())
         throw UsageError("unexpected argument '" + io::printable(parsed.positional.front(), 60) +
@@ -90,6 +91,8 @@ int run(const std::vector<std::string>& args)
     engine::setThreadCount(threads);
     const auto model = loadModelArgument(modelName);
     const engine::ModelConfig& c = model->model->config();
+    if (const auto ablate = parsed.value("--ablate"))
+        request.ablation = modelAblation(*ablate, c);
 
     // The dump streams: every tensor goes to disk as it is computed and only what the run itself
     // needs stays in memory.
@@ -131,6 +134,12 @@ int run(const std::vector<std::string>& args)
         std::printf("%s: %s, %d layer(s), %d heads, d_model %d\n", io::printable(c.name).c_str(),
                     engine::architectureName(c.architecture), c.layerCount(), c.numHeads,
                     c.modelWidth);
+        if (!request.ablation.empty()) {
+            std::printf("heads switched off:");
+            for (const engine::Ablation::Head& h : request.ablation.heads)
+                std::printf(" layer%d.%s:%d", h.layer, engine::blockName(h.block), h.head);
+            std::printf("\n");
+        }
         if (!run.decoding.empty())
             std::printf("generated: %s\n", io::printable(run.generated).c_str());
         std::printf("wrote %zu tensors to %s\n", count, io::printable(dump).c_str());

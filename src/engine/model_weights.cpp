@@ -37,6 +37,18 @@ std::vector<Block> layerBlocks(const ModelConfig& c, bool decoder)
     return {Block::MaskedSelf, Block::DecoderFeedForward};
 }
 
+std::vector<Block> attentionBlocksOfLayer(const ModelConfig& c, int layer)
+{
+    std::vector<Block> blocks;
+    if (c.hasEncoder() && layer >= 0 && layer < c.encoderLayers)
+        blocks.push_back(Block::Self);
+    if (c.hasDecoder() && layer >= 0 && layer < c.decoderLayers)
+        for (const Block b : layerBlocks(c, true))
+            if (isAttention(b))
+                blocks.push_back(b);
+    return blocks;
+}
+
 bool isAttention(Block block)
 {
     return block == Block::Self || block == Block::MaskedSelf || block == Block::Cross;

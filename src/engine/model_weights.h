@@ -25,6 +25,9 @@ bool isAttention(Block block);
 inline constexpr Block kAttentionBlocks[] = {Block::Self, Block::MaskedSelf, Block::Cross};
 /// The sublayers of one layer of the encoder (`decoder` false) or the decoder, in order.
 std::vector<Block> layerBlocks(const ModelConfig& config, bool decoder);
+/// The attention blocks numbered `layer` (the encoder's layer and the decoder's share a number):
+/// what an ablation "layer:head" can name. Empty past the last layer.
+std::vector<Block> attentionBlocksOfLayer(const ModelConfig& config, int layer);
 
 struct AttentionSublayerWeights {
     Block block = Block::Self;

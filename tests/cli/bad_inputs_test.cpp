@@ -1174,6 +1174,69 @@ std::vector<Row> catalogue()
          },
          2,
          {"--heads has the empty range '3-1'"}},
+        {"arg_ablate_two_billion",
+         [](const Scene& s) {
+             Args a = mha(s, s.writeCase(caseTensors()));
+             a.insert(a.end(), {"--ablate", "0-2000000000"});
+             return a;
+         },
+         2,
+         {"--ablate names head 2", "heads 0–1"}},
+        {"arg_ablate_layer_missing",
+         [](const Scene& s) {
+             Args a = trace(s, "genesis");
+             a.insert(a.end(), {"--ablate", "1:0,5:1"});
+             return a;
+         },
+         2,
+         {"--ablate has '5:1'", "layers 0–2"}},
+        {"arg_ablate_block_unnamed",
+         [](const Scene& s) {
+             Args a = trace(s, "reverse");
+             a.insert(a.end(), {"--ablate", "1:0"});
+             return a;
+         },
+         2,
+         {"--ablate has '1:0'", "several attention blocks", "1.cross:0"}},
+        {"arg_ablate_no_head",
+         [](const Scene& s) {
+             Args a = trace(s, "genesis");
+             a.insert(a.end(), {"--ablate", "2"});
+             return a;
+         },
+         2,
+         {"--ablate has '2'", "expected layer:head"}},
+        {"arg_importance_no_heldout",
+         [](const Scene& s) {
+             return Args{"importance", "--model", s.hf("gpt2").string()};
+         },
+         2,
+         {"has no heldout.txt", "--text"}},
+        {"file_heldout_tabs_mixed",
+         [](const Scene& s) {
+             const fs::path model = s.reverse();
+             writeBytes(model / "heldout.txt", "abc\tcba\nxyz\n");
+             return Args{"importance", "--model", model.string()};
+         },
+         2,
+         {"heldout.txt line 2", "input<TAB>answer"}},
+        {"file_heldout_fifo",
+         [](const Scene& s) {
+             const fs::path model = s.reverse();
+             fs::remove(model / "heldout.txt");
+             ::mkfifo((model / "heldout.txt").c_str(), 0600);
+             return Args{"importance", "--model", model.string()};
+         },
+         2,
+         {"heldout.txt", "not a regular file"}},
+        {"file_heldout_answer_too_long",
+         [](const Scene& s) {
+             const fs::path model = s.reverse();
+             writeBytes(model / "heldout.txt", "abc\t" + std::string(30, 'a') + "\n");
+             return Args{"importance", "--model", model.string()};
+         },
+         2,
+         {"Example 1's answer has 30 tokens", "at most 13"}},
         {"arg_layers_99",
          [](const Scene& s) {
              return exportModel(s, {"--layers", "99"});

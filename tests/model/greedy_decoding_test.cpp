@@ -1,6 +1,7 @@
 // Greedy decoding with the C++ engine: the reverse demo solves its task on strings it never saw
 // in training, the text demo continues a prompt exactly as PyTorch did, and every decoding step
 // keeps a trace in which the decoder sees only earlier tokens.
+#include "io/builtin_models.h"
 #include "model/model_fixtures.h"
 
 #include "engine/greedy_decoder.h"
@@ -19,7 +20,7 @@ TEST(GreedyDecoding, ReverseModelSolvesHeldOutStrings)
 {
     const auto model = openModel("reverse");
     std::istringstream lines(io::readFile(
-        (std::filesystem::path(ATTNVIZ_TEST_DATA_DIR) / "models/reverse/heldout.txt").string()));
+        (io::builtInModelsFolder() / "reverse" / "heldout.txt").string()));
     std::string line;
     int total = 0, correct = 0;
     while (std::getline(lines, line)) {
