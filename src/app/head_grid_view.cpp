@@ -33,6 +33,17 @@ void HeadGridView::setMatrices(std::vector<lesson::Heatmap> maps, bool perHead, 
                 focusHead(index);
         });
         connect(view, &HeatmapView::cellClicked, this, &HeadGridView::cellClicked);
+        connect(view, &HeatmapView::contextMenuRequested, this,
+                [this, index](QPoint at, std::optional<std::pair<int, int>> cell) {
+                    const lesson::Heatmap& map = m_maps[static_cast<std::size_t>(index)];
+                    int head = map.head;
+                    if (head < 0 && cell)
+                        for (const lesson::Heatmap::Band& band : map.columnBands)
+                            if (cell->second >= band.first &&
+                                cell->second < band.first + band.count)
+                                head = band.head;
+                    emit headMenuRequested(at, head);
+                });
         m_views.push_back(view);
     }
     relayout();

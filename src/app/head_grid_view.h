@@ -35,6 +35,9 @@ public:
 signals:
     void headFocused(int head);
     void cellClicked(int row, int column);
+    /// A right click: on the head `head` (its own map, or its band of a whole matrix such as
+    /// concat), or −1 where no head owns the spot.
+    void headMenuRequested(QPoint globalPosition, int head);
 
 private:
     /// Places the shown views in the grid (only when which views are shown has changed: moving

@@ -71,6 +71,7 @@ lesson::PlaygroundSettings InputPanel::settings() const
     s.bias = m_ui->bias->isChecked();
     s.mask = static_cast<lesson::MaskKind>(m_ui->mask->currentIndex());
     s.blockedCells = m_blockedCells;
+    s.ablatedHeads = m_ablatedHeads;
     s.seed = static_cast<std::uint32_t>(m_ui->seed->value());
     return s;
 }
@@ -91,6 +92,7 @@ void InputPanel::setSettings(const lesson::PlaygroundSettings& s)
     m_ui->mask->setCurrentIndex(static_cast<int>(s.mask));
     m_ui->seed->setValue(static_cast<int>(s.seed));
     m_blockedCells = s.blockedCells;
+    m_ablatedHeads = s.ablatedHeads;
     m_loading = false;
     emit settingsChanged();
 }
@@ -100,6 +102,20 @@ void InputPanel::toggleBlockedCell(int query, int key)
     const std::pair cell{query, key};
     if (!m_blockedCells.erase(cell))
         m_blockedCells.insert(cell);
+    emit settingsChanged();
+}
+
+void InputPanel::setHeadSwitchedOff(int head, bool off)
+{
+    if (off ? m_ablatedHeads.insert(head).second : m_ablatedHeads.erase(head) > 0)
+        emit settingsChanged();
+}
+
+void InputPanel::switchAllHeadsOn()
+{
+    if (m_ablatedHeads.empty())
+        return;
+    m_ablatedHeads.clear();
     emit settingsChanged();
 }
 

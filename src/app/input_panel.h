@@ -26,6 +26,9 @@ public:
     void showProblems(const std::vector<lesson::SettingsProblem>& problems);
     /// Blocks or unblocks one cell of the custom mask (the user clicked a score heatmap).
     void toggleBlockedCell(int query, int key);
+    /// Switches a head of the playground's module off or back on; `switchAllHeadsOn` undoes all.
+    void setHeadSwitchedOff(int head, bool off);
+    void switchAllHeadsOn();
 
     Ui::InputPanel* ui() const { return m_ui.get(); }
 
@@ -35,6 +38,7 @@ signals:
 private:
     std::unique_ptr<Ui::InputPanel> m_ui;
     std::set<std::pair<int, int>> m_blockedCells;
+    std::set<int> m_ablatedHeads;
     bool m_loading = false;
 };
 

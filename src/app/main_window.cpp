@@ -81,6 +81,22 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_model, &ModelPanel::playgroundChosen, this, &MainWindow::showPlayground);
     connect(m_model, &ModelPanel::requestChanged, this, &MainWindow::runModel);
     connect(m_modelRunner, &ModelRunner::finished, this, &MainWindow::showModelResult);
+    // A head switched off from its context menu: the playground's module, or the model's head in
+    // the block shown; the runners compute the consequence, the views only show it.
+    connect(m_steps, &StepPanel::headSwitched, this, [this](int head, bool off) {
+        if (m_model->playground()) {
+            m_input->setHeadSwitchedOff(head, off);
+            return;
+        }
+        const lesson::BlockChoice c = m_model->choice();
+        m_model->setHeadSwitchedOff({c.layer, c.block, head}, off);
+    });
+    connect(m_steps, &StepPanel::allHeadsSwitchedOn, this, [this] {
+        if (m_model->playground())
+            m_input->switchAllHeadsOn();
+        else
+            m_model->switchAllHeadsOn();
+    });
     connect(m_modelRunner, &ModelRunner::progress, m_model, &ModelPanel::showProgress);
     connect(m_modelRunner, &ModelRunner::overtakenUnopened, this, [this](const QString& folder) {
         // Not a model either, though the user moved on before it said so; unless it is chosen

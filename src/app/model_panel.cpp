@@ -46,7 +46,10 @@ ModelPanel::ModelPanel(QWidget* parent)
     m_ui->source->addItem(tr("Open model folder…"), kOpenFolder);
     m_ui->source->addItem(tr("Open attention weights file…"), kOpenAttentions);
 
-    connect(m_ui->source, &QComboBox::activated, this, &ModelPanel::sourceActivated);
+    connect(m_ui->source, &QComboBox::activated, this, [this](int index) {
+        m_ablation = {}; // another model (or the same one reopened) starts with every head on
+        sourceActivated(index);
+    });
     // An edit asks for something new: a notice about what happened before has had its say.
     const auto edited = [this] {
         m_notice.clear();
@@ -102,6 +105,7 @@ ModelRequest ModelPanel::request() const
     if (!m_ui->target->isHidden() && !m_ui->target->text().isEmpty())
         r.target = m_ui->target->text();
     r.generate = m_ui->generate->isHidden() ? 0 : m_ui->generate->value();
+    r.ablation = m_ablation;
     return r;
 }
 
@@ -126,6 +130,7 @@ void ModelPanel::setRequest(const ModelRequest& request)
     m_ui->source->setCurrentIndex(index);
     {
         const QSignalBlocker blockGenerate(m_ui->generate);
+        m_ablation = request.ablation;
         m_ui->text->setText(request.text);
         m_ui->target->setText(request.target.value_or(QString()));
         m_ui->generate->setValue(request.generate);
@@ -164,6 +169,27 @@ void ModelPanel::sourceActivated(int index)
         return;
     }
     m_ui->description->setText(tr("Loading…"));
+    emitRequest();
+}
+
+void ModelPanel::setHeadSwitchedOff(const engine::Ablation::Head& head, bool off)
+{
+    auto& heads = m_ablation.heads;
+    const auto at = std::find(heads.begin(), heads.end(), head);
+    if (off == (at != heads.end()))
+        return;
+    if (off)
+        heads.push_back(head);
+    else
+        heads.erase(at);
+    emitRequest();
+}
+
+void ModelPanel::switchAllHeadsOn()
+{
+    if (m_ablation.empty())
+        return;
+    m_ablation = {};
     emitRequest();
 }
 
@@ -238,6 +264,7 @@ void ModelPanel::restore(const ModelResult& shown)
         m_ui->text->setText(shown.request.text);
         m_ui->target->setText(shown.request.target.value_or(QString()));
         m_ui->generate->setValue(shown.request.generate);
+        m_ablation = shown.request.ablation;
     }
     m_notice.clear();
     showSourceWidgets(shown.request.folder);
@@ -341,12 +368,22 @@ void ModelPanel::showResult(const ModelResult& result)
         m_ui->decodingStep->setValue(0);
     m_filling = false;
 
+    QStringList lines;
     if (!m_run->decoding.empty())
-        m_ui->output->setText(tr("Output: <b>%1</b> (greedy decoding, %2 steps)")
-                                  .arg(QString::fromStdString(m_run->generated).toHtmlEscaped())
-                                  .arg(m_run->decoding.size()));
-    else
-        m_ui->output->clear();
+        lines << tr("Output: <b>%1</b> (greedy decoding, %2 steps)")
+                     .arg(QString::fromStdString(m_run->generated).toHtmlEscaped())
+                     .arg(m_run->decoding.size());
+    // Which heads this run went without, wherever they are: the step panel names only its block's.
+    QStringList off;
+    for (const engine::Ablation::Head& h : m_run->request.ablation.heads)
+        off << QStringLiteral("%1.%2:%3")
+                   .arg(h.layer)
+                   .arg(QString::fromLatin1(engine::blockName(h.block)))
+                   .arg(h.head);
+    if (!off.isEmpty())
+        lines
+            << tr("Heads switched off (layer.block:head): %1").arg(off.join(QStringLiteral(", ")));
+    m_ui->output->setText(lines.join(QStringLiteral("<br>")));
     emit choiceChanged(choice());
 }
 

@@ -48,6 +48,9 @@ public:
     /// The progress row while a model loads or runs: `total` 0 means "loading", with no count.
     void showProgress(int done, int total);
     void hideProgress();
+    /// Switches a head of the model off or back on and asks for the run again.
+    void setHeadSwitchedOff(const engine::Ablation::Head& head, bool off);
+    void switchAllHeadsOn();
 
 signals:
     void playgroundChosen();
@@ -70,6 +73,7 @@ private:
     bool m_filling = false;
     QString m_notice;
     QString m_error; ///< the problem line's sentence from the last result
+    engine::Ablation m_ablation; ///< of the source chosen; a new source starts with every head on
 };
 
 } // namespace attnviz::app

@@ -103,6 +103,7 @@ void ModelRunner::start(const ModelRequest& request)
                 run.target = request.target->toStdString();
             run.generate = request.generate;
             run.maxMemory = limit;
+            run.ablation = request.ablation;
             result.run = std::make_shared<const lesson::ModelRun>(
                 lesson::runModelOnText(result.model, run, std::nullopt, report));
         } catch (const Cancelled&) {

@@ -20,6 +20,7 @@ struct ModelRequest {
     QString text;
     std::optional<QString> target; ///< encoder-decoder: teacher forcing instead of decoding
     int generate = 0; ///< decoder-only: tokens to continue the text by
+    engine::Ablation ablation; ///< heads switched off
     bool operator==(const ModelRequest&) const = default;
 };
 

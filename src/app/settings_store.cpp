@@ -44,6 +44,10 @@ void savePlaygroundSettings(QSettings& store, const lesson::PlaygroundSettings& 
     for (const auto& [q, k] : s.blockedCells)
         cells << QStringLiteral("%1,%2").arg(q).arg(k);
     store.setValue(QStringLiteral("blockedCells"), cells);
+    QStringList heads;
+    for (const int h : s.ablatedHeads)
+        heads << QString::number(h);
+    store.setValue(QStringLiteral("ablatedHeads"), heads);
     store.setValue(QStringLiteral("seed"), s.seed);
     store.endGroup();
 }
@@ -71,6 +75,12 @@ lesson::PlaygroundSettings loadPlaygroundSettings(const QSettings& store)
         const QStringList parts = cell.split(QLatin1Char(','));
         if (parts.size() == 2)
             s.blockedCells.insert({parts[0].toInt(), parts[1].toInt()});
+    }
+    for (const QString& head : get("ablatedHeads", {}).toStringList()) {
+        bool ok = false;
+        const int h = head.toInt(&ok);
+        if (ok && h >= 0)
+            s.ablatedHeads.insert(h);
     }
     s.seed = get("seed", s.seed).toUInt();
     return s;

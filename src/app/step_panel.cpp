@@ -9,11 +9,14 @@
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QMenu>
 #include <QPushButton>
 #include <QSpinBox>
 #include <QTextBrowser>
 #include <QToolButton>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 namespace attnviz::app {
 
@@ -22,6 +25,7 @@ StepPanel::StepPanel(QWidget* parent)
     , m_position(new QLabel(this))
     , m_formula(new QLabel(this))
     , m_shape(new QLabel(this))
+    , m_ablated(new QLabel(this))
     , m_explanation(new QTextBrowser(this))
     , m_batch(new QSpinBox(this))
     , m_alternative(new QComboBox(this))
@@ -80,6 +84,7 @@ StepPanel::StepPanel(QWidget* parent)
     layout->addWidget(m_formula);
     layout->addWidget(m_shape);
     layout->addLayout(controls);
+    layout->addWidget(m_ablated);
     layout->addWidget(m_grid, 1);
     layout->addWidget(m_explanation);
     layout->addLayout(navigator);
@@ -97,6 +102,42 @@ StepPanel::StepPanel(QWidget* parent)
     });
     connect(m_grid, &HeadGridView::headFocused, this, [this] { m_allHeads->setVisible(true); });
     connect(m_grid, &HeadGridView::cellClicked, this, &StepPanel::cellClicked);
+    connect(m_grid, &HeadGridView::headMenuRequested, this, &StepPanel::showHeadMenu);
+    m_ablated->setObjectName(QStringLiteral("ablatedHeads"));
+    m_ablated->setWordWrap(true);
+    m_ablated->setStyleSheet(QStringLiteral("color: #8a4b00;"));
+    m_ablated->setVisible(false);
+}
+
+std::vector<int> StepPanel::ablatedHeads() const
+{
+    return m_walkthrough ? m_walkthrough->trace->ablatedHeads : std::vector<int>{};
+}
+
+void StepPanel::showHeadMenu(QPoint globalPosition, int head)
+{
+    if (!m_walkthrough || m_walkthrough->weightsOnly())
+        return; // imported attentions: nothing is computed here, so nothing can be switched off
+    const std::vector<int> off = ablatedHeads();
+    const bool isOff = std::find(off.begin(), off.end(), head) != off.end();
+    QMenu menu(this);
+    if (head >= 0) {
+        menu.addAction(isOff ? tr("Switch head %1 back on").arg(head)
+                             : tr("Switch head %1 off (zero its columns of concat)").arg(head),
+                       this, [this, head, isOff] { emit headSwitched(head, !isOff); });
+        if (lessonStep().perHead() && m_grid->focusedHead() < 0)
+            menu.addAction(tr("Show head %1 alone").arg(head), this,
+                           [this, head] { m_grid->focusHead(head); });
+    }
+    if (m_grid->focusedHead() >= 0)
+        menu.addAction(tr("Show all heads"), this, [this] {
+            m_grid->showAll();
+            m_allHeads->setVisible(false);
+        });
+    if (!off.empty())
+        menu.addAction(tr("Switch every head back on"), this, &StepPanel::allHeadsSwitchedOn);
+    if (!menu.isEmpty())
+        menu.exec(globalPosition);
 }
 
 void StepPanel::setWalkthrough(std::shared_ptr<const lesson::Walkthrough> walkthrough)
@@ -208,6 +249,7 @@ void StepPanel::refresh()
         m_shape->clear();
         m_grid->setMatrices({}, false, true);
         m_allHeads->setVisible(false);
+        m_ablated->setVisible(false);
         return;
     }
     const bool missing = m_walkthrough->weightsOnly() &&
@@ -224,6 +266,22 @@ void StepPanel::refresh()
     m_shape->setText(QString::fromStdString(lesson::stepShapes(step, *m_walkthrough)));
     auto maps = lesson::stepHeatmaps(step, m_walkthrough, batchIndex(),
                                      static_cast<std::size_t>(alternative()));
+    std::vector<int> off = ablatedHeads();
+    std::sort(off.begin(), off.end());
+    QStringList offNames;
+    for (const int h : off)
+        offNames << QString::number(h);
+    const QString heads =
+        (off.size() == 1 ? tr("head %1") : tr("heads %1")).arg(offNames.join(QStringLiteral(", ")));
+    m_ablated->setText(
+        tr("Switched off: %1. A switched-off head's context is still computed, but its columns "
+           "of concat are zero, so the output and everything after it no longer hear from it. "
+           "Right-click a head to switch it back on.")
+            .arg(heads));
+    m_ablated->setVisible(!off.empty());
+    for (lesson::Heatmap& map : maps)
+        if (map.head >= 0 && std::find(off.begin(), off.end(), map.head) != off.end())
+            map.title += " (switched off)";
     m_sharedRange->setEnabled(step.perHead());
     m_grid->setMatrices(std::move(maps), step.perHead(),
                         m_sharedRange->isChecked() || !step.perHead());

@@ -56,9 +56,15 @@ public:
 signals:
     void stepChanged(attnviz::lesson::LessonStepIndex step);
     void cellClicked(int row, int column);
+    /// From a head's context menu: switch `head` of the block shown off (or back on).
+    void headSwitched(int head, bool off);
+    void allHeadsSwitchedOn();
 
 private:
     void refresh();
+    void showHeadMenu(QPoint globalPosition, int head);
+    /// The heads the walkthrough shown has switched off.
+    std::vector<int> ablatedHeads() const;
 
     std::shared_ptr<const lesson::Walkthrough> m_walkthrough;
     QString m_reason;
@@ -66,6 +72,7 @@ private:
     QLabel* m_position;
     QLabel* m_formula;
     QLabel* m_shape;
+    QLabel* m_ablated;
     QTextBrowser* m_explanation;
     QSpinBox* m_batch;
     QComboBox* m_alternative;

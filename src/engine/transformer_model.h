@@ -27,6 +27,7 @@ struct Ablation {
     std::vector<Head> heads;
     std::vector<int> headsOf(int layer, Block block) const;
     bool empty() const { return heads.empty(); }
+    bool operator==(const Ablation&) const = default;
 };
 
 /// A whole Transformer (Vaswani et al.; D2L 11.7): embeddings and positions, encoder layers

@@ -245,8 +245,12 @@ std::shared_ptr<const Walkthrough> computePlayground(const PlaygroundSettings& s
 
     auto trace = std::make_shared<engine::AttentionTrace>();
     const auto start = std::chrono::steady_clock::now();
+    engine::AttentionOptions options;
+    for (const int h : s.ablatedHeads)
+        if (h >= 0 && h < H) // a head switched off before H was lowered no longer exists
+            options.ablatedHeads.push_back(h);
     engine::MultiHeadAttention(*weights, H)
-        .forward(*queryInput, *keyValueInput, *keyValueInput, mask, *trace);
+        .forward(*queryInput, *keyValueInput, *keyValueInput, mask, *trace, options);
     w->milliseconds =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     w->trace = trace;

@@ -26,6 +26,8 @@ struct PlaygroundSettings {
     bool bias = true;
     MaskKind mask = MaskKind::None;
     std::set<std::pair<int, int>> blockedCells; ///< (query, key) blocked by the custom mask
+    /// Heads switched off (their concat columns zero); those ≥ heads are not applied.
+    std::set<int> ablatedHeads;
     std::uint32_t seed = 42;
 
     bool operator==(const PlaygroundSettings&) const = default;

@@ -127,7 +127,9 @@ private slots:
         m_exports->exportHandout(path(QStringLiteral("handout.pdf")));
         const test::ProcessResult info = test::runProcess(
             "/usr/bin/pdfinfo", {path(QStringLiteral("handout.pdf")).toStdString()});
-        QVERIFY2(info.out.find("Pages:           " + std::to_string(lesson::kLessonSteps.size())) != std::string::npos, info.out.c_str());
+        QVERIFY2(info.out.find("Pages:           " + std::to_string(lesson::kLessonSteps.size())) !=
+                     std::string::npos,
+                 info.out.c_str());
         QVERIFY_THROWS_EXCEPTION(
             ExportError, m_exports->exportCurrentHeatmap(path(QStringLiteral("x.bmp")), {}));
         QVERIFY(!QFileInfo::exists(path(QStringLiteral("x.bmp"))));

@@ -7,8 +7,10 @@
 #include "app/step_panel.h"
 #include "app/walkthrough_runner.h"
 #include "app_test_steps.h"
+#include "context_menu.h"
 #include "ui_input_panel.h"
 
+#include <QLabel>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QtTest>
@@ -80,8 +82,9 @@ private slots:
         }
         QCOMPARE(m_window->stepPanel()->step(), attnviz::test::step("output")); // stays on the last
         for (int i = 0; i < seen.size(); ++i)
-            QVERIFY2(seen[i].startsWith(QStringLiteral("Step %1 of %2").arg(i + 1).arg(seen.size())),
-                     qPrintable(seen[i]));
+            QVERIFY2(
+                seen[i].startsWith(QStringLiteral("Step %1 of %2").arg(i + 1).arg(seen.size())),
+                qPrintable(seen[i]));
         QTest::keyClick(m_window.get(), Qt::Key_Left);
         QCOMPARE(m_window->stepPanel()->step(), attnviz::test::step("concat"));
         QTest::keyClick(m_window.get(), Qt::Key_End);
@@ -170,6 +173,41 @@ private slots:
         QTest::keyClick(m_window.get(), Qt::Key_F5);
         QApplication::processEvents();
         QCOMPARE(view(0)->layout().tickFont().pointSizeF(), before.pointSizeF());
+    }
+
+    void aHeadSwitchedOffFromItsMenuLosesItsConcatColumns()
+    {
+        StepPanel* steps = m_window->stepPanel();
+        steps->setStep(attnviz::test::step("softmax"));
+        auto* label = steps->findChild<QLabel*>(QStringLiteral("ablatedHeads"));
+        QVERIFY(label && !label->isVisibleTo(m_window.get()));
+        const auto before = m_window->walkthrough();
+        QVERIFY(attnviz::test::chooseFromContextMenu(view(1), view(1)->rect().center(),
+                                                     "Switch head 1 off"));
+        settle();
+        const auto after = m_window->walkthrough();
+        QVERIFY(after != before);
+        QCOMPARE(after->trace->ablatedHeads, std::vector<int>{1});
+        QVERIFY(label->isVisibleTo(m_window.get()));
+        QVERIFY(label->text().contains(QStringLiteral("head 1")));
+        QVERIFY(steps->grid()->matrices()[1].title.ends_with("(switched off)"));
+        // The engine kept head 1's context and zeroed its concat columns: the output changed.
+        const auto& concat = after->trace->concat;
+        const std::int64_t width = concat.dim(2), dv = width / 4;
+        for (std::int64_t t = 0; t < concat.dim(1); ++t)
+            for (std::int64_t c = dv; c < 2 * dv; ++c)
+                QCOMPARE(concat.values()[static_cast<std::size_t>(t * width + c)], 0.0f);
+        QVERIFY(after->trace->context.values()[0] == before->trace->context.values()[0]);
+        QVERIFY(after->trace->output.values()[0] != before->trace->output.values()[0]);
+
+        // On the concat step, the band of head 1 offers to switch it back on.
+        steps->setStep(attnviz::test::step("concat"));
+        HeatmapView* whole = view(0);
+        QVERIFY(attnviz::test::chooseFromContextMenu(whole, whole->rect().center(),
+                                                     "Switch every head back on"));
+        settle();
+        QVERIFY(m_window->walkthrough()->trace->ablatedHeads.empty());
+        QVERIFY(!label->isVisibleTo(m_window.get()));
     }
 
     void clickingACellDrawsTheCustomMask()

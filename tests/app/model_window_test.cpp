@@ -8,6 +8,7 @@
 #include "app/model_panel.h"
 #include "app/step_panel.h"
 #include "app_test_steps.h"
+#include "context_menu.h"
 #include "io/builtin_models.h"
 #include "ui_model_panel.h"
 
@@ -61,6 +62,45 @@ private slots:
     }
 
     void cleanup() { m_window.reset(); }
+
+    void aCrossHeadSwitchedOffChangesTheOutputAndIsNamed()
+    {
+        // The reverse demo's alignment head: without it the model no longer reverses.
+        const attnviz::lesson::BlockChoice choice = m_window->modelPanel()->choice();
+        QCOMPARE(choice.block, Block::Cross);
+        m_window->stepPanel()->setStep(attnviz::test::step("softmax"));
+        const std::size_t alignment = 2;
+        m_window->modelPanel()->setChoice({0, Block::Cross, -1});
+        settle();
+        QVERIFY(attnviz::test::chooseFromContextMenu(view(alignment),
+                                                     view(alignment)->rect().center(),
+                                                     QStringLiteral("Switch head 2 off")));
+        settle();
+        const ModelRequest request = m_window->modelPanel()->request();
+        QCOMPARE(request.ablation.heads.size(), 1u);
+        QCOMPARE(request.ablation.heads[0].layer, 0);
+        QCOMPARE(request.ablation.heads[0].block, Block::Cross);
+        QCOMPARE(request.ablation.heads[0].head, 2);
+        QVERIFY2(!form()->output->text().contains(QStringLiteral("<b>noitnetta</b>")),
+                 qPrintable(form()->output->text()));
+        QVERIFY(form()->output->text().contains(QStringLiteral("0.cross:2")));
+        QCOMPARE(m_window->walkthrough()->trace->ablatedHeads, std::vector<int>{2});
+        // Another block of the same run: its heads are all on.
+        m_window->modelPanel()->setChoice({1, Block::Cross, -1});
+        QApplication::processEvents();
+        QVERIFY(m_window->walkthrough()->trace->ablatedHeads.empty());
+
+        QVERIFY(attnviz::test::chooseFromContextMenu(view(0), view(0)->rect().center(),
+                                                     QStringLiteral("Switch every head back on")) ==
+                false); // nothing is off in this block's menu ...
+        m_window->modelPanel()->setChoice({0, Block::Cross, -1});
+        QApplication::processEvents();
+        QVERIFY(attnviz::test::chooseFromContextMenu(view(0), view(0)->rect().center(),
+                                                     QStringLiteral("Switch every head back on")));
+        settle();
+        QVERIFY(m_window->modelPanel()->request().ablation.empty());
+        QVERIFY(form()->output->text().contains(QStringLiteral("<b>noitnetta</b>")));
+    }
 
     void firstStartShowsTheReverseDemosAlignment()
     {
