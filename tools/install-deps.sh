@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs every Debian package AttnViz needs to build, test and run. Idempotent: it asks apt only
-# for what is missing, so a second run costs a few dpkg queries. Run as root on Debian 12.
+# Installs every Debian package AttnViz needs to build, test (clang 14 for the fuzzers) and run.
+# Idempotent: it asks apt only for what is missing, so a second run costs a few dpkg queries. Run
+# as root on Debian 12.
 #   tools/install-deps.sh            build, test and run
 #   tools/install-deps.sh --torch    also PyTorch + OpenBLAS(OpenMP) and the KJV text, to regenerate
 #                                    reference data, retrain the demo models and run the speed
@@ -13,6 +14,7 @@ packages=(
     qt6-base-dev qt6-svg-dev libqcustomplot-dev libgl1-mesa-dev
     libgtest-dev libgmock-dev libbenchmark-dev
     xvfb xauth fonts-dejavu-core poppler-utils python3-numpy
+    clang-14 libclang-rt-14-dev libomp-14-dev
 )
 if [[ "${1:-}" == "--torch" ]]; then
     packages+=(python3-torch libopenblas0-openmp bible-kjv)

@@ -1,6 +1,7 @@
 #include "app/model_panel.h"
 
 #include "io/builtin_models.h"
+#include "lesson/parameter_count.h"
 #include "ui_model_panel.h"
 
 #include <QDir>
@@ -319,8 +320,14 @@ void ModelPanel::showResult(const ModelResult& result)
         emit choiceChanged(choice());
         return;
     }
+    const lesson::ModelParameters parameters = lesson::modelParameters(*result.model->model);
+    QStringList perLayer;
+    for (const auto* stack : {&parameters.encoderLayers, &parameters.decoderLayers})
+        if (!stack->empty())
+            perLayer << QString::fromStdString(lesson::groupedNumber(stack->front()));
     m_ui->description->setText(
-        tr("<b>%1</b> — %2 %3, %4 layer(s), %5 heads, d_model %6, %7-norm, %8.<br>%9")
+        tr("<b>%1</b> — %2 %3, %4 layer(s), %5 heads, d_model %6, %7-norm, %8; %9 parameters "
+           "(per layer: %10).<br>%11")
             .arg(QString::fromStdString(c.name),
                  QString::fromLatin1(engine::architectureName(c.architecture)), tr("Transformer"))
             .arg(c.layerCount())
@@ -328,6 +335,9 @@ void ModelPanel::showResult(const ModelResult& result)
             .arg(c.modelWidth)
             .arg(QString::fromLatin1(engine::normName(c.norm)),
                  QString::fromLatin1(engine::activationName(c.activation)),
+                 QString::fromStdString(lesson::groupedNumber(parameters.total())),
+                 perLayer.join(tr(" encoder, ")) +
+                     (perLayer.size() > 1 ? tr(" decoder") : QString()),
                  QString::fromStdString(c.description).toHtmlEscaped()));
     const bool encDec = c.architecture == engine::Architecture::EncoderDecoder;
     const bool decOnly = c.architecture == engine::Architecture::DecoderOnly;

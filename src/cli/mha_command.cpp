@@ -3,6 +3,7 @@
 #include "engine/thread_count.h"
 #include "io/attention_case.h"
 #include "lesson/case_walkthrough.h"
+#include "lesson/parameter_count.h"
 #include "lesson/trace_export.h"
 
 #include <cstdio>
@@ -50,6 +51,17 @@ void printSummary(const lesson::Walkthrough& w)
     for (const engine::AttentionStepInfo& info : engine::kAttentionStepTable)
         std::printf("  %-8s %s\n", std::string(info.name).c_str(),
                     (t.*info.field).shapeString().c_str());
+    const std::vector<lesson::MatrixParameters> parameters =
+        lesson::attentionParameters(*w.weights);
+    std::printf("parameters:");
+    for (const lesson::MatrixParameters& m : parameters)
+        std::printf(" %s %lld×%lld%s%s", m.name.c_str(), static_cast<long long>(m.rows),
+                    static_cast<long long>(m.cols),
+                    m.biases ? (" + " + std::to_string(m.biases)).c_str() : "",
+                    &m == &parameters.back() ? "" : ",");
+    std::printf(" = %s (%s without biases)\n",
+                lesson::groupedNumber(lesson::totalParameters(parameters)).c_str(),
+                lesson::groupedNumber(lesson::totalWeights(parameters)).c_str());
     if (t.fullyMaskedRows.empty()) {
         std::printf("fully masked query rows: none\n");
     } else {

@@ -4,6 +4,7 @@
 #include "engine/thread_count.h"
 #include "io/builtin_models.h"
 #include "io/trace_file.h"
+#include "lesson/parameter_count.h"
 #include "lesson/trace_export.h"
 
 #include <cstdio>
@@ -131,9 +132,10 @@ int run(const std::vector<std::string>& args)
         throw WriteFailed(e.what());
     }
     if (!parsed.has("--quiet")) {
-        std::printf("%s: %s, %d layer(s), %d heads, d_model %d\n", io::printable(c.name).c_str(),
-                    engine::architectureName(c.architecture), c.layerCount(), c.numHeads,
-                    c.modelWidth);
+        std::printf("%s: %s, %d layer(s), %d heads, d_model %d, %s parameters\n",
+                    io::printable(c.name).c_str(), engine::architectureName(c.architecture),
+                    c.layerCount(), c.numHeads, c.modelWidth,
+                    lesson::groupedNumber(lesson::modelParameters(*model->model).total()).c_str());
         if (!request.ablation.empty()) {
             std::printf("heads switched off:");
             for (const engine::Ablation::Head& h : request.ablation.heads)

@@ -45,6 +45,9 @@ public:
     TransformerModel& operator=(const TransformerModel&) = delete;
 
     const ModelConfig& config() const { return m_config; }
+    /// Embeddings, norms, feed-forward and output weights. The attention matrices are not here:
+    /// each block's module holds its own (attentionModule(layer, block).weights()).
+    const ModelWeights& weights() const { return m_weights; }
 
     /// One forward pass over one sequence pair: `source` feeds the encoder, `target` the decoder
     /// (teacher forcing: every target position at once, each seeing only earlier ones). A

@@ -48,6 +48,8 @@ struct LessonStep {
     std::span<const TraceView> views;
     /// The views are shown one at a time and the user picks one (the split: Q_h, K_h or V_h).
     bool alternatives = false;
+    /// The learned matrices this step applies ("W_q", …), whose parameters it counts.
+    std::span<const std::string_view> weights = {};
 
     /// Every view is query × key (mask drawing and cell drill-down work on it).
     bool scoreShaped() const;
@@ -55,9 +57,12 @@ struct LessonStep {
     bool perHead() const;
 };
 
+inline constexpr std::string_view kProjectionWeights[] = {"W_q", "W_k", "W_v"};
+inline constexpr std::string_view kOutputWeights[] = {"W_o"};
+
 inline constexpr std::array kLessonSteps = {
     LessonStep{"input", {}},
-    LessonStep{"projections", kProjectionViews},
+    LessonStep{"projections", kProjectionViews, false, kProjectionWeights},
     LessonStep{"split", kSplitViews, true},
     LessonStep{"scores", kScoresViews},
     LessonStep{"scaled", kScaledViews},
@@ -65,7 +70,7 @@ inline constexpr std::array kLessonSteps = {
     LessonStep{"softmax", kSoftmaxViews},
     LessonStep{"context", kContextViews},
     LessonStep{"concat", kConcatViews},
-    LessonStep{"output", kOutputViews},
+    LessonStep{"output", kOutputViews, false, kOutputWeights},
 };
 
 /// A position in kLessonSteps.

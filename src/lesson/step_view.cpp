@@ -1,5 +1,8 @@
 #include "lesson/step_view.h"
 
+#include "lesson/parameter_count.h"
+
+#include <algorithm>
 #include <type_traits>
 
 namespace attnviz::lesson {
@@ -189,6 +192,25 @@ std::string stepShapes(const LessonStep& step, const Walkthrough& w)
     for (const TraceView& view : step.views)
         if (w.trace->has(view.step))
             append(shapeOf(view.symbol, w.trace->step(view.step)));
+    if (!step.weights.empty() && w.weights) {
+        // What the step learns: each matrix's shape and count, and for the last one the module's
+        // total as PyTorch's sum(p.numel()) gives it.
+        const std::vector<MatrixParameters> all = attentionParameters(*w.weights);
+        std::string line;
+        std::int64_t total = 0;
+        for (const MatrixParameters& m : all) {
+            if (std::find(step.weights.begin(), step.weights.end(), m.name) == step.weights.end())
+                continue;
+            line += (line.empty() ? "" : ", ") + m.name + " " + std::to_string(m.rows) + "×" +
+                std::to_string(m.cols) + (m.biases ? " + " + std::to_string(m.biases) : "");
+            total += m.total();
+        }
+        line += " = " + groupedNumber(total) + " parameters";
+        if (step.weights.back() == all.back().name)
+            line += "; the module: " + groupedNumber(totalParameters(all)) + " (" +
+                groupedNumber(totalWeights(all)) + " without biases)";
+        out += "\n" + line;
+    }
     return out;
 }
 

@@ -24,7 +24,9 @@ std::vector<Heatmap> stepHeatmaps(const LessonStep& step,
                                   const std::shared_ptr<const Walkthrough>& w, int batch,
                                   std::size_t alternative = 0);
 
-/// The shape line with named axes, e.g. "weights (batch=2, head=4, query=5, key=7)".
+/// The shape line with named axes, e.g. "weights (batch=2, head=4, query=5, key=7)"; for a step
+/// that applies learned matrices, a second line counts their parameters ("W_o 16×16 + 16 = 272
+/// parameters; the module: 1,088 (1,024 without biases)").
 std::string stepShapes(const LessonStep& step, const Walkthrough& w);
 
 /// The formula of a step with the walkthrough's live sizes filled in; the input step of a model

@@ -1,0 +1,109 @@
+#include "lesson/parameter_count.h"
+
+#include <numeric>
+
+namespace attnviz::lesson {
+namespace {
+
+std::int64_t size(const std::optional<Eigen::RowVectorXf>& v)
+{
+    return v ? v->size() : 0;
+}
+
+std::int64_t size(const engine::RowMatrix& m)
+{
+    return m.size();
+}
+
+std::int64_t size(const engine::LayerNormWeights& n)
+{
+    return n.gain.size() + n.bias.size();
+}
+
+std::int64_t size(const std::optional<engine::LayerNormWeights>& n)
+{
+    return n ? size(*n) : 0;
+}
+
+// The layers of one stack; `decoder` tells the model which attention modules to ask for.
+std::vector<std::int64_t> layerCounts(const engine::TransformerModel& model,
+                                      const engine::StackWeights& stack, bool decoder)
+{
+    std::vector<std::int64_t> out;
+    for (std::size_t i = 0; i < stack.layers.size(); ++i) {
+        const engine::LayerWeights& layer = stack.layers[i];
+        std::int64_t n = 0;
+        for (const engine::Block b : engine::layerBlocks(model.config(), decoder))
+            if (engine::isAttention(b))
+                n += totalParameters(
+                    attentionParameters(model.attentionModule(static_cast<int>(i), b).weights()));
+        for (const engine::AttentionSublayerWeights& a : layer.attention)
+            n += size(a.norm);
+        const engine::FeedForwardWeights& f = layer.feedForward;
+        n += size(f.w1) + size(f.b1) + size(f.w2) + size(f.b2) + size(layer.feedForwardNorm);
+        out.push_back(n);
+    }
+    return out;
+}
+
+std::int64_t embeddingCount(const engine::StackWeights& stack)
+{
+    return size(stack.embedding) + size(stack.positional) + size(stack.tokenType) +
+        size(stack.embeddingNorm);
+}
+
+} // namespace
+
+std::vector<MatrixParameters> attentionParameters(const engine::AttentionWeights& w)
+{
+    const auto matrix = [](const char* name, const engine::RowMatrix& m,
+                           const std::optional<Eigen::RowVectorXf>& b) {
+        return MatrixParameters{name, m.rows(), m.cols(), size(b)};
+    };
+    return {matrix("W_q", w.wQ, w.bQ), matrix("W_k", w.wK, w.bK), matrix("W_v", w.wV, w.bV),
+            matrix("W_o", w.wO, w.bO)};
+}
+
+std::int64_t totalParameters(const std::vector<MatrixParameters>& matrices)
+{
+    return std::accumulate(matrices.begin(), matrices.end(), std::int64_t{0},
+                           [](std::int64_t n, const MatrixParameters& m) { return n + m.total(); });
+}
+
+std::int64_t totalWeights(const std::vector<MatrixParameters>& matrices)
+{
+    return std::accumulate(
+        matrices.begin(), matrices.end(), std::int64_t{0},
+        [](std::int64_t n, const MatrixParameters& m) { return n + m.weights(); });
+}
+
+std::int64_t ModelParameters::total() const
+{
+    return embeddings +
+        std::accumulate(encoderLayers.begin(), encoderLayers.end(), std::int64_t{0}) +
+        std::accumulate(decoderLayers.begin(), decoderLayers.end(), std::int64_t{0}) + finalNorms +
+        output;
+}
+
+ModelParameters modelParameters(const engine::TransformerModel& model)
+{
+    const engine::ModelWeights& w = model.weights();
+    ModelParameters p;
+    // An encoder-decoder shares nothing between its stacks' embeddings: each is counted.
+    p.embeddings = embeddingCount(w.encoder) + embeddingCount(w.decoder);
+    p.encoderLayers = layerCounts(model, w.encoder, false);
+    p.decoderLayers = layerCounts(model, w.decoder, true);
+    p.finalNorms = size(w.encoder.finalNorm) + size(w.decoder.finalNorm);
+    p.output = size(w.output) + size(w.outputBias);
+    return p;
+}
+
+std::string groupedNumber(std::int64_t n)
+{
+    std::string digits = std::to_string(n < 0 ? -n : n);
+    for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3)
+        digits.insert(static_cast<std::size_t>(i), ",");
+    return (n < 0 ? "-" : "") + digits;
+}
+
+} // namespace attnviz::lesson
