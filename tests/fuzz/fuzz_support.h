@@ -10,6 +10,7 @@
 #include "io/json.h"
 #include "io/safetensors.h"
 
+#include <array>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -28,6 +29,21 @@ namespace attnviz::fuzz {
 struct Chunk {
     std::uint8_t selector = 0;
     std::string_view bytes;
+};
+
+/// The file of a model folder each model_folder chunk is appended to (selector % size()); seeds
+/// are written with the same selectors.
+inline constexpr std::array<const char*, 10> kModelFolderFiles = {
+    "config.json",
+    "vocab.json",
+    "model.safetensors",
+    "merges.txt",
+    "vocab.txt",
+    "tokenizer.json",
+    "tokenizer_config.json",
+    "model.safetensors.index.json",
+    "model-00001-of-00002.safetensors",
+    "model-00002-of-00002.safetensors",
 };
 
 inline std::vector<Chunk> decodeChunks(std::string_view input)

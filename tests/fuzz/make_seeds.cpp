@@ -43,7 +43,7 @@ using Json = nlohmann::ordered_json;
 
 constexpr std::uintmax_t kMaxSeedBytes = 64 * 1024;
 
-/// The selectors of model_folder_fuzz.cpp's kFileNames.
+/// The selectors of kModelFolderFiles (fuzz_support.h).
 enum ModelFile : std::uint8_t {
     kConfig,
     kVocabJson,
@@ -186,18 +186,9 @@ void checkLoads(const std::string& name, const std::string& seed)
         fs::temp_directory_path() / ("attnviz-fuzz-seed-" + std::to_string(::getpid()));
     fs::remove_all(dir);
     fs::create_directories(dir);
-    static constexpr const char* kNames[] = {"config.json",
-                                             "vocab.json",
-                                             "model.safetensors",
-                                             "merges.txt",
-                                             "vocab.txt",
-                                             "tokenizer.json",
-                                             "tokenizer_config.json",
-                                             "model.safetensors.index.json",
-                                             "model-00001-of-00002.safetensors",
-                                             "model-00002-of-00002.safetensors"};
     for (const Chunk& chunk : decodeChunks(seed)) {
-        std::ofstream out(dir / kNames[chunk.selector % 10], std::ios::binary | std::ios::app);
+        std::ofstream out(dir / kModelFolderFiles[chunk.selector % kModelFolderFiles.size()],
+                          std::ios::binary | std::ios::app);
         out.write(chunk.bytes.data(), static_cast<std::streamsize>(chunk.bytes.size()));
     }
     try {

@@ -1,6 +1,6 @@
 // io::loadModel on a folder written from the input. The input is a sequence of chunks
-// (fuzz_support.h); a chunk's selector, modulo the number of names below, picks the file it is
-// appended to, so one input can hold an AttnViz folder (config.json, vocab.json,
+// (fuzz_support.h); a chunk's selector, modulo the number of kModelFolderFiles, picks the file it
+// is appended to, so one input can hold an AttnViz folder (config.json, vocab.json,
 // model.safetensors), a GPT-2 folder (vocab.json + merges.txt or tokenizer.json, a single file or
 // shards with their index) or a BERT folder (vocab.txt or tokenizer.json, tokenizer_config.json).
 // A model that loads encodes a short text and, when it is small, runs one forward pass on it.
@@ -18,20 +18,6 @@ namespace attnviz::fuzz {
 namespace {
 
 namespace fs = std::filesystem;
-
-/// The file each selector writes, in selector order (selector % size()).
-constexpr std::array<const char*, 10> kFileNames = {
-    "config.json",
-    "vocab.json",
-    "model.safetensors",
-    "merges.txt",
-    "vocab.txt",
-    "tokenizer.json",
-    "tokenizer_config.json",
-    "model.safetensors.index.json",
-    "model-00001-of-00002.safetensors",
-    "model-00002-of-00002.safetensors",
-};
 
 /// One folder per process, emptied before each input and removed at exit.
 class Folder {
@@ -74,7 +60,8 @@ void fuzzModelFolder(std::string_view input)
     static const Folder folder;
     folder.clear();
     for (const Chunk& chunk : decodeChunks(input)) {
-        std::ofstream out(folder.path() / kFileNames[chunk.selector % kFileNames.size()],
+        std::ofstream out(folder.path() /
+                              kModelFolderFiles[chunk.selector % kModelFolderFiles.size()],
                           std::ios::binary | std::ios::app);
         out.write(chunk.bytes.data(), static_cast<std::streamsize>(chunk.bytes.size()));
         if (!out)
