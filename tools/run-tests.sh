@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # README's test command and what CI runs: installs what is missing, then
 #   1. builds with the dev preset (optimised, warnings on) and runs every test with ctest;
-#   2. fuzzes each libFuzzer harness of tests/fuzz for a minute (tools/run-fuzz.sh: clang 14,
+#   2. builds the suite again with the asan preset (clang 14, AddressSanitizer +
+#      UndefinedBehaviorSanitizer + LeakSanitizer) and runs it (the GUI tests and the stress test
+#      too; see the preset for the two long decoding runs it leaves to stage 1);
+#   3. fuzzes each libFuzzer harness of tests/fuzz for a minute (tools/run-fuzz.sh: clang 14,
 #      ASan + UBSan), after replaying every saved reproducer.
 # Each stage stops the script on its first failure. tools/run-tests.sh --quick runs stage 1 only.
 set -euo pipefail
@@ -11,9 +14,12 @@ start=$(date +%s)
 cmake --workflow --preset dev
 dev=$(date +%s)
 if [[ "${1:-}" == "--quick" ]]; then
-    echo "run-tests: dev suite in $((dev - start)) s (--quick: no fuzzing)"
+    echo "run-tests: dev suite in $((dev - start)) s (--quick: no sanitizers, no fuzzing)"
     exit 0
 fi
+cmake --workflow --preset asan
+asan=$(date +%s)
 tools/run-fuzz.sh 60
 end=$(date +%s)
-echo "run-tests: dev suite $((dev - start)) s, fuzzing $((end - dev)) s, total $((end - start)) s"
+echo "run-tests: dev suite $((dev - start)) s, sanitizers $((asan - dev)) s," \
+    "fuzzing $((end - asan)) s, total $((end - start)) s"

@@ -222,7 +222,8 @@ TEST(AttentionImport, MalformedFilesAreRefusedWithOneSentence)
 
     for (const auto& [name, words] : cases) {
         SCOPED_TRACE(name);
-        const std::string message = refusal([&] { return importFile("bad_" + name); });
+        const std::string file = "bad_" + name; // clang 14 cannot capture a structured binding
+        const std::string message = refusal([&] { return importFile(file); });
         ASSERT_FALSE(message.empty()) << "accepted";
         for (const std::string& word : words)
             EXPECT_THAT(message, HasSubstr(word));

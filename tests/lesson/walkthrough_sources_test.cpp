@@ -53,8 +53,9 @@ TEST(WalkthroughSources, EveryStepOfEverySourceShowsTheTrace)
             for (std::size_t a = 0; a < alternatives; ++a) {
                 const auto maps = lesson::stepHeatmaps(step, w, w->batch() - 1, a);
                 ASSERT_FALSE(maps.empty()) << where;
-                if (step.perHead())
+                if (step.perHead()) {
                     EXPECT_EQ(static_cast<int>(maps.size()), w->heads()) << where;
+                }
                 for (const lesson::Heatmap& m : maps) {
                     EXPECT_GT(m.rows(), 0) << where;
                     EXPECT_EQ(static_cast<int>(m.matrix.rowLabels.size()), m.rows()) << where;
@@ -101,8 +102,9 @@ TEST(WalkthroughSources, ALayerTheRunDidNotKeepIsRecomputedExactly)
     const auto model = openModel("genesis");
     const auto full = std::make_shared<const lesson::ModelRun>(
         lesson::runModelOnText(model, {.text = "and god said let there be light"}));
-    const auto lean = std::make_shared<const lesson::ModelRun>(lesson::runModelOnText(
-        model, {.text = "and god said let there be light"}, engine::CapturePolicy::attentionWeights()));
+    const auto lean = std::make_shared<const lesson::ModelRun>(
+        lesson::runModelOnText(model, {.text = "and god said let there be light"},
+                               engine::CapturePolicy::attentionWeights()));
     ASSERT_FALSE(lean->trace->decoder->layers[1].complete);
     EXPECT_FALSE(lean->trace->attentionBlock(1, engine::Block::MaskedSelf)
                      ->attention.has(engine::AttentionStep::Scores));

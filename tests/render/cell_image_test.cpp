@@ -39,7 +39,7 @@ TEST(CellImage, ThumbnailsAverageBlocksOfCells)
                 static_cast<float>((r * 7 + c * 3) % 11) / 10.0f;
     const QImage image = cellImage(heatmapOf(values, rows, cols), {0.0, 1.0}, 128);
     ASSERT_EQ(image.size(), QSize(128, 128));
-    for (const auto [y, x] : {std::pair{0, 0}, {57, 99}, {127, 127}}) {
+    for (const auto& [y, x] : {std::pair{0, 0}, {57, 99}, {127, 127}}) {
         double sum = 0;
         int n = 0;
         for (int r = y * rows / 128; r < (y + 1) * rows / 128; ++r)
