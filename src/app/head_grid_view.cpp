@@ -27,26 +27,40 @@ void HeadGridView::setMatrices(std::vector<lesson::Heatmap> maps, bool perHead, 
         // Hidden until relayout places it: a view made while the grid is not on screen (the
         // overview shown, one head focused) would otherwise appear, unplaced, with its parent.
         view->hide();
+        view->setValuesInCells(m_values);
+        view->setRowSums(m_rowSums);
         const int index = static_cast<int>(m_views.size());
         connect(view, &HeatmapView::clicked, this, [this, index] {
             if (m_focused < 0)
                 focusHead(index);
         });
-        connect(view, &HeatmapView::cellClicked, this, &HeadGridView::cellClicked);
-        connect(view, &HeatmapView::contextMenuRequested, this,
-                [this, index](QPoint at, std::optional<std::pair<int, int>> cell) {
-                    const lesson::Heatmap& map = m_maps[static_cast<std::size_t>(index)];
-                    int head = map.head;
-                    if (head < 0 && cell)
-                        for (const lesson::Heatmap::Band& band : map.columnBands)
-                            if (cell->second >= band.first &&
-                                cell->second < band.first + band.count)
-                                head = band.head;
-                    emit headMenuRequested(at, head);
-                });
+        connect(view, &HeatmapView::cellClicked, this, [this, index](int row, int column) {
+            emit cellClicked(m_maps[static_cast<std::size_t>(index)].head, row, column);
+        });
+        connect(
+            view, &HeatmapView::contextMenuRequested, this,
+            [this, index](QPoint at, std::optional<std::pair<int, int>> cell) {
+                const lesson::Heatmap& map = m_maps[static_cast<std::size_t>(index)];
+                int head = map.head;
+                if (head < 0 && cell)
+                    for (const lesson::Heatmap::Band& band : map.columnBands)
+                        if (cell->second >= band.first && cell->second < band.first + band.count)
+                            head = band.head;
+                emit headMenuRequested(at, head, cell ? cell->first : -1, cell ? cell->second : -1);
+            });
         m_views.push_back(view);
     }
     relayout();
+}
+
+void HeadGridView::setCellText(bool values, bool rowSums)
+{
+    m_values = values;
+    m_rowSums = rowSums;
+    for (HeatmapView* view : m_views) {
+        view->setValuesInCells(values);
+        view->setRowSums(rowSums);
+    }
 }
 
 void HeadGridView::focusHead(int head)

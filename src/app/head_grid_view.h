@@ -24,6 +24,9 @@ public:
     /// colour range for all matrices; otherwise one per matrix.
     void setMatrices(std::vector<lesson::Heatmap> maps, bool perHead, bool sharedRange);
     const std::vector<lesson::Heatmap>& matrices() const { return m_maps; }
+    /// What every view prints besides colours: each cell's value (where it fits) and a
+    /// column of row sums.
+    void setCellText(bool values, bool rowSums);
     void showAll();
     /// Shows one head alone, as a click on it does.
     void focusHead(int head);
@@ -34,10 +37,11 @@ public:
 
 signals:
     void headFocused(int head);
-    void cellClicked(int row, int column);
+    /// A cell of the map of head `head` (−1 for a whole matrix) was clicked.
+    void cellClicked(int head, int row, int column);
     /// A right click: on the head `head` (its own map, or its band of a whole matrix such as
-    /// concat), or −1 where no head owns the spot.
-    void headMenuRequested(QPoint globalPosition, int head);
+    /// concat), or −1 where no head owns the spot; on the cell (row, column), or −1, −1.
+    void headMenuRequested(QPoint globalPosition, int head, int row, int column);
 
 private:
     /// Places the shown views in the grid (only when which views are shown has changed: moving
@@ -50,6 +54,8 @@ private:
     std::vector<lesson::Heatmap> m_maps;
     bool m_perHead = false;
     bool m_sharedRange = true;
+    bool m_values = false;
+    bool m_rowSums = false;
     int m_focused = -1;
     std::vector<int> m_placed; ///< the view indices currently in the layout, in order
 };

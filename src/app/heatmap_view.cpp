@@ -43,12 +43,22 @@ void HeatmapView::setValuesInCells(bool on)
     update();
 }
 
+void HeatmapView::setRowSums(bool on)
+{
+    if (on == m_rowSums)
+        return;
+    m_rowSums = on;
+    m_layout.reset(); // the sums take room from the cells
+    update();
+}
+
 render::HeatmapStyle HeatmapView::style() const
 {
     render::HeatmapStyle s;
     s.font = font();
     s.colourBar = m_colourBar;
     s.valuesInCells = m_valuesInCells;
+    s.rowSums = m_rowSums;
     s.highlight = m_highlight;
     return s;
 }
@@ -93,7 +103,7 @@ QPoint HeatmapView::cellCentre(int row, int column) const
 
 QString HeatmapView::toolTipForCell(int row, int column) const
 {
-    const auto label = [this](const std::vector<std::string>& labels, int i) {
+    const auto label = [](const std::vector<std::string>& labels, int i) {
         if (i >= static_cast<int>(labels.size()))
             return QString::number(i);
         const QString token = QString::fromStdString(labels[static_cast<std::size_t>(i)]);

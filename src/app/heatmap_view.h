@@ -30,6 +30,8 @@ public:
     std::pair<double, double> range() const { return m_range; }
     void setHighlight(std::optional<render::Highlight> highlight);
     void setValuesInCells(bool on);
+    /// A column of row sums right of the cells (the weights: each row sums to 1).
+    void setRowSums(bool on);
 
     /// The cell under a point in this widget's coordinates, if any: (row, column).
     std::optional<std::pair<int, int>> cellAt(QPoint position) const;
@@ -63,6 +65,7 @@ private:
     std::pair<double, double> m_range{0, 1};
     bool m_colourBar = true;
     bool m_valuesInCells = false;
+    bool m_rowSums = false;
     std::optional<render::Highlight> m_highlight;
     QImage m_cells; ///< one pixel per cell, rebuilt when the matrix or the range changes
     mutable std::optional<render::HeatmapLayout>

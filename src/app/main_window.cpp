@@ -3,6 +3,7 @@
 #include "app/export_menu.h"
 #include "app/head_grid_view.h"
 #include "app/input_panel.h"
+#include "app/mistakes_dialog.h"
 #include "app/model_overview.h"
 #include "app/model_panel.h"
 #include "app/preferences_dialog.h"
@@ -61,6 +62,7 @@ MainWindow::MainWindow(QWidget* parent)
 
     connect(m_ui->actionQuit, &QAction::triggered, this, &QWidget::close);
     connect(m_ui->actionPreferences, &QAction::triggered, this, &MainWindow::openPreferences);
+    connect(m_ui->actionMistakes, &QAction::triggered, this, &MainWindow::openMistakes);
     connect(m_ui->actionNext, &QAction::triggered, m_steps, &StepPanel::next);
     connect(m_ui->actionPrevious, &QAction::triggered, m_steps, &StepPanel::previous);
     connect(m_ui->actionFirst, &QAction::triggered, m_steps, &StepPanel::first);
@@ -187,6 +189,17 @@ void MainWindow::runModel(const ModelRequest& request)
     statusBar()->showMessage(tr("Running %1…").arg(request.folder));
     m_model->showProgress(0, 0);
     m_modelRunner->request(request);
+}
+
+void MainWindow::openMistakes()
+{
+    if (!m_mistakes) {
+        m_mistakes = new MistakesDialog(this);
+        connect(m_steps, &StepPanel::walkthroughShown, m_mistakes, &MistakesDialog::setWalkthrough);
+    }
+    m_mistakes->setWalkthrough(m_steps->walkthrough(), m_steps->batchIndex());
+    m_mistakes->show();
+    m_mistakes->raise();
 }
 
 void MainWindow::openPreferences()

@@ -20,6 +20,7 @@ namespace attnviz::app {
 
 class ExportMenu;
 class InputPanel;
+class MistakesDialog;
 class ModelOverview;
 class ModelPanel;
 class StepPanel;
@@ -40,6 +41,8 @@ public:
     ModelOverview* overview() const { return m_overview; }
     ModelRunner* modelRunner() const { return m_modelRunner; }
     ExportMenu* exportMenu() const { return m_exports; }
+    /// The common-mistakes gallery, once opened (null before).
+    MistakesDialog* mistakesDialog() const { return m_mistakes; }
     /// The last model result shown (empty in the playground).
     const ModelResult& modelResult() const { return m_modelResult; }
     StepPanel* stepPanel() const { return m_steps; }
@@ -62,6 +65,8 @@ private:
     void runModel(const ModelRequest& request);
     /// File ▸ Preferences: a new memory limit is saved and the model shown runs again under it.
     void openPreferences();
+    /// Experiments ▸ Common mistakes: opens the gallery on what the step panel shows.
+    void openMistakes();
 
     std::unique_ptr<Ui::MainWindow> m_ui;
     InputPanel* m_input;
@@ -72,6 +77,7 @@ private:
     WalkthroughRunner* m_runner;
     ModelRunner* m_modelRunner;
     ExportMenu* m_exports = nullptr;
+    MistakesDialog* m_mistakes = nullptr;
     ModelResult m_modelResult;
     std::shared_ptr<const lesson::Walkthrough> m_walkthrough;
     /// The run and block m_walkthrough shows, when it is a model's block.

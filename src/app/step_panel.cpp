@@ -1,5 +1,6 @@
 #include "app/step_panel.h"
 
+#include "app/cell_arithmetic_dialog.h"
 #include "app/head_grid_view.h"
 #include "lesson/step_view.h"
 #include "render/step_texts.h"
@@ -30,6 +31,7 @@ StepPanel::StepPanel(QWidget* parent)
     , m_batch(new QSpinBox(this))
     , m_alternative(new QComboBox(this))
     , m_sharedRange(new QCheckBox(tr("One colour range for all heads"), this))
+    , m_values(new QCheckBox(tr("Numbers in cells"), this))
     , m_allHeads(new QPushButton(tr("Show all heads"), this))
     , m_grid(new HeadGridView(this))
     , m_stepButtons(new QButtonGroup(this))
@@ -56,12 +58,16 @@ StepPanel::StepPanel(QWidget* parent)
     m_batch->setMinimum(1);
     m_sharedRange->setChecked(true);
     m_alternative->setObjectName(QStringLiteral("alternative"));
+    m_values->setObjectName(QStringLiteral("valuesInCells"));
+    m_values->setToolTip(tr("Print each value in its cell where the cells are large enough to "
+                            "read it (small matrices, or one head shown alone)"));
     m_allHeads->setVisible(false);
 
     auto* controls = new QHBoxLayout;
     controls->addWidget(m_batch);
     controls->addWidget(m_alternative);
     controls->addWidget(m_sharedRange);
+    controls->addWidget(m_values);
     controls->addStretch();
     controls->addWidget(m_allHeads);
 
@@ -95,13 +101,19 @@ StepPanel::StepPanel(QWidget* parent)
     connect(m_next, &QPushButton::clicked, this, &StepPanel::next);
     connect(m_batch, &QSpinBox::valueChanged, this, &StepPanel::refresh);
     connect(m_sharedRange, &QCheckBox::toggled, this, &StepPanel::refresh);
+    connect(m_values, &QCheckBox::toggled, this, &StepPanel::refresh);
     connect(m_alternative, &QComboBox::currentIndexChanged, this, &StepPanel::refresh);
     connect(m_allHeads, &QPushButton::clicked, this, [this] {
         m_grid->showAll();
         m_allHeads->setVisible(false);
     });
     connect(m_grid, &HeadGridView::headFocused, this, [this] { m_allHeads->setVisible(true); });
-    connect(m_grid, &HeadGridView::cellClicked, this, &StepPanel::cellClicked);
+    connect(m_grid, &HeadGridView::cellClicked, this, [this](int head, int row, int column) {
+        // While the arithmetic is open, a click explains the cell clicked instead.
+        if (m_arithmetic && m_arithmetic->isVisible() && head >= 0)
+            showCellArithmetic(head, row, column);
+        emit cellClicked(row, column);
+    });
     connect(m_grid, &HeadGridView::headMenuRequested, this, &StepPanel::showHeadMenu);
     m_ablated->setObjectName(QStringLiteral("ablatedHeads"));
     m_ablated->setWordWrap(true);
@@ -114,14 +126,40 @@ std::vector<int> StepPanel::ablatedHeads() const
     return m_walkthrough ? m_walkthrough->trace->ablatedHeads : std::vector<int>{};
 }
 
-void StepPanel::showHeadMenu(QPoint globalPosition, int head)
+std::optional<engine::AttentionStep> StepPanel::drillableStep() const
 {
-    if (!m_walkthrough || m_walkthrough->weightsOnly())
-        return; // imported attentions: nothing is computed here, so nothing can be switched off
+    if (lessonStep().views.empty())
+        return std::nullopt;
+    const engine::AttentionStep step = lessonStep().views.front().step;
+    if (engine::stepInfo(step).scoreShaped || step == engine::AttentionStep::Context)
+        return step;
+    return std::nullopt;
+}
+
+void StepPanel::showCellArithmetic(int head, int row, int column)
+{
+    const std::optional<engine::AttentionStep> step = drillableStep();
+    if (!m_walkthrough || !step || head < 0 || row < 0 || column < 0)
+        return;
+    if (!m_arithmetic)
+        m_arithmetic = new CellArithmeticDialog(this);
+    m_arithmetic->showCell(m_walkthrough, *step, {batchIndex(), head, row, column});
+    m_arithmetic->show();
+    m_arithmetic->raise();
+}
+
+void StepPanel::showHeadMenu(QPoint globalPosition, int head, int row, int column)
+{
+    if (!m_walkthrough)
+        return;
+    QMenu menu(this);
+    if (head >= 0 && row >= 0 && drillableStep())
+        menu.addAction(tr("Show the arithmetic of this cell…"), this,
+                       [this, head, row, column] { showCellArithmetic(head, row, column); });
     const std::vector<int> off = ablatedHeads();
     const bool isOff = std::find(off.begin(), off.end(), head) != off.end();
-    QMenu menu(this);
-    if (head >= 0) {
+    // Imported attentions are not computed here, so no head can be switched off.
+    if (head >= 0 && !m_walkthrough->weightsOnly()) {
         menu.addAction(isOff ? tr("Switch head %1 back on").arg(head)
                              : tr("Switch head %1 off (zero its columns of concat)").arg(head),
                        this, [this, head, isOff] { emit headSwitched(head, !isOff); });
@@ -250,6 +288,9 @@ void StepPanel::refresh()
         m_grid->setMatrices({}, false, true);
         m_allHeads->setVisible(false);
         m_ablated->setVisible(false);
+        if (m_arithmetic)
+            m_arithmetic->setWalkthrough(nullptr);
+        emit walkthroughShown(nullptr, 0);
         return;
     }
     const bool missing = m_walkthrough->weightsOnly() &&
@@ -283,9 +324,21 @@ void StepPanel::refresh()
         if (map.head >= 0 && std::find(off.begin(), off.end(), map.head) != off.end())
             map.title += " (switched off)";
     m_sharedRange->setEnabled(step.perHead());
+    // The softmax step shows what makes its rows weights: each sums to 1.
+    const bool weights =
+        !step.views.empty() && step.views.front().step == engine::AttentionStep::Weights;
+    m_grid->setCellText(m_values->isChecked(), weights);
     m_grid->setMatrices(std::move(maps), step.perHead(),
                         m_sharedRange->isChecked() || !step.perHead());
     m_allHeads->setVisible(m_grid->focusedHead() >= 0);
+    if (m_arithmetic && m_arithmetic->isVisible()) {
+        // The same cell, of the batch item and walkthrough shown, on this step if it has cells
+        // to explain.
+        lesson::CellAddress cell = m_arithmetic->cell();
+        cell.batch = batchIndex();
+        m_arithmetic->showCell(m_walkthrough, drillableStep().value_or(m_arithmetic->step()), cell);
+    }
+    emit walkthroughShown(m_walkthrough, batchIndex());
 }
 
 } // namespace attnviz::app

@@ -6,6 +6,7 @@
 #include <QWidget>
 
 #include <memory>
+#include <optional>
 
 class QButtonGroup;
 class QCheckBox;
@@ -17,6 +18,7 @@ class QTextBrowser;
 
 namespace attnviz::app {
 
+class CellArithmeticDialog;
 class HeadGridView;
 
 /// The right side of the window: where we are ("Step 4 of 10"), the step's formula with live
@@ -49,6 +51,11 @@ public:
     void last();
 
     HeadGridView* grid() const { return m_grid; }
+    /// Opens (or updates) the arithmetic of a cell of head `head` on the step shown: a score,
+    /// a weight or a context value. Other steps and whole matrices have none and are ignored.
+    void showCellArithmetic(int head, int row, int column);
+    /// The dialog of the last cell whose arithmetic was asked for (null before the first).
+    CellArithmeticDialog* cellArithmetic() const { return m_arithmetic; }
     QString positionText() const;
     QString formulaText() const;
     QString shapeText() const;
@@ -59,10 +66,15 @@ signals:
     /// From a head's context menu: switch `head` of the block shown off (or back on).
     void headSwitched(int head, bool off);
     void allHeadsSwitchedOn();
+    /// After every refresh: the walkthrough shown (null when none) and the batch item.
+    void walkthroughShown(std::shared_ptr<const attnviz::lesson::Walkthrough> walkthrough,
+                          int batch);
 
 private:
     void refresh();
-    void showHeadMenu(QPoint globalPosition, int head);
+    void showHeadMenu(QPoint globalPosition, int head, int row, int column);
+    /// The trace step whose cells the step shown explains (scores … weights, context), if any.
+    std::optional<engine::AttentionStep> drillableStep() const;
     /// The heads the walkthrough shown has switched off.
     std::vector<int> ablatedHeads() const;
 
@@ -77,8 +89,10 @@ private:
     QSpinBox* m_batch;
     QComboBox* m_alternative;
     QCheckBox* m_sharedRange;
+    QCheckBox* m_values;
     QPushButton* m_allHeads;
     HeadGridView* m_grid;
+    CellArithmeticDialog* m_arithmetic = nullptr;
     QButtonGroup* m_stepButtons;
     QPushButton* m_previous;
     QPushButton* m_next;

@@ -10,6 +10,16 @@ bool Heatmap::blocked(int row, int col) const
     return mask && mask->blocked(maskBatch, row, col);
 }
 
+std::vector<double> rowSums(const Heatmap& map)
+{
+    std::vector<double> sums(static_cast<std::size_t>(map.rows()), 0.0);
+    for (int r = 0; r < map.rows(); ++r)
+        for (int c = 0; c < map.cols(); ++c)
+            if (std::isfinite(map.value(r, c)))
+                sums[static_cast<std::size_t>(r)] += map.value(r, c);
+    return sums;
+}
+
 std::pair<double, double> colourRange(const std::vector<Heatmap>& maps)
 {
     double largest = 0;

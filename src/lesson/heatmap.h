@@ -49,6 +49,10 @@ struct Heatmap {
 /// "playing" for either piece), so a tooltip can name it; nullopt for a whole-word token.
 std::optional<std::string> wholeWord(const std::vector<std::string>& labels, int index);
 
+/// Each row's sum over its finite cells (a softmax row of weights sums to 1; a fully blocked
+/// row to 0), in double, for the lines that show it.
+std::vector<double> rowSums(const Heatmap& map);
+
 /// The colour range of a set of heatmaps: [0, max] for sequential, ±max|v| for diverging;
 /// −∞ cells are ignored.
 std::pair<double, double> colourRange(const std::vector<Heatmap>& maps);

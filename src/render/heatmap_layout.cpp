@@ -68,6 +68,21 @@ QString formatValue(double value, int significant)
     return s;
 }
 
+QString cellValueText(double v)
+{
+    const double size = std::abs(v);
+    if (!std::isfinite(v))
+        return formatValue(v);
+    if (size < 0.005)
+        return QStringLiteral("0");
+    QString s = size < 10 ? QString::number(v, 'f', 2)
+        : size < 100      ? QString::number(v, 'f', 1)
+                          : QString::number(v, 'g', 3);
+    if (s.startsWith(QLatin1Char('-')))
+        s.replace(0, 1, QStringLiteral("−"));
+    return s;
+}
+
 std::vector<double> colourBarTicks(std::pair<double, double> range)
 {
     const double span = range.second - range.first;
@@ -118,6 +133,9 @@ HeatmapLayout::HeatmapLayout(const lesson::Heatmap& h, std::pair<double, double>
             widest = std::max(widest, tick.horizontalAdvance(formatValue(t)));
         right -= 8 + kBarWidth + 4 + widest;
     }
+    const double sumsWidth = style.rowSums ? tick.horizontalAdvance(QStringLiteral("0.0000")) : 0;
+    if (style.rowSums)
+        right -= sumsWidth + 6;
 
     const double maxLabel =
         std::max(24.0, std::min(area.width() * 0.28, tick.averageCharWidth() * 18));
@@ -159,8 +177,11 @@ HeatmapLayout::HeatmapLayout(const lesson::Heatmap& h, std::pair<double, double>
     if (bandHeight > 0)
         m_bands =
             QRectF(m_cells.left(), m_cells.top() - bandHeight - 2, m_cells.width(), bandHeight);
+    if (style.rowSums)
+        m_rowSums = QRectF(m_cells.right() + 4, m_cells.top(), sumsWidth, m_cells.height());
     if (style.colourBar)
-        m_colourBar = QRectF(m_cells.right() + 8, m_cells.top(), kBarWidth, m_cells.height());
+        m_colourBar = QRectF((style.rowSums ? m_rowSums.right() : m_cells.right()) + 8,
+                             m_cells.top(), kBarWidth, m_cells.height());
     m_rowAxisTitle = QRectF(area.left() + kPad, m_cells.top(), axisLine, m_cells.height());
     m_columnAxisTitle =
         QRectF(m_cells.left(), area.bottom() - kPad - axisLine, m_cells.width(), axisLine);

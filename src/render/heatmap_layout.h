@@ -28,6 +28,8 @@ public:
     QRectF title() const { return m_title; }
     QRectF bands() const { return m_bands; }
     QRectF colourBar() const { return m_colourBar; }
+    /// The column of row sums right of the cells (null unless the style asks for it).
+    QRectF rowSums() const { return m_rowSums; }
     QRectF rowAxisTitle() const { return m_rowAxisTitle; }
     QRectF columnAxisTitle() const { return m_columnAxisTitle; }
     int rows() const { return m_rows; }
@@ -56,7 +58,8 @@ public:
     std::optional<std::pair<int, int>> cellAt(QPointF point) const;
 
 private:
-    QRectF m_area, m_cells, m_title, m_bands, m_colourBar, m_rowAxisTitle, m_columnAxisTitle;
+    QRectF m_area, m_cells, m_title, m_bands, m_colourBar, m_rowSums, m_rowAxisTitle,
+        m_columnAxisTitle;
     int m_rows = 0, m_columns = 0;
     QFont m_titleFont, m_tickFont, m_axisFont;
     std::vector<Label> m_rowLabels, m_columnLabels;
@@ -69,5 +72,8 @@ private:
 std::vector<double> colourBarTicks(std::pair<double, double> range);
 /// A value as a tick or a tooltip prints it (−∞ as such).
 QString formatValue(double value, int significant = 3);
+/// A value as printed inside its cell: short and readable from the back of a room (two
+/// decimals, fewer as it grows; "0" for what rounds to zero rather than 1.9e-27).
+QString cellValueText(double value);
 
 } // namespace attnviz::render

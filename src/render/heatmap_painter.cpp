@@ -66,8 +66,27 @@ void paintValues(QPainter& p, const HeatmapLayout& layout, const lesson::Heatmap
                 continue;
             const double v = h.value(r, c);
             p.setPen(contrastingText(colourOf(v, range, h.scale)));
-            p.drawText(layout.cellRect(r, c), Qt::AlignCenter, formatValue(v, 2));
+            p.drawText(layout.cellRect(r, c), Qt::AlignCenter, cellValueText(v));
         }
+}
+
+// Σ over each shown row, in the column the layout reserved; blocked cells add nothing.
+void paintRowSums(QPainter& p, const HeatmapLayout& layout, const lesson::Heatmap& h)
+{
+    const QRectF column = layout.rowSums();
+    const std::vector<double> sums = lesson::rowSums(h);
+    p.setFont(layout.tickFont());
+    p.setPen(textColour());
+    const QFontMetricsF metrics(layout.tickFont());
+    p.drawText(QRectF(column.left(), column.top() - metrics.height() - 2, column.width(),
+                      metrics.height()),
+               Qt::AlignCenter, QStringLiteral("Σ"));
+    for (const HeatmapLayout::Label& label : layout.rowLabels()) {
+        const QRectF row = layout.cellRect(label.index, 0);
+        p.drawText(QRectF(column.left(), row.top(), column.width(), row.height()),
+                   Qt::AlignVCenter | Qt::AlignRight,
+                   QString::number(sums[static_cast<std::size_t>(label.index)], 'f', 3));
+    }
 }
 
 void paintHighlight(QPainter& p, const HeatmapLayout& layout, const Highlight& mark)
@@ -268,6 +287,8 @@ void paintHeatmap(QPainter& p, const HeatmapLayout& layout, const lesson::Heatma
         paintCells(p, layout, h, range, style, cells);
         if (style.valuesInCells)
             paintValues(p, layout, h, range);
+        if (!layout.rowSums().isNull())
+            paintRowSums(p, layout, h);
     }
     if (h.head >= 0) {
         p.setPen(QPen(headColour(h.head), 2));

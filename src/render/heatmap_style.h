@@ -23,6 +23,9 @@ struct HeatmapStyle {
     bool vectorCells = false;
     /// Print each cell's value in it when the cells are large enough to read it.
     bool valuesInCells = false;
+    /// Print each row's sum right of the cells under "Σ" (the weights: every row sums to 1, a
+    /// fully blocked row to 0), on the rows whose labels are shown.
+    bool rowSums = false;
     std::optional<Highlight> highlight;
 };
 

@@ -14,6 +14,7 @@
 #include "render/image_export.h"
 #include "support/process.h"
 #include "ui_model_panel.h"
+#include "window_test_support.h"
 
 #include <QClipboard>
 #include <QSettings>
@@ -34,13 +35,7 @@ private:
     ExportMenu* m_exports = nullptr;
     QTemporaryDir m_dir;
 
-    void settle()
-    {
-        QTRY_VERIFY(!m_window->modelRunner()->busy() && !m_window->runner()->busy());
-        QTest::qWait(20);
-        QTRY_VERIFY(!m_window->modelRunner()->busy() && !m_window->runner()->busy());
-        QApplication::processEvents();
-    }
+    void settle() { QVERIFY(attnviz::test::waitUntilIdle(*m_window)); }
     QString path(const QString& name) const { return m_dir.filePath(name); }
 
 private slots:

@@ -9,6 +9,7 @@
 #include "app_test_steps.h"
 #include "context_menu.h"
 #include "ui_input_panel.h"
+#include "window_test_support.h"
 
 #include <QLabel>
 #include <QSignalSpy>
@@ -28,17 +29,9 @@ private:
     Ui::InputPanel* form() const { return m_window->inputPanel()->ui(); }
 
     /// Waits until the newest settings have been computed and shown.
-    void settle()
-    {
-        QTRY_VERIFY(!m_window->runner()->busy());
-        QTest::qWait(20);
-        QTRY_VERIFY(!m_window->runner()->busy());
-    }
+    void settle() { QVERIFY(attnviz::test::waitUntilIdle(*m_window)); }
 
-    HeatmapView* view(int index) const
-    {
-        return m_window->stepPanel()->grid()->visibleViews().at(static_cast<std::size_t>(index));
-    }
+    HeatmapView* view(int index) const { return attnviz::test::shownView(*m_window, index); }
 
 private slots:
     void initTestCase() { QStandardPaths::setTestModeEnabled(true); }

@@ -11,6 +11,7 @@
 #include "context_menu.h"
 #include "io/builtin_models.h"
 #include "ui_model_panel.h"
+#include "window_test_support.h"
 
 #include <QSettings>
 #include <QSignalSpy>
@@ -32,18 +33,9 @@ private:
 
     Ui::ModelPanel* form() const { return m_window->modelPanel()->ui(); }
 
-    void settle()
-    {
-        QTRY_VERIFY(!m_window->modelRunner()->busy());
-        QTest::qWait(20);
-        QTRY_VERIFY(!m_window->modelRunner()->busy());
-        QApplication::processEvents();
-    }
+    void settle() { QVERIFY(attnviz::test::waitUntilIdle(*m_window)); }
 
-    HeatmapView* view(int index) const
-    {
-        return m_window->stepPanel()->grid()->visibleViews().at(static_cast<std::size_t>(index));
-    }
+    HeatmapView* view(int index) const { return attnviz::test::shownView(*m_window, index); }
 
 private slots:
     void initTestCase()

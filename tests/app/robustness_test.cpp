@@ -15,6 +15,7 @@
 #include "ui_input_panel.h"
 #include "ui_model_panel.h"
 #include "ui_preferences_dialog.h"
+#include "window_test_support.h"
 
 #include <QLabel>
 #include <QPushButton>
@@ -39,14 +40,7 @@ private:
     Ui::InputPanel* input() const { return m_window->inputPanel()->ui(); }
     Ui::ModelPanel* model() const { return m_window->modelPanel()->ui(); }
 
-    void settle()
-    {
-        for (int i = 0; i < 2; ++i) {
-            QTRY_VERIFY_WITH_TIMEOUT(!m_window->runner()->busy(), 20000);
-            QTRY_VERIFY_WITH_TIMEOUT(!m_window->modelRunner()->busy(), 20000);
-            QTest::qWait(20);
-        }
-    }
+    void settle() { QVERIFY(attnviz::test::waitUntilIdle(*m_window, 20000)); }
 
     void open(std::unique_ptr<MainWindow> window = std::make_unique<MainWindow>())
     {

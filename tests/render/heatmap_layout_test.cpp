@@ -61,6 +61,37 @@ TEST_F(HeatmapLayout, ShortLabelsStayUprightAndAllShown)
     EXPECT_EQ(layout.rowLabels().size(), 9u);
 }
 
+TEST_F(HeatmapLayout, RowSumsTakeAColumnBetweenTheCellsAndTheColourBar)
+{
+    const lesson::Heatmap h = weights("attention");
+    const QRectF area(0, 0, 640, 480);
+    const render::HeatmapLayout plain(h, {0, 1}, area, style());
+    render::HeatmapStyle withSums = style();
+    withSums.rowSums = true;
+    const render::HeatmapLayout summed(h, {0, 1}, area, withSums);
+    EXPECT_TRUE(plain.rowSums().isNull());
+    ASSERT_FALSE(summed.rowSums().isNull());
+    EXPECT_GE(summed.rowSums().left(), summed.cells().right());
+    EXPECT_GE(summed.colourBar().left(), summed.rowSums().right());
+    EXPECT_LT(summed.cells().width(), plain.cells().width());
+    const QFontMetricsF tick(summed.tickFont());
+    EXPECT_GE(summed.rowSums().width(), tick.horizontalAdvance(QStringLiteral("1.000")));
+    EXPECT_TRUE(area.contains(summed.colourBar()));
+    for (double sum : lesson::rowSums(h))
+        EXPECT_NEAR(sum, 1.0, 1e-6);
+}
+
+TEST(CellValueText, ShortAndReadableFromTheBackOfTheRoom)
+{
+    EXPECT_EQ(render::cellValueText(1.9e-27), "0");
+    EXPECT_EQ(render::cellValueText(-0.004), "0");
+    EXPECT_EQ(render::cellValueText(0.987), "0.99");
+    EXPECT_EQ(render::cellValueText(-1.354), "−1.35");
+    EXPECT_EQ(render::cellValueText(12.46), "12.5");
+    EXPECT_EQ(render::cellValueText(-123.4), "−123");
+    EXPECT_EQ(render::cellValueText(-std::numeric_limits<double>::infinity()), "−∞");
+}
+
 TEST_F(HeatmapLayout, CrowdedLabelsAreThinnedNeverOverlapping)
 {
     const lesson::Heatmap h = weights(std::string(200, 'x'));

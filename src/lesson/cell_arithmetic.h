@@ -1,0 +1,74 @@
+#pragma once
+
+#include "lesson/walkthrough.h"
+
+#include <cstddef>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace attnviz::lesson {
+
+/// Where a cell sits in a walkthrough's trace: one head of one batch item, a query row and a
+/// column (a key on the score-shaped steps, a feature of d_v on the context step).
+struct CellAddress {
+    int batch = 0;
+    int head = 0;
+    int query = 0;
+    int column = 0;
+};
+
+/// The whole arithmetic behind one cell of the scores, the scaled and masked scores and the
+/// weights: q_i · k_j term by term, ÷√d_k, the row after masking, exp with the row's maximum
+/// subtracted, the row sum and the division. The trace's own values are carried beside the
+/// recomputed terms, so a view shows the numbers the engine produced and the terms that explain
+/// them; the terms are summed in double and agree with the trace to float rounding.
+struct ScoreCellArithmetic {
+    CellAddress cell;
+    std::vector<float> query; ///< q_i of this head, d_k values
+    std::vector<float> key; ///< k_j of this head
+    std::vector<double> products; ///< q_i[t] · k_j[t]
+    double productSum = 0; ///< Σ products
+    float score = 0; ///< the trace's Q_h K_hᵀ at (i, j)
+    double divisor = 0; ///< √d_k
+    float scaled = 0; ///< the trace's score ÷ √d_k
+    bool blocked = false; ///< the mask blocks key j for query i
+    std::vector<float> maskedRow; ///< the trace's masked row i (−∞ where blocked)
+    bool rowFullyMasked = false; ///< every key blocked: the weights are all zero, not NaN
+    float rowMax = 0; ///< the largest unblocked masked score (subtracted before exp)
+    std::vector<double> exps; ///< exp(masked − rowMax), 0 where blocked
+    double expSum = 0; ///< Σ exps
+    float weight = 0; ///< the trace's softmax weight at (i, j)
+    std::vector<float> weightRow; ///< the trace's weights of row i
+};
+
+/// One cell of the context: query i's weights times column c of V_h, summed over the keys.
+struct ContextCellArithmetic {
+    CellAddress cell;
+    std::vector<float> weights; ///< the trace's weights of row i, one per key
+    std::vector<float> values; ///< column c of V_h, one per key
+    std::vector<double> products; ///< weight · value per key
+    double productSum = 0;
+    float context = 0; ///< the trace's context at (i, c)
+};
+
+/// Why a cell's arithmetic cannot be shown: a sentence for the window.
+struct CellArithmeticUnavailable {
+    std::string reason;
+};
+
+using CellArithmetic =
+    std::variant<ScoreCellArithmetic, ContextCellArithmetic, CellArithmeticUnavailable>;
+
+/// The arithmetic of `cell` on `step`: score-shaped steps give ScoreCellArithmetic, the context
+/// gives ContextCellArithmetic. Any other step, a cell outside the trace, or a trace that did not
+/// keep the intermediates needed (an import, a large model run) gives the reason instead.
+CellArithmetic cellArithmetic(const Walkthrough& w, engine::AttentionStep step,
+                              const CellAddress& cell);
+
+/// The indices of a row's `count` largest entries, largest first, always including `keep`
+/// (a long row is shown by its largest weights and the cell asked about).
+std::vector<std::size_t> largestEntries(const std::vector<float>& row, std::size_t count,
+                                        std::size_t keep);
+
+} // namespace attnviz::lesson

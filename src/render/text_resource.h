@@ -1,0 +1,19 @@
+#pragma once
+
+#include <QMap>
+#include <QString>
+
+namespace attnviz::render {
+
+/// A text of the lesson compiled into the program (resources/steps, resources/mistakes): header
+/// lines "key: value", a line "---", then a body in HTML.
+struct TextResource {
+    QMap<QString, QString> fields;
+    QString body;
+};
+
+/// The first of `paths` (":/steps/…") that exists, parsed; nullopt-like empty resource if none.
+/// Registers the resources of the static render library on first use.
+TextResource readTextResource(const QStringList& paths);
+
+} // namespace attnviz::render

@@ -1,0 +1,191 @@
+// Experiments in the real window, offscreen (#12): the arithmetic of a cell and the gallery of
+// common mistakes, each reached as a user reaches it (a head's context menu, the Experiments
+// menu) and checked against the engine's trace.
+#include "app/cell_arithmetic_dialog.h"
+#include "app/head_grid_view.h"
+#include "app/heatmap_view.h"
+#include "app/input_panel.h"
+#include "app/main_window.h"
+#include "app/mistakes_dialog.h"
+#include "app/model_panel.h"
+#include "app/step_panel.h"
+#include "app/walkthrough_runner.h"
+#include "app_test_steps.h"
+#include "context_menu.h"
+#include "ui_mistakes_dialog.h"
+#include "window_test_support.h"
+
+#include <QAction>
+#include <QLabel>
+#include <QListWidget>
+#include <QStandardPaths>
+#include <QtTest>
+
+using namespace attnviz::app;
+
+class ExperimentsTest : public QObject {
+    Q_OBJECT
+
+private:
+    std::unique_ptr<MainWindow> m_window;
+
+    void settle() { QVERIFY(attnviz::test::waitUntilIdle(*m_window)); }
+
+    HeatmapView* view(int index) const { return attnviz::test::shownView(*m_window, index); }
+
+    QAction* menuAction(const QString& text) const
+    {
+        for (QAction* a : m_window->findChildren<QAction*>())
+            if (a->text().remove(QLatin1Char('&')) == text)
+                return a;
+        return nullptr;
+    }
+
+    // The number the dialog prints after `label`, e.g. "Sum of the 4 products = 0.123".
+    static double numberAfter(const QString& text, const QString& label)
+    {
+        const qsizetype at = text.indexOf(label);
+        if (at < 0)
+            return std::nan("");
+        QString number = text.mid(at + label.size()).section(QLatin1Char(' '), 0, 0);
+        number.replace(QStringLiteral("−"), QStringLiteral("-"));
+        while (!number.isEmpty() && !number.back().isDigit())
+            number.chop(1); // "0.188433)." ends a sentence
+        return number.toDouble();
+    }
+
+private slots:
+    void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
+
+    void init()
+    {
+        m_window = std::make_unique<MainWindow>();
+        m_window->modelPanel()->setRequest(ModelRequest{});
+        attnviz::lesson::PlaygroundSettings settings;
+        settings.mask = attnviz::lesson::MaskKind::Causal;
+        m_window->inputPanel()->setSettings(settings);
+        m_window->resize(1400, 900);
+        m_window->show();
+        QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
+        settle();
+        QVERIFY(m_window->walkthrough());
+    }
+
+    void cleanup() { m_window.reset(); }
+
+    void aWeightsArithmeticFromTheContextMenuShowsTheTracesNumbers()
+    {
+        StepPanel* steps = m_window->stepPanel();
+        steps->setStep(attnviz::test::step("softmax"));
+        HeatmapView* head2 = view(2);
+        QVERIFY(attnviz::test::chooseFromContextMenu(head2, head2->cellCentre(4, 1),
+                                                     "Show the arithmetic of this cell"));
+        CellArithmeticDialog* dialog = steps->cellArithmetic();
+        QVERIFY(dialog && dialog->isVisible());
+        const auto& t = *m_window->walkthrough()->trace;
+        QCOMPARE(dialog->cell().head, 2);
+        QCOMPARE(dialog->cell().query, 4);
+        QCOMPARE(dialog->cell().column, 1);
+        const QString text = dialog->text();
+        QVERIFY2(text.contains(QStringLiteral("query 4 “the”")), qPrintable(text));
+        QVERIFY(text.contains(QStringLiteral("key 1 “cat”")));
+        // the sum of the products and the final weight are the trace's, to the digits printed
+        QVERIFY(std::abs(numberAfter(text, QStringLiteral("products = ")) -
+                         t.scores.at({0, 2, 4, 1})) < 1e-4);
+        const double weight = t.weights.at({0, 2, 4, 1});
+        QVERIFY2(std::abs(numberAfter(text, QStringLiteral("(the trace's weight: ")) - weight) <
+                     1e-6,
+                 qPrintable(text));
+        QVERIFY(text.contains(QStringLiteral("÷ √4")));
+
+        // While it is open, a click on another cell (above the diagonal: blocked) explains that.
+        HeatmapView* shown = view(0);
+        QTest::mouseClick(shown, Qt::LeftButton, {}, shown->cellCentre(1, 3));
+        QTRY_COMPARE(dialog->cell().query, 1);
+        QCOMPARE(dialog->cell().column, 3);
+        QVERIFY2(dialog->text().contains(QStringLiteral("is blocked")), qPrintable(dialog->text()));
+    }
+
+    void theContextStepExplainsAWeightedSumAndOtherStepsOfferNoArithmetic()
+    {
+        StepPanel* steps = m_window->stepPanel();
+        steps->setStep(attnviz::test::step("context"));
+        QVERIFY(attnviz::test::chooseFromContextMenu(view(1), view(1)->cellCentre(5, 2),
+                                                     "Show the arithmetic of this cell"));
+        const QString text = steps->cellArithmetic()->text();
+        QVERIFY2(text.contains(QStringLiteral("weighted sum of column 2 of V_h")),
+                 qPrintable(text));
+        const double context = m_window->walkthrough()->trace->context.at({0, 1, 5, 2});
+        QVERIFY(std::abs(numberAfter(text, QStringLiteral("(the trace's context: ")) - context) <
+                1e-5);
+
+        // A new seed recomputes; the open dialog follows with the same cell of the new trace.
+        attnviz::lesson::PlaygroundSettings reseeded = m_window->inputPanel()->settings();
+        reseeded.seed = 7;
+        m_window->inputPanel()->setSettings(reseeded);
+        settle();
+        const double recomputed = m_window->walkthrough()->trace->context.at({0, 1, 5, 2});
+        QVERIFY(recomputed != context);
+        QTRY_VERIFY(std::abs(numberAfter(steps->cellArithmetic()->text(),
+                                         QStringLiteral("(the trace's context: ")) -
+                             recomputed) < 1e-5);
+
+        // Steps without cell arithmetic do not offer it.
+        steps->setStep(attnviz::test::step("projections"));
+        QVERIFY(!attnviz::test::chooseFromContextMenu(view(0), view(0)->cellCentre(0, 0),
+                                                      "Show the arithmetic of this cell"));
+    }
+
+    void theMistakesGalleryComparesWithTheComputationShown()
+    {
+        QAction* open = menuAction(QStringLiteral("Common mistakes…"));
+        QVERIFY(open);
+        open->trigger();
+        MistakesDialog* gallery = m_window->mistakesDialog();
+        QVERIFY(gallery && gallery->isVisible());
+        QCOMPARE(gallery->ui().mistakes->count(),
+                 static_cast<int>(attnviz::engine::kAttentionMistakeTable.size()));
+
+        gallery->setMistake(attnviz::engine::AttentionMistake::MaskAfterSoftmax);
+        QVERIFY(gallery->mistaken());
+        QVERIFY(gallery->ui().title->text().contains(QStringLiteral("after the softmax")));
+        // the first row of a causal mask keeps only key 0's share of a softmax over all keys
+        const QString consequence = gallery->consequenceText();
+        QVERIFY2(consequence.contains(QStringLiteral("correct: 1.000, 1.000")),
+                 qPrintable(consequence));
+        const double firstRow = numberAfter(consequence, QStringLiteral("with the mistake: "));
+        QVERIFY2(firstRow < 0.99, qPrintable(consequence));
+        QCOMPARE(gallery->ui().right->heatmap().rows(), 6);
+        QCOMPARE(gallery->ui().wrong->heatmap().value(0, 3), 0.0f);
+
+        // switching a head off in the main window: the gallery compares with that
+        m_window->stepPanel()->setStep(attnviz::test::step("softmax"));
+        QVERIFY(attnviz::test::chooseFromContextMenu(view(0), view(0)->rect().center(),
+                                                     "Switch head 0 off"));
+        settle();
+        QTRY_COMPARE(gallery->mistaken()->trace->ablatedHeads, std::vector<int>{0});
+
+        gallery->setMistake(attnviz::engine::AttentionMistake::NoOutputProjection);
+        QCOMPARE(gallery->ui().wrong->heatmap().title, std::string("output"));
+        QVERIFY(!gallery->ui().head->isVisible());
+    }
+
+    void aClosedGalleryComputesNothingAndCatchesUpWhenShown()
+    {
+        menuAction(QStringLiteral("Common mistakes…"))->trigger();
+        MistakesDialog* gallery = m_window->mistakesDialog();
+        gallery->close();
+        const auto before = gallery->mistaken();
+        attnviz::lesson::PlaygroundSettings settings;
+        settings.heads = 2;
+        m_window->inputPanel()->setSettings(settings);
+        settle();
+        QCOMPARE(gallery->mistaken(), before);
+        menuAction(QStringLiteral("Common mistakes…"))->trigger();
+        QVERIFY(gallery->mistaken() != before);
+        QCOMPARE(gallery->mistaken()->heads(), 2);
+    }
+};
+
+QTEST_MAIN(ExperimentsTest)
+#include "experiments_test.moc"
