@@ -7,6 +7,7 @@
 #include "app/model_overview.h"
 #include "app/model_panel.h"
 #include "app/preferences_dialog.h"
+#include "app/scaling_dialog.h"
 #include "app/settings_store.h"
 #include "app/step_panel.h"
 #include "app/walkthrough_runner.h"
@@ -63,6 +64,7 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_ui->actionQuit, &QAction::triggered, this, &QWidget::close);
     connect(m_ui->actionPreferences, &QAction::triggered, this, &MainWindow::openPreferences);
     connect(m_ui->actionMistakes, &QAction::triggered, this, &MainWindow::openMistakes);
+    connect(m_ui->actionScaling, &QAction::triggered, this, &MainWindow::openScaling);
     connect(m_ui->actionNext, &QAction::triggered, m_steps, &StepPanel::next);
     connect(m_ui->actionPrevious, &QAction::triggered, m_steps, &StepPanel::previous);
     connect(m_ui->actionFirst, &QAction::triggered, m_steps, &StepPanel::first);
@@ -200,6 +202,17 @@ void MainWindow::openMistakes()
     m_mistakes->setWalkthrough(m_steps->walkthrough(), m_steps->batchIndex());
     m_mistakes->show();
     m_mistakes->raise();
+}
+
+void MainWindow::openScaling()
+{
+    if (!m_scaling) {
+        m_scaling = new ScalingDialog(this);
+        connect(m_steps, &StepPanel::walkthroughShown, m_scaling, &ScalingDialog::setWalkthrough);
+    }
+    m_scaling->setWalkthrough(m_steps->walkthrough(), m_steps->batchIndex());
+    m_scaling->show();
+    m_scaling->raise();
 }
 
 void MainWindow::openPreferences()

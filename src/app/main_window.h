@@ -21,6 +21,7 @@ namespace attnviz::app {
 class ExportMenu;
 class InputPanel;
 class MistakesDialog;
+class ScalingDialog;
 class ModelOverview;
 class ModelPanel;
 class StepPanel;
@@ -43,6 +44,8 @@ public:
     ExportMenu* exportMenu() const { return m_exports; }
     /// The common-mistakes gallery, once opened (null before).
     MistakesDialog* mistakesDialog() const { return m_mistakes; }
+    /// The scaling experiment, once opened (null before).
+    ScalingDialog* scalingDialog() const { return m_scaling; }
     /// The last model result shown (empty in the playground).
     const ModelResult& modelResult() const { return m_modelResult; }
     StepPanel* stepPanel() const { return m_steps; }
@@ -67,6 +70,8 @@ private:
     void openPreferences();
     /// Experiments ▸ Common mistakes: opens the gallery on what the step panel shows.
     void openMistakes();
+    /// Experiments ▸ Scaling the scores: opens the divisor experiment on what the step panel shows.
+    void openScaling();
 
     std::unique_ptr<Ui::MainWindow> m_ui;
     InputPanel* m_input;
@@ -78,6 +83,7 @@ private:
     ModelRunner* m_modelRunner;
     ExportMenu* m_exports = nullptr;
     MistakesDialog* m_mistakes = nullptr;
+    ScalingDialog* m_scaling = nullptr;
     ModelResult m_modelResult;
     std::shared_ptr<const lesson::Walkthrough> m_walkthrough;
     /// The run and block m_walkthrough shows, when it is a model's block.

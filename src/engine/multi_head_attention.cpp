@@ -255,6 +255,10 @@ void MultiHeadAttention::forward(const Tensor& query, const Tensor& key, const T
         if (h < 0 || h >= H)
             throw InputError("head " + std::to_string(h) +
                              " cannot be switched off; the module has heads 0–" + str(H - 1));
+    if (options.scoreDivisor &&
+        !(std::isfinite(*options.scoreDivisor) && *options.scoreDivisor > 0))
+        throw InputError("the scores' divisor is " + std::to_string(*options.scoreDivisor) +
+                         "; expected a positive number");
 
     // Everything up to the concatenation is needed to compute; what is not kept is dropped at
     // the end. Score-shaped steps that are not kept never exist in full (see BlockRows).
@@ -294,7 +298,8 @@ void MultiHeadAttention::forward(const Tensor& query, const Tensor& key, const T
 
     // pass 2: heads are independent, so threads take whole heads (Eigen runs the products inside
     // a parallel region on one thread, which is what we want here)
-    const float scale = 1.0f / std::sqrt(static_cast<float>(Pqk));
+    const float scale =
+        1.0f / (options.scoreDivisor ? *options.scoreDivisor : std::sqrt(static_cast<float>(Pqk)));
     const std::int64_t blocksPerHead = (Nq + kQueryBlock - 1) / kQueryBlock;
     const std::int64_t tasks = B * H * blocksPerHead;
     const bool keepScores = keep.has(AttentionStep::Scores),

@@ -5,6 +5,7 @@
 #include "engine/attention_weights.h"
 #include "engine/tensor.h"
 
+#include <optional>
 #include <vector>
 
 namespace attnviz::engine {
@@ -16,6 +17,10 @@ namespace attnviz::engine {
 struct AttentionOptions {
     AttentionKeep keep = AttentionKeep::all();
     std::vector<int> ablatedHeads;
+    /// What the scores are divided by before the mask and the softmax: √Pqk when unset (the
+    /// scaled dot product); any positive number for the scaling experiment (1: no scaling; a
+    /// larger one flattens the softmax, a smaller one sharpens it).
+    std::optional<float> scoreDivisor;
 };
 
 /// General multi-head attention (D2L 10.3; Vaswani et al. 3.2.2) that keeps every intermediate.

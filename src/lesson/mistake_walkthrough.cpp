@@ -1,5 +1,7 @@
 #include "lesson/mistake_walkthrough.h"
 
+#include "lesson/walkthrough_variant.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -8,21 +10,13 @@ namespace attnviz::lesson {
 std::variant<std::shared_ptr<const Walkthrough>, std::string> mistakenWalkthrough(
     const Walkthrough& right, engine::AttentionMistake mistake)
 {
-    if (right.weightsOnly())
-        return std::string("an imported file holds attention weights only; the mistakes need the "
-                           "inputs and the weights of the module");
-    if (!right.queryInput || !right.keyValueInput || !right.weights)
-        return std::string("this run did not keep what the block read; run a shorter text to "
-                           "compare the mistakes");
+    if (auto why = whyNotRecomputable(right))
+        return *why;
     const engine::MultiHeadAttention module(*right.weights, right.heads());
     engine::MistakenPass pass = engine::forwardWithMistake(
         module, *right.queryInput, *right.keyValueInput, *right.keyValueInput, right.mask, mistake,
         right.trace->ablatedHeads);
-    auto wrong = std::make_shared<Walkthrough>(right);
-    wrong->mask = std::move(pass.appliedMask);
-    wrong->trace = std::make_shared<const engine::AttentionTrace>(std::move(pass.trace));
-    wrong->milliseconds = 0;
-    return std::shared_ptr<const Walkthrough>(std::move(wrong));
+    return withTrace(right, std::move(pass.trace), std::move(pass.appliedMask));
 }
 
 engine::AttentionStep stepShowingMistake(engine::AttentionMistake mistake)

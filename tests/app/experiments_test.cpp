@@ -8,11 +8,13 @@
 #include "app/main_window.h"
 #include "app/mistakes_dialog.h"
 #include "app/model_panel.h"
+#include "app/scaling_dialog.h"
 #include "app/step_panel.h"
 #include "app/walkthrough_runner.h"
 #include "app_test_steps.h"
 #include "context_menu.h"
 #include "ui_mistakes_dialog.h"
+#include "ui_scaling_dialog.h"
 #include "window_test_support.h"
 
 #include <QAction>
@@ -184,6 +186,42 @@ private slots:
         menuAction(QStringLiteral("Common mistakes…"))->trigger();
         QVERIFY(gallery->mistaken() != before);
         QCOMPARE(gallery->mistaken()->heads(), 2);
+    }
+
+    void theScalingExperimentChangesTheDivisorAndMeasuresTheSoftmax()
+    {
+        menuAction(QStringLiteral("Scaling the scores…"))->trigger();
+        ScalingDialog* scaling = m_window->scalingDialog();
+        QVERIFY(scaling && scaling->isVisible());
+        QVERIFY(scaling->ui().bySqrtDk->text().contains(QStringLiteral("√4 = 2")));
+        QCOMPARE(scaling->divisor(), 2.0);
+        // √d_k is the walkthrough's own computation
+        const auto shown = m_window->walkthrough();
+        QVERIFY(scaling->rescaled());
+        QCOMPARE(scaling->rescaled()->trace->weights.at({0, 0, 3, 1}),
+                 shown->trace->weights.at({0, 0, 3, 1}));
+        const double sharp = scaling->statistics().meanLargestWeight;
+        const double entropy = scaling->statistics().meanEntropy;
+
+        scaling->ui().byTemperature->setChecked(true);
+        scaling->ui().temperature->setValue(50);
+        QCOMPARE(scaling->divisor(), 50.0);
+        QVERIFY(scaling->statistics().meanEntropy > entropy);
+        QVERIFY(scaling->statistics().meanLargestWeight < sharp);
+        QCOMPARE(scaling->rescaled()->trace->scaled.at({0, 1, 5, 2}),
+                 shown->trace->scores.at({0, 1, 5, 2}) / 50.0f);
+        QVERIFY(scaling->ui().statistics->text().contains(QStringLiteral("Divided by 50")));
+        // the histogram counts every unblocked cell of the head: 21 under a causal mask of 6
+        int cells = 0;
+        for (int c : scaling->statistics().counts)
+            cells += c;
+        QCOMPARE(cells, 21);
+
+        scaling->ui().byOne->setChecked(true);
+        QCOMPARE(scaling->rescaled()->trace->scaled.at({0, 1, 5, 2}),
+                 shown->trace->scores.at({0, 1, 5, 2}));
+        QVERIFY(std::abs(scaling->statistics().scaledVariance -
+                         scaling->statistics().scoreVariance) < 1e-9);
     }
 };
 

@@ -60,6 +60,21 @@ TEST_P(MistakeReference, EveryMistakeMatchesTheMistakenPyTorchCode)
     }
 }
 
+// Dividing by 1 is PyTorch's "no scaling" (the scaling experiment's divisor control).
+TEST_P(MistakeReference, ADivisorOfOneIsPyTorchWithoutScaling)
+{
+    const std::string name = GetParam();
+    const io::AttentionCase c = io::loadAttentionCase(
+        io::SafetensorsFile::read(kData + "/mha/" + name + ".case.safetensors"));
+    AttentionOptions options;
+    options.scoreDivisor = 1.0f;
+    const AttentionTrace t =
+        MultiHeadAttention(c.weights, c.numHeads).forward(c.query, c.key, c.value, c.mask, options);
+    const auto expected = io::SafetensorsFile::read(kData + "/mistakes/" + name + ".safetensors");
+    EXPECT_TRUE(test::tensorsNear(t.weights, test::tensorFrom(expected, "no_scaling.weights")));
+    EXPECT_TRUE(test::tensorsNear(t.output, test::tensorFrom(expected, "no_scaling.output")));
+}
+
 INSTANTIATE_TEST_SUITE_P(Cases, MistakeReference,
                          ::testing::Values("combined_masks", "causal", "pqk_ne_pv"));
 

@@ -1,3 +1,4 @@
+#include "engine/input_error.h"
 #include "engine/multi_head_attention.h"
 #include "engine/naive_attention.h"
 #include "engine/random_case.h"
@@ -75,6 +76,39 @@ TEST(MultiHeadAttention, QueryRowsAcrossBlockBoundariesMatchNaiveLoops)
     mask.causal = true;
     expectSameTrace(run(c, mask), naiveAttention(c.query, c.key, c.value, c.weights, c.heads, mask),
                     "150 queries");
+}
+
+TEST(MultiHeadAttention, AnyDivisorOfTheScoresMatchesNaiveLoops)
+{
+    std::mt19937 random(11);
+    const CaseShape s{.batch = 2, .queries = 5, .keys = 7, .heads = 2, .pqk = 6, .pv = 3};
+    const RandomCase c = makeRandomCase(s, random);
+    const AttentionMask mask = makeRandomMask(s, random);
+    for (const float divisor : {1.0f, 0.5f, 2.449f, 30.0f}) {
+        engine::AttentionOptions options;
+        options.scoreDivisor = divisor;
+        expectSameTrace(
+            MultiHeadAttention(c.weights, c.heads).forward(c.query, c.key, c.value, mask, options),
+            naiveAttention(c.query, c.key, c.value, c.weights, c.heads, mask, divisor),
+            "divisor " + std::to_string(divisor));
+    }
+}
+
+TEST(MultiHeadAttention, ADivisorThatIsNotAPositiveNumberIsRefused)
+{
+    std::mt19937 random(3);
+    const RandomCase c = makeRandomCase({}, random);
+    for (const float divisor : {0.0f, -1.0f, NAN, INFINITY}) {
+        engine::AttentionOptions options;
+        options.scoreDivisor = divisor;
+        try {
+            MultiHeadAttention(c.weights, c.heads).forward(c.query, c.key, c.value, {}, options);
+            ADD_FAILURE() << divisor << " was accepted";
+        } catch (const engine::InputError& e) {
+            EXPECT_NE(std::string(e.what()).find("expected a positive number"), std::string::npos)
+                << e.what();
+        }
+    }
 }
 
 TEST(MultiHeadAttention, WeightRowsSumToOne)

@@ -65,7 +65,7 @@ Tensor split(const Tensor& x, std::int64_t heads, const char* tokens, const char
 
 engine::AttentionTrace naiveAttention(const Tensor& query, const Tensor& key, const Tensor& value,
                                       const engine::AttentionWeights& w, int heads,
-                                      const engine::AttentionMask& mask)
+                                      const engine::AttentionMask& mask, double divisor)
 {
     engine::AttentionTrace t;
     const std::int64_t B = query.dim(0), Nq = query.dim(1), Nk = key.dim(1), H = heads;
@@ -102,7 +102,8 @@ engine::AttentionTrace naiveAttention(const Tensor& query, const Tensor& key, co
                     for (std::int64_t p = 0; p < Pqk; ++p)
                         dot += static_cast<double>(t.qHeads.at({b, h, i, p})) *
                             t.kHeads.at({b, h, j, p});
-                    const double scaled = dot / std::sqrt(static_cast<double>(Pqk));
+                    const double scaled =
+                        dot / (divisor > 0 ? divisor : std::sqrt(static_cast<double>(Pqk)));
                     const double masked = isBlocked(mask, b, i, j, Nq, Nk) ? -inf : scaled;
                     const auto at = static_cast<std::size_t>(t.scores.flatIndex({b, h, i, j}));
                     t.scores.values()[at] = static_cast<float>(dot);

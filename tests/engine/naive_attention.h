@@ -10,9 +10,10 @@ namespace attnviz::test {
 /// Multi-head attention written as plain loops in double precision, one formula at a time, with
 /// none of the engine's blocking, threading or Eigen products and its own reading of the masks.
 /// Deliberately slow and obvious: it is the yardstick the optimised engine is measured against.
+/// The scores are divided by `divisor`, or by √d_k when it is 0.
 engine::AttentionTrace naiveAttention(const engine::Tensor& query, const engine::Tensor& key,
                                       const engine::Tensor& value,
                                       const engine::AttentionWeights& weights, int heads,
-                                      const engine::AttentionMask& mask);
+                                      const engine::AttentionMask& mask, double divisor = 0);
 
 } // namespace attnviz::test

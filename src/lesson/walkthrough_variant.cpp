@@ -1,0 +1,25 @@
+#include "lesson/walkthrough_variant.h"
+
+namespace attnviz::lesson {
+
+std::optional<std::string> whyNotRecomputable(const Walkthrough& w)
+{
+    if (w.weightsOnly())
+        return "an imported file holds attention weights only, without the inputs and weights of "
+               "the module";
+    if (!w.queryInput || !w.keyValueInput || !w.weights)
+        return "this run did not keep what the block read; run a shorter text";
+    return std::nullopt;
+}
+
+std::shared_ptr<const Walkthrough> withTrace(const Walkthrough& w, engine::AttentionTrace trace,
+                                             engine::AttentionMask mask)
+{
+    auto copy = std::make_shared<Walkthrough>(w);
+    copy->mask = std::move(mask);
+    copy->trace = std::make_shared<const engine::AttentionTrace>(std::move(trace));
+    copy->milliseconds = 0;
+    return copy;
+}
+
+} // namespace attnviz::lesson
