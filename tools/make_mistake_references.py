@@ -3,12 +3,13 @@
 
 Run with Debian's torch:  /usr/bin/python3 tools/make_mistake_references.py
 Writes tests/data/mistakes/<case>.safetensors for the reference cases combined_masks (causal +
-valid lengths + explicit mask, B=2, H=4), causal (B=2, N=6) and pqk_ne_pv (no mask, d_k 3 and
-d_v 5, Po 7): for every mistake, the masked scores, the
+valid lengths + explicit mask, B=2, H=4), causal (B=2, N=6), pqk_ne_pv (no mask, d_k 3 and
+d_v 5, Po 7) and fully_masked_rows (valid length 0 for some queries): for every mistake, the masked scores, the
 weights, the context and the output as the mistaken PyTorch code computes them, named
 "<mistake>.<step>". Each mistake is written the way it is written by hand in PyTorch (the
 mistaken line is marked), in float64, stored as float32. Rows or columns with nothing left to
-weigh get zero weights (PyTorch gives NaN; AttnViz's convention).
+weigh get zero weights (PyTorch gives NaN; AttnViz's convention), except in
+fully_masked_rows_as_nan, which keeps PyTorch's NaN.
 
 Every mistake is also checked to change the output, and the correct path is checked against the
 expected trace stored with the case.
@@ -29,7 +30,10 @@ CASES = ROOT / "tests" / "data" / "mha"
 OUT = ROOT / "tests" / "data" / "mistakes"
 MISTAKES = ["split_tokens", "no_scaling", "softmax_over_queries", "mask_after_softmax",
             "inverted_mask", "concat_without_transpose", "mask_discarded",
-            "mask_filled_with_1e-9", "no_output_projection"]
+            "mask_filled_with_1e-9", "no_output_projection", "mask_filled_with_-1e9",
+            "fully_masked_rows_as_nan"]
+# Conventions that differ from AttnViz's only where a row has every key blocked.
+FULLY_MASKED_ONLY = ("mask_filled_with_-1e9", "fully_masked_rows_as_nan")
 # With no mask there is nothing to discard, fill or apply late (an inverted "no mask" blocks all).
 MASK_MISTAKES_WITHOUT_EFFECT_UNMASKED = ("mask_discarded", "mask_filled_with_1e-9",
                                          "mask_after_softmax")
@@ -68,10 +72,14 @@ def forward(c, meta, mistake=None):
         masked = scaled
     elif mistake == "mask_filled_with_1e-9":
         masked = scaled.masked_fill(blocked, 1e-9)  # mistake: 1e-9, not -1e9
+    elif mistake == "mask_filled_with_-1e9":
+        masked = scaled.masked_fill(blocked, -1e9)  # The Annotated Transformer's convention
     else:
         masked = scaled.masked_fill(blocked, float("-inf"))
     axis = -2 if mistake == "softmax_over_queries" else -1  # mistake: dim=-2
-    weights = torch.nan_to_num(torch.softmax(masked, dim=axis), nan=0.0)
+    weights = torch.softmax(masked, dim=axis)
+    if mistake != "fully_masked_rows_as_nan":  # plain PyTorch: 0/0 stays NaN
+        weights = torch.nan_to_num(weights, nan=0.0)
     if mistake == "mask_after_softmax":
         weights = weights.masked_fill(blocked, 0.0)  # mistake: masked after the softmax
     context = weights @ vh
@@ -85,7 +93,7 @@ def forward(c, meta, mistake=None):
 
 def main():
     OUT.mkdir(parents=True, exist_ok=True)
-    for case in ["combined_masks", "causal", "pqk_ne_pv"]:
+    for case in ["combined_masks", "causal", "pqk_ne_pv", "fully_masked_rows"]:
         c, meta = st.load(CASES / f"{case}.case.safetensors")
         expected, _ = st.load(CASES / f"{case}.expected.safetensors")
         right = forward(c, meta)
@@ -95,9 +103,12 @@ def main():
         for mistake in MISTAKES:
             wrong = forward(c, meta, mistake)
             change = float((wrong["output"][..., :right["output"].shape[-1]] -
-                            right["output"][..., :wrong["output"].shape[-1]]).abs().max())
+                            right["output"][..., :wrong["output"].shape[-1]]).abs().nan_to_num(
+                                nan=math.inf).max())
             unmasked = not (meta.get("causal") == "true" or "valid_lens" in c or "mask" in c)
-            harmless = unmasked and mistake in MASK_MISTAKES_WITHOUT_EFFECT_UNMASKED
+            fully_masked = bool((right["weights"].sum(-1) == 0).any())
+            harmless = (unmasked and mistake in MASK_MISTAKES_WITHOUT_EFFECT_UNMASKED) or \
+                (not fully_masked and mistake in FULLY_MASKED_ONLY)
             assert change > 1e-3 or harmless, f"{case} {mistake}: no change"
             print(f"{case:16} {mistake:26} output changes by up to {change:.3f}")
             for step, value in wrong.items():

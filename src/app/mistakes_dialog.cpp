@@ -7,6 +7,7 @@
 #include "ui_mistakes_dialog.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace attnviz::app {
 namespace {
@@ -144,8 +145,14 @@ void MistakesDialog::redraw()
     if (step == engine::AttentionStep::Weights)
         consequence = tr("Row sums of the weights — correct: %1; with the mistake: %2. ")
                           .arg(sumsText(lesson::rowSums(right)), sumsText(lesson::rowSums(wrong)));
-    consequence += tr("The output changes by up to %1.")
-                       .arg(lesson::largestOutputChange(*m_right, *m_wrong), 0, 'g', 3);
+    const double change = lesson::largestOutputChange(*m_right, *m_wrong);
+    if (std::isinf(change))
+        consequence += tr("NaN reaches the output: every later layer and the loss become NaN.");
+    else if (change == 0)
+        consequence += tr("The output does not change here: nothing in this computation "
+                          "triggers the mistake (see how to recognise it).");
+    else
+        consequence += tr("The output changes by up to %1.").arg(change, 0, 'g', 3);
     m_ui->consequence->setText(consequence);
 }
 

@@ -61,12 +61,13 @@ void applyMask(AttentionTrace& t, const AttentionMask& mask, float fill)
         }
 }
 
-// Softmax of a row or column with its maximum subtracted; all −∞ gives zeros, as in forward().
-template <typename Vector> void softmaxInPlace(Vector v)
+// Softmax of a row or column with its maximum subtracted; all −∞ gives zeros, as in forward(),
+// or NaN (0/0) without `guarded`, as plain PyTorch does.
+template <typename Vector> void softmaxInPlace(Vector v, bool guarded)
 {
     const float top = v.maxCoeff();
     if (top == kBlocked) {
-        v.setZero();
+        v.setConstant(guarded ? 0.0f : std::numeric_limits<float>::quiet_NaN());
         return;
     }
     double sum = 0;
@@ -77,7 +78,7 @@ template <typename Vector> void softmaxInPlace(Vector v)
     v *= static_cast<float>(1.0 / sum);
 }
 
-void softmax(AttentionTrace& t, bool overQueries)
+void softmax(AttentionTrace& t, bool overQueries, bool guarded = true)
 {
     for (std::int64_t b = 0; b < t.batchSize(); ++b)
         for (std::int64_t h = 0; h < t.numHeads(); ++h) {
@@ -85,10 +86,10 @@ void softmax(AttentionTrace& t, bool overQueries)
             w = t.masked.matrix({b, h});
             if (overQueries)
                 for (Eigen::Index j = 0; j < w.cols(); ++j)
-                    softmaxInPlace(w.col(j));
+                    softmaxInPlace(w.col(j), guarded);
             else
                 for (Eigen::Index i = 0; i < w.rows(); ++i)
-                    softmaxInPlace(w.row(i));
+                    softmaxInPlace(w.row(i), guarded);
         }
 }
 
@@ -205,6 +206,14 @@ MistakenPass forwardWithMistake(const MultiHeadAttention& attention, const Tenso
         pass.appliedMask = {};
         applyMask(t, mask, 1e-9f);
         softmax(t, false);
+        break;
+    case M::MaskFilledWithMinus1e9:
+        pass.appliedMask = {};
+        applyMask(t, mask, -1e9f);
+        softmax(t, false);
+        break;
+    case M::FullyMaskedRowsAsNaN:
+        softmax(t, false, false);
         break;
     case M::ConcatWithoutTranspose:
     case M::NoOutputProjection:

@@ -8,9 +8,10 @@
 
 namespace attnviz::engine {
 
-/// The mistakes people make when they write multi-head attention by hand. The engine computes
-/// each of them on purpose so that a lesson can show it beside the correct computation; the
-/// explanations live with the lesson texts (resources/mistakes/<name>.txt).
+/// The mistakes people make when they write multi-head attention by hand, and the conventions
+/// for blocked scores that differ from AttnViz's (−∞, and zero weights for a fully blocked row).
+/// The engine computes each of them on purpose so that a lesson can show it beside the correct
+/// computation; the explanations live with the lesson texts (resources/mistakes/<name>.txt).
 enum class AttentionMistake {
     /// `.view(B, H, N, d_k)` straight from [B, N, H·d_k]: heads get slices of tokens, not of
     /// features.
@@ -33,6 +34,12 @@ enum class AttentionMistake {
     MaskFilledWithTinyNumber,
     /// The heads are concatenated and returned without W_o (article 004).
     NoOutputProjection,
+    /// Blocked scores set to −1e9 (The Annotated Transformer's choice) instead of −∞: the same
+    /// weights, except that a row with every key blocked becomes uniform over all keys.
+    MaskFilledWithMinus1e9,
+    /// −∞ with no guard for a row whose keys are all blocked: its softmax is 0/0, NaN, and the
+    /// NaN spreads through the context, the output and everything after it.
+    FullyMaskedRowsAsNaN,
 };
 
 struct AttentionMistakeInfo {
@@ -56,6 +63,10 @@ inline constexpr std::array kAttentionMistakeTable = {
                          AttentionStep::Masked},
     AttentionMistakeInfo{AttentionMistake::NoOutputProjection, "no_output_projection",
                          AttentionStep::Output},
+    AttentionMistakeInfo{AttentionMistake::MaskFilledWithMinus1e9, "mask_filled_with_-1e9",
+                         AttentionStep::Masked},
+    AttentionMistakeInfo{AttentionMistake::FullyMaskedRowsAsNaN, "fully_masked_rows_as_nan",
+                         AttentionStep::Weights},
 };
 
 const AttentionMistakeInfo& mistakeInfo(AttentionMistake mistake);

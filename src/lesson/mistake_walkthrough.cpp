@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace attnviz::lesson {
 
@@ -33,8 +34,12 @@ double largestOutputChange(const Walkthrough& right, const Walkthrough& wrong)
     double largest = 0;
     for (std::int64_t n = 0; n < a.dim(0); ++n)
         for (std::int64_t i = 0; i < a.dim(1); ++i)
-            for (std::int64_t c = 0; c < columns; ++c)
-                largest = std::max(largest, std::abs(double(a.at({n, i, c})) - b.at({n, i, c})));
+            for (std::int64_t c = 0; c < columns; ++c) {
+                const double d = std::abs(double(a.at({n, i, c})) - b.at({n, i, c}));
+                if (std::isnan(d))
+                    return std::numeric_limits<double>::infinity();
+                largest = std::max(largest, d);
+            }
     return largest;
 }
 

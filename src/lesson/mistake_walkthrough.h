@@ -22,7 +22,7 @@ std::variant<std::shared_ptr<const Walkthrough>, std::string> mistakenWalkthroug
 engine::AttentionStep stepShowingMistake(engine::AttentionMistake mistake);
 
 /// The largest |difference| between the two walkthroughs' outputs over their common columns
-/// (a missing output projection changes the width).
+/// (a missing output projection changes the width); +∞ when NaN reached the output.
 double largestOutputChange(const Walkthrough& right, const Walkthrough& wrong);
 
 } // namespace attnviz::lesson

@@ -59,6 +59,9 @@ const Table& redBlue()
 
 QRgb colourOf(double value, std::pair<double, double> range, lesson::ColourScale scale)
 {
+    // NaN is in no scale: a colour no map uses, so a NaN row cannot pass for a number.
+    if (std::isnan(value))
+        return qRgb(255, 0, 255);
     const Table& t = scale == lesson::ColourScale::Sequential ? viridis() : redBlue();
     const double span = range.second - range.first;
     double f = span > 0 ? (value - range.first) / span : 0.5;

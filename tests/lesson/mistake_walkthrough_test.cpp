@@ -5,6 +5,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 namespace attnviz::lesson {
 namespace {
 
@@ -18,9 +20,23 @@ std::shared_ptr<const Walkthrough> causalPlayground()
     return computePlayground(s);
 }
 
+// A drawn mask that blocks the whole of row 1 and a few cells elsewhere: every mistake, the
+// conventions for fully blocked rows included, shows.
+std::shared_ptr<const Walkthrough> fullyMaskedRowPlayground()
+{
+    PlaygroundSettings s;
+    s.mask = MaskKind::Custom;
+    for (int j = 0; j < 6; ++j)
+        s.blockedCells.insert({1, j});
+    s.blockedCells.insert({0, 3});
+    s.blockedCells.insert({2, 5});
+    s.blockedCells.insert({4, 0});
+    return computePlayground(s);
+}
+
 TEST(MistakeWalkthrough, EveryMistakeIsAWalkthroughTheViewsCanShowAndChangesTheOutput)
 {
-    const auto right = causalPlayground();
+    const auto right = fullyMaskedRowPlayground();
     for (const engine::AttentionMistakeInfo& info : engine::kAttentionMistakeTable) {
         SCOPED_TRACE(std::string(info.name));
         const auto made = mistakenWalkthrough(*right, info.mistake);
@@ -61,6 +77,25 @@ TEST(MistakeWalkthrough, TheInvertedCausalMaskLeavesTheLastQueryNothingToSee)
     ASSERT_EQ(rows.size(), 1u);
     EXPECT_EQ(rows.front().query, 5);
     EXPECT_EQ(inverted->trace->weights.matrix({0, 1}).row(5).sum(), 0.0f);
+}
+
+TEST(MistakeWalkthrough, AFullyBlockedRowIsEmptyUniformOrNaNByConvention)
+{
+    const auto right = fullyMaskedRowPlayground();
+    const auto row = [](const Walkthrough& w) { return w.trace->weights.matrix({0, 2}).row(1); };
+    EXPECT_EQ(row(*right).sum(), 0.0f);
+    const auto uniform = std::get<std::shared_ptr<const Walkthrough>>(
+        mistakenWalkthrough(*right, AttentionMistake::MaskFilledWithMinus1e9));
+    for (int j = 0; j < 6; ++j)
+        EXPECT_NEAR(row(*uniform)(j), 1.0f / 6, 1e-6f);
+    EXPECT_EQ(uniform->trace->weights.matrix({0, 2}).row(0),
+              right->trace->weights.matrix({0, 2}).row(0));
+    const auto nan = std::get<std::shared_ptr<const Walkthrough>>(
+        mistakenWalkthrough(*right, AttentionMistake::FullyMaskedRowsAsNaN));
+    EXPECT_TRUE(std::isnan(row(*nan)(0)));
+    EXPECT_TRUE(std::isnan(nan->trace->output.at({0, 1, 0})));
+    EXPECT_FALSE(std::isnan(nan->trace->output.at({0, 0, 0})));
+    EXPECT_TRUE(std::isinf(largestOutputChange(*right, *nan)));
 }
 
 TEST(MistakeWalkthrough, WithoutTheOutputProjectionTheOutputIsTheConcatenation)

@@ -11,7 +11,7 @@
 namespace attnviz::test {
 
 /// The float32 tolerance every engine comparison states: |actual − expected| ≤ kAbsTolerance +
-/// kRelTolerance·|expected|. Infinities (the −∞ of blocked scores) must match exactly.
+/// kRelTolerance·|expected|. Infinities (the −∞ of blocked scores) and NaN must match exactly.
 inline constexpr double kAbsTolerance = 2e-5;
 inline constexpr double kRelTolerance = 2e-4;
 
@@ -28,9 +28,11 @@ inline ::testing::AssertionResult tensorsNear(const engine::Tensor& actual,
     const auto e = expected.values();
     for (std::size_t i = 0; i < a.size(); ++i) {
         const bool bothInfinite = std::isinf(a[i]) && std::isinf(e[i]) && (a[i] > 0) == (e[i] > 0);
+        // NaN only where the reference has it (PyTorch's softmax of a fully blocked row)
+        const bool bothNaN = std::isnan(a[i]) && std::isnan(e[i]);
         const bool close = std::abs(static_cast<double>(a[i]) - e[i]) <=
             absTolerance + relTolerance * std::abs(static_cast<double>(e[i]));
-        if (!bothInfinite && !close) {
+        if (!bothInfinite && !bothNaN && !close) {
             std::ostringstream index;
             std::size_t rest = i;
             std::string s;
