@@ -27,6 +27,7 @@ StepPanel::StepPanel(QWidget* parent)
     , m_formula(new QLabel(this))
     , m_shape(new QLabel(this))
     , m_ablated(new QLabel(this))
+    , m_maskNotes(new QLabel(this))
     , m_explanation(new QTextBrowser(this))
     , m_batch(new QSpinBox(this))
     , m_alternative(new QComboBox(this))
@@ -91,6 +92,7 @@ StepPanel::StepPanel(QWidget* parent)
     layout->addWidget(m_shape);
     layout->addLayout(controls);
     layout->addWidget(m_ablated);
+    layout->addWidget(m_maskNotes);
     layout->addWidget(m_grid, 1);
     layout->addWidget(m_explanation);
     layout->addLayout(navigator);
@@ -119,6 +121,10 @@ StepPanel::StepPanel(QWidget* parent)
     m_ablated->setWordWrap(true);
     m_ablated->setStyleSheet(QStringLiteral("color: #8a4b00;"));
     m_ablated->setVisible(false);
+    m_maskNotes->setObjectName(QStringLiteral("maskNotes"));
+    m_maskNotes->setWordWrap(true);
+    m_maskNotes->setTextFormat(Qt::PlainText);
+    m_maskNotes->setVisible(false);
 }
 
 std::vector<int> StepPanel::ablatedHeads() const
@@ -288,6 +294,7 @@ void StepPanel::refresh()
         m_grid->setMatrices({}, false, true);
         m_allHeads->setVisible(false);
         m_ablated->setVisible(false);
+        m_maskNotes->setVisible(false);
         if (m_arithmetic)
             m_arithmetic->setWalkthrough(nullptr);
         emit walkthroughShown(nullptr, 0);
@@ -320,6 +327,12 @@ void StepPanel::refresh()
            "Right-click a head to switch it back on.")
             .arg(heads));
     m_ablated->setVisible(!off.empty());
+    // The mask's lengths and warnings, where the mask shows: the score-shaped steps.
+    QStringList notes;
+    for (const std::string& note : lesson::maskNotes(*m_walkthrough))
+        notes << QString::fromStdString(note);
+    m_maskNotes->setText(notes.join(QLatin1Char('\n')));
+    m_maskNotes->setVisible(step.scoreShaped() && !notes.isEmpty());
     for (lesson::Heatmap& map : maps)
         if (map.head >= 0 && std::find(off.begin(), off.end(), map.head) != off.end())
             map.title += " (switched off)";

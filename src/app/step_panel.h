@@ -85,6 +85,7 @@ private:
     QLabel* m_formula;
     QLabel* m_shape;
     QLabel* m_ablated;
+    QLabel* m_maskNotes;
     QTextBrowser* m_explanation;
     QSpinBox* m_batch;
     QComboBox* m_alternative;

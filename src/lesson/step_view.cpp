@@ -223,4 +223,34 @@ std::string stepFormula(const LessonStep& step, const Walkthrough& w,
     return fillSizes(formulaTemplate, w);
 }
 
+std::vector<std::string> maskNotes(const Walkthrough& w)
+{
+    std::vector<std::string> notes;
+    const engine::AttentionMask& m = w.mask;
+    if (w.crossAttention && m.causal)
+        notes.push_back("A causal mask on cross-attention compares positions of two different "
+                        "sequences by their index: query i loses the source positions after i "
+                        "for no reason. Cross-attention needs no causal mask.");
+    if (m.validLengths && !m.validLengths->perQuery) {
+        const auto& lengths = m.validLengths->lengths;
+        std::string list, seen;
+        for (std::size_t b = 0; b < lengths.size(); ++b) {
+            list += (b ? ", " : "") + std::to_string(lengths[b]);
+            if (b < 4)
+                seen += std::string(b ? "; " : "") + "item " + std::to_string(b + 1) + " sees " +
+                    (lengths[b] == 0       ? std::string("no key")
+                         : lengths[b] == 1 ? std::string("key 0")
+                                           : "keys 0–" + std::to_string(lengths[b] - 1));
+        }
+        notes.push_back("Valid lengths [" + list + "]: " + seen +
+                        (lengths.size() > 4 ? "; …" : "") +
+                        ". Keys at or after an item's length "
+                        "are blocked.");
+    } else if (m.validLengths) {
+        notes.push_back("Valid lengths per query: query i of item b sees keys 0 to its own "
+                        "length − 1.");
+    }
+    return notes;
+}
+
 } // namespace attnviz::lesson

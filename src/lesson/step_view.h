@@ -34,6 +34,11 @@ std::string stepShapes(const LessonStep& step, const Walkthrough& w);
 std::string stepFormula(const LessonStep& step, const Walkthrough& w,
                         std::string_view formulaTemplate);
 
+/// What a student should know about the walkthrough's mask on the steps it affects: the valid
+/// lengths in force ("valid lengths [3, 2]: item 1 sees keys 0–2, …"), and a warning when a
+/// causal mask is put on cross-attention. Empty when there is nothing to say.
+std::vector<std::string> maskNotes(const Walkthrough& w);
+
 /// `{B}`, `{H}`, `{Hlast}`, `{Nq}`, `{Nk}`, `{D}`, `{dk}`, `{dv}`, `{Hdk}`, `{Hdv}`, `{Po}`
 /// replaced by the walkthrough's sizes.
 std::string fillSizes(std::string_view text, const Walkthrough& w);

@@ -9,6 +9,9 @@ StepText stepText(const lesson::LessonStep& step, const lesson::Walkthrough* w)
     const QString key =
         QString::fromLatin1(step.key.data(), static_cast<qsizetype>(step.key.size()));
     QStringList candidates;
+    // Cross-attention has its own words where it differs (no causal mask; the decoder's shift).
+    if (w && w->crossAttention)
+        candidates << QStringLiteral(":/steps/%1_cross.txt").arg(key);
     if (w && std::holds_alternative<lesson::ModelBlockSource>(w->source))
         candidates << QStringLiteral(":/steps/%1_in_model.txt").arg(key);
     candidates << QStringLiteral(":/steps/%1.txt").arg(key);

@@ -8,8 +8,9 @@
 namespace attnviz::render {
 
 /// The words of a lesson step, read from resources/steps/<key>.txt: a title, a navigator label,
-/// a formula with `{B}`-style size placeholders, and an explanation in HTML. For a model's block
-/// the file <key>_in_model.txt, where there is one, speaks of the residual stream instead.
+/// a formula with `{B}`-style size placeholders, and an explanation in HTML. For cross-attention
+/// the file <key>_cross.txt, and for a model's block <key>_in_model.txt, where there is one, come
+/// first (the cross block's own reasons; the residual stream).
 struct StepText {
     QString title;
     QString label;

@@ -21,6 +21,7 @@
 #include <QLabel>
 #include <QListWidget>
 #include <QStandardPaths>
+#include <QTextBrowser>
 #include <QtTest>
 
 using namespace attnviz::app;
@@ -222,6 +223,28 @@ private slots:
                  shown->trace->scores.at({0, 1, 5, 2}));
         QVERIFY(std::abs(scaling->statistics().scaledVariance -
                          scaling->statistics().scoreVariance) < 1e-9);
+    }
+
+    void aCausalMaskOnCrossAttentionIsWarnedAboutWhereTheMaskShows()
+    {
+        attnviz::lesson::PlaygroundSettings settings;
+        settings.querySentences = {"le chat noir"};
+        settings.keyValueSentences = {"the black cat"};
+        settings.mask = attnviz::lesson::MaskKind::Causal;
+        m_window->inputPanel()->setSettings(settings);
+        settle();
+        StepPanel* steps = m_window->stepPanel();
+        auto* notes = steps->findChild<QLabel*>(QStringLiteral("maskNotes"));
+        QVERIFY(notes);
+        steps->setStep(attnviz::test::step("masked"));
+        QVERIFY(notes->isVisibleTo(m_window.get()));
+        QVERIFY(notes->text().contains(QStringLiteral("causal mask on cross-attention")));
+        // the cross block's own text says why it needs none
+        QVERIFY(steps->findChild<QTextBrowser*>(QStringLiteral("explanation"))
+                    ->toPlainText()
+                    .contains(QStringLiteral("Why no causal mask here")));
+        steps->setStep(attnviz::test::step("projections"));
+        QVERIFY(!notes->isVisibleTo(m_window.get()));
     }
 };
 
