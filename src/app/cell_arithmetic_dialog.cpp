@@ -1,5 +1,7 @@
 #include "app/cell_arithmetic_dialog.h"
 
+#include "render/heatmap_layout.h"
+
 #include <QDialogButtonBox>
 #include <QTextBrowser>
 #include <QVBoxLayout>
@@ -16,11 +18,10 @@ constexpr std::size_t kMaxTerms = 64;
 constexpr std::size_t kMaxKeys = 24;
 constexpr std::size_t kLargestKeys = 16;
 
+// Six significant digits: enough to check a sum by hand against the trace.
 QString number(double v)
 {
-    if (std::isinf(v))
-        return v < 0 ? QStringLiteral("−∞") : QStringLiteral("+∞");
-    return QString::number(v, 'g', 6).replace(QLatin1Char('-'), QStringLiteral("−"));
+    return render::formatValue(v, 6);
 }
 
 QString token(const std::vector<std::vector<std::string>>& tokens, int batch, int index)

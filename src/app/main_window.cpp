@@ -195,24 +195,25 @@ void MainWindow::runModel(const ModelRequest& request)
 
 void MainWindow::openMistakes()
 {
-    if (!m_mistakes) {
+    if (!m_mistakes)
         m_mistakes = new MistakesDialog(this);
-        connect(m_steps, &StepPanel::walkthroughShown, m_mistakes, &MistakesDialog::setWalkthrough);
-    }
-    m_mistakes->setWalkthrough(m_steps->walkthrough(), m_steps->batchIndex());
-    m_mistakes->show();
-    m_mistakes->raise();
+    showFollowing(m_mistakes);
 }
 
 void MainWindow::openScaling()
 {
-    if (!m_scaling) {
+    if (!m_scaling)
         m_scaling = new ScalingDialog(this);
-        connect(m_steps, &StepPanel::walkthroughShown, m_scaling, &ScalingDialog::setWalkthrough);
-    }
-    m_scaling->setWalkthrough(m_steps->walkthrough(), m_steps->batchIndex());
-    m_scaling->show();
-    m_scaling->raise();
+    showFollowing(m_scaling);
+}
+
+void MainWindow::showFollowing(FollowingDialog* dialog)
+{
+    connect(m_steps, &StepPanel::walkthroughShown, dialog, &FollowingDialog::setWalkthrough,
+            Qt::UniqueConnection);
+    dialog->setWalkthrough(m_steps->walkthrough(), m_steps->batchIndex());
+    dialog->show();
+    dialog->raise();
 }
 
 void MainWindow::openPreferences()

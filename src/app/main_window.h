@@ -19,6 +19,7 @@ class MainWindow;
 namespace attnviz::app {
 
 class ExportMenu;
+class FollowingDialog;
 class InputPanel;
 class MistakesDialog;
 class ScalingDialog;
@@ -72,6 +73,8 @@ private:
     void openMistakes();
     /// Experiments ▸ Scaling the scores: opens the divisor experiment on what the step panel shows.
     void openScaling();
+    /// Opens an experiment window on what the step panel shows, following it from then on.
+    void showFollowing(FollowingDialog* dialog);
 
     std::unique_ptr<Ui::MainWindow> m_ui;
     InputPanel* m_input;

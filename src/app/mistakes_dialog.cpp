@@ -23,7 +23,7 @@ QString sumsText(const std::vector<double>& sums)
 } // namespace
 
 MistakesDialog::MistakesDialog(QWidget* parent)
-    : QDialog(parent)
+    : FollowingDialog(parent)
     , m_ui(std::make_unique<Ui::MistakesDialog>())
 {
     m_ui->setupUi(this);
@@ -47,16 +47,6 @@ MistakesDialog::MistakesDialog(QWidget* parent)
 
 MistakesDialog::~MistakesDialog() = default;
 
-void MistakesDialog::setWalkthrough(std::shared_ptr<const lesson::Walkthrough> walkthrough,
-                                    int batch)
-{
-    if (walkthrough == m_right && batch == m_batch)
-        return; // a refresh of the same computation: nothing to compute again
-    m_right = std::move(walkthrough);
-    m_batch = batch;
-    recompute();
-}
-
 void MistakesDialog::setMistake(engine::AttentionMistake mistake)
 {
     m_ui->mistakes->setCurrentRow(
@@ -79,36 +69,27 @@ QString MistakesDialog::consequenceText() const
     return m_ui->consequence->text();
 }
 
-void MistakesDialog::showEvent(QShowEvent* event)
-{
-    QDialog::showEvent(event);
-    if (m_stale)
-        recompute();
-}
-
 void MistakesDialog::recompute()
 {
     const render::MistakeText text = render::mistakeText(mistake());
     m_ui->title->setText(text.title);
     m_ui->code->setText(text.code);
     m_ui->explanation->setHtml(text.explanation);
-    // A closed gallery computes nothing: a long model run's block would cost a second pass.
-    m_stale = !isVisible();
-    if (m_stale)
+    if (deferWhileClosed())
         return;
     m_wrong.reset();
-    if (!m_right) {
+    if (!walkthrough()) {
         m_ui->consequence->setText(tr("Nothing is computed in the main window, so there is "
                                       "nothing to compare."));
     } else {
-        auto made = lesson::mistakenWalkthrough(*m_right, mistake());
+        auto made = lesson::mistakenWalkthrough(*walkthrough(), mistake());
         if (auto* reason = std::get_if<std::string>(&made))
             m_ui->consequence->setText(
                 tr("Cannot compare here: %1.").arg(QString::fromStdString(*reason)));
         else
             m_wrong = std::get<std::shared_ptr<const lesson::Walkthrough>>(std::move(made));
     }
-    m_ui->head->setMaximum(m_right ? std::max(0, m_right->heads() - 1) : 0);
+    m_ui->head->setMaximum(walkthrough() ? std::max(0, walkthrough()->heads() - 1) : 0);
     redraw();
 }
 
@@ -127,9 +108,9 @@ void MistakesDialog::redraw()
     const std::string name(engine::stepName(step));
     const std::string where = perHead ? "head " + std::to_string(head) + " · " : std::string();
     const lesson::Heatmap right =
-        lesson::traceHeatmap(m_right, step, m_batch, head, where + name, name);
+        lesson::traceHeatmap(walkthrough(), step, batch(), head, where + name, name);
     const lesson::Heatmap wrong =
-        lesson::traceHeatmap(m_wrong, step, m_batch, head, where + name, name);
+        lesson::traceHeatmap(m_wrong, step, batch(), head, where + name, name);
     // One range for both, so that a brighter cell really is a larger number.
     const auto range = lesson::colourRange({right, wrong});
     const bool numbers = m_ui->valuesInCells->isChecked();
@@ -145,7 +126,7 @@ void MistakesDialog::redraw()
     if (step == engine::AttentionStep::Weights)
         consequence = tr("Row sums of the weights — correct: %1; with the mistake: %2. ")
                           .arg(sumsText(lesson::rowSums(right)), sumsText(lesson::rowSums(wrong)));
-    const double change = lesson::largestOutputChange(*m_right, *m_wrong);
+    const double change = lesson::largestOutputChange(*walkthrough(), *m_wrong);
     if (std::isinf(change))
         consequence += tr("NaN reaches the output: every later layer and the loss become NaN.");
     else if (change == 0)

@@ -1,9 +1,7 @@
 #pragma once
 
+#include "app/following_dialog.h"
 #include "engine/attention_mistakes.h"
-#include "lesson/walkthrough.h"
-
-#include <QDialog>
 
 #include <memory>
 
@@ -17,14 +15,12 @@ namespace attnviz::app {
 /// and with one common mistake made (engine::forwardWithMistake), the step that shows it best
 /// side by side on one colour range, the row sums and how far the output moves, the mistaken
 /// line of code and how to recognise it. Non-modal: it follows the main window's walkthrough.
-class MistakesDialog : public QDialog {
+class MistakesDialog : public FollowingDialog {
     Q_OBJECT
 public:
     explicit MistakesDialog(QWidget* parent = nullptr);
     ~MistakesDialog() override;
 
-    /// The correct computation to compare with, and the batch item shown.
-    void setWalkthrough(std::shared_ptr<const lesson::Walkthrough> walkthrough, int batch);
     void setMistake(engine::AttentionMistake mistake);
     engine::AttentionMistake mistake() const;
     void setHead(int head);
@@ -33,19 +29,12 @@ public:
     QString consequenceText() const;
     Ui::MistakesDialog& ui() { return *m_ui; }
 
-protected:
-    void showEvent(QShowEvent* event) override;
-
 private:
-    void recompute();
+    void recompute() override;
     void redraw();
 
     std::unique_ptr<Ui::MistakesDialog> m_ui;
-    std::shared_ptr<const lesson::Walkthrough> m_right;
     std::shared_ptr<const lesson::Walkthrough> m_wrong;
-    int m_batch = 0;
-    /// The walkthrough changed while the dialog was closed: computed when it is shown again.
-    bool m_stale = false;
 };
 
 } // namespace attnviz::app

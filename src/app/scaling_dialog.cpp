@@ -23,7 +23,7 @@ QString number(double v)
 } // namespace
 
 ScalingDialog::ScalingDialog(QWidget* parent)
-    : QDialog(parent)
+    : FollowingDialog(parent)
     , m_ui(std::make_unique<Ui::ScalingDialog>())
 {
     m_ui->setupUi(this);
@@ -48,54 +48,35 @@ ScalingDialog::ScalingDialog(QWidget* parent)
 
 ScalingDialog::~ScalingDialog() = default;
 
-void ScalingDialog::setWalkthrough(std::shared_ptr<const lesson::Walkthrough> walkthrough,
-                                   int batch)
-{
-    if (walkthrough == m_walkthrough && batch == m_batch)
-        return;
-    m_walkthrough = std::move(walkthrough);
-    m_batch = batch;
-    recompute();
-}
-
 double ScalingDialog::divisor() const
 {
     if (m_ui->byOne->isChecked())
         return 1.0;
     if (m_ui->byTemperature->isChecked())
         return m_ui->temperature->value();
-    return m_walkthrough ? std::sqrt(double(m_walkthrough->dk())) : 1.0;
-}
-
-void ScalingDialog::showEvent(QShowEvent* event)
-{
-    QDialog::showEvent(event);
-    if (m_stale)
-        recompute();
+    return walkthrough() ? std::sqrt(double(walkthrough()->dk())) : 1.0;
 }
 
 void ScalingDialog::recompute()
 {
-    m_ui->bySqrtDk->setText(m_walkthrough ? tr("√d_k = √%1 = %2")
-                                                .arg(m_walkthrough->dk())
-                                                .arg(number(std::sqrt(double(m_walkthrough->dk()))))
+    m_ui->bySqrtDk->setText(walkthrough() ? tr("√d_k = √%1 = %2")
+                                                .arg(walkthrough()->dk())
+                                                .arg(number(std::sqrt(double(walkthrough()->dk()))))
                                           : tr("√d_k"));
-    // A closed window computes nothing: a long model run's block would cost a second pass.
-    m_stale = !isVisible();
-    if (m_stale)
+    if (deferWhileClosed())
         return;
     m_rescaled.reset();
-    if (!m_walkthrough) {
+    if (!walkthrough()) {
         m_ui->statistics->setText(tr("Nothing is computed in the main window."));
     } else {
-        auto made = lesson::rescaledWalkthrough(*m_walkthrough, divisor());
+        auto made = lesson::rescaledWalkthrough(*walkthrough(), divisor());
         if (auto* reason = std::get_if<std::string>(&made))
             m_ui->statistics->setText(
                 tr("Cannot run it again here: %1.").arg(QString::fromStdString(*reason)));
         else
             m_rescaled = std::get<std::shared_ptr<const lesson::Walkthrough>>(std::move(made));
     }
-    m_ui->head->setMaximum(m_walkthrough ? std::max(0, m_walkthrough->heads() - 1) : 0);
+    m_ui->head->setMaximum(walkthrough() ? std::max(0, walkthrough()->heads() - 1) : 0);
     redraw();
 }
 
@@ -109,12 +90,12 @@ void ScalingDialog::redraw()
     }
     const int head = m_ui->head->value();
     const lesson::Heatmap map =
-        lesson::traceHeatmap(m_rescaled, engine::AttentionStep::Weights, m_batch, head,
+        lesson::traceHeatmap(m_rescaled, engine::AttentionStep::Weights, batch(), head,
                              "head " + std::to_string(head) + " · softmax(scores ÷ " +
                                  number(divisor()).toStdString() + ")",
                              "softmax");
     m_ui->weights->setHeatmap(map, {0, 1}, true);
-    m_statistics = lesson::softmaxStatistics(*m_rescaled, m_batch, head);
+    m_statistics = lesson::softmaxStatistics(*m_rescaled, batch(), head);
     const lesson::SoftmaxStatistics& s = m_statistics;
     // Far above d_k, the random-vector argument does not describe this head: say why.
     const double ratio = s.scoreVariance / m_rescaled->dk();

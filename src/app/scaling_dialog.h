@@ -1,8 +1,7 @@
 #pragma once
 
+#include "app/following_dialog.h"
 #include "lesson/scaling_experiment.h"
-
-#include <QDialog>
 
 #include <memory>
 
@@ -17,13 +16,12 @@ namespace attnviz::app {
 /// weights: the variance of its scores next to d_k, the rows' entropy and largest weight, a
 /// histogram of the divided scores, and the variance of q · k for random vectors of growing d_k.
 /// Non-modal; it follows the main window's walkthrough while open.
-class ScalingDialog : public QDialog {
+class ScalingDialog : public FollowingDialog {
     Q_OBJECT
 public:
     explicit ScalingDialog(QWidget* parent = nullptr);
     ~ScalingDialog() override;
 
-    void setWalkthrough(std::shared_ptr<const lesson::Walkthrough> walkthrough, int batch);
     /// The divisor chosen: √d_k, 1 or the temperature.
     double divisor() const;
     /// The computation shown (null when it cannot be made).
@@ -31,21 +29,15 @@ public:
     const lesson::SoftmaxStatistics& statistics() const { return m_statistics; }
     Ui::ScalingDialog& ui() { return *m_ui; }
 
-protected:
-    void showEvent(QShowEvent* event) override;
-
 private:
-    void recompute();
+    void recompute() override;
     void redraw();
     void plotHistogram();
     void plotVariance();
 
     std::unique_ptr<Ui::ScalingDialog> m_ui;
-    std::shared_ptr<const lesson::Walkthrough> m_walkthrough;
     std::shared_ptr<const lesson::Walkthrough> m_rescaled;
     lesson::SoftmaxStatistics m_statistics;
-    int m_batch = 0;
-    bool m_stale = false;
 };
 
 } // namespace attnviz::app
