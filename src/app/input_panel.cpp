@@ -40,7 +40,11 @@ InputPanel::InputPanel(QWidget* parent)
     connect(m_ui->tokenizer, &QComboBox::currentIndexChanged, this, changed);
     connect(m_ui->positionalEncoding, &QCheckBox::toggled, this, changed);
     connect(m_ui->bias, &QCheckBox::toggled, this, changed);
-    connect(m_ui->mask, &QComboBox::currentIndexChanged, this, changed);
+    connect(m_ui->mask, &QComboBox::currentIndexChanged, this, [this, changed] {
+        showMaskControls();
+        changed();
+    });
+    connect(m_ui->validLengths, &QLineEdit::textChanged, this, changed);
     for (QSpinBox* spin : {m_ui->modelWidth, m_ui->heads, m_ui->queryKeySize, m_ui->valueSize,
                            m_ui->outputWidth, m_ui->seed})
         connect(spin, &QSpinBox::valueChanged, this, changed);
@@ -51,9 +55,18 @@ InputPanel::InputPanel(QWidget* parent)
         m_blockedCells.clear();
         changed();
     });
+    showMaskControls();
 }
 
 InputPanel::~InputPanel() = default;
+
+void InputPanel::showMaskControls()
+{
+    const auto kind = static_cast<lesson::MaskKind>(m_ui->mask->currentIndex());
+    m_ui->label_validLengths->setVisible(kind == lesson::MaskKind::ValidLengths);
+    m_ui->validLengths->setVisible(kind == lesson::MaskKind::ValidLengths);
+    m_ui->clearMask->setVisible(kind == lesson::MaskKind::Custom);
+}
 
 lesson::PlaygroundSettings InputPanel::settings() const
 {
@@ -71,6 +84,7 @@ lesson::PlaygroundSettings InputPanel::settings() const
     s.bias = m_ui->bias->isChecked();
     s.mask = static_cast<lesson::MaskKind>(m_ui->mask->currentIndex());
     s.blockedCells = m_blockedCells;
+    s.validLengths = m_ui->validLengths->text().trimmed().toStdString();
     s.ablatedHeads = m_ablatedHeads;
     s.seed = static_cast<std::uint32_t>(m_ui->seed->value());
     return s;
@@ -90,6 +104,7 @@ void InputPanel::setSettings(const lesson::PlaygroundSettings& s)
     m_ui->outputWidth->setValue(s.outputWidth);
     m_ui->bias->setChecked(s.bias);
     m_ui->mask->setCurrentIndex(static_cast<int>(s.mask));
+    m_ui->validLengths->setText(QString::fromStdString(s.validLengths));
     m_ui->seed->setValue(static_cast<int>(s.seed));
     m_blockedCells = s.blockedCells;
     m_ablatedHeads = s.ablatedHeads;
@@ -130,7 +145,8 @@ void InputPanel::showProblems(const std::vector<lesson::SettingsProblem>& proble
         {SettingsField::QueryKeySize, m_ui->queryKeySizeError},
         {SettingsField::ValueSize, m_ui->valueSizeError},
         {SettingsField::OutputWidth, m_ui->outputWidthError},
-        {SettingsField::Mask, m_ui->maskError}};
+        {SettingsField::Mask, m_ui->maskError},
+        {SettingsField::ValidLengths, m_ui->validLengthsError}};
     for (const auto& [field, label] : labels) {
         QStringList messages;
         for (const lesson::SettingsProblem& p : problems)

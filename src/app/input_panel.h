@@ -36,6 +36,9 @@ signals:
     void settingsChanged();
 
 private:
+    /// The valid-lengths field and "Clear drawn mask" belong to one kind of mask each.
+    void showMaskControls();
+
     std::unique_ptr<Ui::InputPanel> m_ui;
     std::set<std::pair<int, int>> m_blockedCells;
     std::set<int> m_ablatedHeads;

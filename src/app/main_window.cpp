@@ -2,6 +2,7 @@
 
 #include "app/export_menu.h"
 #include "app/head_grid_view.h"
+#include "app/importance_dialog.h"
 #include "app/input_panel.h"
 #include "app/mistakes_dialog.h"
 #include "app/model_overview.h"
@@ -65,6 +66,7 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_ui->actionPreferences, &QAction::triggered, this, &MainWindow::openPreferences);
     connect(m_ui->actionMistakes, &QAction::triggered, this, &MainWindow::openMistakes);
     connect(m_ui->actionScaling, &QAction::triggered, this, &MainWindow::openScaling);
+    connect(m_ui->actionImportance, &QAction::triggered, this, &MainWindow::openImportance);
     connect(m_ui->actionNext, &QAction::triggered, m_steps, &StepPanel::next);
     connect(m_ui->actionPrevious, &QAction::triggered, m_steps, &StepPanel::previous);
     connect(m_ui->actionFirst, &QAction::triggered, m_steps, &StepPanel::first);
@@ -207,6 +209,33 @@ void MainWindow::openScaling()
     showFollowing(m_scaling);
 }
 
+void MainWindow::openImportance()
+{
+    if (!m_importance) {
+        m_importance = new ImportanceDialog(this);
+        connect(m_importance, &ImportanceDialog::headChosen, this,
+                [this](const engine::Ablation::Head& head) {
+                    if (m_model->playground())
+                        return;
+                    m_model->setChoice({head.layer, head.block});
+                    m_model->setHeadSwitchedOff(head, true);
+                });
+    }
+    updateImportanceModel();
+    m_importance->show();
+    m_importance->raise();
+}
+
+void MainWindow::updateImportanceModel()
+{
+    if (!m_importance)
+        return;
+    const bool model = !m_model->playground() && m_modelResult.model;
+    m_importance->setModel(model ? m_modelResult.model : nullptr,
+                           model ? m_modelResult.request.text.toStdString() : std::string(),
+                           m_preferences.memoryLimit);
+}
+
 void MainWindow::showFollowing(FollowingDialog* dialog)
 {
     connect(m_steps, &StepPanel::walkthroughShown, dialog, &FollowingDialog::setWalkthrough,
@@ -273,6 +302,7 @@ void MainWindow::showPlayground()
     m_modelRunner->cancel();
     m_model->hideProgress();
     m_modelResult = {};
+    updateImportanceModel();
     m_input->setVisible(true);
     m_views->setCurrentWidget(m_steps);
     m_runner->request(m_input->settings());
@@ -321,6 +351,7 @@ void MainWindow::showModelResult(const ModelResult& result)
     }
     m_input->setVisible(false);
     m_modelResult = result;
+    updateImportanceModel();
     m_model->showResult(result);
     if (!result.run) {
         // Heatmaps of an earlier run would not belong to this model or text.

@@ -23,6 +23,7 @@ class FollowingDialog;
 class InputPanel;
 class MistakesDialog;
 class ScalingDialog;
+class ImportanceDialog;
 class ModelOverview;
 class ModelPanel;
 class StepPanel;
@@ -47,6 +48,8 @@ public:
     MistakesDialog* mistakesDialog() const { return m_mistakes; }
     /// The scaling experiment, once opened (null before).
     ScalingDialog* scalingDialog() const { return m_scaling; }
+    /// The head-importance window, once opened (null before).
+    ImportanceDialog* importanceDialog() const { return m_importance; }
     /// The last model result shown (empty in the playground).
     const ModelResult& modelResult() const { return m_modelResult; }
     StepPanel* stepPanel() const { return m_steps; }
@@ -73,6 +76,10 @@ private:
     void openMistakes();
     /// Experiments ▸ Scaling the scores: opens the divisor experiment on what the step panel shows.
     void openScaling();
+    /// Experiments ▸ Head importance: D2L 10.3's ranking for the model shown.
+    void openImportance();
+    /// Tells the importance window (when open) which model the window shows now.
+    void updateImportanceModel();
     /// Opens an experiment window on what the step panel shows, following it from then on.
     void showFollowing(FollowingDialog* dialog);
 
@@ -87,6 +94,7 @@ private:
     ExportMenu* m_exports = nullptr;
     MistakesDialog* m_mistakes = nullptr;
     ScalingDialog* m_scaling = nullptr;
+    ImportanceDialog* m_importance = nullptr;
     ModelResult m_modelResult;
     std::shared_ptr<const lesson::Walkthrough> m_walkthrough;
     /// The run and block m_walkthrough shows, when it is a model's block.

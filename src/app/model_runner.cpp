@@ -104,6 +104,7 @@ void ModelRunner::start(const ModelRequest& request)
             run.generate = request.generate;
             run.maxMemory = limit;
             run.ablation = request.ablation;
+            run.compareWithIntact = true;
             result.run = std::make_shared<const lesson::ModelRun>(
                 lesson::runModelOnText(result.model, run, std::nullopt, report));
         } catch (const Cancelled&) {

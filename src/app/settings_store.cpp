@@ -44,6 +44,7 @@ void savePlaygroundSettings(QSettings& store, const lesson::PlaygroundSettings& 
     for (const auto& [q, k] : s.blockedCells)
         cells << QStringLiteral("%1,%2").arg(q).arg(k);
     store.setValue(QStringLiteral("blockedCells"), cells);
+    store.setValue(QStringLiteral("validLengths"), QString::fromStdString(s.validLengths));
     QStringList heads;
     for (const int h : s.ablatedHeads)
         heads << QString::number(h);
@@ -76,6 +77,8 @@ lesson::PlaygroundSettings loadPlaygroundSettings(const QSettings& store)
         if (parts.size() == 2)
             s.blockedCells.insert({parts[0].toInt(), parts[1].toInt()});
     }
+    // Kept to a line's worth: a settings file edited by hand cannot make the field huge.
+    s.validLengths = get("validLengths", QString()).toString().left(400).toStdString();
     for (const QString& head : get("ablatedHeads", {}).toStringList()) {
         bool ok = false;
         const int h = head.toInt(&ok);

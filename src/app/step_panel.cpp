@@ -2,6 +2,7 @@
 
 #include "app/cell_arithmetic_dialog.h"
 #include "app/head_grid_view.h"
+#include "lesson/ablation_difference.h"
 #include "lesson/step_view.h"
 #include "render/step_texts.h"
 
@@ -18,6 +19,7 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <cmath>
 
 namespace attnviz::app {
 
@@ -33,6 +35,8 @@ StepPanel::StepPanel(QWidget* parent)
     , m_alternative(new QComboBox(this))
     , m_sharedRange(new QCheckBox(tr("One colour range for all heads"), this))
     , m_values(new QCheckBox(tr("Numbers in cells"), this))
+    , m_difference(new QCheckBox(tr("Change from all heads on"), this))
+    , m_learned(new QCheckBox(tr("Learned matrices"), this))
     , m_allHeads(new QPushButton(tr("Show all heads"), this))
     , m_grid(new HeadGridView(this))
     , m_stepButtons(new QButtonGroup(this))
@@ -62,6 +66,11 @@ StepPanel::StepPanel(QWidget* parent)
     m_values->setObjectName(QStringLiteral("valuesInCells"));
     m_values->setToolTip(tr("Print each value in its cell where the cells are large enough to "
                             "read it (small matrices, or one head shown alone)"));
+    m_difference->setObjectName(QStringLiteral("ablationDifference"));
+    m_difference->setToolTip(tr("Show (heads switched off) − (every head on) at every step: "
+                                "what switching the heads off changed"));
+    m_learned->setObjectName(QStringLiteral("learnedMatrices"));
+    m_learned->setToolTip(tr("Show the weight matrices this step applies instead of its result"));
     m_allHeads->setVisible(false);
 
     auto* controls = new QHBoxLayout;
@@ -69,6 +78,8 @@ StepPanel::StepPanel(QWidget* parent)
     controls->addWidget(m_alternative);
     controls->addWidget(m_sharedRange);
     controls->addWidget(m_values);
+    controls->addWidget(m_difference);
+    controls->addWidget(m_learned);
     controls->addStretch();
     controls->addWidget(m_allHeads);
 
@@ -104,6 +115,8 @@ StepPanel::StepPanel(QWidget* parent)
     connect(m_batch, &QSpinBox::valueChanged, this, &StepPanel::refresh);
     connect(m_sharedRange, &QCheckBox::toggled, this, &StepPanel::refresh);
     connect(m_values, &QCheckBox::toggled, this, &StepPanel::refresh);
+    connect(m_difference, &QCheckBox::toggled, this, &StepPanel::refresh);
+    connect(m_learned, &QCheckBox::toggled, this, &StepPanel::refresh);
     connect(m_alternative, &QComboBox::currentIndexChanged, this, &StepPanel::refresh);
     connect(m_allHeads, &QPushButton::clicked, this, [this] {
         m_grid->showAll();
@@ -272,6 +285,15 @@ QString StepPanel::shapeText() const
     return m_shape->text();
 }
 
+std::shared_ptr<const lesson::Walkthrough> StepPanel::shownDifference()
+{
+    if (m_differenceOf != m_walkthrough) {
+        m_differenceOf = m_walkthrough;
+        m_differenceShown = lesson::ablationDifference(*m_walkthrough);
+    }
+    return m_differenceShown ? m_differenceShown : m_walkthrough;
+}
+
 void StepPanel::refresh()
 {
     const lesson::LessonStep& step = lessonStep();
@@ -295,6 +317,8 @@ void StepPanel::refresh()
         m_allHeads->setVisible(false);
         m_ablated->setVisible(false);
         m_maskNotes->setVisible(false);
+        m_difference->setVisible(false);
+        m_learned->setVisible(false);
         if (m_arithmetic)
             m_arithmetic->setWalkthrough(nullptr);
         emit walkthroughShown(nullptr, 0);
@@ -312,8 +336,16 @@ void StepPanel::refresh()
                                : QString::fromStdString(lesson::stepFormula(
                                      step, *m_walkthrough, text.formula.toStdString())));
     m_shape->setText(QString::fromStdString(lesson::stepShapes(step, *m_walkthrough)));
-    auto maps = lesson::stepHeatmaps(step, m_walkthrough, batchIndex(),
-                                     static_cast<std::size_t>(alternative()));
+    m_learned->setVisible(!step.weights.empty() && m_walkthrough->weights);
+    m_difference->setVisible(m_walkthrough->intact != nullptr);
+    m_difference->setEnabled(!step.views.empty());
+    const bool learned = m_learned->isVisible() && m_learned->isChecked();
+    const bool difference =
+        m_difference->isVisible() && m_difference->isChecked() && !step.views.empty() && !learned;
+    auto maps = learned
+        ? lesson::weightHeatmaps(step, *m_walkthrough)
+        : lesson::stepHeatmaps(step, difference ? shownDifference() : m_walkthrough, batchIndex(),
+                               static_cast<std::size_t>(alternative()));
     std::vector<int> off = ablatedHeads();
     std::sort(off.begin(), off.end());
     QStringList offNames;
@@ -321,11 +353,26 @@ void StepPanel::refresh()
         offNames << QString::number(h);
     const QString heads =
         (off.size() == 1 ? tr("head %1") : tr("heads %1")).arg(offNames.join(QStringLiteral(", ")));
-    m_ablated->setText(
+    QString ablatedText =
         tr("Switched off: %1. A switched-off head's context is still computed, but its columns "
            "of concat are zero, so the output and everything after it no longer hear from it. "
            "Right-click a head to switch it back on.")
-            .arg(heads));
+            .arg(heads);
+    if (difference) {
+        float largest = 0;
+        for (const lesson::Heatmap& map : maps)
+            for (int r = 0; r < map.rows(); ++r)
+                for (int c = 0; c < map.cols(); ++c)
+                    if (std::isfinite(map.value(r, c)))
+                        largest = std::max(largest, std::abs(map.value(r, c)));
+        ablatedText += QLatin1Char(' ') +
+            (largest == 0 ? tr("Shown: (heads off) − (every head on). Nothing changed at this "
+                               "step: the heads are switched off later, at the concatenation.")
+                          : tr("Shown: (heads off) − (every head on); the largest change at this "
+                               "step is %1.")
+                                .arg(largest, 0, 'g', 3));
+    }
+    m_ablated->setText(ablatedText);
     m_ablated->setVisible(!off.empty());
     // The mask's lengths and warnings, where the mask shows: the score-shaped steps.
     QStringList notes;

@@ -77,6 +77,8 @@ private:
     std::optional<engine::AttentionStep> drillableStep() const;
     /// The heads the walkthrough shown has switched off.
     std::vector<int> ablatedHeads() const;
+    /// The walkthrough shown as (heads off) − (every head on), computed once per walkthrough.
+    std::shared_ptr<const lesson::Walkthrough> shownDifference();
 
     std::shared_ptr<const lesson::Walkthrough> m_walkthrough;
     QString m_reason;
@@ -91,6 +93,10 @@ private:
     QComboBox* m_alternative;
     QCheckBox* m_sharedRange;
     QCheckBox* m_values;
+    QCheckBox* m_difference;
+    QCheckBox* m_learned;
+    std::shared_ptr<const lesson::Walkthrough> m_differenceOf;
+    std::shared_ptr<const lesson::Walkthrough> m_differenceShown;
     QPushButton* m_allHeads;
     HeadGridView* m_grid;
     CellArithmeticDialog* m_arithmetic = nullptr;

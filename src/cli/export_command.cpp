@@ -3,8 +3,6 @@
 #include "cli/model_loading.h"
 #include "cli/progress_bar.h"
 #include "engine/input_error.h"
-#include "io/attention_case.h"
-#include "lesson/case_walkthrough.h"
 #include "lesson/imported_run.h"
 #include "lesson/model_walkthrough.h"
 #include "render/export_formats.h"
@@ -21,7 +19,7 @@ const char* const kExportUsage =
     R"(Usage: attnviz-cli export (--model DIR --text "..." [--target "..."] [--generate N] | --case FILE
                                  | --attentions FILE)
                           [--layers LIST] [--blocks LIST] [--heads LIST] [--steps LIST]
-                          --format FORMAT --out DIR
+                          [--ablate HEADS] --format FORMAT --out DIR
                           [--width PX] [--height PX] [--dpi N] [--max-memory S]
                           [--overwrite] [--quiet]
 
@@ -41,6 +39,10 @@ Layers and heads count from 0. Every matrix of a step shares one colour range ac
   --heads LIST     e.g. 3 or 0-1,5 (default all)
   --steps LIST     %s,
                    comma-separated, or all (default weights)
+  --ablate HEADS   switch heads off before exporting: layer:head pairs for --model (1:0,1:3,
+                   1.cross:0, as for trace), head numbers for --case (0,2 or 1-3, as for mha).
+                   The switched-off heads' columns of concat are zero and everything after
+                   follows; titles and manifests say which heads were off
   --format F       one of:
 %s  --out DIR        the folder to write into (created when missing)
   --width, --height, --dpi    image size in pixels and resolution (default 900 × 800 at 96 dpi)
@@ -73,8 +75,8 @@ int run(const std::vector<std::string>& args, char* program)
     const Arguments parsed =
         parseArguments(args, "export",
                        {"--model", "--text", "--target", "--generate", "--case", "--attentions",
-                        "--layers", "--blocks", "--heads", "--steps", "--format", "--out",
-                        "--width", "--height", "--dpi", "--max-memory"},
+                        "--layers", "--blocks", "--heads", "--steps", "--ablate", "--format",
+                        "--out", "--width", "--height", "--dpi", "--max-memory"},
                        {"--overwrite", "--quiet"});
     if (!parsed.positional.empty())
         throw UsageError("unexpected argument '" + io::printable(parsed.positional.front(), 60) +
@@ -91,7 +93,7 @@ int run(const std::vector<std::string>& args, char* program)
             if (parsed.value(option))
                 throw UsageError(std::string(option) + " applies to --model, not to --case");
     if (parsed.value("--attentions"))
-        for (const char* option : {"--text", "--target", "--generate"})
+        for (const char* option : {"--text", "--target", "--generate", "--ablate"})
             if (parsed.value(option))
                 throw UsageError(std::string(option) +
                                  " applies to --model, not to --attentions (the file holds its "
@@ -139,8 +141,10 @@ int run(const std::vector<std::string>& args, char* program)
             request.target = parsed.value("--target");
             request.generate = parsed.integer("--generate", 0, 1, engine::ConfigLimits::kLength);
             request.maxMemory = maxMemory(parsed);
-            run = std::make_shared<const lesson::ModelRun>(
-                runModelArguments(loadModelArgument(*modelName), request));
+            const auto model = loadModelArgument(*modelName);
+            if (const auto ablate = parsed.value("--ablate"))
+                request.ablation = modelAblation(*ablate, model->model->config());
+            run = std::make_shared<const lesson::ModelRun>(runModelArguments(model, request));
         } else {
             run = lesson::openImportedRun(*parsed.value("--attentions"));
         }
@@ -152,17 +156,8 @@ int run(const std::vector<std::string>& args, char* program)
                                                   engine::blockName(b) + "_handout",
                                               lesson::walkthroughForBlock(run, {L, b, -1}));
     } else {
-        const std::string casePath = *parsed.value("--case");
-        std::shared_ptr<const lesson::Walkthrough> w;
-        try {
-            w = lesson::computeCase(io::loadAttentionCase(io::SafetensorsFile::read(casePath)),
-                                    std::filesystem::path(casePath).filename().string(), {},
-                                    maxMemory(parsed));
-        } catch (const std::bad_alloc&) {
-            throw;
-        } catch (const std::exception& e) {
-            throw std::invalid_argument(io::printable(casePath) + ": " + e.what());
-        }
+        const std::shared_ptr<const lesson::Walkthrough> w =
+            runCaseArgument(*parsed.value("--case"), parsed.value("--ablate"), maxMemory(parsed));
         job.items = lesson::planWalkthroughExport(w, selection, "", "");
         job.walkthroughs.emplace_back("handout", w);
     }

@@ -122,13 +122,9 @@ int run(const std::vector<std::string>& args)
             throw UsageError(
                 io::printable(modelName) +
                 " has no heldout.txt to measure the heads on; give a text with --text");
-        data = std::move(*heldOut);
-        if (examples && static_cast<std::size_t>(examples) < data.inputs.size()) {
-            data.inputs.resize(static_cast<std::size_t>(examples));
-            if (!data.answers.empty())
-                data.answers.resize(static_cast<std::size_t>(examples));
-            data.description = "the first " + std::to_string(examples) + " of " + data.description;
-        }
+        data = examples
+            ? lesson::firstExamples(std::move(*heldOut), static_cast<std::size_t>(examples))
+            : std::move(*heldOut);
     }
     const bool bar = !parsed.has("--quiet") && stderrIsTerminal();
     bool drawing = false;

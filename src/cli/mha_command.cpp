@@ -1,8 +1,8 @@
 #include "cli/arguments.h"
 #include "cli/command.h"
+#include "cli/model_loading.h"
 #include "engine/thread_count.h"
-#include "io/attention_case.h"
-#include "lesson/case_walkthrough.h"
+#include "io/file_error.h"
 #include "lesson/parameter_count.h"
 #include "lesson/trace_export.h"
 
@@ -99,26 +99,8 @@ int run(const std::vector<std::string>& args)
     const std::optional<std::uint64_t> memory = maxMemory(parsed);
 
     engine::setThreadCount(threads);
-    std::shared_ptr<const lesson::Walkthrough> w;
-    try {
-        io::AttentionCase attentionCase =
-            io::loadAttentionCase(io::SafetensorsFile::read(casePath));
-        engine::AttentionOptions options;
-        if (const auto ablate = parsed.value("--ablate"))
-            options.ablatedHeads = headAblation(*ablate, attentionCase.numHeads);
-        w = lesson::computeCase(std::move(attentionCase),
-                                std::filesystem::path(casePath).filename().string(), options,
-                                memory);
-    } catch (const UsageError&) {
-        throw;
-    } catch (const io::FileError&) {
-        throw; // names the path already
-    } catch (const std::bad_alloc&) {
-        throw;
-    } catch (const std::exception& e) {
-        // FormatError and InputError: the sentence names the tensor or field at fault.
-        throw std::invalid_argument(io::printable(casePath) + ": " + e.what());
-    }
+    const std::shared_ptr<const lesson::Walkthrough> w =
+        runCaseArgument(casePath, parsed.value("--ablate"), memory);
     if (dump) {
         try {
             lesson::writeWalkthroughTrace(*dump, *w, false);

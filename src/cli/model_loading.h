@@ -2,6 +2,7 @@
 
 #include "io/checkpoint/model_folder.h"
 #include "lesson/model_run.h"
+#include "lesson/walkthrough.h"
 
 #include <memory>
 #include <string>
@@ -17,5 +18,13 @@ std::shared_ptr<const io::LoadedModel> loadModelArgument(const std::string& name
 lesson::ModelRun runModelArguments(std::shared_ptr<const io::LoadedModel> model,
                                    const lesson::RunRequest& request,
                                    std::optional<engine::CapturePolicy> policy = std::nullopt);
+
+/// Reads an `mha` case file (mha's CASE, export's --case) and runs its module, with the heads
+/// `ablate` names (mha's --ablate syntax) switched off. Problems with the file are an
+/// invalid_argument whose sentence starts with the path (a FileError names it already); a head
+/// the module does not have is a UsageError.
+std::shared_ptr<const lesson::Walkthrough> runCaseArgument(const std::string& casePath,
+                                                           const std::optional<std::string>& ablate,
+                                                           std::optional<std::uint64_t> maxMemory);
 
 } // namespace attnviz::cli

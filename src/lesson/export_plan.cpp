@@ -38,6 +38,14 @@ void addWalkthroughItems(const std::shared_ptr<const Walkthrough>& w,
                          std::vector<ExportItem>& items, std::vector<engine::AttentionStep>& steps)
 {
     checkHeads(selection.heads, w->heads());
+    // A figure of a pass with heads switched off says so in its title.
+    const std::vector<int>& off = w->trace->ablatedHeads;
+    std::string offNote;
+    for (const int h : off)
+        offNote += (offNote.empty() ? " (head" + std::string(off.size() > 1 ? "s " : " ") : ", ") +
+            std::to_string(h);
+    if (!offNote.empty())
+        offNote += " off)";
     for (int b = 0; b < w->batch(); ++b) {
         const std::string batch = nameBatch ? "batch" + std::to_string(b) + "_" : "";
         const std::string batchTitle = nameBatch ? "batch " + std::to_string(b) + " · " : "";
@@ -46,13 +54,16 @@ void addWalkthroughItems(const std::shared_ptr<const Walkthrough>& w,
             if (!engine::stepInfo(step).perHead) {
                 items.push_back(
                     {namePrefix + batch + stepName,
-                     traceHeatmap(w, step, b, 0, titlePrefix + batchTitle + stepName, stepName),
+                     traceHeatmap(w, step, b, 0, titlePrefix + batchTitle + stepName + offNote,
+                                  stepName),
                      {}});
                 steps.push_back(step);
                 continue;
             }
             for (const int h : selection.heads.within(w->heads())) {
-                const std::string head = "head " + std::to_string(h) + " · ";
+                const bool isOff = std::find(off.begin(), off.end(), h) != off.end();
+                const std::string head =
+                    "head " + std::to_string(h) + (isOff ? " (switched off)" : "") + " · ";
                 items.push_back({namePrefix + batch + "head" + std::to_string(h) + "_" + stepName,
                                  traceHeatmap(w, step, b, h,
                                               titlePrefix + batchTitle + head + stepName, stepName),

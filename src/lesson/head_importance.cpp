@@ -222,6 +222,17 @@ private:
 
 } // namespace
 
+EvaluationSet firstExamples(EvaluationSet data, std::size_t count)
+{
+    if (count >= data.inputs.size())
+        return data;
+    data.inputs.resize(count);
+    if (!data.answers.empty())
+        data.answers.resize(count);
+    data.description = "the first " + std::to_string(count) + " of " + data.description;
+    return data;
+}
+
 std::optional<EvaluationSet> readEvaluationSet(const std::filesystem::path& folder)
 {
     const std::filesystem::path path = folder / "heldout.txt";

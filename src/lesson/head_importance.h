@@ -28,6 +28,9 @@ struct EvaluationSet {
 /// io::FormatError naming the line for a damaged file, io::FileError when it cannot be read.
 std::optional<EvaluationSet> readEvaluationSet(const std::filesystem::path& folder);
 
+/// The first `count` examples of `data` (all of them when it has fewer), described as such.
+EvaluationSet firstExamples(EvaluationSet data, std::size_t count);
+
 /// How the result of a run is scored.
 enum class ImportanceMetric {
     ExactMatch, ///< encoder-decoder with answers: every answer token (and the end) predicted

@@ -90,18 +90,20 @@ ModelRun runModelOnText(std::shared_ptr<const io::LoadedModel> loaded, const Run
         const std::uint64_t pass = modelRunBytes(c, longest, chosen(longest));
         const std::uint64_t decoding =
             static_cast<std::uint64_t>(decodingPasses) * modelRunBytes(c, longest, bySize(longest));
+        const std::uint64_t passes = request.compareWithIntact && !request.ablation.empty() ? 2 : 1;
         MemoryBudget::forThisMachine(request.maxMemory)
-            .check(pass + decoding,
+            .check(passes * pass + decoding,
                    "Running " + c.name + " on " + std::to_string(longest) + " tokens");
     }
+    engine::ModelInput finalInput;
+    std::int64_t finalLength = 0;
     switch (c.architecture) {
     case engine::Architecture::EncoderOnly:
         if (request.target)
             throw engine::InputError(
                 "An encoder-only model reads only the text; it has no decoder for a target.");
-        run.trace = std::make_shared<const engine::ModelTrace>(model.forward(
-            {ids, c.tokenTypes > 1 ? tokenizer.tokenTypes(ids) : std::vector<int>{}, {}},
-            chosen(static_cast<std::int64_t>(ids.size())), request.ablation));
+        finalInput = {ids, c.tokenTypes > 1 ? tokenizer.tokenTypes(ids) : std::vector<int>{}, {}};
+        finalLength = static_cast<std::int64_t>(ids.size());
         break;
     case engine::Architecture::EncoderDecoder: {
         std::vector<int> decoderInput{*c.bosTokenId};
@@ -117,9 +119,8 @@ ModelRun runModelOnText(std::shared_ptr<const io::LoadedModel> loaded, const Run
             if (decoderInput.size() > static_cast<std::size_t>(c.maxLength))
                 decoderInput.resize(static_cast<std::size_t>(c.maxLength));
         }
-        const auto longest = static_cast<std::int64_t>(std::max(ids.size(), decoderInput.size()));
-        run.trace = std::make_shared<const engine::ModelTrace>(
-            model.forward({ids, {}, decoderInput}, chosen(longest), request.ablation));
+        finalLength = static_cast<std::int64_t>(std::max(ids.size(), decoderInput.size()));
+        finalInput = {ids, {}, decoderInput};
         break;
     }
     case engine::Architecture::DecoderOnly: {
@@ -137,10 +138,23 @@ ModelRun runModelOnText(std::shared_ptr<const io::LoadedModel> loaded, const Run
             if (input.size() > static_cast<std::size_t>(c.maxLength))
                 input.resize(static_cast<std::size_t>(c.maxLength));
         }
-        run.trace = std::make_shared<const engine::ModelTrace>(model.forward(
-            {{}, {}, input}, chosen(static_cast<std::int64_t>(input.size())), request.ablation));
+        finalLength = static_cast<std::int64_t>(input.size());
+        finalInput = {{}, {}, input};
         break;
     }
+    }
+    run.trace = std::make_shared<const engine::ModelTrace>(
+        model.forward(finalInput, chosen(finalLength), request.ablation));
+    if (request.compareWithIntact && !request.ablation.empty()) {
+        // The same tokens with every head on: the decoding that chose them is not redone, so
+        // both passes read the same sequence and differ only by the heads switched off.
+        ModelRun intact = run;
+        intact.request.ablation = {};
+        intact.request.compareWithIntact = false;
+        intact.decoding.clear();
+        intact.trace = std::make_shared<const engine::ModelTrace>(
+            model.forward(finalInput, chosen(finalLength)));
+        run.intact = std::make_shared<const ModelRun>(std::move(intact));
     }
     return run;
 }

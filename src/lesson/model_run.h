@@ -19,6 +19,9 @@ struct RunRequest {
     std::optional<std::string> target; ///< encoder-decoder: teacher forcing instead of decoding
     int generate = 0; ///< decoder-only: tokens to continue the text by
     engine::Ablation ablation; ///< heads switched off
+    /// With heads switched off, run the final pass a second time with every head on
+    /// (ModelRun::intact), for the before/after view.
+    bool compareWithIntact = false;
     /// The user's memory limit in bytes (--max-memory, the app's setting); the machine's
     /// available memory bounds the run anyway (MemoryBudget).
     std::optional<std::uint64_t> maxMemory;
@@ -35,6 +38,8 @@ struct ModelRun {
     std::shared_ptr<const engine::ModelTrace> trace;
     std::vector<engine::DecodingStep> decoding;
     std::string generated; ///< the decoded text (when decoding ran)
+    /// compareWithIntact: the final pass over the same tokens with every head on; null otherwise.
+    std::shared_ptr<const ModelRun> intact;
 
     /// The trace a decoding step refers to (-1: the final one).
     const engine::ModelTrace& traceAt(int decodingStep) const;

@@ -125,6 +125,8 @@ std::shared_ptr<const Walkthrough> walkthroughForBlock(const std::shared_ptr<con
         std::shared_ptr<const engine::AttentionWeights>(run->model->model, &module.weights());
     w->trace = std::shared_ptr<const engine::AttentionTrace>(layer, &own.attention);
     w->source = std::move(source);
+    if (run->intact && choice.decodingStep < 0)
+        w->intact = walkthroughForBlock(run->intact, choice, needed);
     return w;
 }
 

@@ -3,6 +3,7 @@
 #include "engine/multi_head_attention.h"
 #include "engine/positional_encoding.h"
 #include "io/tokenizer/utf8.h"
+#include "lesson/valid_lengths.h"
 
 #include <chrono>
 #include <functional>
@@ -30,6 +31,14 @@ std::size_t longest(const std::vector<std::vector<std::string>>& batch)
     for (const auto& tokens : batch)
         n = std::max(n, tokens.size());
     return n;
+}
+
+std::vector<int> lengths(const std::vector<std::vector<std::string>>& batch)
+{
+    std::vector<int> out;
+    for (const auto& tokens : batch)
+        out.push_back(static_cast<int>(tokens.size()));
+    return out;
 }
 
 std::vector<std::vector<std::string>> tokenizeAll(const std::vector<std::string>& sentences,
@@ -163,6 +172,12 @@ std::vector<SettingsProblem> checkSettings(const PlaygroundSettings& s)
                 break;
             }
     }
+    if (s.mask == MaskKind::ValidLengths && !s.validLengths.empty() && !queries.empty()) {
+        const auto parsed = parseValidLengths(
+            s.validLengths, lengths(keys.empty() ? queries : keys), longest(queries));
+        if (const auto* problem = std::get_if<std::string>(&parsed))
+            problems.push_back({SettingsField::ValidLengths, *problem});
+    }
     return problems;
 }
 
@@ -175,8 +190,7 @@ std::shared_ptr<const Walkthrough> computePlayground(const PlaygroundSettings& s
     w->queryTokens = tokenizeAll(s.querySentences, s.tokenUnit);
     w->keyTokens =
         w->crossAttention ? tokenizeAll(s.keyValueSentences, s.tokenUnit) : w->queryTokens;
-    for (const auto& k : w->keyTokens)
-        w->keyLengths.push_back(static_cast<int>(k.size()));
+    w->keyLengths = lengths(w->keyTokens);
     const std::size_t nq = longest(w->queryTokens), nk = longest(w->keyTokens);
     padTo(w->queryTokens, nq);
     padTo(w->keyTokens, nk);
@@ -232,7 +246,10 @@ std::shared_ptr<const Walkthrough> computePlayground(const PlaygroundSettings& s
     const bool padded = std::any_of(w->keyLengths.begin(), w->keyLengths.end(),
                                     [&](int n) { return static_cast<std::size_t>(n) < nk; });
     // Padding keys are never real tokens: block them whenever the batch has padding.
-    if (s.mask == MaskKind::ValidLengths || padded)
+    if (s.mask == MaskKind::ValidLengths && !s.validLengths.empty())
+        mask.validLengths = std::get<engine::AttentionMask::ValidLengths>(
+            parseValidLengths(s.validLengths, w->keyLengths, nq));
+    else if (s.mask == MaskKind::ValidLengths || padded)
         mask.validLengths = engine::AttentionMask::ValidLengths{
             std::vector<std::int64_t>(w->keyLengths.begin(), w->keyLengths.end()), false};
     if (s.mask == MaskKind::Custom && !s.blockedCells.empty()) {
@@ -255,6 +272,11 @@ std::shared_ptr<const Walkthrough> computePlayground(const PlaygroundSettings& s
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     w->trace = trace;
     w->source = std::move(source);
+    if (!options.ablatedHeads.empty()) {
+        PlaygroundSettings everyHeadOn = s;
+        everyHeadOn.ablatedHeads.clear();
+        w->intact = computePlayground(everyHeadOn);
+    }
     return w;
 }
 

@@ -18,7 +18,8 @@ enum class SettingsField {
     QueryKeySize,
     ValueSize,
     OutputWidth,
-    Mask
+    Mask,
+    ValidLengths
 };
 
 /// One reason why settings cannot be computed, shown next to its field.

@@ -26,6 +26,9 @@ struct PlaygroundSettings {
     bool bias = true;
     MaskKind mask = MaskKind::None;
     std::set<std::pair<int, int>> blockedCells; ///< (query, key) blocked by the custom mask
+    /// The valid lengths as typed ("3, 2" or "[[1, 3], [2, 4]]", see parseValidLengths), used with
+    /// MaskKind::ValidLengths; empty: each sentence's own length.
+    std::string validLengths;
     /// Heads switched off (their concat columns zero); those ≥ heads are not applied.
     std::set<int> ablatedHeads;
     std::uint32_t seed = 42;

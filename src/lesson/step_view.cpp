@@ -135,8 +135,12 @@ Heatmap traceHeatmap(const std::shared_ptr<const Walkthrough>& w, engine::Attent
         columnAxis, labelsAlong(rowAxis, m.rows()), labelsAlong(columnAxis, m.cols())};
     h.title = std::move(title);
     h.caption = std::move(caption);
-    h.scale =
-        step == engine::AttentionStep::Weights ? ColourScale::Sequential : ColourScale::Diverging;
+    h.scale = step == engine::AttentionStep::Weights && !w->difference ? ColourScale::Sequential
+                                                                       : ColourScale::Diverging;
+    if (w->difference) {
+        h.title = "Δ " + h.title;
+        h.caption = "Δ " + h.caption;
+    }
     if (step == engine::AttentionStep::Weights || step == engine::AttentionStep::Masked) {
         h.mask = std::make_shared<const engine::ResolvedMask>(
             w->mask, w->trace->batchSize(), w->trace->queryLength(), w->trace->keyLength());
@@ -150,6 +154,41 @@ Heatmap traceHeatmap(const std::shared_ptr<const Walkthrough>& w, engine::Attent
             h.columnBands.push_back({k * width, width, k});
     }
     return h;
+}
+
+std::vector<Heatmap> weightHeatmaps(const LessonStep& step, const Walkthrough& w)
+{
+    std::vector<Heatmap> maps;
+    if (!w.weights)
+        return maps;
+    const engine::AttentionWeights& weights = *w.weights;
+    const auto add = [&](const engine::RowMatrix& stored, bool transposed, const std::string& name,
+                         int headWidth, const std::string& rowsName, const std::string& colsName) {
+        auto m = std::make_shared<engine::RowMatrix>(
+            transposed ? engine::RowMatrix(stored.transpose()) : stored);
+        Heatmap h;
+        h.owner = m;
+        h.matrix = {m->data(), static_cast<int>(m->rows()), static_cast<int>(m->cols()), "feature",
+                    "feature", indexLabels(m->rows()),      indexLabels(m->cols())};
+        h.caption = name + " (" + rowsName + " × " + colsName + " = " + std::to_string(m->rows()) +
+            " × " + std::to_string(m->cols()) + ")";
+        h.title = h.caption;
+        h.scale = ColourScale::Diverging;
+        for (int k = 0; headWidth > 0 && k < w.heads(); ++k)
+            h.columnBands.push_back({k * headWidth, headWidth, k});
+        maps.push_back(std::move(h));
+    };
+    for (const std::string_view name : step.weights) {
+        if (name == "W_q")
+            add(weights.wQ, true, "W_qᵀ", w.dk(), "D", "H·d_k");
+        else if (name == "W_k")
+            add(weights.wK, true, "W_kᵀ", w.dk(), "D", "H·d_k");
+        else if (name == "W_v")
+            add(weights.wV, true, "W_vᵀ", w.dv(), "D", "H·d_v");
+        else if (name == "W_o")
+            add(weights.wO, false, "W_o", w.dv(), "Po", "H·d_v");
+    }
+    return maps;
 }
 
 std::vector<Heatmap> stepHeatmaps(const LessonStep& step,
@@ -247,8 +286,19 @@ std::vector<std::string> maskNotes(const Walkthrough& w)
                         ". Keys at or after an item's length "
                         "are blocked.");
     } else if (m.validLengths) {
-        notes.push_back("Valid lengths per query: query i of item b sees keys 0 to its own "
-                        "length − 1.");
+        const auto& lengths = m.validLengths->lengths;
+        const std::size_t perItem = w.queryTokens.empty() ? 0 : w.queryTokens.front().size();
+        std::string rows;
+        for (std::size_t b = 0; perItem && b * perItem < lengths.size() && b < 4; ++b) {
+            rows += b ? ", [" : "[";
+            for (std::size_t i = 0; i < perItem; ++i)
+                rows += (i ? ", " : "") + std::to_string(lengths[b * perItem + i]);
+            rows += "]";
+        }
+        notes.push_back("Valid lengths per query [" + rows +
+                        (lengths.size() > 4 * perItem ? ", …" : "") +
+                        "]: query i of an item sees the keys before its own length; each row "
+                        "of the mask has its own cut.");
     }
     return notes;
 }

@@ -24,6 +24,12 @@ std::vector<Heatmap> stepHeatmaps(const LessonStep& step,
                                   const std::shared_ptr<const Walkthrough>& w, int batch,
                                   std::size_t alternative = 0);
 
+/// The learned matrices a step applies, as the formula uses them: W_qᵀ, W_kᵀ, W_vᵀ (D × H·d_k,
+/// each head's columns banded in its colour) on the projections step, W_o (Po × H·d_v, whose
+/// column block h weighs head h's context) on the output step. Empty for other steps and for a
+/// walkthrough without weights (an import).
+std::vector<Heatmap> weightHeatmaps(const LessonStep& step, const Walkthrough& w);
+
 /// The shape line with named axes, e.g. "weights (batch=2, head=4, query=5, key=7)"; for a step
 /// that applies learned matrices, a second line counts their parameters ("W_o 16×16 + 16 = 272
 /// parameters; the module: 1,088 (1,024 without biases)").

@@ -70,6 +70,12 @@ struct Walkthrough {
     std::shared_ptr<const engine::AttentionTrace> trace;
     engine::AttentionMask mask;
     double milliseconds = 0; ///< how long the engine took, when this walkthrough ran it
+    /// With heads switched off: the same block with every head on (for ablationDifference), when
+    /// its source could run it; null otherwise.
+    std::shared_ptr<const Walkthrough> intact;
+    /// The trace holds (heads off) − (every head on), not values of one run: views use a signed
+    /// scale at every step.
+    bool difference = false;
 
     int dk() const { return static_cast<int>(trace->queryKeySize()); }
     int dv() const { return static_cast<int>(trace->valueSize()); }

@@ -13,11 +13,14 @@
 #include "app/walkthrough_runner.h"
 #include "app_test_steps.h"
 #include "context_menu.h"
+#include "ui_input_panel.h"
 #include "ui_mistakes_dialog.h"
 #include "ui_scaling_dialog.h"
 #include "window_test_support.h"
 
 #include <QAction>
+#include <QCheckBox>
+#include <QLineEdit>
 #include <QLabel>
 #include <QListWidget>
 #include <QStandardPaths>
@@ -245,6 +248,92 @@ private slots:
                     .contains(QStringLiteral("Why no causal mask here")));
         steps->setStep(attnviz::test::step("projections"));
         QVERIFY(!notes->isVisibleTo(m_window.get()));
+    }
+    void theValidLengthsFieldBlocksTheKeysAfterEachLength()
+    {
+        Ui::InputPanel* input = m_window->inputPanel()->ui();
+        input->querySentences->setPlainText(QStringLiteral("the cat sat down\na dog ran off"));
+        input->mask->setCurrentIndex(0);
+        QVERIFY(!input->validLengths->isVisibleTo(m_window.get()));
+        input->mask->setCurrentIndex(static_cast<int>(attnviz::lesson::MaskKind::ValidLengths));
+        QVERIFY(input->validLengths->isVisibleTo(m_window.get()));
+        QVERIFY2(!input->clearMask->isVisibleTo(m_window.get()), "only a drawn mask can be cleared");
+        input->validLengths->setFocus();
+        QTest::keyClicks(input->validLengths, QStringLiteral("[3, 2]"));
+        settle();
+        const auto& mask = m_window->walkthrough()->mask;
+        QVERIFY(mask.validLengths);
+        QCOMPARE(mask.validLengths->lengths, (std::vector<std::int64_t>{3, 2}));
+        StepPanel* steps = m_window->stepPanel();
+        steps->setStep(attnviz::test::step("softmax"));
+        auto* notes = steps->findChild<QLabel*>(QStringLiteral("maskNotes"));
+        QVERIFY(notes->isVisibleTo(m_window.get()));
+        QVERIFY2(notes->text().contains(QStringLiteral("Valid lengths [3, 2]: item 1 sees keys 0–2")),
+                 qPrintable(notes->text()));
+        // Batch item 2 sees keys 0 and 1 only, in every head.
+        steps->findChild<QSpinBox*>()->setValue(2);
+        QCOMPARE(view(0)->heatmap().value(0, 2), 0.0f);
+        QVERIFY(view(0)->heatmap().value(0, 1) > 0.0f);
+
+        // A length beyond a sentence: said under the field, and nothing stale stays on screen.
+        input->validLengths->clear();
+        QTest::keyClicks(input->validLengths, QStringLiteral("5, 2"));
+        settle();
+        QVERIFY(input->validLengthsError->isVisibleTo(m_window.get()));
+        QVERIFY2(input->validLengthsError->text().contains(
+                     QStringLiteral("more than the 4 keys of sentence 1")),
+                 qPrintable(input->validLengthsError->text()));
+        QVERIFY(!m_window->walkthrough());
+    }
+
+    void switchingAHeadOffShowsWhatChangedFromEveryHeadOn()
+    {
+        StepPanel* steps = m_window->stepPanel();
+        auto* difference = steps->findChild<QCheckBox*>(QStringLiteral("ablationDifference"));
+        QVERIFY(difference);
+        QVERIFY2(!difference->isVisibleTo(m_window.get()), "every head is on");
+        steps->setStep(attnviz::test::step("softmax"));
+        QVERIFY(attnviz::test::chooseFromContextMenu(view(1), view(1)->rect().center(),
+                                                     QStringLiteral("Switch head 1 off")));
+        settle();
+        QVERIFY(difference->isVisibleTo(m_window.get()));
+        difference->setChecked(true);
+        auto* ablated = steps->findChild<QLabel*>(QStringLiteral("ablatedHeads"));
+        QVERIFY2(ablated->text().contains(QStringLiteral("Nothing changed at this step")),
+                 qPrintable(ablated->text()));
+        QVERIFY(view(0)->heatmap().caption.starts_with("Δ "));
+        QCOMPARE(view(0)->heatmap().value(2, 1), 0.0f);
+
+        steps->setStep(attnviz::test::step("concat"));
+        const auto w = m_window->walkthrough();
+        const int dv = w->dv();
+        const attnviz::lesson::Heatmap& shown = view(0)->heatmap();
+        const auto before = w->intact->trace->concat.matrix({0});
+        QCOMPARE(shown.value(0, 0), 0.0f);
+        QCOMPARE(shown.value(3, dv + 2), -before(3, dv + 2));
+        QVERIFY(ablated->text().contains(QStringLiteral("the largest change at this step is")));
+
+        difference->setChecked(false);
+        QCOMPARE(view(0)->heatmap().value(3, dv + 2), 0.0f); // heads off: the column is zero
+    }
+
+    void theLearnedMatricesReplaceTheProjectionsResult()
+    {
+        StepPanel* steps = m_window->stepPanel();
+        auto* learned = steps->findChild<QCheckBox*>(QStringLiteral("learnedMatrices"));
+        QVERIFY(learned);
+        steps->setStep(attnviz::test::step("softmax"));
+        QVERIFY(!learned->isVisibleTo(m_window.get()));
+        steps->setStep(attnviz::test::step("projections"));
+        QVERIFY(learned->isVisibleTo(m_window.get()));
+        learned->setChecked(true);
+        QCOMPARE(steps->grid()->visibleViews().size(), 3u);
+        const attnviz::lesson::Heatmap& q = view(0)->heatmap();
+        QCOMPARE(QString::fromStdString(q.caption), QStringLiteral("W_qᵀ (D × H·d_k = 16 × 16)"));
+        QCOMPARE(q.value(1, 5), m_window->walkthrough()->weights->wQ(5, 1));
+        steps->setStep(attnviz::test::step("output"));
+        QCOMPARE(steps->grid()->visibleViews().size(), 1u);
+        QVERIFY(view(0)->heatmap().caption.starts_with("W_o "));
     }
 };
 

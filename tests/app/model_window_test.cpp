@@ -3,6 +3,7 @@
 // decoding steps, the overview opens any head, and a broken model folder is explained.
 #include "app/head_grid_view.h"
 #include "app/heatmap_view.h"
+#include "app/importance_dialog.h"
 #include "app/main_window.h"
 #include "app/model_overview.h"
 #include "app/model_panel.h"
@@ -10,10 +11,13 @@
 #include "app_test_steps.h"
 #include "context_menu.h"
 #include "io/builtin_models.h"
+#include "ui_importance_dialog.h"
 #include "ui_model_panel.h"
 #include "window_test_support.h"
 
+#include <QAction>
 #include <QSettings>
+#include <QTableWidget>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QStatusBar>
@@ -92,6 +96,53 @@ private slots:
         settle();
         QVERIFY(m_window->modelPanel()->request().ablation.empty());
         QVERIFY(form()->output->text().contains(QStringLiteral("<b>noitnetta</b>")));
+    }
+
+    void headImportanceRanksEveryHeadAndAChosenHeadIsSwitchedOff()
+    {
+        QAction* open = m_window->findChild<QAction*>(QStringLiteral("actionImportance"));
+        QVERIFY(open);
+        open->trigger();
+        ImportanceDialog* dialog = m_window->importanceDialog();
+        QVERIFY(dialog && dialog->isVisible());
+        dialog->ui()->examples->setValue(6);
+        QSignalSpy measured(dialog, &ImportanceDialog::measured);
+        QTest::mouseClick(dialog->ui()->measure, Qt::LeftButton);
+        QVERIFY(measured.wait(120000));
+        QVERIFY2(dialog->report(), qPrintable(dialog->ui()->summary->text()));
+        const attnviz::lesson::ImportanceReport& r = *dialog->report();
+        const auto& c = m_window->modelResult().model->model->config();
+        QCOMPARE(static_cast<int>(r.heads.size()),
+                 (c.encoderLayers + 2 * c.decoderLayers) * c.numHeads);
+        QCOMPARE(dialog->ui()->ranking->rowCount(), static_cast<int>(r.heads.size()));
+        QVERIFY2(dialog->ui()->summary->text().contains(QStringLiteral("exact-match accuracy")),
+                 qPrintable(dialog->ui()->summary->text()));
+        QVERIFY(dialog->ui()->summary->text().contains(QStringLiteral("the first 6 of")));
+        // The top row is the most harmful head.
+        const auto order = r.ranking();
+        QCOMPARE(dialog->ui()->ranking->item(0, 5)->text().toDouble(),
+                 std::round(r.heads[order[0]].harm * 1e4) / 1e4);
+
+        auto* cross = dialog->findChild<HeatmapView*>(QStringLiteral("importance cross"));
+        QVERIFY(cross);
+        QCOMPARE(cross->heatmap().rows(), c.decoderLayers);
+        QCOMPARE(cross->heatmap().cols(), c.numHeads);
+        QTest::mouseClick(cross, Qt::LeftButton, {}, cross->cellCentre(0, 2));
+        settle();
+        const ModelRequest request = m_window->modelPanel()->request();
+        QCOMPARE(request.ablation.heads.size(), 1u);
+        QCOMPARE(request.ablation.heads[0].layer, 0);
+        QCOMPARE(request.ablation.heads[0].block, Block::Cross);
+        QCOMPARE(request.ablation.heads[0].head, 2);
+        QCOMPARE(m_window->modelPanel()->choice().block, Block::Cross);
+        QCOMPARE(m_window->modelPanel()->choice().layer, 0);
+        QCOMPARE(m_window->walkthrough()->trace->ablatedHeads, std::vector<int>{2});
+        QVERIFY2(m_window->walkthrough()->intact, "the app keeps every head on to compare with");
+
+        m_window->modelPanel()->setRequest(ModelRequest{});
+        settle();
+        QVERIFY(!dialog->ui()->measure->isEnabled());
+        QVERIFY(!dialog->report());
     }
 
     void firstStartShowsTheReverseDemosAlignment()

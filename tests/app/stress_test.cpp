@@ -427,8 +427,10 @@ private:
             return false;
         }
         if (kind < 25) {
-            QAbstractButton* b = chance(0.5)
-                ? static_cast<QAbstractButton*>(steps()->findChild<QCheckBox*>())
+            // Any of the step panel's check boxes: one range, numbers, change, learned matrices.
+            const auto boxes = steps()->findChildren<QCheckBox*>();
+            QAbstractButton* b = chance(0.5) && !boxes.empty()
+                ? static_cast<QAbstractButton*>(boxes.at(pick(static_cast<int>(boxes.size()))))
                 : nullptr;
             if (!b)
                 for (QPushButton* p : steps()->findChildren<QPushButton*>())
@@ -451,7 +453,7 @@ private:
         if (kind < 53) {
             if (!usable(m_window->inputPanel()))
                 return false;
-            switch (pick(12)) {
+            switch (pick(13)) {
             case 0:
                 setSpin(input()->heads, {0, 1, 2, 3, 4, 5, 6, 8, 12, 16, 64, 65, 128}, "heads");
                 break;
@@ -526,6 +528,20 @@ private:
                                                  : input()->positionalEncoding;
                 log(QStringLiteral("toggle \"%1\"").arg(b->text()));
                 b->click();
+                break;
+            }
+            case 11: {
+                const QStringList lengths = {QString(),
+                                             QStringLiteral("3, 2"),
+                                             QStringLiteral("1"),
+                                             QStringLiteral("0"),
+                                             QStringLiteral("[[1, 2], [2, 1]]"),
+                                             QStringLiteral("99999999999"),
+                                             QStringLiteral("[[[1"),
+                                             QStringLiteral("-1; x")};
+                const QString l = any(lengths);
+                log(QStringLiteral("valid lengths \"%1\"").arg(l));
+                input()->validLengths->setText(l);
                 break;
             }
             default: {

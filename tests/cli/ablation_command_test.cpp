@@ -11,7 +11,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <regex>
+#include <sstream>
 
 namespace attnviz::test {
 namespace {
@@ -78,6 +81,54 @@ TEST_F(Ablation, MhaMatchesPyTorchWithTheHeadsOutputWeightsZeroed)
     EXPECT_FALSE(headColumnsZero(tensorFrom(on, "concat"), 4, 0));
     EXPECT_FALSE(tensorsNear(tensorFrom(off, "output"), tensorFrom(on, "output")));
     EXPECT_EQ(metadata(off, "ablated_heads"), "[0,2]");
+}
+
+TEST_F(Ablation, ExportWritesTheFiguresOfThePassWithTheHeadsOff)
+{
+    // A case: the exported trace is mha --ablate's, checked against PyTorch.
+    const std::string caseFile = kData + "/mha/batched.case.safetensors";
+    const ProcessResult exported =
+        runProcess(kCli, {"export", "--case", caseFile, "--ablate", "0,2", "--steps", "all",
+                          "--format", "safetensors", "--out", path("case"), "--quiet"});
+    ASSERT_EQ(exported.exitCode, 0) << exported.err;
+    const auto trace = io::SafetensorsFile::read(path("case/trace.safetensors"));
+    const auto reference =
+        io::SafetensorsFile::read(kData + "/ablation/mha_batched_ablate_0_2.safetensors");
+    EXPECT_TRUE(tensorsNear(tensorFrom(trace, "output"), tensorFrom(reference, "output")));
+    EXPECT_TRUE(headColumnsZero(tensorFrom(trace, "concat"), 4, 2));
+
+    // A model: layer:head pairs as for trace, and the manifest names the heads.
+    const ProcessResult model = runProcess(
+        kCli, {"export", "--model", "reverse", "--text", "attention", "--ablate", "0.cross:2",
+               "--blocks", "cross", "--layers", "0", "--steps", "concat", "--format", "csv",
+               "--out", path("model"), "--quiet"});
+    ASSERT_EQ(model.exitCode, 0) << model.err;
+    std::ifstream csv(path("model/layer0_cross_concat.csv"));
+    ASSERT_TRUE(csv) << "one concat matrix for the block";
+    std::string header, row;
+    std::getline(csv, header);
+    std::getline(csv, row);
+    // Columns: the row label, then H·dv values; head 2's d_v columns are zero.
+    std::vector<std::string> cells;
+    std::stringstream cellsOf(row);
+    for (std::string cell; std::getline(cellsOf, cell, ',');)
+        cells.push_back(cell);
+    const std::size_t width = cells.size() - 1, dv = width / 4;
+    for (std::size_t c = 2 * dv; c < 3 * dv; ++c)
+        EXPECT_EQ(std::stod(cells[1 + c]), 0.0) << c;
+    EXPECT_NE(std::stod(cells[1]), 0.0);
+
+    const ProcessResult wrongHead =
+        runProcess(kCli, {"export", "--case", caseFile, "--ablate", "7", "--format", "csv",
+                          "--out", path("none")});
+    EXPECT_EQ(wrongHead.exitCode, 2);
+    EXPECT_THAT(wrongHead.err, HasSubstr("--ablate names head 7"));
+    const ProcessResult imported = runProcess(
+        kCli, {"export", "--attentions", kData + "/attentions/cross.safetensors", "--ablate",
+               "0:1", "--format", "csv", "--out", path("none")});
+    EXPECT_EQ(imported.exitCode, 2);
+    EXPECT_THAT(imported.err, HasSubstr("--ablate applies to --model"));
+    EXPECT_FALSE(std::filesystem::exists(path("none")));
 }
 
 TEST_F(Ablation, Gpt2TraceMatchesPyTorchAndEveryLaterTensorFollows)

@@ -1,0 +1,212 @@
+#include "app/importance_dialog.h"
+
+#include "app/heatmap_view.h"
+#include "lesson/importance_heatmap.h"
+#include "ui_importance_dialog.h"
+
+#include <QtConcurrent/QtConcurrentRun>
+
+namespace attnviz::app {
+namespace {
+
+struct Stopped { };
+
+QString fixed(double value)
+{
+    // A change below the printed precision prints as 0, not as "-0.0000".
+    return QString::number(std::abs(value) < 5e-5 ? 0.0 : value, 'f', 4);
+}
+
+} // namespace
+
+ImportanceDialog::ImportanceDialog(QWidget* parent)
+    : QDialog(parent)
+    , m_ui(std::make_unique<Ui::ImportanceDialog>())
+{
+    m_ui->setupUi(this);
+    m_ui->ranking->setColumnCount(6);
+    m_ui->ranking->setHorizontalHeaderLabels(
+        {tr("rank"), tr("layer"), tr("block"), tr("head"), tr("score"), tr("harm")});
+    m_ui->ranking->verticalHeader()->setVisible(false);
+    connect(m_ui->measure, &QPushButton::clicked, this, [this] {
+        if (busy())
+            stop();
+        else
+            measure();
+    });
+    connect(m_ui->ranking, &QTableWidget::cellDoubleClicked, this, [this](int row, int) {
+        if (!m_report)
+            return;
+        const std::vector<std::size_t> order = m_report->ranking();
+        if (row >= 0 && static_cast<std::size_t>(row) < order.size())
+            emit headChosen(m_report->heads[order[static_cast<std::size_t>(row)]].head);
+    });
+    connect(&m_watcher, &QFutureWatcherBase::finished, this,
+            [this] { finish(m_watcher.future().result()); });
+    clearReport(tr("Open a trained model: the playground's random module has nothing to be "
+                   "scored on."));
+}
+
+ImportanceDialog::~ImportanceDialog()
+{
+    stop();
+    m_watcher.waitForFinished();
+}
+
+void ImportanceDialog::setModel(std::shared_ptr<const io::LoadedModel> model, std::string text,
+                                std::optional<std::uint64_t> maxMemory)
+{
+    m_text = std::move(text);
+    m_maxMemory = maxMemory;
+    if (model == m_model)
+        return;
+    stop();
+    m_model = std::move(model);
+    m_ui->measure->setEnabled(m_model && m_model->model);
+    if (!m_model || !m_model->model)
+        clearReport(tr("Open a trained model: the playground's random module and imported "
+                       "attentions have nothing to be scored on."));
+    else
+        clearReport(
+            tr("%1: press Measure to switch each of its %2 heads off in turn.")
+                .arg(QString::fromStdString(m_model->model->config().name))
+                .arg(m_model->model->config().layerCount() * m_model->model->config().numHeads));
+}
+
+void ImportanceDialog::clearReport(const QString& summary)
+{
+    m_report.reset();
+    for (HeatmapView* view : m_views)
+        delete view;
+    m_views.clear();
+    m_ui->ranking->setRowCount(0);
+    m_ui->summary->setText(summary);
+}
+
+void ImportanceDialog::stop()
+{
+    if (m_cancel)
+        *m_cancel = true;
+}
+
+void ImportanceDialog::measure()
+{
+    if (busy() || !m_model || !m_model->model)
+        return;
+    lesson::EvaluationSet examples;
+    try {
+        if (auto heldOut = lesson::readEvaluationSet(m_model->folder))
+            examples = lesson::firstExamples(std::move(*heldOut),
+                                             static_cast<std::size_t>(m_ui->examples->value()));
+    } catch (const std::exception& e) {
+        clearReport(tr("heldout.txt cannot be used: %1").arg(QString::fromStdString(e.what())));
+        return;
+    }
+    if (examples.inputs.empty()) {
+        examples.inputs = {m_text};
+        examples.description = "the text shown";
+    }
+    clearReport(tr("Measuring on %1…").arg(QString::fromStdString(examples.description)));
+    m_ui->measure->setText(tr("&Stop"));
+    m_ui->progress->setValue(0);
+    m_ui->progress->setVisible(true);
+    m_cancel = std::make_shared<std::atomic<bool>>(false);
+    // Progress crosses to the GUI thread as queued calls; Qt drops them if the dialog is gone.
+    const auto progress = [this, cancel = m_cancel](int done, int total) {
+        if (*cancel)
+            throw Stopped();
+        QMetaObject::invokeMethod(
+            this,
+            [this, done, total] {
+                m_ui->progress->setMaximum(total);
+                m_ui->progress->setValue(done);
+            },
+            Qt::QueuedConnection);
+    };
+    m_watcher.setFuture(QtConcurrent::run(
+        [model = m_model, examples = std::move(examples), progress, limit = m_maxMemory] {
+            Outcome outcome;
+            // The worker's exception boundary: nothing escapes into Qt's thread pool.
+            try {
+                outcome.report = lesson::headImportance(*model, examples, progress, limit);
+            } catch (const Stopped&) {
+                outcome.error = QObject::tr("Stopped.");
+            } catch (const std::bad_alloc&) {
+                outcome.error = QObject::tr("There was not enough memory to measure the heads.");
+            } catch (const std::exception& e) {
+                outcome.error = QString::fromStdString(e.what());
+            } catch (...) {
+                outcome.error = QObject::tr("Measuring the heads failed for an unknown reason.");
+            }
+            return outcome;
+        }));
+}
+
+void ImportanceDialog::finish(const Outcome& outcome)
+{
+    m_ui->measure->setText(tr("&Measure"));
+    m_ui->progress->setVisible(false);
+    if (outcome.report) {
+        m_report = outcome.report;
+        showReport();
+    } else {
+        clearReport(outcome.error);
+    }
+    emit measured();
+}
+
+void ImportanceDialog::showReport()
+{
+    const lesson::ImportanceReport& r = *m_report;
+    const engine::ModelConfig& c = m_model->model->config();
+    const std::vector<std::size_t> order = r.ranking();
+    const QString metric = QString::fromStdString(lesson::metricName(r.metric));
+    QString summary = tr("%1 on %2. With every head on: %3.")
+                          .arg(metric, QString::fromStdString(r.data), fixed(r.baseline));
+    if (!order.empty()) {
+        const lesson::HeadImportance& top = r.heads[order.front()];
+        summary += QLatin1Char(' ') +
+            tr("Switching off layer %1 %2 head %3 hurts most: %4 (%5 worse). Layers and heads "
+               "count from 0.")
+                .arg(top.head.layer)
+                .arg(QString::fromUtf8(engine::blockName(top.head.block)))
+                .arg(top.head.head)
+                .arg(fixed(top.value), fixed(top.harm));
+    }
+    m_ui->summary->setText(summary);
+
+    const std::vector<lesson::ImportanceMap> maps = lesson::importanceHeatmaps(r, c.numHeads);
+    std::vector<lesson::Heatmap> all;
+    for (const lesson::ImportanceMap& m : maps)
+        all.push_back(m.heatmap);
+    const auto range = lesson::colourRange(all);
+    for (const auto& [block, map] : maps) {
+        auto* view = new HeatmapView(this);
+        view->setObjectName(QStringLiteral("importance ") +
+                            QString::fromUtf8(engine::blockName(block)));
+        view->setHeatmap(map, range, true);
+        view->setValuesInCells(true);
+        connect(view, &HeatmapView::cellClicked, this, [this, block = block](int layer, int head) {
+            emit headChosen({layer, block, head});
+        });
+        m_ui->heatmaps->addWidget(view, 1);
+        m_views.push_back(view);
+    }
+
+    m_ui->ranking->setRowCount(static_cast<int>(order.size()));
+    for (std::size_t i = 0; i < order.size(); ++i) {
+        const lesson::HeadImportance& h = r.heads[order[i]];
+        const QStringList cells{QString::number(i + 1),
+                                QString::number(h.head.layer),
+                                QString::fromUtf8(engine::blockName(h.head.block)),
+                                QString::number(h.head.head),
+                                fixed(h.value),
+                                fixed(h.harm)};
+        for (int column = 0; column < cells.size(); ++column)
+            m_ui->ranking->setItem(static_cast<int>(i), column,
+                                   new QTableWidgetItem(cells[column]));
+    }
+    m_ui->ranking->resizeColumnsToContents();
+}
+
+} // namespace attnviz::app

@@ -1,0 +1,69 @@
+#pragma once
+
+#include "io/checkpoint/model_folder.h"
+#include "lesson/head_importance.h"
+
+#include <QDialog>
+#include <QFutureWatcher>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace Ui {
+class ImportanceDialog;
+}
+
+namespace attnviz::app {
+
+class HeatmapView;
+
+/// Experiments ▸ Head importance: D2L 10.3's exercise for the model shown. Each head is switched
+/// off in turn and the model scored on its held-out examples (or the text shown), off the GUI
+/// thread (lesson::headImportance does the work); the result is a layers × heads heatmap per
+/// kind of block and a ranking. Choosing a head switches it off in the main window.
+class ImportanceDialog : public QDialog {
+    Q_OBJECT
+public:
+    explicit ImportanceDialog(QWidget* parent = nullptr);
+    ~ImportanceDialog() override;
+
+    /// The model the window shows and its text (scored when the folder has no heldout.txt); null
+    /// for the playground, whose random module has nothing to be scored on. Another model drops
+    /// the report (and stops a measurement under way).
+    void setModel(std::shared_ptr<const io::LoadedModel> model, std::string text,
+                  std::optional<std::uint64_t> maxMemory);
+    /// Starts measuring (the Measure button).
+    void measure();
+    bool busy() const { return m_watcher.isRunning(); }
+    const std::optional<lesson::ImportanceReport>& report() const { return m_report; }
+    Ui::ImportanceDialog* ui() const { return m_ui.get(); }
+
+signals:
+    void headChosen(const attnviz::engine::Ablation::Head& head);
+    /// A measurement ended: with a report, an error in the summary line, or stopped.
+    void measured();
+
+private:
+    struct Outcome {
+        std::optional<lesson::ImportanceReport> report;
+        QString error;
+    };
+    void finish(const Outcome& outcome);
+    void showReport();
+    void clearReport(const QString& summary);
+    void stop();
+
+    std::unique_ptr<Ui::ImportanceDialog> m_ui;
+    std::shared_ptr<const io::LoadedModel> m_model;
+    std::string m_text;
+    std::optional<std::uint64_t> m_maxMemory;
+    std::optional<lesson::ImportanceReport> m_report;
+    std::vector<HeatmapView*> m_views;
+    QFutureWatcher<Outcome> m_watcher;
+    std::shared_ptr<std::atomic<bool>> m_cancel;
+};
+
+} // namespace attnviz::app

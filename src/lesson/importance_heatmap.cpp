@@ -1,0 +1,44 @@
+#include "lesson/importance_heatmap.h"
+
+#include <algorithm>
+
+namespace attnviz::lesson {
+
+std::vector<ImportanceMap> importanceHeatmaps(const ImportanceReport& report, int heads)
+{
+    std::vector<ImportanceMap> maps;
+    if (heads < 1)
+        return maps;
+    for (const engine::Block block : engine::kAttentionBlocks) {
+        int layers = 0;
+        for (const HeadImportance& h : report.heads)
+            if (h.head.block == block)
+                layers = std::max(layers, h.head.layer + 1);
+        if (layers == 0)
+            continue;
+        auto values = std::make_shared<std::vector<float>>(
+            static_cast<std::size_t>(layers) * static_cast<std::size_t>(heads), 0.0f);
+        for (const HeadImportance& h : report.heads)
+            if (h.head.block == block && h.head.head < heads)
+                (*values)[static_cast<std::size_t>(h.head.layer) * heads + h.head.head] =
+                    static_cast<float>(h.harm);
+        Heatmap map;
+        map.owner = values;
+        map.matrix.values = values->data();
+        map.matrix.rows = layers;
+        map.matrix.cols = heads;
+        map.matrix.rowAxis = "layer";
+        map.matrix.columnAxis = "head";
+        for (int l = 0; l < layers; ++l)
+            map.matrix.rowLabels.push_back("layer " + std::to_string(l));
+        for (int h = 0; h < heads; ++h)
+            map.matrix.columnLabels.push_back("head " + std::to_string(h));
+        map.caption = std::string(engine::blockName(block)) + ": harm of switching a head off";
+        map.title = map.caption + " (" + metricName(report.metric) + ")";
+        map.scale = ColourScale::Diverging;
+        maps.push_back({block, std::move(map)});
+    }
+    return maps;
+}
+
+} // namespace attnviz::lesson
