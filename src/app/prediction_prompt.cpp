@@ -215,11 +215,11 @@ void PredictionPrompt::showQuestion(bool takeFocus)
         const QString label =
             escapedMnemonics(QString::fromStdString(m_question->choices[i].label));
         auto* button = new QPushButton(
-            i < 9 ? QStringLiteral("%1   %2").arg(i + 1).arg(label) : label, m_ui->choices);
+            i < 9 ? QStringLiteral("%1 ▸ %2").arg(i + 1).arg(label) : label, m_ui->choices);
         button->setObjectName(QStringLiteral("choice%1").arg(i));
         if (i < 9)
             button->setShortcut(QKeySequence(Qt::Key_1 + static_cast<int>(i)));
-        button->setMinimumHeight(40);
+        button->setMinimumHeight(48);
         button->setStyleSheet(
             QStringLiteral("QPushButton { text-align: left; padding: 8px 16px; background: white; "
                            "border: 1px solid #9fb3c8; border-radius: 5px; }"
@@ -259,7 +259,7 @@ void PredictionPrompt::reveal(std::optional<std::size_t> chosen)
     const render::QuestionText text = render::questionText(q, *m_walkthrough);
     const QString answer = QString::fromStdString(q.correct().label);
     const bool right = chosen && *chosen == q.answer;
-    QString title, colours;
+    QString title, colours, ink = QStringLiteral("#263238");
     if (!chosen) {
         ++m_skipped;
         title = tr("The answer: %1").arg(answer);
@@ -270,14 +270,17 @@ void PredictionPrompt::reveal(std::optional<std::size_t> chosen)
             ++m_right;
             title = tr("✔ Right: %1").arg(answer);
             colours = QStringLiteral("background: #e6f4e7; border: 1px solid #66bb6a;");
+            ink = QStringLiteral("#1b5e20");
         } else {
             title = tr("✘ Not this time: you chose %1; the answer is %2.")
                         .arg(QString::fromStdString(q.choices[*chosen].label), answer);
             colours = QStringLiteral("background: #fdecea; border: 1px solid #e57373;");
+            ink = QStringLiteral("#b71c1c");
         }
     }
     m_verdict->setStyleSheet(
         QStringLiteral("QFrame#predictionVerdict { %1 border-radius: 4px; }").arg(colours));
+    m_verdictTitle->setStyleSheet(QStringLiteral("color: %1;").arg(ink));
     m_verdictTitle->setText(title);
     m_verdictExplanation->setText(text.explanation);
     m_revealed.insert(q.step);

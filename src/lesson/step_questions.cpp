@@ -191,7 +191,7 @@ std::optional<StepQuestion> keyQuestion(const Walkthrough& w, QuestionKind kind,
     for (const int j : keys) {
         if (j == best)
             q.answer = q.choices.size();
-        q.choices.push_back({keyLabel(w, batch, j), j});
+        q.choices.push_back({"key " + keyLabel(w, batch, j), j});
     }
     const auto [top, next] = twoNumbers(values(pick.query, best), values(pick.query, second));
     const std::size_t visible = visibleKeys(pick.head, pick.query).size();

@@ -44,7 +44,7 @@ std::optional<QuestionKind> questionKindFromName(std::string_view name);
 
 /// One answer the student can click.
 struct QuestionChoice {
-    std::string label; ///< "5 “mat”", "head 2", "(batch=1, head=4, query=6, d_k=4)"
+    std::string label; ///< "key 5 “mat”", "head 2", "(batch=1, head=4, query=6, d_k=4)"
     int value = -1; ///< the key or head it names (-1 for shapes and divisors)
 };
 
