@@ -7,6 +7,7 @@
 #include "app/mistakes_dialog.h"
 #include "app/model_overview.h"
 #include "app/model_panel.h"
+#include "app/prediction_prompt.h"
 #include "app/preferences_dialog.h"
 #include "app/scaling_dialog.h"
 #include "app/settings_store.h"
@@ -158,6 +159,9 @@ MainWindow::MainWindow(QWidget* parent)
             m_input->settings().mask == lesson::MaskKind::Custom)
             m_input->toggleBlockedCell(row, column);
     });
+
+    // Experiments ▸ Predict, then reveal: a question covers a step until it is answered.
+    new PredictionPrompt(m_steps, m_ui->menuExperiments);
 
     QSettings store;
     restoreGeometry(store.value(QStringLiteral("window/geometry")).toByteArray());

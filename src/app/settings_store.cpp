@@ -154,4 +154,14 @@ Preferences loadPreferences(const QSettings& store)
     return p;
 }
 
+void savePredictMode(QSettings& store, bool on)
+{
+    store.setValue(QStringLiteral("experiments/predictThenReveal"), on);
+}
+
+bool loadPredictMode(const QSettings& store)
+{
+    return store.value(QStringLiteral("experiments/predictThenReveal"), false).toBool();
+}
+
 } // namespace attnviz::app

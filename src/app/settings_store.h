@@ -29,4 +29,8 @@ ModelRequest defaultModelRequest();
 void savePreferences(QSettings& store, const Preferences& preferences);
 Preferences loadPreferences(const QSettings& store);
 
+/// Experiments ▸ Predict, then reveal: on or off (off unless saved on).
+void savePredictMode(QSettings& store, bool on);
+bool loadPredictMode(const QSettings& store);
+
 } // namespace attnviz::app

@@ -1,0 +1,574 @@
+#include "lesson/step_questions.h"
+
+#include "engine/multi_head_attention.h"
+#include "lesson/playground.h"
+#include "lesson/walkthrough_variant.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <numeric>
+#include <random>
+
+namespace attnviz::lesson {
+namespace {
+
+// More keys than this are not offered as buttons: the answer and the strongest others are.
+constexpr std::size_t kMaxKeyChoices = 12;
+// One pass per head with a head switched off is quick for a lesson's sizes; a long model run's
+// block (1024 tokens, 12 heads) is not asked about.
+constexpr double kMaxAblationCells = 64e6;
+
+std::string number(double v, int decimals)
+{
+    char text[64];
+    std::snprintf(text, sizeof text, "%.*f", decimals, v);
+    std::string s = text;
+    if (!s.empty() && s[0] == '-')
+        s.replace(0, 1, "−");
+    return s;
+}
+
+// Two decimals, or more when two numbers that differ would print the same.
+std::pair<std::string, std::string> twoNumbers(double a, double b)
+{
+    for (int decimals = 2; decimals < 6; ++decimals)
+        if (number(a, decimals) != number(b, decimals))
+            return {number(a, decimals), number(b, decimals)};
+    return {number(a, 6), number(b, 6)};
+}
+
+// "2" for a whole number, "2.24" otherwise.
+std::string compact(double v)
+{
+    return std::abs(v - std::round(v)) < 1e-9 ? std::to_string(std::llround(v)) : number(v, 2);
+}
+
+std::string percent(double fraction)
+{
+    const double p = 100 * fraction;
+    return number(p, p < 10 ? 1 : 0) + " %";
+}
+
+std::string quoted(const std::string& token)
+{
+    return "“" + token + "”";
+}
+
+std::string tokenAt(const std::vector<std::vector<std::string>>& tokens, int batch, int index)
+{
+    const auto b = static_cast<std::size_t>(batch), i = static_cast<std::size_t>(index);
+    if (b < tokens.size() && i < tokens[b].size())
+        return tokens[b][i];
+    return std::to_string(index);
+}
+
+std::string keyLabel(const Walkthrough& w, int batch, int key)
+{
+    return std::to_string(key) + " " + quoted(tokenAt(w.keyTokens, batch, key));
+}
+
+std::string keyList(const Walkthrough& w, int batch, const std::vector<int>& keys)
+{
+    if (keys.empty())
+        return "none";
+    std::string out;
+    for (std::size_t k = 0; k < keys.size(); ++k) {
+        if (k == 8) {
+            out += ", …";
+            break;
+        }
+        out += (k ? ", " : "") + keyLabel(w, batch, keys[k]);
+    }
+    return out;
+}
+
+bool blocked(float v)
+{
+    return std::isinf(v) && v < 0;
+}
+
+// A deterministic shuffle (std::shuffle's order is not fixed by the standard).
+template <typename T> void shuffle(std::vector<T>& items, std::mt19937& rng)
+{
+    for (std::size_t i = items.size(); i > 1; --i)
+        std::swap(items[i - 1], items[rng() % i]);
+}
+
+// The choices, shuffled, with the index of the one that was first (the answer).
+void shuffledWithAnswerFirst(StepQuestion& q, std::vector<QuestionChoice> choices,
+                             std::mt19937& rng)
+{
+    std::vector<std::size_t> order(choices.size());
+    std::iota(order.begin(), order.end(), 0);
+    shuffle(order, rng);
+    for (std::size_t i = 0; i < order.size(); ++i) {
+        q.choices.push_back(choices[order[i]]);
+        if (order[i] == 0)
+            q.answer = i;
+    }
+}
+
+struct RowCandidate {
+    double margin = 0;
+    int head = 0, query = 0;
+};
+
+// Rows whose largest value stands out come first; the seed picks among the clearest third.
+const RowCandidate& pickClear(std::vector<RowCandidate>& candidates, std::mt19937& rng)
+{
+    std::stable_sort(
+        candidates.begin(), candidates.end(),
+        [](const RowCandidate& a, const RowCandidate& b) { return a.margin > b.margin; });
+    const std::size_t pool = std::max<std::size_t>(1, candidates.size() / 3);
+    return candidates[rng() % pool];
+}
+
+// StrongestKey on the weights, HighestScore on the scores.
+std::optional<StepQuestion> keyQuestion(const Walkthrough& w, QuestionKind kind, int batch,
+                                        std::mt19937& rng)
+{
+    const engine::AttentionTrace& t = *w.trace;
+    const bool weights = kind == QuestionKind::StrongestKey;
+    const engine::AttentionStep step =
+        weights ? engine::AttentionStep::Weights : engine::AttentionStep::Scores;
+    if (!t.has(step) || t.keyLength() < 2)
+        return std::nullopt;
+    const bool haveMask = t.has(engine::AttentionStep::Masked);
+    const auto visibleKeys = [&](int head, int query) {
+        std::vector<int> keys;
+        const auto values = t.step(step).matrix({batch, head});
+        for (int j = 0; j < static_cast<int>(t.keyLength()); ++j) {
+            // The scores come before the mask: every key has one. A weight is for allowed keys.
+            const bool allowed = !weights ||
+                (haveMask ? !blocked(t.masked.matrix({batch, head})(query, j))
+                          : values(query, j) > 0);
+            if (allowed)
+                keys.push_back(j);
+        }
+        return keys;
+    };
+    std::vector<RowCandidate> candidates;
+    for (int h = 0; h < static_cast<int>(t.numHeads()); ++h) {
+        const auto values = t.step(step).matrix({batch, h});
+        for (int i = 0; i < static_cast<int>(t.queryLength()); ++i) {
+            if (tokenAt(w.queryTokens, batch, i) == kPadToken)
+                continue;
+            const std::vector<int> keys = visibleKeys(h, i);
+            if (keys.size() < 2)
+                continue; // one key to see: nothing to predict
+            std::vector<float> row;
+            for (const int j : keys)
+                row.push_back(values(i, j));
+            std::partial_sort(row.begin(), row.begin() + 2, row.end(), std::greater<>());
+            double margin = double(row[0]) - double(row[1]);
+            if (!weights) {
+                // Scores have no fixed scale: compare the gap with the row's spread.
+                const double spread = double(row[0]) - double(row.back());
+                margin = spread > 0 ? margin / spread : 0;
+            }
+            candidates.push_back({margin, h, i});
+        }
+    }
+    if (candidates.empty())
+        return std::nullopt;
+    const RowCandidate pick = pickClear(candidates, rng);
+    const auto values = t.step(step).matrix({batch, pick.head});
+    std::vector<int> keys = visibleKeys(pick.head, pick.query);
+    std::vector<int> byValue = keys;
+    std::stable_sort(byValue.begin(), byValue.end(),
+                     [&](int a, int b) { return values(pick.query, a) > values(pick.query, b); });
+    const int best = byValue[0], second = byValue[1];
+    if (keys.size() > kMaxKeyChoices) {
+        keys.assign(byValue.begin(), byValue.begin() + kMaxKeyChoices);
+        std::sort(keys.begin(), keys.end());
+    }
+    StepQuestion q;
+    q.kind = kind;
+    q.batch = batch;
+    q.head = pick.head;
+    q.query = pick.query;
+    for (const int j : keys) {
+        if (j == best)
+            q.answer = q.choices.size();
+        q.choices.push_back({"key " + keyLabel(w, batch, j), j});
+    }
+    const auto [top, next] = twoNumbers(values(pick.query, best), values(pick.query, second));
+    const std::size_t visible = visibleKeys(pick.head, pick.query).size();
+    q.values = {{"query", std::to_string(pick.query)},
+                {"token", tokenAt(w.queryTokens, batch, pick.query)},
+                {"head", std::to_string(pick.head)},
+                {"key", std::to_string(best)},
+                {"keyToken", tokenAt(w.keyTokens, batch, best)},
+                {"value", top},
+                {"second", std::to_string(second)},
+                {"secondToken", tokenAt(w.keyTokens, batch, second)},
+                {"secondValue", next},
+                {"keys", std::to_string(visible)},
+                {"uniform", number(1.0 / double(visible), 2)},
+                {"answer", q.correct().label}};
+    return q;
+}
+
+std::optional<StepQuestion> divisorQuestion(const Walkthrough& w, int batch, std::mt19937& rng)
+{
+    const engine::AttentionTrace& t = *w.trace;
+    if (!t.has(engine::AttentionStep::Scores) || !t.has(engine::AttentionStep::Scaled))
+        return std::nullopt;
+    // The cell with the largest score says most precisely what it was divided by.
+    int head = -1, query = 0, key = 0;
+    double largest = 0;
+    for (int h = 0; h < static_cast<int>(t.numHeads()); ++h) {
+        const auto s = t.scores.matrix({batch, h});
+        for (int i = 0; i < s.rows(); ++i)
+            for (int j = 0; j < s.cols(); ++j)
+                if (std::abs(s(i, j)) > largest &&
+                    std::isfinite(t.scaled.matrix({batch, h})(i, j))) {
+                    largest = std::abs(s(i, j));
+                    head = h;
+                    query = i;
+                    key = j;
+                }
+    }
+    if (head < 0 || largest < 1e-6)
+        return std::nullopt;
+    const double score = t.scores.matrix({batch, head})(query, key);
+    const double scaled = t.scaled.matrix({batch, head})(query, key);
+    const double ratio = score / scaled;
+    const int dk = w.dk(), d = w.modelWidth(), heads = w.heads();
+    struct Candidate {
+        std::string label;
+        double value;
+    };
+    std::vector<Candidate> all = {
+        {"√d_k = √" + std::to_string(dk) + " = " + compact(std::sqrt(double(dk))),
+         std::sqrt(double(dk))},
+        {"d_k = " + std::to_string(dk), double(dk)},
+        {"1 (nothing: the scores stay as they are)", 1.0},
+        {"h = " + std::to_string(heads) + " (the number of heads)", double(heads)},
+    };
+    if (d > 0)
+        all.push_back({"√d_model = √" + std::to_string(d) + " = " + compact(std::sqrt(double(d))),
+                       std::sqrt(double(d))});
+    const auto same = [](double a, double b) { return std::abs(a - b) <= 1e-3 * std::max(a, b); };
+    const auto answer = std::find_if(all.begin(), all.end(),
+                                     [&](const Candidate& c) { return same(c.value, ratio); });
+    if (answer == all.end())
+        return std::nullopt; // another temperature: not a question with one of these answers
+    std::vector<QuestionChoice> choices = {{answer->label, -1}};
+    std::vector<double> taken = {answer->value};
+    for (const Candidate& c : all) {
+        if (choices.size() == 4)
+            break;
+        if (std::none_of(taken.begin(), taken.end(), [&](double v) { return same(v, c.value); })) {
+            choices.push_back({c.label, -1});
+            taken.push_back(c.value);
+        }
+    }
+    if (choices.size() < 2)
+        return std::nullopt;
+    StepQuestion q;
+    q.kind = QuestionKind::Divisor;
+    q.batch = batch;
+    q.head = head;
+    q.query = query;
+    shuffledWithAnswerFirst(q, std::move(choices), rng);
+    q.values = {{"head", std::to_string(head)},
+                {"query", std::to_string(query)},
+                {"token", tokenAt(w.queryTokens, batch, query)},
+                {"key", std::to_string(key)},
+                {"keyToken", tokenAt(w.keyTokens, batch, key)},
+                {"score", number(score, 3)},
+                {"scaled", number(scaled, 3)},
+                {"ratio", number(ratio, 3)},
+                {"answer", q.correct().label}};
+    return q;
+}
+
+std::optional<StepQuestion> visibleKeysQuestion(const Walkthrough& w, int batch, std::mt19937& rng)
+{
+    const engine::AttentionTrace& t = *w.trace;
+    const int nk = static_cast<int>(t.keyLength());
+    if (!t.has(engine::AttentionStep::Masked) || nk < 2)
+        return std::nullopt;
+    // The mask is the same in every head: head 0's row says it.
+    const auto masked = t.masked.matrix({batch, 0});
+    const auto allowedKeys = [&](int i) {
+        std::vector<int> keys;
+        for (int j = 0; j < nk; ++j)
+            if (!blocked(masked(i, j)))
+                keys.push_back(j);
+        return keys;
+    };
+    std::vector<int> partly, any;
+    for (int i = 0; i < static_cast<int>(t.queryLength()); ++i) {
+        if (tokenAt(w.queryTokens, batch, i) == kPadToken)
+            continue;
+        const std::size_t n = allowedKeys(i).size();
+        if (n == 0)
+            continue;
+        any.push_back(i);
+        if (n < static_cast<std::size_t>(nk) && n > 1)
+            partly.push_back(i);
+    }
+    const std::vector<int>& rows = partly.empty() ? any : partly;
+    if (rows.empty())
+        return std::nullopt;
+    const int query = rows[rng() % rows.size()];
+    const std::vector<int> allowed = allowedKeys(query);
+    std::vector<int> refused;
+    for (int j = 0; j < nk; ++j)
+        if (std::find(allowed.begin(), allowed.end(), j) == allowed.end())
+            refused.push_back(j);
+    const int n = static_cast<int>(allowed.size());
+    std::vector<int> counts = {n};
+    for (const int c : {nk, query + 1, n - 1, n + 1, 1, n + 2, n - 2, nk - 1})
+        if (counts.size() < 4 && c >= 1 && c <= nk &&
+            std::find(counts.begin(), counts.end(), c) == counts.end())
+            counts.push_back(c);
+    std::sort(counts.begin(), counts.end());
+    StepQuestion q;
+    q.kind = QuestionKind::VisibleKeys;
+    q.batch = batch;
+    q.query = query;
+    for (const int c : counts) {
+        if (c == n)
+            q.answer = q.choices.size();
+        q.choices.push_back({c == nk ? "all " + std::to_string(nk)
+                                     : std::to_string(c) + (c == 1 ? " key" : " keys"),
+                             c});
+    }
+    q.values = {{"query", std::to_string(query)},
+                {"token", tokenAt(w.queryTokens, batch, query)},
+                {"count", std::to_string(n)},
+                {"keys", std::to_string(nk)},
+                {"allowed", keyList(w, batch, allowed)},
+                {"blocked", keyList(w, batch, refused)},
+                {"answer", q.correct().label}};
+    return q;
+}
+
+using Axes = std::vector<std::pair<std::string, std::int64_t>>;
+
+std::string shapeLabel(const Axes& axes)
+{
+    std::string s = "(";
+    for (std::size_t i = 0; i < axes.size(); ++i)
+        s += (i ? ", " : "") + axes[i].first + "=" + std::to_string(axes[i].second);
+    return s + ")";
+}
+
+std::optional<StepQuestion> shapeQuestion(const Walkthrough& w, const LessonStep& lessonStep,
+                                          int batch, std::mt19937& rng)
+{
+    const engine::AttentionTrace& t = *w.trace;
+    if (lessonStep.views.empty() || w.weightsOnly())
+        return std::nullopt;
+    const TraceView& view = lessonStep.views.front();
+    if (!t.has(view.step))
+        return std::nullopt;
+    const std::int64_t b = t.batchSize(), h = t.numHeads(), nq = t.queryLength(),
+                       nk = t.keyLength(), dk = t.queryKeySize(), dv = t.valueSize(),
+                       d = w.modelWidth(), po = t.output.rank() ? t.output.dim(2) : 0;
+    std::vector<Axes> wrong;
+    switch (view.step) {
+    case engine::AttentionStep::QProj:
+        wrong = {{{"batch", b}, {"query", nq}, {"d_k", dk}},
+                 {{"batch", b}, {"head", h}, {"query", nq}, {"d_k", dk}},
+                 {{"batch", b}, {"query", nq}, {"feature", d}},
+                 {{"batch", b}, {"feature", h * dk}, {"query", nq}}};
+        break;
+    case engine::AttentionStep::QHeads:
+        wrong = {{{"batch", b}, {"query", nq}, {"head", h}, {"d_k", dk}},
+                 {{"batch", b}, {"query", nq}, {"feature", h * dk}},
+                 {{"batch", b}, {"head", h}, {"query", nq}, {"feature", h * dk}}};
+        break;
+    case engine::AttentionStep::Scores:
+        wrong = {{{"batch", b}, {"head", h}, {"key", nk}, {"query", nq}},
+                 {{"batch", b}, {"head", h}, {"query", nq}, {"d_k", dk}},
+                 {{"batch", b}, {"query", nq}, {"key", nk}}};
+        break;
+    case engine::AttentionStep::Context:
+        wrong = {{{"batch", b}, {"head", h}, {"query", nq}, {"key", nk}},
+                 {{"batch", b}, {"head", h}, {"key", nk}, {"d_v", dv}},
+                 {{"batch", b}, {"query", nq}, {"feature", h * dv}}};
+        break;
+    case engine::AttentionStep::Concat:
+        wrong = {{{"batch", b}, {"head", h}, {"query", nq}, {"d_v", dv}},
+                 {{"batch", b}, {"query", nq}, {"d_v", dv}},
+                 {{"batch", b}, {"head·query", h * nq}, {"d_v", dv}}};
+        break;
+    case engine::AttentionStep::Output:
+        wrong = {{{"batch", b}, {"query", nq}, {"feature", h * dv}},
+                 {{"batch", b}, {"head", h}, {"query", nq}, {"feature", po}},
+                 {{"batch", b}, {"query", nq}, {"key", nk}},
+                 {{"batch", b}, {"query", nq}, {"d_v", dv}}};
+        break;
+    default:
+        return std::nullopt;
+    }
+    const std::string truth = t.step(view.step).shapeString();
+    std::vector<QuestionChoice> choices = {{truth, -1}};
+    for (const Axes& axes : wrong) {
+        const std::string label = shapeLabel(axes);
+        if (choices.size() < 4 &&
+            std::none_of(choices.begin(), choices.end(),
+                         [&](const QuestionChoice& c) { return c.label == label; }))
+            choices.push_back({label, -1});
+    }
+    StepQuestion q;
+    q.kind = QuestionKind::Shape;
+    q.batch = batch;
+    shuffledWithAnswerFirst(q, std::move(choices), rng);
+    q.values = {{"symbol", std::string(view.symbol)}, {"answer", truth}};
+    return q;
+}
+
+std::optional<StepQuestion> headQuestion(const Walkthrough& w, int batch)
+{
+    const engine::AttentionTrace& t = *w.trace;
+    if (w.heads() < 2 || whyNotRecomputable(w))
+        return std::nullopt;
+    if (double(t.queryLength()) * double(t.keyLength()) * double(t.batchSize()) *
+            double(w.heads()) * double(w.heads()) >
+        kMaxAblationCells)
+        return std::nullopt;
+    const std::vector<double> changes = headSwitchOffChanges(w, batch);
+    StepQuestion q;
+    q.kind = QuestionKind::ImportantHead;
+    q.batch = batch;
+    std::vector<int> order;
+    for (int h = 0; h < static_cast<int>(changes.size()); ++h)
+        if (changes[static_cast<std::size_t>(h)] >= 0)
+            order.push_back(h);
+    if (order.size() < 2)
+        return std::nullopt;
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+        return changes[static_cast<std::size_t>(a)] > changes[static_cast<std::size_t>(b)];
+    });
+    std::string all;
+    for (int h = 0; h < static_cast<int>(changes.size()); ++h) {
+        const double c = changes[static_cast<std::size_t>(h)];
+        if (c < 0)
+            continue;
+        if (h == order[0])
+            q.answer = q.choices.size();
+        q.choices.push_back({"head " + std::to_string(h), h});
+        all += (all.empty() ? "" : ", ") + ("head " + std::to_string(h) + " " + percent(c));
+    }
+    q.head = order[0];
+    q.values = {{"head", std::to_string(order[0])},
+                {"change", percent(changes[static_cast<std::size_t>(order[0])])},
+                {"second", std::to_string(order[1])},
+                {"secondChange", percent(changes[static_cast<std::size_t>(order[1])])},
+                {"all", all},
+                {"answer", q.correct().label}};
+    return q;
+}
+
+} // namespace
+
+std::string_view questionKindName(QuestionKind kind)
+{
+    for (const QuestionKindInfo& info : kQuestionKinds)
+        if (info.kind == kind)
+            return info.name;
+    return {};
+}
+
+std::optional<QuestionKind> questionKindFromName(std::string_view name)
+{
+    for (const QuestionKindInfo& info : kQuestionKinds)
+        if (info.name == name)
+            return info.kind;
+    return std::nullopt;
+}
+
+std::string StepQuestion::value(std::string_view name) const
+{
+    for (const auto& [key, v] : values)
+        if (key == name)
+            return v;
+    return {};
+}
+
+std::string StepQuestion::fill(std::string_view text) const
+{
+    std::string out(text);
+    for (const auto& [key, v] : values) {
+        const std::string placeholder = "{" + key + "}";
+        for (std::size_t at = out.find(placeholder); at != std::string::npos;
+             at = out.find(placeholder, at + v.size()))
+            out.replace(at, placeholder.size(), v);
+    }
+    return out;
+}
+
+std::vector<double> headSwitchOffChanges(const Walkthrough& w, int batch)
+{
+    if (whyNotRecomputable(w))
+        return {};
+    const engine::AttentionTrace& t = *w.trace;
+    const engine::MultiHeadAttention module(*w.weights, w.heads());
+    const Eigen::MatrixXd intact = t.output.matrix({batch}).cast<double>();
+    const double norm = intact.norm();
+    std::vector<double> changes;
+    for (int h = 0; h < w.heads(); ++h) {
+        if (std::find(t.ablatedHeads.begin(), t.ablatedHeads.end(), h) != t.ablatedHeads.end()) {
+            changes.push_back(-1);
+            continue;
+        }
+        engine::AttentionOptions options;
+        options.keep = engine::AttentionKeep::only({engine::AttentionStep::Output});
+        options.ablatedHeads = t.ablatedHeads;
+        options.ablatedHeads.push_back(h);
+        const engine::AttentionTrace off =
+            module.forward(*w.queryInput, *w.keyValueInput, *w.keyValueInput, w.mask, options);
+        const double diff = (off.output.matrix({batch}).cast<double>() - intact).norm();
+        changes.push_back(norm > 0 ? diff / norm : diff);
+    }
+    return changes;
+}
+
+std::optional<StepQuestion> stepQuestion(const Walkthrough& w, LessonStepIndex step,
+                                         QuestionKind kind, int batch, std::uint32_t seed)
+{
+    if (!w.trace || step >= kLessonSteps.size() || batch < 0 || batch >= w.batch())
+        return std::nullopt;
+    const LessonStep& info = kLessonSteps[step];
+    std::mt19937 rng(seed);
+    std::optional<StepQuestion> q;
+    switch (kind) {
+    case QuestionKind::StrongestKey:
+    case QuestionKind::HighestScore:
+        q = keyQuestion(w, kind, batch, rng);
+        break;
+    case QuestionKind::Divisor:
+        q = divisorQuestion(w, batch, rng);
+        break;
+    case QuestionKind::VisibleKeys:
+        q = visibleKeysQuestion(w, batch, rng);
+        break;
+    case QuestionKind::Shape:
+        q = shapeQuestion(w, info, batch, rng);
+        break;
+    case QuestionKind::ImportantHead:
+        q = headQuestion(w, batch);
+        break;
+    }
+    if (q)
+        q->step = step;
+    return q;
+}
+
+std::optional<StepQuestion> stepQuestion(const Walkthrough& w, LessonStepIndex step,
+                                         std::span<const QuestionKind> kinds, int batch,
+                                         std::uint32_t seed)
+{
+    for (std::size_t k = 0; k < kinds.size(); ++k)
+        if (auto q = stepQuestion(w, step, kinds[(seed + k) % kinds.size()], batch, seed))
+            return q;
+    return std::nullopt;
+}
+
+} // namespace attnviz::lesson

@@ -1,0 +1,42 @@
+#include "render/question_texts.h"
+
+#include "lesson/step_view.h"
+#include "render/text_resource.h"
+
+namespace attnviz::render {
+namespace {
+
+TextResource questionFile(const lesson::LessonStep& step)
+{
+    const QString key =
+        QString::fromLatin1(step.key.data(), static_cast<qsizetype>(step.key.size()));
+    return readTextResource({QStringLiteral(":/questions/%1.txt").arg(key)});
+}
+
+} // namespace
+
+std::vector<lesson::QuestionKind> questionKinds(const lesson::LessonStep& step)
+{
+    std::vector<lesson::QuestionKind> kinds;
+    const TextResource file = questionFile(step);
+    for (const QString& name :
+         file.fields.value(QStringLiteral("kinds")).split(QLatin1Char(','), Qt::SkipEmptyParts))
+        if (const auto kind = lesson::questionKindFromName(name.trimmed().toStdString()))
+            kinds.push_back(*kind);
+    return kinds;
+}
+
+QuestionText questionText(const lesson::StepQuestion& question, const lesson::Walkthrough& w)
+{
+    const TextResource file = questionFile(lesson::kLessonSteps.at(question.step));
+    const std::string_view kindName = lesson::questionKindName(question.kind);
+    const QString prefix =
+        QString::fromLatin1(kindName.data(), static_cast<qsizetype>(kindName.size()));
+    const auto field = [&](const char* name) {
+        const QString text = file.fields.value(prefix + QLatin1Char('.') + QLatin1String(name));
+        return QString::fromStdString(lesson::fillSizes(question.fill(text.toStdString()), w));
+    };
+    return {field("question"), field("hint"), field("explanation")};
+}
+
+} // namespace attnviz::render
