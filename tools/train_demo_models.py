@@ -354,25 +354,35 @@ INDUCTION_STEPS = 1500
 INDUCTION_LR = 1e-2
 
 
-def repeat_window(text, start, length, total=INDUCTION_CONTEXT + 1):
-    """`total` characters: a stretch of `text` from `start` whose last `length` characters are
-    then written again, so the window ends with the same passage twice."""
-    base = text[start : start + total - length]
-    return base + base[-length:]
+def repeat_window(text, start, offset, length, total=INDUCTION_CONTEXT + 1):
+    """`total` characters of `text` from `start`, in which the passage of `length` characters at
+    `offset` is written twice in a row before the text goes on."""
+    head = text[start : start + offset + length]
+    return head + head[offset:] + text[start + offset + length : start + total - length]
 
 
-def repeat_spans(n, length):
+def find_repeat(line):
+    """(offset, length) of the longest passage of INDUCTION_MIN–INDUCTION_MAX characters that is
+    written twice in a row, the first such place; None when there is none. Recovers how a window
+    of repeat_window was made (tests/model/induction_model_test.cpp does the same)."""
+    for length in range(INDUCTION_MAX, INDUCTION_MIN - 1, -1):
+        for offset in range(0, len(line) - 2 * length + 1):
+            if line[offset : offset + length] == line[offset + length : offset + 2 * length]:
+                return offset, length
+    return None
+
+
+def repeat_spans(offset, length):
     """Positions t (the token read) whose next token lies in the first copy of the passage, and
     those whose next token lies in the repeat, leaving out each copy's first character (nothing
-    in the window predicts it); the same number of each. The text has n tokens and ends with the
-    repeat."""
-    first = range(n - 2 * length, n - length - 1)
-    repeat = range(n - length, n - 1)
+    in the window predicts it); the same number of each."""
+    first = range(offset, offset + length - 1)
+    repeat = range(offset + length, offset + 2 * length - 1)
     return list(first), list(repeat)
 
 
-def induction_measures(model, vocab, texts_and_lengths):
-    """Per head and layer, averaged over the texts (each ends with its passage written twice):
+def induction_measures(model, vocab, texts):
+    """Per head and layer, averaged over the texts (each has a passage written twice, find_repeat):
       prev       mean weight on the previous token, over every position (prev2: two back);
       induction  on the repeat, the weight on every position that follows an earlier occurrence
                  of the current token (characters recur, so there can be several);
@@ -386,13 +396,14 @@ def induction_measures(model, vocab, texts_and_lengths):
     copy = torch.zeros(L_count, H)
     stats = {"first": [0.0, 0, 0], "repeat": [0.0, 0, 0]}  # loss sum, correct, count
     with torch.no_grad():
-        for text, length in texts_and_lengths:
+        for text in texts:
+            offset, length = find_repeat(text)
             ids = vocab.encode(text)
             x = torch.tensor([ids[:-1]])
             rec = {}
             logits = model(target=x, rec=rec)[0]
             n = len(ids)
-            first, repeat = repeat_spans(n, length)
+            first, repeat = repeat_spans(offset, length)
             # t reads ids[t] and predicts ids[t + 1]; in the repeat ids[t] = ids[t - length], so the
             # token to copy sits at t - length + 1
             q = torch.tensor(repeat)
@@ -415,7 +426,7 @@ def induction_measures(model, vocab, texts_and_lengths):
                 stats[name][0] += float(F.cross_entropy(logits[t], y, reduction="sum"))
                 stats[name][1] += int((logits[t].argmax(-1) == y).sum())
                 stats[name][2] += len(span)
-    k = len(texts_and_lengths)
+    k = len(texts)
     halves = {name: (s[0] / s[2], s[1] / s[2]) for name, s in stats.items()}
     return prev / k, prev2 / k, induction / k, copy / k, halves
 
@@ -433,10 +444,11 @@ def train_induction():
     example = "abram went down into egypt; abram went down into egypt"
     cfg = base_config(
         name="induction",
-        description="Two-layer attention-only model trained on Genesis passages that repeat. "
-                    "A layer-0 head looks at the previous character; a layer-1 head uses it to "
-                    "find where the current character occurred before and copies what came next "
-                    "(an induction head). See its README.md.",
+        description="Two-layer attention-only model trained on Genesis passages written twice. "
+                    "Layer 0 head 3 looks at the previous character, so each position knows "
+                    "\"my predecessor was X\". Layer 1 head 1, an induction head, uses that as its "
+                    "key: at a repeated X its query finds the character that followed the earlier "
+                    "X, and the model predicts it. README.md in the model's folder explains more.",
         architecture="decoder-only", encoder_layers=0, decoder_layers=2, d_ff=1,
         positional="learned", max_length=context, vocab_size=len(vocab.tokens),
         bos_token=None, eos_token=None, example={"text": example},
@@ -455,12 +467,17 @@ def train_induction():
 
     def window(source):
         length = rng.randint(INDUCTION_MIN, INDUCTION_MAX)
+        offset = rng.randint(0, context + 1 - 2 * length)
         start = rng.randrange(0, len(source) - context - 1)
-        return repeat_window(source, start, length), length
+        return repeat_window(source, start, offset, length), offset, length
 
-    heldout = [window(valid_text) for _ in range(200)]
+    heldout = []  # only windows whose passage find_repeat recovers (natural text rarely repeats)
+    while len(heldout) < 200:
+        w, offset, length = window(valid_text)
+        if find_repeat(w) == (offset, length):
+            heldout.append(w)
     (MODELS / "induction").mkdir(parents=True, exist_ok=True)
-    (MODELS / "induction" / "heldout.txt").write_text("".join(w + "\n" for w, _ in heldout))
+    (MODELS / "induction" / "heldout.txt").write_text("".join(w + "\n" for w in heldout))
 
     steps = INDUCTION_STEPS
     batch_size = 32
@@ -482,7 +499,7 @@ def train_induction():
     def heldout_loss():
         total, count = 0.0, 0
         with torch.no_grad():
-            for line, _ in heldout:
+            for line in heldout:
                 ids = torch.tensor([vocab.encode(line)])
                 logits = model(target=ids[:, :-1])
                 total += float(F.cross_entropy(logits[0], ids[0, 1:], reduction="sum"))
@@ -507,16 +524,37 @@ def train_induction():
 
     prev_head = int(prev[0].argmax())
     ind_head = int(copy[1].argmax())
-    ex_ids = vocab.encode(example)
-    with torch.no_grad():
-        rec = {}
-        logits = model(target=torch.tensor([ex_ids]), rec=rec)
-    ex_pred = vocab.decode(logits[0].argmax(-1).tolist())
+    assert f"Layer 0 head {prev_head} " in cfg["description"], "update the description's heads"
+    assert f"Layer 1 head {ind_head}," in cfg["description"], "update the description's heads"
+
+    def switched_off(L, h):
+        weight = model.decoder.layers[L]["masked_self"].o_proj.weight
+        kept = weight.detach().clone()
+        with torch.no_grad():
+            weight[:, h * dk:(h + 1) * dk] = 0
+        result = induction_measures(model, vocab, heldout)[-1]
+        with torch.no_grad():
+            weight.copy_(kept)
+        return result
+
+    ablation_rows = [("none", halves), (f"0:{prev_head}", switched_off(0, prev_head)),
+                     (f"1:{ind_head}", switched_off(1, ind_head))]
+    ablation_table = "\n".join(
+        f"| {name} | {r['first'][1] * 100:.1f} % | {r['repeat'][1] * 100:.1f} % |"
+        for name, r in ablation_rows)
+
+    def predictions(line):
+        """The line, and under each character the model's guess for it (from the one before)."""
+        with torch.no_grad():
+            logits = model(target=torch.tensor([vocab.encode(line)]))
+        return line + "\n" + " " + vocab.decode(logits[0, :-1].argmax(-1).tolist())
+
+    made_up = "then said he: dorbin smeet calloway; dorbin smeet calloway;"
 
     folder = MODELS / "induction"
     save_model(folder, cfg, vocab, model, safetensors_py.save)
     cases = [{"target": vocab.encode(t), "target_tokens": list(t)}
-             for t in [example, heldout[0][0][:-1]]]
+             for t in [example, heldout[0][:-1]]]
     write_reference("induction", model, cases)
 
     head_table = "\n".join(
@@ -529,50 +567,63 @@ def train_induction():
 Predicts the next character of Genesis passages that repeat. Trained by
 `/usr/bin/python3 tools/train_demo_models.py induction` (seeded, CPU, {minutes:.1f} min on 2 cores).
 Nobody told it how to use the repeat: two heads in different layers learned to work together as
-an **induction head** — the circuit Olsson et al. (2022, *In-context Learning and Induction Heads*)
-found in every Transformer language model they studied.
+an **induction head**, the circuit described by Olsson et al. (2022, *In-context Learning and
+Induction Heads*).
 
 ## What to look at
 
-Open the model (its example is "{example}") and go to the softmax step.
+Open the model (its example is "{example}"), go to the softmax step and choose layer 0, then
+layer 1 (or open the overview to see both).
 
-- **Layer 0, head {prev_head}** is a *previous-token head*: nearly every row puts its weight one
-  column left of the diagonal. It writes into each position's residual stream "the character
-  before me was X".
+- **Layer 0, head {prev_head}** is a *previous-token head*: on average {prev[0, prev_head]:.2f} of each row's
+  weight sits one column left of the diagonal. It writes into each position's residual stream
+  "the character before me was X".
 - **Layer 1, head {ind_head}** is the *induction head*. On the second "{example.split(';')[0].strip()}", the row of
   each character lights up one column to the right of where that same character stood in the
   first copy — on the character that came **next** last time. Its output is that character, and
   it becomes the prediction.
 
-How the two heads fit together, for the second `a` of `abram` in the example:
+How the two heads fit together, at the `g` of the second `egypt` in the example:
 
-1. In layer 0 the previous-token head copies the embedding of each position's predecessor into
-   that position. After it, the `b` of the first `abram` carries "my previous character was `a`".
-2. In layer 1 the induction head's **query** at the second `a` asks "who follows an `a`?"; its
-   **key** at every position says "my previous character was …" (read from what layer 0 wrote).
-   Query and key match at the first `b`: its previous character was `a`.
-3. The head's **value** at that position is the character itself, `b`, so the head's output is
-   "`b`", and the model predicts `b` next. One step later the current character is `b`, the query
-   matches the first `r`, and so on down the passage.
+1. In layer 0 the previous-token head copies what each position's predecessor is into that
+   position. After it, the `y` of the first `egypt` carries "my previous character was `g`".
+2. In layer 1 the induction head's **query** at the second `g` asks "who comes after a `g`?";
+   its **key** at every position says "my previous character was …" (read from what layer 0
+   wrote). Query and key match at the first `y`: its previous character was `g`.
+3. The head's **value** at that position is the character itself, `y`, so the head's output is
+   "`y`", and the model predicts `y` next. One step later the current character is `y`, the
+   query matches the first `p`, and so on down the passage.
 
 Neither head can do this alone: a single layer has no way to ask "whose predecessor matches
 me?", because before layer 0 no position knows its predecessor. That is why induction needs two
 layers, and why the keys of layer 1 are built from layer 0's output (K-composition).
 
-What a student might not guess: the copying is not tied to Genesis. The model copies made-up
-words ("zorbly quax") just as well — it learned an algorithm, "find the last time this character
-appeared and say what came next", not a memory of the text.
+One character is rarely enough: a space occurs four times in the first copy of the example, so
+a key "my previous character was a space" matches four places. Other layer-0 heads look one and
+two characters back (`prev`, `prev2` below), so a key can also say what came before that, and
+query and key can agree on two characters at once. The `copy` column shows the effect: most of
+the induction head's weight lands on the one right place, not spread over every earlier
+occurrence of the character. The first character or two of a repeat, before enough context has
+been repeated, are where it still guesses wrong.
+
+What a student might not guess: nothing in the training told the model to look for repeats,
+and the copying is not tied to Genesis — it also copies made-up words it never saw (below). It
+learned an algorithm, "find where this context occurred before and say what came next", not
+a memory of the text.
 
 ## Data
 
 - The Book of Genesis, King James Version (public domain), from Debian's `bible-kjv` package,
   prepared as for the `genesis` model ({len(text):,} characters; the last 5 % held out).
-- Every training window has {context + 1} characters: a stretch of Genesis whose last L
-  characters (L drawn from {INDUCTION_MIN}–{INDUCTION_MAX}) are written again, so the window
-  ends with the same passage twice. The model reads {context} characters and predicts each next
-  one. The first copy can only be guessed from English spelling; the repeat is predictable by
-  looking back.
-- `heldout.txt`: {len(heldout)} windows built the same way from the held-out 5 %, one per line.
+- Every training window is {context + 1} characters of Genesis from a random place, in which a
+  passage of L characters (L drawn from {INDUCTION_MIN}–{INDUCTION_MAX}, starting anywhere that leaves room) is
+  written twice in a row before the text goes on. The model reads {context} characters and
+  predicts each next one. The first copy can only be guessed from English spelling; the repeat
+  is predictable by looking back. (A first attempt always put the repeat at the end of the
+  window; the model then copied only in the second half of its context, where the repeats had
+  always been. Repeats at every position made it copy wherever they occur.)
+- `heldout.txt`: {len(heldout)} windows built the same way from the held-out 5 %, one per line; the
+  measures below find the passage as the longest one written twice in a row.
 
 ## Architecture and training
 
@@ -615,8 +666,27 @@ heldout.txt with one head switched off; with every head on: {baseline:.3f}):
 |--:|--:|--:|
 {importance_table}
 
-Switching off either half of the circuit undoes the advantage of the repeat. The C++ test
-`tests/model/induction_model_test.cpp` measures the same numbers with AttnViz's engine.
+Next-character accuracy with one head of the circuit switched off:
+
+| switched off | first copy | repeat |
+|---|--:|--:|
+{ablation_table}
+
+Without the induction head the repeat is predicted no better than the first copy, and the first
+copy is as before: the head does nothing else. The previous-token head also helps with ordinary
+spelling, so switching it off hurts both copies, the repeat the most.
+
+What the model expects at each character (second line: its guess for the character above,
+made from everything before it), on the example and on made-up words it never saw:
+
+```
+{predictions(example)}
+
+{predictions(made_up)}
+```
+
+The C++ test `tests/model/induction_model_test.cpp` measures the same numbers with AttnViz's
+engine.
 """)
     torch.set_num_threads(threads)
     return prev, prev2, induction, copy, halves

@@ -17,12 +17,13 @@ namespace attnviz::test {
 namespace {
 
 struct Passage {
-    std::string text; ///< ends with a passage written twice
+    std::string text; ///< has a passage written twice in a row
+    std::int64_t offset = 0; ///< where the passage's first copy starts
     std::int64_t length = 0; ///< the passage's length
 };
 
-/// heldout.txt's lines, each ending with a passage of 16–32 characters written twice; the
-/// longest length that repeats is the passage.
+/// heldout.txt's lines, each with a passage of 16–32 characters written twice in a row: the
+/// longest passage that is, the first such place (find_repeat in tools/train_demo_models.py).
 std::vector<Passage> heldOutPassages()
 {
     std::istringstream lines(
@@ -31,11 +32,13 @@ std::vector<Passage> heldOutPassages()
     std::string line;
     while (std::getline(lines, line)) {
         const std::int64_t n = static_cast<std::int64_t>(line.size());
-        for (std::int64_t length = 32; length >= 16; --length)
-            if (2 * length <= n && line.compare(n - length, length, line, n - 2 * length, length) == 0) {
-                passages.push_back({line, length});
-                break;
-            }
+        bool found = false;
+        for (std::int64_t length = 32; length >= 16 && !found; --length)
+            for (std::int64_t offset = 0; offset + 2 * length <= n && !found; ++offset)
+                if (line.compare(offset, length, line, offset + length, length) == 0) {
+                    passages.push_back({line, offset, length});
+                    found = true;
+                }
     }
     return passages;
 }
@@ -74,9 +77,10 @@ Measures measure(const std::shared_ptr<const io::LoadedModel>& model,
         };
         // Position t reads ids[t] and predicts ids[t + 1]; each copy's first character is left
         // out (nothing predicts it), so both halves count length − 1 predictions.
-        for (std::int64_t t = n - 2 * p.length; t < n - p.length - 1; ++t)
+        const std::int64_t repeat = p.offset + p.length; // where the second copy starts
+        for (std::int64_t t = p.offset; t < repeat - 1; ++t)
             firstCorrect += predicted(t) == ids[t + 1];
-        for (std::int64_t t = n - p.length; t < n - 1; ++t)
+        for (std::int64_t t = repeat; t < repeat + p.length - 1; ++t)
             repeatCorrect += predicted(t) == ids[t + 1];
         count += static_cast<int>(p.length - 1);
         for (int layer = 0; layer < c.decoderLayers; ++layer) {
@@ -87,7 +91,7 @@ Measures measure(const std::shared_ptr<const io::LoadedModel>& model,
                 for (std::int64_t q = 1; q < n - 1; ++q)
                     previous += w.at({0, h, q, q - 1}) / static_cast<double>(n - 2);
                 const double perQuery = 1.0 / static_cast<double>(p.length - 1);
-                for (std::int64_t t = n - p.length; t < n - 1; ++t) {
+                for (std::int64_t t = repeat; t < repeat + p.length - 1; ++t) {
                     for (std::int64_t k = 1; k < t; ++k)
                         if (ids[k - 1] == ids[t])
                             induction += w.at({0, h, t, k}) * perQuery;
@@ -112,44 +116,55 @@ TEST(TrainedHeads, InductionModelHasAPreviousTokenHeadAndAnInductionHead)
     const auto model = openModel("induction");
     ASSERT_EQ(model->model->config().decoderLayers, 2);
     const std::vector<Passage> passages = heldOutPassages();
-    ASSERT_GE(passages.size(), 150u);
+    ASSERT_EQ(passages.size(), 200u);
     const Measures m = measure(model, passages);
 
     const auto best = [](const std::vector<double>& heads) {
         return *std::max_element(heads.begin(), heads.end());
     };
-    RecordProperty("previous_token_layer0", std::to_string(best(m.previous[0])));
+    RecordProperty("previous_layer0", std::to_string(best(m.previous[0])));
     RecordProperty("induction_layer1", std::to_string(best(m.induction[1])));
+    RecordProperty("copy_layer1", std::to_string(best(m.copy[1])));
     RecordProperty("accuracy_first", std::to_string(m.firstAccuracy));
     RecordProperty("accuracy_repeat", std::to_string(m.repeatAccuracy));
-    // Thresholds a margin below what the README reports.
-    EXPECT_GT(best(m.previous[0]), PREVIOUS_THRESHOLD);
-    EXPECT_GT(best(m.induction[1]), INDUCTION_THRESHOLD);
-    // Layer 0 cannot do induction: it has no previous-token information to match against yet.
+    // The README reports 0.64, 0.76, 0.68, 52.9 % and 91.9 %; the thresholds keep a margin.
+    EXPECT_GT(best(m.previous[0]), 0.5);
+    EXPECT_GT(best(m.induction[1]), 0.6);
+    EXPECT_GT(best(m.copy[1]), 0.5);
+    // Layer 0 cannot do it: before it, no position knows its predecessor.
     EXPECT_LT(best(m.induction[0]), 0.2);
-    EXPECT_GT(m.repeatAccuracy, REPEAT_THRESHOLD);
-    EXPECT_GT(m.repeatAccuracy, m.firstAccuracy + GAP_THRESHOLD);
+    EXPECT_GT(m.repeatAccuracy, 0.8);
+    EXPECT_GT(m.repeatAccuracy, m.firstAccuracy + 0.25);
 }
 
-TEST(TrainedHeads, InductionModelCopiesARepeatedPhraseItNeverSaw)
+TEST(TrainedHeads, InductionModelCopiesMadeUpWords)
 {
-    // Made-up words: no bigram statistics of Genesis predict them, only the earlier occurrence.
+    // Words that are not in Genesis: the first copy cannot be guessed, the second is copied
+    // (measured: 6 and 19 of 21 characters).
     const auto model = openModel("induction");
-    const std::string phrase = "zorbly quax fimp vent; ";
-    const lesson::ModelRun run = lesson::runModelOnText(model, {.text = phrase + phrase});
+    const std::string prefix = "then said he: ", phrase = "dorbin smeet calloway;";
+    const std::string text = prefix + phrase + " " + phrase;
+    const lesson::ModelRun run = lesson::runModelOnText(model, {.text = text});
     const engine::Tensor& logits = run.trace->logits;
-    const std::vector<int> ids = run.trace->targetIds;
-    const std::int64_t n = static_cast<std::int64_t>(ids.size());
-    const std::int64_t length = static_cast<std::int64_t>(phrase.size());
-    int correct = 0;
-    for (std::int64_t t = length; t < n - 1; ++t) {
-        int best = 0;
-        for (int v = 1; v < model->model->config().vocabSize; ++v)
-            if (logits.at({0, t, v}) > logits.at({0, t, best}))
-                best = v;
-        correct += best == ids[t + 1];
-    }
-    EXPECT_GE(correct, COPY_THRESHOLD) << "of " << n - 1 - length;
+    const std::vector<int>& ids = run.trace->targetIds;
+    const auto correctFrom = [&](std::size_t start) {
+        int correct = 0;
+        for (std::size_t t = start; t + 1 < start + phrase.size(); ++t) {
+            const auto at = static_cast<std::int64_t>(t);
+            int best = 0;
+            for (int v = 1; v < model->model->config().vocabSize; ++v)
+                if (logits.at({0, at, v}) > logits.at({0, at, best}))
+                    best = v;
+            correct += best == ids[t + 1];
+        }
+        return correct;
+    };
+    const int first = correctFrom(prefix.size());
+    const int second = correctFrom(prefix.size() + phrase.size() + 1);
+    RecordProperty("first_copy", first);
+    RecordProperty("second_copy", second);
+    EXPECT_GE(second, 16) << "of " << phrase.size() - 1;
+    EXPECT_LE(first, 10) << "of " << phrase.size() - 1;
 }
 
 } // namespace
