@@ -6,11 +6,12 @@
 #include "io/builtin_models.h"
 #include "model/model_fixtures.h"
 
-#include "io/atomic_file.h"
+#include "io/input_file.h"
 #include "lesson/model_run.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <sstream>
 
 namespace attnviz::test {
