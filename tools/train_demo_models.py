@@ -10,7 +10,7 @@ Writes
   resources/models/<name>/{config.json, vocab.json, model.safetensors, README.md}
   tests/data/models/<name>/reference.safetensors   every trace tensor for a few inputs, float64
                                                    forward stored as float32, `case{i}.` prefixed
-  resources/models/*/heldout.txt                  inputs never seen in training (reverse: with
+  resources/models/<name>/heldout.txt              inputs never seen in training (reverse: with
                                                    answers; induction: passages written twice)
   tests/data/models/<test model>/...               small untrained models covering the options
                                                    the demos do not use (post-norm, tanh GELU, ...)
