@@ -60,6 +60,7 @@ def hf_count(folder):
 if __name__ == "__main__":
     counts = {"mha": mha_counts(),
               "models": {"reverse": demo_count("reverse"), "genesis": demo_count("genesis"),
+                         "induction": demo_count("induction"),
                          "gpt2": hf_count("gpt2"), "bert": hf_count("bert")}}
     assert counts["mha"][0]["parameters"] == 1050624, counts["mha"][0]
     OUT.parent.mkdir(parents=True, exist_ok=True)

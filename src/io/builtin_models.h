@@ -10,7 +10,7 @@ namespace attnviz::io {
 /// layout), else the source tree's resources/models.
 std::filesystem::path builtInModelsFolder();
 
-/// The bundled models' folder names, sorted ("genesis", "reverse").
+/// The bundled models' folder names, sorted ("genesis", "induction", "reverse").
 std::vector<std::string> builtInModelNames();
 
 /// `nameOrPath` as a folder: an existing folder as given, else a bundled model of that name.

@@ -10,8 +10,8 @@
 
 namespace attnviz::test {
 
-/// The folder of a model the tests use: the bundled demos (reverse, genesis) or the small
-/// untrained models under tests/data/models, which cover the options the demos leave out.
+/// The folder of a model the tests use: the bundled demos (reverse, genesis, induction) or the
+/// small untrained models under tests/data/models, which cover the options the demos leave out.
 inline std::string modelFolder(const std::string& name)
 {
     const std::filesystem::path testModel =

@@ -24,6 +24,7 @@ TEST(ModelParameters, EveryModelMatchesPyTorch)
     const std::pair<std::string, std::string> models[] = {
         {"reverse", (io::builtInModelsFolder() / "reverse").string()},
         {"genesis", (io::builtInModelsFolder() / "genesis").string()},
+        {"induction", (io::builtInModelsFolder() / "induction").string()},
         {"gpt2", hf + "gpt2"},
         {"bert", hf + "bert"}};
     for (const auto& [name, folder] : models) {

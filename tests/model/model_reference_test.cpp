@@ -56,8 +56,8 @@ TEST_P(ModelReference, EveryActivationMatchesPyTorchWithin1e4)
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, ModelReference,
-                         ::testing::Values("reverse", "genesis", "postnorm_tanh", "encoder_only",
-                                           "decoder_postnorm"),
+                         ::testing::Values("reverse", "genesis", "induction", "postnorm_tanh",
+                                           "encoder_only", "decoder_postnorm"),
                          [](const auto& param) { return param.param; });
 
 TEST(ModelTrace, NamesFollowTheLayerBlockStepPattern)
