@@ -336,12 +336,16 @@ void StepPanel::refresh()
                                : QString::fromStdString(lesson::stepFormula(
                                      step, *m_walkthrough, text.formula.toStdString())));
     m_shape->setText(QString::fromStdString(lesson::stepShapes(step, *m_walkthrough)));
-    m_learned->setVisible(!step.weights.empty() && m_walkthrough->weights);
-    m_difference->setVisible(m_walkthrough->intact != nullptr);
+    // Decided from what is offered, not from isVisible(), which is false while the panel itself
+    // is hidden (the overview shows instead).
+    const bool offerLearned = !step.weights.empty() && m_walkthrough->weights;
+    const bool offerDifference = m_walkthrough->intact != nullptr;
+    m_learned->setVisible(offerLearned);
+    m_difference->setVisible(offerDifference);
     m_difference->setEnabled(!step.views.empty());
-    const bool learned = m_learned->isVisible() && m_learned->isChecked();
+    const bool learned = offerLearned && m_learned->isChecked();
     const bool difference =
-        m_difference->isVisible() && m_difference->isChecked() && !step.views.empty() && !learned;
+        offerDifference && m_difference->isChecked() && !step.views.empty() && !learned;
     auto maps = learned
         ? lesson::weightHeatmaps(step, *m_walkthrough)
         : lesson::stepHeatmaps(step, difference ? shownDifference() : m_walkthrough, batchIndex(),

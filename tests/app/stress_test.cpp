@@ -16,6 +16,7 @@
 #include "app/model_runner.h"
 #include "app/step_panel.h"
 #include "app/walkthrough_runner.h"
+#include "lesson/ablation_difference.h"
 #include "lesson/step_view.h"
 #include "ui_input_panel.h"
 #include "ui_model_panel.h"
@@ -168,8 +169,20 @@ private:
                 .arg(steps()->shapeText(), shape);
 
         const auto alternative = static_cast<std::size_t>(steps()->alternative());
-        const std::vector<lesson::Heatmap> expected =
-            lesson::stepHeatmaps(step, w, batch, alternative);
+        // What the check boxes ask for: the learned matrices, the change from every head on, or
+        // the trace itself (whose matrices the views share, so the very pointers must match).
+        const auto shows = [&](const char* name) {
+            const auto* box = steps()->findChild<QCheckBox*>(QString::fromLatin1(name));
+            return box && box->isVisibleTo(steps()) && box->isChecked();
+        };
+        const bool learned = shows("learnedMatrices");
+        const bool difference = !learned && shows("ablationDifference") && !step.views.empty();
+        const auto source = difference ? lesson::ablationDifference(*w) : w;
+        if (!source)
+            return QStringLiteral("the change from every head on is offered without a twin");
+        const std::vector<lesson::Heatmap> expected = learned
+            ? lesson::weightHeatmaps(step, *w)
+            : lesson::stepHeatmaps(step, source, batch, alternative);
         const int focused = steps()->grid()->focusedHead();
         if (focused >= static_cast<int>(expected.size()))
             return QStringLiteral("head %1 focused of %2").arg(focused).arg(expected.size());
@@ -187,8 +200,15 @@ private:
         for (std::size_t k = 0; k < views.size(); ++k) {
             const lesson::Heatmap& shown = views[k]->heatmap();
             const lesson::Heatmap& want = expected[focused >= 0 ? std::size_t(focused) : k];
-            if (shown.matrix.values != want.matrix.values || shown.rows() != want.rows() ||
-                shown.cols() != want.cols() || shown.title != want.title)
+            bool same = shown.rows() == want.rows() && shown.cols() == want.cols() &&
+                shown.title == want.title;
+            if (same && !learned && !difference)
+                same = shown.matrix.values == want.matrix.values;
+            for (int r = 0; same && (learned || difference) && r < want.rows(); ++r)
+                for (int c = 0; same && c < want.cols(); ++c)
+                    same = shown.value(r, c) == want.value(r, c) ||
+                        (std::isnan(shown.value(r, c)) && std::isnan(want.value(r, c)));
+            if (!same)
                 return QStringLiteral("heatmap %1 shows \"%2\" %3×%4, the trace has \"%5\" %6×%7")
                     .arg(k)
                     .arg(QString::fromStdString(shown.title))
@@ -198,15 +218,17 @@ private:
                     .arg(want.rows())
                     .arg(want.cols());
         }
+        if (learned)
+            return {}; // the weights, not the trace: compared value by value above
         // The same counts and sizes read from the trace tensors themselves.
         std::size_t fromTrace = 0;
         for (std::size_t v = 0; v < step.views.size(); ++v) {
             if (step.alternatives && v != std::min(alternative, step.views.size() - 1))
                 continue;
             const auto traceStep = step.views[v].step;
-            if (!w->trace->has(traceStep))
+            if (!source->trace->has(traceStep))
                 continue;
-            const attnviz::engine::Tensor& t = w->trace->step(traceStep);
+            const attnviz::engine::Tensor& t = source->trace->step(traceStep);
             const bool perHead = attnviz::engine::stepInfo(traceStep).perHead;
             if (perHead && t.dim(1) != w->heads())
                 return QStringLiteral("%1 has %2 heads, the walkthrough %3")
