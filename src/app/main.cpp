@@ -10,6 +10,8 @@
 #include <QDir>
 #include <QTimer>
 
+#include <cstdio>
+
 namespace {
 
 // Saves the window at every step as DIR/NN-<step>.png, and a model's overview, then quits (for
@@ -40,46 +42,91 @@ void saveEveryStep(attnviz::app::MainWindow& window, const QString& dir)
     QApplication::quit();
 }
 
+struct Options {
+    QCommandLineOption screenshots{
+        QStringLiteral("screenshots"),
+        QStringLiteral("Save a picture of every step into <dir> and quit."), QStringLiteral("dir")};
+    QCommandLineOption model{
+        QStringLiteral("model"),
+        QStringLiteral("Open a model: a bundled demo's name or a folder (AttnViz's own, Hugging "
+                       "Face GPT-2 or BERT)."),
+        QStringLiteral("folder")};
+    QCommandLineOption text{QStringLiteral("text"), QStringLiteral("The text to run the model on."),
+                            QStringLiteral("text")};
+
+    void addTo(QCommandLineParser& parser) const
+    {
+        parser.setApplicationDescription(QStringLiteral("Multi-head attention, step by step."));
+        parser.addHelpOption();
+        parser.addVersionOption();
+        parser.addOption(screenshots);
+        parser.addOption(model);
+        parser.addOption(text);
+    }
+};
+
+void nameApplication()
+{
+    QCoreApplication::setOrganizationName(QStringLiteral("AttnViz"));
+    QCoreApplication::setApplicationName(QStringLiteral("AttnViz"));
+    QCoreApplication::setApplicationVersion(QStringLiteral(ATTNVIZ_VERSION));
+}
+
+// --help, --version and a mistyped option need no window: they are answered before a
+// QApplication, which aborts when there is no display to connect to.
+bool needsNoWindow(int argc, char** argv)
+{
+    for (int i = 1; i < argc; ++i) {
+        const QString arg = QString::fromLocal8Bit(argv[i]);
+        if (arg == QLatin1String("-h") || arg == QLatin1String("--help") ||
+            arg == QLatin1String("--help-all") || arg == QLatin1String("-?") ||
+            arg == QLatin1String("-v") || arg == QLatin1String("--version"))
+            return true;
+    }
+    return false;
+}
+
+bool hasDisplay()
+{
+    return !qEnvironmentVariableIsEmpty("DISPLAY") ||
+        !qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY") ||
+        !qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM");
+}
+
 } // namespace
 
 int main(int argc, char** argv)
 {
+    const Options options;
+    if (needsNoWindow(argc, argv) || !hasDisplay()) {
+        QCoreApplication core(argc, argv);
+        nameApplication();
+        QCommandLineParser parser;
+        options.addTo(parser);
+        parser.process(core); // prints help or version and exits, or names a bad option
+        std::fprintf(stderr,
+                     "attnviz: no display to open a window on (DISPLAY and WAYLAND_DISPLAY are "
+                     "unset); start it in a desktop session, or use attnviz-cli, which needs "
+                     "none.\n");
+        return 2;
+    }
     QApplication app(argc, argv);
-    QApplication::setOrganizationName(QStringLiteral("AttnViz"));
-    QApplication::setApplicationName(QStringLiteral("AttnViz"));
-    QApplication::setApplicationVersion(QStringLiteral(ATTNVIZ_VERSION));
-
+    nameApplication();
     QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral("Multi-head attention, step by step."));
-    parser.addHelpOption();
-    parser.addVersionOption();
-    const QCommandLineOption screenshots(
-        QStringLiteral("screenshots"),
-        QStringLiteral("Save a picture of every step into <dir> and quit."), QStringLiteral("dir"));
-    parser.addOption(screenshots);
-    const QCommandLineOption model(
-        QStringLiteral("model"),
-        QStringLiteral("Open a model: a bundled demo's name or a folder (AttnViz's own, Hugging "
-                       "Face GPT-2 or BERT)."),
-        QStringLiteral("folder"));
-    const QCommandLineOption text(QStringLiteral("text"),
-                                  QStringLiteral("The text to run the model on."),
-                                  QStringLiteral("text"));
-    parser.addOption(model);
-    parser.addOption(text);
+    options.addTo(parser);
     parser.process(app);
 
     attnviz::app::MainWindow window;
     window.show();
-    if (parser.isSet(model)) {
+    if (parser.isSet(options.model)) {
         attnviz::app::ModelRequest request;
-        request.folder = parser.value(model);
-        request.text = parser.value(text);
+        request.folder = parser.value(options.model);
+        request.text = parser.value(options.text);
         window.modelPanel()->setRequest(request);
     }
-    if (parser.isSet(screenshots)) {
+    if (parser.isSet(options.screenshots)) {
         // Wait until the first computation (playground or model) is on screen.
-        const QString dir = parser.value(screenshots);
+        const QString dir = parser.value(options.screenshots);
         auto* poll = new QTimer(&window);
         QObject::connect(poll, &QTimer::timeout, &window, [&window, dir, poll] {
             if (!window.walkthrough() || window.runner()->busy() || window.modelRunner()->busy())
