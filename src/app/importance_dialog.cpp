@@ -66,11 +66,14 @@ void ImportanceDialog::setModel(std::shared_ptr<const io::LoadedModel> model, st
     if (!m_model || !m_model->model)
         clearReport(tr("Open a trained model: the playground's random module and imported "
                        "attentions have nothing to be scored on."));
-    else
-        clearReport(
-            tr("%1: press Measure to switch each of its %2 heads off in turn.")
-                .arg(QString::fromStdString(m_model->model->config().name))
-                .arg(m_model->model->config().layerCount() * m_model->model->config().numHeads));
+    else {
+        const engine::ModelConfig& c = m_model->model->config();
+        const int blocks = c.encoderLayers +
+            c.decoderLayers * (c.architecture == engine::Architecture::EncoderDecoder ? 2 : 1);
+        clearReport(tr("%1: press Measure to switch each of its %2 attention heads off in turn.")
+                        .arg(QString::fromStdString(c.name))
+                        .arg(blocks * c.numHeads));
+    }
 }
 
 void ImportanceDialog::clearReport(const QString& summary)

@@ -357,11 +357,12 @@ void StepPanel::refresh()
         offNames << QString::number(h);
     const QString heads =
         (off.size() == 1 ? tr("head %1") : tr("heads %1")).arg(offNames.join(QStringLiteral(", ")));
-    QString ablatedText =
-        tr("Switched off: %1. A switched-off head's context is still computed, but its columns "
-           "of concat are zero, so the output and everything after it no longer hear from it. "
-           "Right-click a head to switch it back on.")
-            .arg(heads);
+    QString ablatedText = off.empty()
+        ? QString()
+        : tr("Switched off: %1. A switched-off head's context is still computed, but its columns "
+             "of concat are zero, so the output and everything after it no longer hear from it. "
+             "Right-click a head to switch it back on.")
+              .arg(heads);
     if (difference) {
         float largest = 0;
         for (const lesson::Heatmap& map : maps)
@@ -369,15 +370,22 @@ void StepPanel::refresh()
                 for (int c = 0; c < map.cols(); ++c)
                     if (std::isfinite(map.value(r, c)))
                         largest = std::max(largest, std::abs(map.value(r, c)));
+        // Heads are off in this block, or elsewhere in the model (the Model box names them).
+        const QString why = !off.empty()
+            ? tr("Nothing changed at this step: this block's heads are switched off later, at "
+                 "the concatenation.")
+            : tr("Nothing changed at this step: no head before this block is switched off.");
+        if (off.empty())
+            ablatedText = tr("No head of this block is off, but heads elsewhere in the model are "
+                             "(the Model box names them).");
         ablatedText += QLatin1Char(' ') +
-            (largest == 0 ? tr("Shown: (heads off) − (every head on). Nothing changed at this "
-                               "step: the heads are switched off later, at the concatenation.")
+            (largest == 0 ? tr("Shown: (heads off) − (every head on). %1").arg(why)
                           : tr("Shown: (heads off) − (every head on); the largest change at this "
                                "step is %1.")
                                 .arg(largest, 0, 'g', 3));
     }
     m_ablated->setText(ablatedText);
-    m_ablated->setVisible(!off.empty());
+    m_ablated->setVisible(!ablatedText.isEmpty());
     // The mask's lengths and warnings, where the mask shows: the score-shaped steps.
     QStringList notes;
     for (const std::string& note : lesson::maskNotes(*m_walkthrough))
