@@ -12,6 +12,7 @@ packages=(
     build-essential cmake ninja-build pkg-config
     libeigen3-dev nlohmann-json3-dev
     qt6-base-dev qt6-svg-dev libqcustomplot-dev libgl1-mesa-dev
+    qt6-tools-dev qt6-l10n-tools qt6-translations-l10n fonts-wqy-microhei
     libgtest-dev libgmock-dev libbenchmark-dev
     xvfb xauth fonts-dejavu-core poppler-utils python3-numpy
     clang-14 libclang-rt-14-dev libomp-14-dev

@@ -1,4 +1,5 @@
 // attnviz: the desktop app (everything but main lives in attnviz_app, so tests can link it).
+#include "app/language.h"
 #include "app/main_window.h"
 #include "app/model_panel.h"
 #include "app/step_panel.h"
@@ -8,6 +9,7 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
+#include <QSettings>
 #include <QTimer>
 
 #include <cstdio>
@@ -53,6 +55,11 @@ struct Options {
         QStringLiteral("folder")};
     QCommandLineOption text{QStringLiteral("text"), QStringLiteral("The text to run the model on."),
                             QStringLiteral("text")};
+    QCommandLineOption language{
+        QStringLiteral("language"),
+        QStringLiteral("The interface's language for this start: en or zh_CN (View > Language "
+                       "chooses it for good)."),
+        QStringLiteral("code")};
 
     void addTo(QCommandLineParser& parser) const
     {
@@ -62,6 +69,11 @@ struct Options {
         parser.addOption(screenshots);
         parser.addOption(model);
         parser.addOption(text);
+        parser.addOption(language);
+        parser.addPositionalArgument(
+            QStringLiteral("lesson"),
+            QStringLiteral("A saved lesson (.attnviz) to open, as File > Open lesson does."),
+            QStringLiteral("[lesson.attnviz]"));
     }
 };
 
@@ -116,8 +128,20 @@ int main(int argc, char** argv)
     options.addTo(parser);
     parser.process(app);
 
-    attnviz::app::MainWindow window;
+    // The language chosen in View > Language, else the system's.
+    const QSettings store;
+    attnviz::app::applyLanguage(
+        parser.isSet(options.language)
+            ? parser.value(options.language)
+            : store.value(QStringLiteral("language"), attnviz::app::systemLanguage()).toString());
+
+    // On the heap: switching the language replaces the window with one built in the new language.
+    auto* first = new attnviz::app::MainWindow;
+    first->setAttribute(Qt::WA_DeleteOnClose);
+    attnviz::app::MainWindow& window = *first;
     window.show();
+    if (!parser.positionalArguments().isEmpty())
+        window.openLessonFile(parser.positionalArguments().constFirst());
     if (parser.isSet(options.model)) {
         attnviz::app::ModelRequest request;
         request.folder = parser.value(options.model);

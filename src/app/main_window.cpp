@@ -4,6 +4,8 @@
 #include "app/head_grid_view.h"
 #include "app/importance_dialog.h"
 #include "app/input_panel.h"
+#include "app/language.h"
+#include "app/lesson_files.h"
 #include "app/mistakes_dialog.h"
 #include "app/model_overview.h"
 #include "app/model_panel.h"
@@ -15,9 +17,11 @@
 #include "app/walkthrough_runner.h"
 #include "ui_main_window.h"
 
+#include <QActionGroup>
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDir>
+#include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QMessageBox>
@@ -27,6 +31,11 @@
 #include <QStackedWidget>
 #include <QStatusBar>
 #include <QVBoxLayout>
+
+#include <Eigen/Core>
+#include <qcustomplot.h>
+
+#include <utility>
 
 namespace attnviz::app {
 
@@ -76,10 +85,35 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_ui->actionAbout, &QAction::triggered, this, [this] {
         QMessageBox::about(
             this, tr("About AttnViz"),
-            tr("<p><b>AttnViz</b> walks through multi-head attention one step at a time. "
+            tr("<p><b>AttnViz %1</b> walks through multi-head attention one step at a time. "
                "Every number comes from the engine's trace, which is checked against "
-               "PyTorch (see README).</p>"));
+               "PyTorch (see README).</p><p>Built with Qt %2 (running on Qt %3), Eigen %4 and "
+               "QCustomPlot %5.</p>")
+                .arg(QCoreApplication::applicationVersion(), QStringLiteral(QT_VERSION_STR),
+                     QString::fromLatin1(qVersion()),
+                     QStringLiteral("%1.%2.%3")
+                         .arg(EIGEN_WORLD_VERSION)
+                         .arg(EIGEN_MAJOR_VERSION)
+                         .arg(EIGEN_MINOR_VERSION),
+                     QStringLiteral(QCUSTOMPLOT_VERSION_STR)));
     });
+    connect(m_ui->actionOpenLesson, &QAction::triggered, this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, tr("Open a lesson"), QString(),
+                                                          tr("AttnViz lessons (*.attnviz)"));
+        if (!path.isEmpty())
+            openLessonFile(path);
+    });
+    connect(m_ui->actionSaveLesson, &QAction::triggered, this, [this] {
+        QFileDialog dialog(this, tr("Save the lesson"), QString(),
+                           tr("AttnViz lessons (*.attnviz)"));
+        dialog.setAcceptMode(QFileDialog::AcceptSave);
+        dialog.setDefaultSuffix(QStringLiteral("attnviz"));
+        if (dialog.exec() == QDialog::Accepted && !dialog.selectedFiles().isEmpty())
+            saveLessonFile(dialog.selectedFiles().constFirst());
+    });
+    connect(m_ui->menuRecent, &QMenu::aboutToShow, this, &MainWindow::fillRecentMenu);
+    fillRecentMenu();
+    fillLanguageMenu();
 
     connect(m_input, &InputPanel::settingsChanged, this, [this] {
         if (m_model->playground())
@@ -165,10 +199,19 @@ MainWindow::MainWindow(QWidget* parent)
 
     QSettings store;
     restoreGeometry(store.value(QStringLiteral("window/geometry")).toByteArray());
-    m_steps->setStep(loadStep(store));
-    m_input->setSettings(loadPlaygroundSettings(store));
     m_preferences = loadPreferences(store);
     m_modelRunner->setMemoryLimit(m_preferences.memoryLimit);
+    // Where the user left off: the whole lesson kept at close; without one (a first start, or
+    // the app closed by a crash) the model, step and playground kept key by key.
+    if (std::optional<lesson::LessonFile> session = sessionLesson()) {
+        session->language = currentLanguage().toStdString(); // the menu's language wins
+        if (!session->model.empty())
+            m_savedFolder = QString::fromStdString(session->model);
+        openLesson(*session);
+        return;
+    }
+    m_steps->setStep(loadStep(store));
+    m_input->setSettings(loadPlaygroundSettings(store));
     const ModelRequest saved = loadModelRequest(store);
     m_savedFolder = saved.folder;
     m_model->setRequest(saved);
@@ -284,6 +327,7 @@ void MainWindow::showWalkthrough(std::shared_ptr<const lesson::Walkthrough> walk
     m_blockRun.reset();
     m_input->showProblems({});
     m_steps->setWalkthrough(m_walkthrough);
+    applyPendingView();
     const auto& t = *m_walkthrough->trace;
     QString masked;
     if (!t.fullyMaskedRows.empty())
@@ -357,6 +401,8 @@ void MainWindow::showModelResult(const ModelResult& result)
     m_modelResult = result;
     updateImportanceModel();
     m_model->showResult(result);
+    if (result.run)
+        applyPendingView();
     if (!result.run) {
         // Heatmaps of an earlier run would not belong to this model or text.
         m_model->leaveOverview();
@@ -408,14 +454,196 @@ void MainWindow::setPresentationMode(bool on)
     setFont(f);
 }
 
-void MainWindow::closeEvent(QCloseEvent* event)
+void MainWindow::saveSession()
 {
     QSettings store;
     store.setValue(QStringLiteral("window/geometry"), saveGeometry());
     saveStep(store, m_steps->step());
     savePlaygroundSettings(store, m_input->settings());
     saveModelRequest(store, m_model->request());
+    saveSessionLesson(lesson());
+}
+
+void MainWindow::closeEvent(QCloseEvent* event)
+{
+    saveSession();
     event->accept();
+}
+
+lesson::LessonFile MainWindow::lesson() const
+{
+    lesson::LessonFile l;
+    if (!m_model->playground()) {
+        const ModelRequest request = m_model->request();
+        l.model = request.folder.toStdString();
+        l.text = request.text.toStdString();
+        if (request.target)
+            l.target = request.target->toStdString();
+        l.generate = request.generate;
+        l.ablation = request.ablation;
+        l.choice = m_model->choice();
+    }
+    l.playground = m_input->settings();
+    const std::string_view key = m_steps->lessonStep().key;
+    l.step.assign(key.begin(), key.end());
+    l.alternative = std::max(0, m_steps->alternative());
+    l.batch = std::max(0, m_steps->batchIndex());
+    l.focusedHead = m_steps->grid()->focusedHead();
+    l.sharedColourRange = m_steps->sharedColourRange();
+    l.numbersInCells = m_steps->numbersInCells();
+    l.language = currentLanguage().toStdString();
+    return l;
+}
+
+void MainWindow::openLesson(const lesson::LessonFile& lesson)
+{
+    if (QString::fromStdString(lesson.language) != currentLanguage() &&
+        std::any_of(kLanguages.begin(), kLanguages.end(),
+                    [&](const Language& l) { return lesson.language == l.code; })) {
+        rebuildIn(QString::fromStdString(lesson.language), lesson);
+        return;
+    }
+    m_pendingView = lesson;
+    m_steps->setSharedColourRange(lesson.sharedColourRange);
+    m_steps->setNumbersInCells(lesson.numbersInCells);
+    if (const auto step = lesson::lessonStepIndex(lesson.step))
+        m_steps->setStep(*step);
+    if (lesson.model.empty()) {
+        m_input->setSettings(lesson.playground);
+        if (m_model->playground())
+            m_runner->request(m_input->settings()); // the same settings emit no change
+        else
+            m_model->setRequest({});
+        return;
+    }
+    m_input->setSettings(lesson.playground);
+    ModelRequest request;
+    request.folder = QString::fromStdString(lesson.model);
+    request.text = QString::fromStdString(lesson.text);
+    if (lesson.target)
+        request.target = QString::fromStdString(*lesson.target);
+    request.generate = lesson.generate;
+    request.ablation = lesson.ablation;
+    m_model->setRequest(request);
+}
+
+void MainWindow::applyPendingView()
+{
+    if (!m_pendingView)
+        return;
+    const lesson::LessonFile view = *std::exchange(m_pendingView, std::nullopt);
+    if (!view.model.empty() && m_modelResult.run) {
+        const int steps = static_cast<int>(m_modelResult.run->decoding.size());
+        lesson::BlockChoice choice = view.choice;
+        if (choice.decodingStep >= steps)
+            choice.decodingStep = -1;
+        // A block the model lacks (a lesson edited by hand, a model replaced since) leaves the
+        // block the run opened on.
+        if (m_modelResult.run->traceAt(choice.decodingStep)
+                .attentionBlock(choice.layer, choice.block))
+            m_model->setChoice(choice);
+    }
+    if (const auto step = lesson::lessonStepIndex(view.step))
+        m_steps->setStep(*step);
+    m_steps->setBatchIndex(view.batch);
+    m_steps->setAlternative(view.alternative);
+    if (view.focusedHead >= 0)
+        m_steps->grid()->focusHead(view.focusedHead);
+}
+
+void MainWindow::warn(const QString& title, const QString& sentence)
+{
+    statusBar()->showMessage(sentence);
+    // Window-modal but not blocking, so tests and a start from the command line go on.
+    auto* box = new QMessageBox(QMessageBox::Warning, title, sentence, QMessageBox::Ok, this);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->open();
+}
+
+bool MainWindow::openLessonFile(const QString& path)
+{
+    const LessonRead read = readLessonFile(path);
+    if (!read.lesson) {
+        warn(tr("Lesson not opened"), read.error);
+        return false;
+    }
+    rememberLesson(path);
+    statusBar()->showMessage(tr("Opened the lesson %1").arg(QFileInfo(path).fileName()));
+    openLesson(*read.lesson);
+    return true;
+}
+
+QString MainWindow::saveLessonFile(const QString& path)
+{
+    const QString error = writeLessonFile(path, lesson());
+    if (!error.isEmpty()) {
+        warn(tr("Lesson not saved"), error);
+        return error;
+    }
+    rememberLesson(path);
+    statusBar()->showMessage(tr("Saved the lesson as %1").arg(QFileInfo(path).fileName()));
+    return {};
+}
+
+void MainWindow::fillRecentMenu()
+{
+    QMenu* menu = m_ui->menuRecent;
+    menu->clear();
+    const QStringList paths = recentLessons();
+    for (const QString& path : paths) {
+        QAction* action = menu->addAction(QFileInfo(path).fileName());
+        action->setToolTip(QDir::toNativeSeparators(path));
+        action->setStatusTip(QDir::toNativeSeparators(path));
+        connect(action, &QAction::triggered, this, [this, path] { openLessonFile(path); });
+    }
+    if (paths.isEmpty()) {
+        menu->addAction(tr("No lessons yet"))->setEnabled(false);
+        return;
+    }
+    menu->addSeparator();
+    connect(menu->addAction(tr("Clear the list")), &QAction::triggered, this,
+            [] { forgetRecentLessons(); });
+}
+
+void MainWindow::fillLanguageMenu()
+{
+    auto* group = new QActionGroup(this);
+    for (const Language& language : kLanguages) {
+        const QString code = QString::fromLatin1(language.code);
+        QAction* action = m_ui->menuLanguage->addAction(QString::fromUtf8(language.nativeName));
+        action->setObjectName(QStringLiteral("language_") + code);
+        action->setCheckable(true);
+        action->setChecked(code == currentLanguage());
+        group->addAction(action);
+        connect(action, &QAction::triggered, this, [this, code] {
+            if (code != currentLanguage())
+                switchLanguage(code);
+        });
+    }
+}
+
+MainWindow* MainWindow::switchLanguage(const QString& code)
+{
+    // A lesson still waiting for its run is the one to rebuild around, not the half shown.
+    return rebuildIn(code, m_pendingView ? *m_pendingView : lesson());
+}
+
+MainWindow* MainWindow::rebuildIn(const QString& code, const lesson::LessonFile& shown)
+{
+    saveSession();
+    saveSessionLesson(shown);
+    applyLanguage(code);
+    QSettings store;
+    store.setValue(QStringLiteral("language"), currentLanguage());
+    auto* next = new MainWindow;
+    next->setAttribute(Qt::WA_DeleteOnClose);
+    next->restoreGeometry(saveGeometry());
+    next->show();
+    // Closed without saving again: the session is the lesson handed to the new window.
+    setAttribute(Qt::WA_DeleteOnClose);
+    hide();
+    deleteLater();
+    return next;
 }
 
 } // namespace attnviz::app

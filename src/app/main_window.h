@@ -3,12 +3,14 @@
 #include "app/model_runner.h"
 #include "app/preferences_dialog.h"
 #include "app/view_state.h"
+#include "lesson/lesson_file.h"
 #include "lesson/model_walkthrough.h"
 #include "lesson/playground.h"
 
 #include <QMainWindow>
 
 #include <memory>
+#include <optional>
 
 class QStackedWidget;
 
@@ -58,6 +60,21 @@ public:
     /// What is on screen, for the Export menu and saved lessons.
     ViewState viewState() const;
 
+    /// What the window shows as a saved lesson: the source, the text, the view and the language.
+    lesson::LessonFile lesson() const;
+    /// Shows a lesson: the source and text now, the block, step, view and head once its run is
+    /// on screen. A lesson in another language rebuilds the window in that language first.
+    void openLesson(const lesson::LessonFile& lesson);
+    /// File ▸ Open lesson and the command line: false, with one sentence in a message box and
+    /// the window unchanged, when the file cannot be read.
+    bool openLessonFile(const QString& path);
+    /// File ▸ Save lesson as: "" when saved, else why not (also shown in a message box).
+    QString saveLessonFile(const QString& path);
+    /// View ▸ Language: every text of the window in `code` (kLanguages). The window is rebuilt
+    /// around the lesson it shows, so no text stays in the old language; the returned window is
+    /// the new one (this one closes and is deleted).
+    MainWindow* switchLanguage(const QString& code);
+
 protected:
     void closeEvent(QCloseEvent* event) override;
 
@@ -82,6 +99,17 @@ private:
     void updateImportanceModel();
     /// Opens an experiment window on what the step panel shows, following it from then on.
     void showFollowing(FollowingDialog* dialog);
+    /// The part of a lesson that needs its run on screen first: block, step, view, head.
+    void applyPendingView();
+    /// A new window in language `code` that opens `shown`; this one hides and is deleted.
+    MainWindow* rebuildIn(const QString& code, const lesson::LessonFile& shown);
+    void fillLanguageMenu();
+    /// One sentence in the status bar and in a message box.
+    void warn(const QString& title, const QString& sentence);
+    void fillRecentMenu();
+    /// The session kept for the next start (and for a language switch): the lesson shown, plus
+    /// the geometry and the settings the older keys keep.
+    void saveSession();
 
     std::unique_ptr<Ui::MainWindow> m_ui;
     InputPanel* m_input;
@@ -104,6 +132,8 @@ private:
     /// the reverse demo is opened instead.
     QString m_savedFolder;
     Preferences m_preferences;
+    /// A lesson opened whose block, step and view wait for its run.
+    std::optional<lesson::LessonFile> m_pendingView;
 };
 
 } // namespace attnviz::app

@@ -3,17 +3,17 @@
 #include "lesson/lesson_steps.h"
 #include "lesson/walkthrough.h"
 
+#include <QCheckBox>
+#include <QSpinBox>
 #include <QWidget>
 
 #include <memory>
 #include <optional>
 
 class QButtonGroup;
-class QCheckBox;
 class QComboBox;
 class QLabel;
 class QPushButton;
-class QSpinBox;
 class QTextBrowser;
 
 namespace attnviz::app {
@@ -45,6 +45,14 @@ public:
     /// Which of a step's alternative views is shown (the split: 0 Q_h, 1 K_h, 2 V_h).
     int alternative() const;
     void setAlternative(int alternative);
+    /// Shows batch item `batch` (from 0) when the walkthrough has it.
+    void setBatchIndex(int batch) { m_batch->setValue(batch + 1); }
+    /// The display choices a saved lesson keeps: one colour range for all heads (else one per
+    /// head), and the numbers written in the cells.
+    bool sharedColourRange() const { return m_sharedRange->isChecked(); }
+    void setSharedColourRange(bool on) { m_sharedRange->setChecked(on); }
+    bool numbersInCells() const { return m_values->isChecked(); }
+    void setNumbersInCells(bool on) { m_values->setChecked(on); }
     void next();
     void previous();
     void first();

@@ -1,6 +1,7 @@
 #include "render/text_resource.h"
 
 #include <QFile>
+#include <QLocale>
 #include <QStringList>
 
 // The texts are compiled into the static attnviz_render library, whose resources are not
@@ -16,7 +17,15 @@ TextResource readTextResource(const QStringList& paths)
 {
     static const bool registered = (registerTexts(), true);
     (void)registered;
+    // A translation lives under the language's folder (":/zh_CN/steps/…"); a text it lacks is
+    // read in English.
+    const QString language = QLocale().name();
+    QStringList tried;
     for (const QString& path : paths) {
+        tried << QStringLiteral(":/") + language + path.mid(1);
+        tried << path;
+    }
+    for (const QString& path : tried) {
         QFile file(path);
         if (!file.open(QIODevice::ReadOnly | QIODevice::Text))
             continue;

@@ -12,7 +12,8 @@ struct TextResource {
     QString body;
 };
 
-/// The first of `paths` (":/steps/…") that exists, parsed; nullopt-like empty resource if none.
+/// The first of `paths` (":/steps/…") that exists, parsed, in the language of QLocale's default
+/// (":/zh_CN/steps/…") where it is translated; an empty resource if none exists.
 /// Registers the resources of the static render library on first use.
 TextResource readTextResource(const QStringList& paths);
 

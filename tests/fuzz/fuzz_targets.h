@@ -34,6 +34,8 @@ void fuzzModelFolder(std::string_view input);
 void fuzzTokenizers(std::string_view input);
 /// io::readAttentionImport on a parsed safetensors file.
 void fuzzImport(std::string_view input);
+/// lesson::parseLessonFile; what it accepts must read back the same when written out again.
+void fuzzLesson(std::string_view input);
 
 struct Target {
     std::string_view name; ///< as in build/fuzz/fuzz_<name> and tests/fuzz/regressions/<name>/
@@ -47,6 +49,7 @@ inline constexpr std::array kTargets = {
     Target{"model_folder", fuzzModelFolder},
     Target{"tokenizers", fuzzTokenizers},
     Target{"import", fuzzImport},
+    Target{"lesson", fuzzLesson},
 };
 
 } // namespace attnviz::fuzz

@@ -16,6 +16,7 @@
 //                 are the first entries of the real ones
 //   tokenizers    every mode of tokenizers_fuzz.cpp: small vocabularies cut from the real ones,
 //                 and the texts of tests/data/tokenizers/*_reference.json
+//   lesson        the saved lessons of tests/data/lessons
 // Each generated model folder is loaded once with io::loadModel, and the program fails if one
 // does not load: a seed that is refused at the first check would reach nothing.
 #include "fuzz_support.h"
@@ -539,6 +540,12 @@ void jsonSeeds(const fs::path& data, const fs::path& models)
 } // namespace
 } // namespace attnviz::fuzz
 
+void lessonSeeds(const fs::path& data)
+{
+    for (const fs::path& file : filesIn(data / "lessons", ".attnviz"))
+        writeSeed("lesson", file.stem().string(), io::readFile(file.string()));
+}
+
 int main(int argc, char** argv)
 {
     using namespace attnviz::fuzz;
@@ -554,6 +561,7 @@ int main(int argc, char** argv)
         safetensorsSeeds(data);
         modelFolderSeeds(data, models);
         tokenizerSeeds(data);
+        lessonSeeds(data);
     } catch (const std::exception& e) {
         std::cerr << "make_seeds: " << e.what() << "\n";
         return 1;

@@ -1,0 +1,113 @@
+#include "app/lesson_files.h"
+
+#include "engine/input_error.h"
+#include "io/atomic_file.h"
+#include "io/file_error.h"
+#include "io/input_file.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QFileInfo>
+#include <QSettings>
+
+namespace attnviz::app {
+
+namespace {
+
+constexpr int kRecentLessons = 8;
+const QString kRecentKey = QStringLiteral("lessons/recent");
+const QString kSessionKey = QStringLiteral("session/lesson");
+
+QString shown(const QString& path)
+{
+    return QString::fromStdString(io::printable(QDir::toNativeSeparators(path).toStdString()));
+}
+
+bool isBundledName(const std::string& model)
+{
+    return model.find('/') == std::string::npos && model.find('\\') == std::string::npos;
+}
+
+} // namespace
+
+LessonRead readLessonFile(const QString& path)
+{
+    LessonRead read;
+    try {
+        read.lesson = lesson::parseLessonFile(
+            io::readFile(QFile::encodeName(path).toStdString(), lesson::kMaxLessonFileBytes));
+    } catch (const io::FileError& e) {
+        read.error = QString::fromStdString(e.what());
+        return read;
+    } catch (const engine::InputError& e) {
+        read.error = QCoreApplication::translate("LessonFiles", "“%1” cannot be opened: %2")
+                         .arg(shown(path), QString::fromStdString(e.what()));
+        return read;
+    }
+    std::string& model = read.lesson->model;
+    if (!model.empty() && !isBundledName(model) &&
+        QDir::isRelativePath(QString::fromStdString(model)))
+        model =
+            QDir::cleanPath(QFileInfo(path).absoluteDir().filePath(QString::fromStdString(model)))
+                .toStdString();
+    return read;
+}
+
+QString writeLessonFile(const QString& path, const lesson::LessonFile& lesson)
+{
+    try {
+        io::AtomicFile file(QFile::encodeName(path).toStdString());
+        const std::string text = lesson::lessonFileText(lesson);
+        file.write({text.data(), text.size()});
+        file.commit();
+    } catch (const io::FileError& e) {
+        return QString::fromStdString(e.what());
+    }
+    return {};
+}
+
+QStringList recentLessons()
+{
+    QSettings store;
+    QStringList paths = store.value(kRecentKey).toStringList();
+    if (paths.size() > kRecentLessons) // a settings file edited by hand
+        paths = paths.mid(0, kRecentLessons);
+    return paths;
+}
+
+void rememberLesson(const QString& path)
+{
+    const QString absolute = QFileInfo(path).absoluteFilePath();
+    QStringList paths = recentLessons();
+    paths.removeAll(absolute);
+    paths.prepend(absolute);
+    QSettings store;
+    store.setValue(kRecentKey, paths.mid(0, kRecentLessons));
+}
+
+void forgetRecentLessons()
+{
+    QSettings store;
+    store.remove(kRecentKey);
+}
+
+std::optional<lesson::LessonFile> sessionLesson()
+{
+    const QSettings store;
+    const QString text = store.value(kSessionKey).toString();
+    if (text.isEmpty() || text.size() > static_cast<qsizetype>(lesson::kMaxLessonFileBytes))
+        return std::nullopt;
+    try {
+        return lesson::parseLessonFile(text.toStdString());
+    } catch (const engine::InputError&) {
+        return std::nullopt; // damaged by hand: the older keys still reopen model and step
+    }
+}
+
+void saveSessionLesson(const lesson::LessonFile& lesson)
+{
+    QSettings store;
+    store.setValue(kSessionKey, QString::fromStdString(lesson::lessonFileText(lesson)));
+}
+
+} // namespace attnviz::app

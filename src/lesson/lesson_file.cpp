@@ -1,0 +1,345 @@
+#include "lesson/lesson_file.h"
+
+#include "engine/input_error.h"
+#include "io/file_error.h"
+#include "io/json.h"
+#include "lesson/lesson_steps.h"
+
+#include <nlohmann/json.hpp>
+
+#include <limits>
+
+namespace attnviz::lesson {
+
+namespace {
+
+constexpr std::string_view kFormat = "attnviz-lesson";
+// Far above any classroom setting, low enough that nothing read is ever large.
+constexpr int kMaxListItems = 100000;
+
+const char* maskName(MaskKind mask)
+{
+    switch (mask) {
+    case MaskKind::None:
+        return "none";
+    case MaskKind::Causal:
+        return "causal";
+    case MaskKind::ValidLengths:
+        return "valid_lengths";
+    case MaskKind::Custom:
+        return "custom";
+    }
+    return "none";
+}
+
+nlohmann::ordered_json playgroundJson(const PlaygroundSettings& s)
+{
+    nlohmann::ordered_json cells = nlohmann::ordered_json::array();
+    for (const auto& cell : s.blockedCells)
+        cells.push_back({cell.first, cell.second});
+    return {{"query_sentences", s.querySentences},
+            {"key_value_sentences", s.keyValueSentences},
+            {"tokens", s.tokenUnit == TokenUnit::Character ? "characters" : "words"},
+            {"positional_encoding", s.positionalEncoding},
+            {"d_model", s.modelWidth},
+            {"heads", s.heads},
+            {"d_k", s.queryKeySize},
+            {"d_v", s.valueSize},
+            {"d_out", s.outputWidth},
+            {"bias", s.bias},
+            {"mask", maskName(s.mask)},
+            {"blocked_cells", cells},
+            {"valid_lengths", s.validLengths},
+            {"switched_off", s.ablatedHeads},
+            {"seed", s.seed}};
+}
+
+// Reads members with one-sentence errors that name where the member is ("view.step").
+class Reader {
+public:
+    Reader(const io::JsonValue& object, std::string where)
+        : m_object(object)
+        , m_where(std::move(where))
+    {
+    }
+
+    const io::JsonValue* find(std::string_view key) const { return m_object.find(key); }
+
+    std::string name(std::string_view key) const
+    {
+        return m_where.empty() ? std::string(key) : m_where + "." + std::string(key);
+    }
+
+    [[noreturn]] void fail(std::string_view key, const std::string& expected,
+                           const io::JsonValue& found) const
+    {
+        throw engine::InputError("The lesson's “" + name(key) + "” must be " + expected + ", not " +
+                                 io::printable(found.describe(), 60) + ".");
+    }
+
+    std::string string(std::string_view key, std::string fallback) const
+    {
+        const io::JsonValue* v = find(key);
+        if (!v)
+            return fallback;
+        if (!v->isString())
+            fail(key, "a string", *v);
+        return v->asString();
+    }
+
+    bool boolean(std::string_view key, bool fallback) const
+    {
+        const io::JsonValue* v = find(key);
+        if (!v)
+            return fallback;
+        if (!v->isBool())
+            fail(key, "true or false", *v);
+        return v->asBool();
+    }
+
+    std::int64_t integer(std::string_view key, std::int64_t fallback, std::int64_t low,
+                         std::int64_t high) const
+    {
+        const io::JsonValue* v = find(key);
+        if (!v)
+            return fallback;
+        if (!v->isInteger() || v->asInteger() < low || v->asInteger() > high)
+            fail(key, "a whole number from " + std::to_string(low) + " to " + std::to_string(high),
+                 *v);
+        return v->asInteger();
+    }
+
+    int count(std::string_view key, int fallback) const
+    {
+        return static_cast<int>(integer(key, fallback, 0, std::numeric_limits<int>::max()));
+    }
+
+    const io::JsonValue::Array* array(std::string_view key) const
+    {
+        const io::JsonValue* v = find(key);
+        if (!v)
+            return nullptr;
+        if (!v->isArray() || v->asArray().size() > kMaxListItems)
+            fail(key, "a list of at most " + std::to_string(kMaxListItems) + " items", *v);
+        return &v->asArray();
+    }
+
+    std::vector<std::string> strings(std::string_view key, std::vector<std::string> fallback) const
+    {
+        const io::JsonValue::Array* items = array(key);
+        if (!items)
+            return fallback;
+        std::vector<std::string> out;
+        for (const io::JsonValue& item : *items) {
+            if (!item.isString())
+                fail(key, "a list of strings", item);
+            out.push_back(item.asString());
+        }
+        return out;
+    }
+
+    Reader object(std::string_view key) const
+    {
+        static const io::JsonValue empty{io::JsonValue::Object{}};
+        const io::JsonValue* v = find(key);
+        if (!v)
+            return {empty, name(key)};
+        if (!v->isObject())
+            fail(key, "an object", *v);
+        return {*v, name(key)};
+    }
+
+private:
+    const io::JsonValue& m_object;
+    std::string m_where;
+};
+
+engine::Block readBlock(const Reader& r, std::string_view key, engine::Block fallback)
+{
+    const io::JsonValue* v = r.find(key);
+    if (!v)
+        return fallback;
+    if (v->isString())
+        for (const engine::Block b : engine::kAttentionBlocks)
+            if (v->asString() == engine::blockName(b))
+                return b;
+    r.fail(key, "self, masked_self or cross", *v);
+}
+
+PlaygroundSettings readPlayground(const Reader& r)
+{
+    PlaygroundSettings s;
+    s.querySentences = r.strings("query_sentences", s.querySentences);
+    s.keyValueSentences = r.strings("key_value_sentences", {});
+    const std::string tokens = r.string("tokens", "words");
+    if (tokens != "words" && tokens != "characters")
+        r.fail("tokens", "words or characters", io::JsonValue(tokens));
+    s.tokenUnit = tokens == "characters" ? TokenUnit::Character : TokenUnit::Word;
+    s.positionalEncoding = r.boolean("positional_encoding", s.positionalEncoding);
+    // The sizes are only bounded here; the playground's own checks say what fits (a message
+    // under the field, as when typed).
+    s.modelWidth = r.count("d_model", s.modelWidth);
+    s.heads = r.count("heads", s.heads);
+    s.queryKeySize = r.count("d_k", 0);
+    s.valueSize = r.count("d_v", 0);
+    s.outputWidth = r.count("d_out", 0);
+    s.bias = r.boolean("bias", s.bias);
+    const std::string mask = r.string("mask", "none");
+    bool knownMask = false;
+    for (const MaskKind m :
+         {MaskKind::None, MaskKind::Causal, MaskKind::ValidLengths, MaskKind::Custom})
+        if (mask == maskName(m)) {
+            s.mask = m;
+            knownMask = true;
+        }
+    if (!knownMask)
+        r.fail("mask", "none, causal, valid_lengths or custom", io::JsonValue(mask));
+    if (const io::JsonValue::Array* cells = r.array("blocked_cells"))
+        for (const io::JsonValue& cell : *cells) {
+            const bool pair = cell.isArray() && cell.asArray().size() == 2 &&
+                cell.asArray()[0].isInteger() && cell.asArray()[1].isInteger() &&
+                cell.asArray()[0].asInteger() >= 0 && cell.asArray()[1].asInteger() >= 0 &&
+                cell.asArray()[0].asInteger() < kMaxListItems &&
+                cell.asArray()[1].asInteger() < kMaxListItems;
+            if (!pair)
+                r.fail("blocked_cells", "a list of [query, key] pairs of positions", cell);
+            s.blockedCells.insert({static_cast<int>(cell.asArray()[0].asInteger()),
+                                   static_cast<int>(cell.asArray()[1].asInteger())});
+        }
+    s.validLengths = r.string("valid_lengths", "");
+    if (const io::JsonValue::Array* heads = r.array("switched_off"))
+        for (const io::JsonValue& head : *heads) {
+            if (!head.isInteger() || head.asInteger() < 0 || head.asInteger() >= kMaxListItems)
+                r.fail("switched_off", "a list of head numbers", head);
+            s.ablatedHeads.insert(static_cast<int>(head.asInteger()));
+        }
+    s.seed = static_cast<std::uint32_t>(
+        r.integer("seed", s.seed, 0, std::numeric_limits<std::uint32_t>::max()));
+    return s;
+}
+
+engine::Ablation readAblation(const Reader& r)
+{
+    engine::Ablation ablation;
+    const io::JsonValue::Array* heads = r.array("switched_off");
+    if (!heads)
+        return ablation;
+    for (const io::JsonValue& item : *heads) {
+        if (!item.isObject())
+            r.fail("switched_off", "a list of {\"layer\", \"block\", \"head\"} objects", item);
+        const Reader head(item, r.name("switched_off"));
+        engine::Ablation::Head h;
+        h.layer = static_cast<int>(head.integer("layer", 0, 0, kMaxListItems));
+        h.block = readBlock(head, "block", engine::Block::Self);
+        h.head = static_cast<int>(head.integer("head", 0, 0, kMaxListItems));
+        ablation.heads.push_back(h);
+    }
+    return ablation;
+}
+
+} // namespace
+
+std::string lessonFileText(const LessonFile& lesson)
+{
+    nlohmann::ordered_json file;
+    file["format"] = kFormat;
+    file["version"] = LessonFile::kVersion;
+    file["language"] = lesson.language;
+    if (lesson.model.empty()) {
+        file["playground"] = playgroundJson(lesson.playground);
+    } else {
+        nlohmann::ordered_json model{{"folder", lesson.model}, {"text", lesson.text}};
+        if (lesson.target)
+            model["target"] = *lesson.target;
+        model["generate"] = lesson.generate;
+        nlohmann::ordered_json heads = nlohmann::ordered_json::array();
+        for (const engine::Ablation::Head& h : lesson.ablation.heads)
+            heads.push_back(
+                {{"layer", h.layer}, {"block", engine::blockName(h.block)}, {"head", h.head}});
+        model["switched_off"] = heads;
+        file["model"] = model;
+    }
+    file["view"] = {{"step", lesson.step},
+                    {"layer", lesson.choice.layer},
+                    {"block", engine::blockName(lesson.choice.block)},
+                    {"decoding_step", lesson.choice.decodingStep},
+                    {"view", lesson.alternative},
+                    {"batch_item", lesson.batch},
+                    {"head", lesson.focusedHead},
+                    {"colour_range", lesson.sharedColourRange ? "shared" : "per_head"},
+                    {"numbers_in_cells", lesson.numbersInCells}};
+    // Invalid UTF-8 in a typed text is replaced rather than refused: the lesson is still saved.
+    return file.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
+}
+
+LessonFile parseLessonFile(std::string_view text)
+{
+    io::JsonValue document;
+    try {
+        document = io::parseJson(text);
+    } catch (const io::JsonError& e) {
+        throw engine::InputError(std::string("The lesson is not valid JSON: ") + e.what() + ".");
+    }
+    if (!document.isObject())
+        throw engine::InputError("The file is not an AttnViz lesson: expected a JSON object, not " +
+                                 io::printable(document.describe(), 60) + ".");
+    const Reader root(document, "");
+    const io::JsonValue* format = root.find("format");
+    if (!format || !format->isString() || format->asString() != kFormat)
+        throw engine::InputError(
+            "The file is not an AttnViz lesson: its “format” must be \"attnviz-lesson\".");
+    const std::int64_t version = root.integer("version", 0, 1, std::numeric_limits<int>::max());
+    if (version > LessonFile::kVersion)
+        throw engine::InputError("The lesson was saved by a newer AttnViz (format version " +
+                                 std::to_string(version) + "; this one reads version " +
+                                 std::to_string(LessonFile::kVersion) +
+                                 "): update AttnViz to open it.");
+    if (version < 1)
+        root.fail("version", "1", io::JsonValue(0.0, true, "0"));
+
+    LessonFile lesson;
+    lesson.language = root.string("language", lesson.language);
+    const bool hasModel = root.find("model") != nullptr;
+    const bool hasPlayground = root.find("playground") != nullptr;
+    if (hasModel == hasPlayground)
+        throw engine::InputError(
+            "The lesson must name either a “model” or a “playground”, exactly one of them.");
+    if (hasModel) {
+        const Reader model = root.object("model");
+        lesson.model = model.string("folder", "");
+        if (lesson.model.empty())
+            throw engine::InputError("The lesson's “model.folder” must name a model: a folder or "
+                                     "a bundled demo such as \"reverse\".");
+        lesson.text = model.string("text", "");
+        if (model.find("target"))
+            lesson.target = model.string("target", "");
+        lesson.generate = static_cast<int>(model.integer("generate", 0, 0, 4096));
+        lesson.ablation = readAblation(model);
+    } else {
+        lesson.playground = readPlayground(root.object("playground"));
+    }
+
+    const Reader view = root.object("view");
+    lesson.step = view.string("step", lesson.step);
+    if (!lessonStepIndex(lesson.step)) {
+        std::string keys;
+        for (const LessonStep& step : kLessonSteps)
+            keys += (keys.empty() ? "" : ", ") + std::string(step.key);
+        view.fail("step", "the key of a step (" + keys + ")", io::JsonValue(lesson.step));
+    }
+    lesson.choice.layer = static_cast<int>(view.integer("layer", 0, 0, kMaxListItems));
+    lesson.choice.block = readBlock(view, "block", engine::Block::Self);
+    lesson.choice.decodingStep =
+        static_cast<int>(view.integer("decoding_step", -1, -1, kMaxListItems));
+    lesson.alternative = static_cast<int>(view.integer("view", 0, 0, 64));
+    lesson.batch = static_cast<int>(view.integer("batch_item", 0, 0, kMaxListItems));
+    lesson.focusedHead = static_cast<int>(view.integer("head", -1, -1, kMaxListItems));
+    const std::string range = view.string("colour_range", "per_head");
+    if (range != "per_head" && range != "shared")
+        view.fail("colour_range", "per_head or shared", io::JsonValue(range));
+    lesson.sharedColourRange = range == "shared";
+    lesson.numbersInCells = view.boolean("numbers_in_cells", false);
+    return lesson;
+}
+
+} // namespace attnviz::lesson

@@ -1,0 +1,55 @@
+#pragma once
+
+#include "engine/transformer_model.h"
+#include "lesson/model_walkthrough.h"
+#include "lesson/playground_settings.h"
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace attnviz::lesson {
+
+/// A saved lesson (an .attnviz file, docs/lesson-files.md): what the window shows, so that a
+/// teacher prepares a lesson at home and opens it in class, and the app reopens where the user
+/// left off. Plain data; the window fills it from its panels and applies it back.
+struct LessonFile {
+    /// The format version this program writes; a file of a newer version is refused.
+    static constexpr int kVersion = 1;
+
+    /// A model's folder or a bundled demo's name; empty: the random-weights playground.
+    std::string model;
+    std::string text; ///< the model's input text
+    std::optional<std::string> target; ///< encoder-decoder: teacher forcing instead of decoding
+    int generate = 0; ///< decoder-only: tokens to continue the text by
+    engine::Ablation ablation; ///< the model's heads switched off
+    PlaygroundSettings playground; ///< used when `model` is empty
+
+    std::string step = "input"; ///< a lesson step's key (lesson_steps.h)
+    BlockChoice choice; ///< the model's layer, block and decoding step
+    int alternative = 0; ///< the view of the step (lesson_steps.h)
+    int batch = 0; ///< the playground's batch item
+    int focusedHead = -1; ///< −1: all heads
+    bool sharedColourRange = false; ///< one colour range for all heads, rather than one each
+    bool numbersInCells = false;
+    std::string language = "en"; ///< the interface's language code
+
+    bool operator==(const LessonFile&) const = default;
+};
+
+/// The file's text: indented JSON, members in a fixed order, ending with a newline.
+std::string lessonFileText(const LessonFile& lesson);
+
+/// Reads a lesson file's text. Anything wrong — not JSON, not a lesson, a newer version, a member
+/// of the wrong type or out of range, an unknown step or block — throws engine::InputError with
+/// one sentence naming the member and what was expected (values escaped with io::printable).
+/// Members a version-1 file may omit take their defaults; unknown members are ignored, so a
+/// later minor addition does not make the file unreadable.
+LessonFile parseLessonFile(std::string_view text);
+
+/// The largest lesson file read: a lesson is a few kilobytes; the cap keeps a wrong file (a
+/// checkpoint picked by mistake) from being read whole.
+inline constexpr std::uint64_t kMaxLessonFileBytes = 4u << 20;
+
+} // namespace attnviz::lesson
