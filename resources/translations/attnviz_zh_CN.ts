@@ -5,1260 +5,1495 @@
     <name>ExportDialog</name>
     <message>
         <source>Export image</source>
-        <translation type="unfinished"></translation>
+        <translation>导出图像</translation>
     </message>
     <message>
         <source>&amp;Format</source>
-        <translation type="unfinished"></translation>
+        <translation>格式(&amp;F)</translation>
     </message>
     <message>
         <source>&amp;Width</source>
-        <translation type="unfinished"></translation>
+        <translation>宽度(&amp;W)</translation>
     </message>
     <message>
         <source> px</source>
-        <translation type="unfinished"></translation>
+        <translation> 像素</translation>
     </message>
     <message>
         <source>&amp;Height</source>
-        <translation type="unfinished"></translation>
+        <translation>高度(&amp;H)</translation>
     </message>
     <message>
         <source>&amp;Resolution</source>
-        <translation type="unfinished"></translation>
+        <translation>分辨率(&amp;R)</translation>
     </message>
     <message>
         <source> dpi</source>
-        <translation type="unfinished"></translation>
+        <translation> dpi</translation>
+    </message>
+</context>
+<context>
+    <name>GlossaryDialog</name>
+    <message>
+        <source>Glossary</source>
+        <translation>术语表</translation>
+    </message>
+    <message>
+        <source>Find a term</source>
+        <translation>查找术语</translation>
+    </message>
+    <message>
+        <source>Shows the terms whose name, other spellings or explanation contain these words</source>
+        <translation>显示名称、其他写法或解释中包含这些词的术语</translation>
+    </message>
+    <message>
+        <source>Every term the app&apos;s texts use; the explanation of the one chosen is on the right</source>
+        <translation>本应用的文字中用到的所有术语；右侧是所选术语的解释</translation>
+    </message>
+</context>
+<context>
+    <name>GuidedTour</name>
+    <message>
+        <source>What to look at</source>
+        <translation>看什么</translation>
+    </message>
+    <message>
+        <source>Choose the random-weights playground, a bundled demo model, or a model folder (GPT-2 or BERT as Hugging Face stores them). The text below is what the model reads.</source>
+        <translation>选择随机权重演练场、内置的演示模型，或一个模型文件夹（按 Hugging Face 格式存放的 GPT-2 或 BERT）。下面的文本就是模型读入的内容。</translation>
+    </message>
+    <message>
+        <source>The steps</source>
+        <translation>计算步骤</translation>
+    </message>
+    <message>
+        <source>Multi-head attention, one step at a time: from the input through Q, K, V, the split into heads, scores, scaling, the mask, softmax and the weighted values to the output. ← and → walk through them.</source>
+        <translation>多头注意力，一次一步：从输入开始，经过 Q、K、V，拆分成多个头，计算注意力分数、缩放、掩码、softmax，再对值加权求和，直到输出。用 ← 和 → 逐步浏览。</translation>
+    </message>
+    <message>
+        <source>Formula and shapes</source>
+        <translation>公式与形状</translation>
+    </message>
+    <message>
+        <source>Each step&apos;s formula with the sizes of what you look at filled in, and the shape of every tensor with its axes named.</source>
+        <translation>每一步的公式，其中代入了你正在查看的各项的大小；还有每个张量的形状，并标出了各个轴的名称。</translation>
+    </message>
+    <message>
+        <source>Why this step</source>
+        <translation>为什么有这一步</translation>
+    </message>
+    <message>
+        <source>A short explanation. Underlined terms are in the glossary: point at one to read it, click it to open the glossary (F1).</source>
+        <translation>一段简短的解释。带下划线的词收录在术语表中：把鼠标指向它即可阅读解释，单击则打开术语表（F1）。</translation>
+    </message>
+    <message>
+        <source>One heatmap per head</source>
+        <translation>每个头一张热力图</translation>
+    </message>
+    <message>
+        <source>Each head&apos;s matrix at this step. Point at a cell for its value; click a head to see it alone, right-click for its menu: export, the arithmetic of a cell, switch the head off.</source>
+        <translation>每个头在这一步的矩阵。把鼠标指向单元格可查看它的值；单击某个头可单独查看它，右键单击则打开它的菜单：导出、单元格的算术过程、关闭该头。</translation>
+    </message>
+    <message>
+        <source>Experiments, lessons and exports</source>
+        <translation>实验、课件与导出</translation>
+    </message>
+    <message>
+        <source>Experiments compares common mistakes, the scaling of the scores and how much each head matters. File saves what you see as a lesson; Export writes heatmaps for slides and papers; F5 is the projector&apos;s mode.</source>
+        <translation>“实验”菜单可以对比常见错误、分数的缩放以及每个头的重要程度。“文件”菜单把你看到的内容保存为课件；“导出”菜单为幻灯片和论文生成热力图；F5 是投影演示模式。</translation>
     </message>
 </context>
 <context>
     <name>ImportanceDialog</name>
     <message>
         <source>Head importance</source>
-        <translation type="unfinished"></translation>
+        <translation>头的重要性</translation>
     </message>
     <message>
         <source>Every attention head is switched off in turn (its columns of the concatenation become zero) and the model is scored on the same examples each time. A head whose absence hurts most is the one the model relies on most; many heads can go with almost no loss, which is why heads can be pruned (D2L 10.3).</source>
-        <translation type="unfinished"></translation>
+        <translation>依次关闭每个注意力头（它在拼接结果中的列变为零），每次都在同一批样例上给模型评分。去掉后损害最大的头，就是模型最依赖的头；许多头去掉后几乎没有损失，这正是注意力头可以剪枝的原因（《动手学深度学习》10.3 节）。</translation>
     </message>
     <message>
         <source>&amp;Examples</source>
-        <translation type="unfinished"></translation>
+        <translation>样例数(&amp;E)</translation>
     </message>
     <message>
         <source>How many examples of the model&apos;s heldout.txt to score on; more is steadier and slower. Without heldout.txt, the text shown is used.</source>
-        <translation type="unfinished"></translation>
+        <translation>用模型 heldout.txt 中的多少个样例来评分；样例越多，结果越稳定，也越慢。没有 heldout.txt 时，使用当前显示的文本。</translation>
     </message>
     <message>
         <source>&amp;Measure</source>
-        <translation type="unfinished"></translation>
+        <translation>测量(&amp;M)</translation>
     </message>
     <message>
         <source>Double-click a head to switch it off in the main window</source>
-        <translation type="unfinished"></translation>
+        <translation>双击某个头，即可在主窗口中关闭该头</translation>
     </message>
     <message>
         <source>Click a cell or double-click a row to switch that head off in the main window and see what changes (tick Change from all heads on there). To undo it, right-click any head there and choose Switch every head back on.</source>
-        <translation type="unfinished"></translation>
+        <translation>单击一个单元格或双击一行，即可在主窗口中关闭对应的头并查看发生的变化（在主窗口中勾选“与所有头开启时的差异”）。要撤销，请在主窗口中右键单击任意一个头，然后选择“重新开启所有头”。</translation>
     </message>
 </context>
 <context>
     <name>InputPanel</name>
     <message>
         <source>Input</source>
-        <translation type="unfinished"></translation>
+        <translation>输入</translation>
     </message>
     <message>
         <source>Query sentences (one per line; several lines form a batch)</source>
-        <translation type="unfinished"></translation>
+        <translation>查询句子（每行一句；多行组成一个批量）</translation>
     </message>
     <message>
         <source>Queries. Each line is one sentence of the batch.</source>
-        <translation type="unfinished"></translation>
+        <translation>查询。每行是批量中的一个句子。</translation>
     </message>
     <message>
         <source>color: #b00020;</source>
-        <translation type="unfinished"></translation>
+        <translation>color: #b00020;</translation>
     </message>
     <message>
         <source>Key/value sentences for cross-attention (empty: self-attention)</source>
-        <translation type="unfinished"></translation>
+        <translation>用于交叉注意力的键/值句子（留空：自注意力）</translation>
     </message>
     <message>
         <source>Tokens</source>
-        <translation type="unfinished"></translation>
+        <translation>词元</translation>
     </message>
     <message>
         <source>words (split at spaces)</source>
-        <translation type="unfinished"></translation>
+        <translation>单词（按空格切分）</translation>
     </message>
     <message>
         <source>characters</source>
-        <translation type="unfinished"></translation>
+        <translation>字符</translation>
     </message>
     <message>
         <source>Add sinusoidal positional encoding</source>
-        <translation type="unfinished"></translation>
+        <translation>加上正弦位置编码</translation>
     </message>
     <message>
         <source>Shape</source>
-        <translation type="unfinished"></translation>
+        <translation>形状</translation>
     </message>
     <message>
         <source>Model width D</source>
-        <translation type="unfinished"></translation>
+        <translation>模型宽度 D</translation>
     </message>
     <message>
         <source>Heads H</source>
-        <translation type="unfinished"></translation>
+        <translation>头数 H</translation>
     </message>
     <message>
         <source>d_k per head</source>
-        <translation type="unfinished"></translation>
+        <translation>每个头的 d_k</translation>
     </message>
     <message>
         <source>auto (D / H)</source>
-        <translation type="unfinished"></translation>
+        <translation>自动（D / H）</translation>
     </message>
     <message>
         <source>Query/key size per head; auto = D / H</source>
-        <translation type="unfinished"></translation>
+        <translation>每个头的查询/键维度；自动 = D / H</translation>
     </message>
     <message>
         <source>d_v per head</source>
-        <translation type="unfinished"></translation>
+        <translation>每个头的 d_v</translation>
     </message>
     <message>
         <source>Value size per head; auto = D / H</source>
-        <translation type="unfinished"></translation>
+        <translation>每个头的值维度；自动 = D / H</translation>
     </message>
     <message>
         <source>Output width</source>
-        <translation type="unfinished"></translation>
+        <translation>输出宽度</translation>
     </message>
     <message>
         <source>auto (D)</source>
-        <translation type="unfinished"></translation>
+        <translation>自动（D）</translation>
     </message>
     <message>
         <source>Bias on every projection</source>
-        <translation type="unfinished"></translation>
+        <translation>每个投影都带偏置</translation>
     </message>
     <message>
         <source>Mask and weights</source>
-        <translation type="unfinished"></translation>
+        <translation>掩码与权重</translation>
     </message>
     <message>
         <source>Mask</source>
-        <translation type="unfinished"></translation>
+        <translation>掩码</translation>
     </message>
     <message>
         <source>none</source>
-        <translation type="unfinished"></translation>
+        <translation>无</translation>
     </message>
     <message>
         <source>causal (no peeking ahead)</source>
-        <translation type="unfinished"></translation>
+        <translation>因果掩码（不能偷看后面的词元）</translation>
     </message>
     <message>
         <source>valid lengths (block padding)</source>
-        <translation type="unfinished"></translation>
+        <translation>有效长度（屏蔽填充）</translation>
     </message>
     <message>
         <source>custom (click cells of a score heatmap)</source>
-        <translation type="unfinished"></translation>
+        <translation>自定义（单击注意力分数热力图中的单元格）</translation>
     </message>
     <message>
         <source>Valid lengths</source>
-        <translation type="unfinished"></translation>
+        <translation>有效长度</translation>
     </message>
     <message>
         <source>e.g. 3, 2</source>
-        <translation type="unfinished"></translation>
+        <translation>例如 3, 2</translation>
     </message>
     <message>
         <source>&lt;p&gt;D2L&apos;s valid lengths: one number per sentence (3, 2), or one row per sentence with a length per query ([[1, 3], [2, 4]]). Keys at or after the length are blocked. Empty: each sentence&apos;s own length, so only padding is blocked.&lt;/p&gt;</source>
-        <translation type="unfinished"></translation>
+        <translation>&lt;p&gt;《动手学深度学习》中的有效长度：每个句子一个数（3, 2），或者每个句子一行、每个查询一个长度（[[1, 3], [2, 4]]）。位置大于或等于该长度的键会被屏蔽。留空：使用每个句子自身的长度，因此只屏蔽填充。&lt;/p&gt;</translation>
     </message>
     <message>
         <source>Clear drawn mask</source>
-        <translation type="unfinished"></translation>
+        <translation>清除手绘的掩码</translation>
     </message>
     <message>
         <source>Seed</source>
-        <translation type="unfinished"></translation>
+        <translation>随机种子</translation>
     </message>
     <message>
         <source>Re-roll weights</source>
-        <translation type="unfinished"></translation>
+        <translation>重新随机生成权重</translation>
+    </message>
+</context>
+<context>
+    <name>LessonFiles</name>
+    <message>
+        <source>“%1” cannot be opened: %2</source>
+        <translation>无法打开“%1”：%2</translation>
     </message>
 </context>
 <context>
     <name>MainWindow</name>
     <message>
         <source>AttnViz — multi-head attention, step by step</source>
-        <translation type="unfinished"></translation>
+        <translation>AttnViz — 一步一步理解多头注意力</translation>
     </message>
     <message>
         <source>&amp;File</source>
-        <translation type="unfinished"></translation>
+        <translation>文件(&amp;F)</translation>
     </message>
     <message>
         <source>Open &amp;recent lesson</source>
-        <translation type="unfinished"></translation>
+        <translation>最近打开的课件(&amp;R)</translation>
     </message>
     <message>
         <source>&amp;View</source>
-        <translation type="unfinished"></translation>
+        <translation>视图(&amp;V)</translation>
     </message>
     <message>
         <source>&amp;Language</source>
-        <translation type="unfinished"></translation>
+        <translation>语言(&amp;L)</translation>
     </message>
     <message>
         <source>E&amp;xperiments</source>
-        <translation type="unfinished"></translation>
+        <translation>实验(&amp;X)</translation>
     </message>
     <message>
         <source>&amp;Export</source>
-        <translation type="unfinished"></translation>
+        <translation>导出(&amp;E)</translation>
     </message>
     <message>
         <source>&amp;Help</source>
-        <translation type="unfinished"></translation>
+        <translation>帮助(&amp;H)</translation>
     </message>
     <message>
         <source>&amp;Open lesson…</source>
-        <translation type="unfinished"></translation>
+        <translation>打开课件(&amp;O)…</translation>
     </message>
     <message>
         <source>Open a lesson saved as an .attnviz file: the model or playground, the text, the step, the block and the heads switched off</source>
-        <translation type="unfinished"></translation>
+        <translation>打开保存为 .attnviz 文件的课件：其中包括模型或演练场、文本、步骤、注意力块以及被关闭的头</translation>
     </message>
     <message>
         <source>Ctrl+O</source>
-        <translation type="unfinished"></translation>
+        <translation>Ctrl+O</translation>
     </message>
     <message>
         <source>&amp;Save lesson as…</source>
-        <translation type="unfinished"></translation>
+        <translation>课件另存为(&amp;S)…</translation>
     </message>
     <message>
         <source>Save what the window shows as a lesson (.attnviz), to open again in class</source>
-        <translation type="unfinished"></translation>
+        <translation>把窗口当前显示的内容保存为课件（.attnviz），以便上课时再次打开</translation>
     </message>
     <message>
         <source>Ctrl+S</source>
-        <translation type="unfinished"></translation>
+        <translation>Ctrl+S</translation>
     </message>
     <message>
         <source>&amp;Preferences…</source>
-        <translation type="unfinished"></translation>
+        <translation>首选项(&amp;P)…</translation>
     </message>
     <message>
         <source>Ctrl+,</source>
-        <translation type="unfinished"></translation>
+        <translation>Ctrl+,</translation>
     </message>
     <message>
         <source>&amp;Quit</source>
-        <translation type="unfinished"></translation>
+        <translation>退出(&amp;Q)</translation>
     </message>
     <message>
         <source>Ctrl+Q</source>
-        <translation type="unfinished"></translation>
+        <translation>Ctrl+Q</translation>
     </message>
     <message>
         <source>&amp;Previous step</source>
-        <translation type="unfinished"></translation>
+        <translation>上一步(&amp;P)</translation>
     </message>
     <message>
         <source>Left</source>
-        <translation type="unfinished"></translation>
+        <translation>Left</translation>
     </message>
     <message>
         <source>&amp;Next step</source>
-        <translation type="unfinished"></translation>
+        <translation>下一步(&amp;N)</translation>
     </message>
     <message>
         <source>Right</source>
-        <translation type="unfinished"></translation>
+        <translation>Right</translation>
     </message>
     <message>
         <source>&amp;First step</source>
-        <translation type="unfinished"></translation>
+        <translation>第一步(&amp;F)</translation>
     </message>
     <message>
         <source>Home</source>
-        <translation type="unfinished"></translation>
+        <translation>Home</translation>
     </message>
     <message>
         <source>&amp;Last step</source>
-        <translation type="unfinished"></translation>
+        <translation>最后一步(&amp;L)</translation>
     </message>
     <message>
         <source>End</source>
-        <translation type="unfinished"></translation>
+        <translation>End</translation>
     </message>
     <message>
         <source>P&amp;resentation mode (large text)</source>
-        <translation type="unfinished"></translation>
+        <translation>演示模式（大字号）(&amp;R)</translation>
     </message>
     <message>
         <source>F5</source>
-        <translation type="unfinished"></translation>
+        <translation>F5</translation>
     </message>
     <message>
         <source>&amp;Scaling the scores…</source>
-        <translation type="unfinished"></translation>
+        <translation>分数的缩放(&amp;S)…</translation>
     </message>
     <message>
         <source>The module shown with its scores divided by √d_k, by nothing or by a temperature: entropy, largest weight, histogram, and why √d_k</source>
-        <translation type="unfinished"></translation>
+        <translation>把当前模块的注意力分数除以 √d_k、不除或除以一个温度：比较熵、最大权重和直方图，并说明为什么要除以 √d_k</translation>
     </message>
     <message>
         <source>Ctrl+K</source>
-        <translation type="unfinished"></translation>
+        <translation>Ctrl+K</translation>
     </message>
     <message>
         <source>Common &amp;mistakes…</source>
-        <translation type="unfinished"></translation>
+        <translation>常见错误(&amp;M)…</translation>
     </message>
     <message>
         <source>The module shown, computed correctly and with a common mistake made, side by side</source>
-        <translation type="unfinished"></translation>
+        <translation>并排对比当前模块的正确计算结果与犯了常见错误后的结果</translation>
     </message>
     <message>
         <source>Ctrl+M</source>
-        <translation type="unfinished"></translation>
+        <translation>Ctrl+M</translation>
     </message>
     <message>
         <source>Head &amp;importance…</source>
-        <translation type="unfinished"></translation>
+        <translation>头的重要性(&amp;I)…</translation>
     </message>
     <message>
         <source>Switch every head of the model shown off in turn and rank the heads by how much the model suffers (D2L 10.3)</source>
-        <translation type="unfinished"></translation>
+        <translation>依次关闭当前模型的每个头，按模型受损的程度给各个头排序（《动手学深度学习》10.3 节）</translation>
     </message>
     <message>
         <source>Ctrl+I</source>
-        <translation type="unfinished"></translation>
+        <translation>Ctrl+I</translation>
     </message>
     <message>
         <source>&amp;About AttnViz</source>
-        <translation type="unfinished"></translation>
+        <translation>关于 AttnViz(&amp;A)</translation>
+    </message>
+    <message>
+        <source>Guided &amp;tour</source>
+        <translation>导览(&amp;T)</translation>
+    </message>
+    <message>
+        <source>A short walk around the window: where to choose a model, the steps, the heatmaps, the experiments</source>
+        <translation>带你简单认识一下窗口：在哪里选择模型，以及计算步骤、热力图和实验</translation>
+    </message>
+    <message>
+        <source>&amp;Glossary…</source>
+        <translation>术语表(&amp;G)…</translation>
+    </message>
+    <message>
+        <source>Every term the app uses, explained: d_model, d_k, head, residual stream, LayerNorm, greedy decoding, BPE …</source>
+        <translation>解释本应用用到的每个术语：d_model、d_k、头、残差流、层归一化（LayerNorm）、贪心解码、BPE……</translation>
+    </message>
+    <message>
+        <source>F1</source>
+        <translation>F1</translation>
+    </message>
+    <message>
+        <source>&amp;Keyboard shortcuts</source>
+        <translation>键盘快捷键(&amp;K)</translation>
     </message>
 </context>
 <context>
     <name>MistakesDialog</name>
     <message>
         <source>Common mistakes</source>
-        <translation type="unfinished"></translation>
+        <translation>常见错误</translation>
     </message>
     <message>
         <source>Each mistake is computed by the engine on the module and inputs shown in the main window.</source>
-        <translation type="unfinished"></translation>
+        <translation>每种错误都由计算引擎在主窗口所示的模块和输入上实际算出。</translation>
     </message>
     <message>
         <source>&amp;Head</source>
-        <translation type="unfinished"></translation>
+        <translation>头(&amp;H)</translation>
     </message>
     <message>
         <source>&amp;Numbers in cells</source>
-        <translation type="unfinished"></translation>
+        <translation>在单元格中显示数值(&amp;N)</translation>
     </message>
 </context>
 <context>
     <name>ModelPanel</name>
     <message>
         <source>Model</source>
-        <translation type="unfinished"></translation>
+        <translation>模型</translation>
     </message>
     <message>
         <source>A trained demo model, the random-weights playground, or a model folder of your own</source>
-        <translation type="unfinished"></translation>
+        <translation>训练好的演示模型、随机权重演练场，或者你自己的模型文件夹</translation>
     </message>
     <message>
         <source>&amp;Text</source>
-        <translation type="unfinished"></translation>
+        <translation>文本(&amp;T)</translation>
     </message>
     <message>
         <source>Tar&amp;get</source>
-        <translation type="unfinished"></translation>
+        <translation>目标(&amp;G)</translation>
     </message>
     <message>
         <source>empty: the model decodes on its own</source>
-        <translation type="unfinished"></translation>
+        <translation>留空：由模型自行解码</translation>
     </message>
     <message>
         <source>&amp;Continue by</source>
-        <translation type="unfinished"></translation>
+        <translation>续写(&amp;C)</translation>
     </message>
     <message>
         <source> tokens</source>
-        <translation type="unfinished"></translation>
+        <translation> 个词元</translation>
     </message>
     <message>
         <source>color: #b00020;</source>
-        <translation type="unfinished"></translation>
+        <translation>color: #b00020;</translation>
     </message>
     <message>
         <source>Cancel</source>
-        <translation type="unfinished"></translation>
+        <translation>取消</translation>
     </message>
     <message>
         <source>Stop loading or running the model; the panel keeps what it showed before</source>
-        <translation type="unfinished"></translation>
+        <translation>停止加载或运行模型；面板保留之前显示的内容</translation>
     </message>
     <message>
         <source>&amp;Layer</source>
-        <translation type="unfinished"></translation>
+        <translation>层(&amp;L)</translation>
     </message>
     <message>
         <source>&amp;Block</source>
-        <translation type="unfinished"></translation>
+        <translation>块(&amp;B)</translation>
     </message>
     <message>
         <source>&amp;Decoding step</source>
-        <translation type="unfinished"></translation>
+        <translation>解码步(&amp;D)</translation>
     </message>
     <message>
         <source>Replay greedy decoding: at step k the decoder has seen only the tokens before it</source>
-        <translation type="unfinished"></translation>
+        <translation>重放贪心解码：在第 k 步，解码器只看到它之前的词元</translation>
     </message>
     <message>
         <source>whole output</source>
-        <translation type="unfinished"></translation>
+        <translation>完整输出</translation>
     </message>
     <message>
         <source>Whole-model &amp;overview (layers × heads)</source>
-        <translation type="unfinished"></translation>
+        <translation>全模型概览（层 × 头）(&amp;O)</translation>
     </message>
 </context>
 <context>
     <name>PredictionPrompt</name>
     <message>
         <source>Predict, then reveal — what will this step show?</source>
-        <translation type="unfinished"></translation>
+        <translation>先预测，再揭晓——这一步会显示什么？</translation>
     </message>
     <message>
         <source>Reveal without answering (Esc)</source>
-        <translation type="unfinished"></translation>
+        <translation>不作答，直接揭晓（Esc）</translation>
     </message>
     <message>
         <source>Show the step and the answer; nothing is counted</source>
-        <translation type="unfinished"></translation>
+        <translation>显示这一步和答案；不计分</translation>
     </message>
 </context>
 <context>
     <name>PreferencesDialog</name>
     <message>
         <source>Preferences</source>
-        <translation type="unfinished"></translation>
+        <translation>首选项</translation>
     </message>
     <message>
         <source>Limits</source>
-        <translation type="unfinished"></translation>
+        <translation>限制</translation>
     </message>
     <message>
         <source>&amp;Memory limit</source>
-        <translation type="unfinished"></translation>
+        <translation>内存上限(&amp;M)</translation>
     </message>
     <message>
         <source>empty: 80 % of the memory available</source>
-        <translation type="unfinished"></translation>
+        <translation>留空：可用内存的 80%</translation>
     </message>
     <message>
         <source>The most memory one model run may take, e.g. 2G or 512M. A run that would need more is refused before it starts, with the estimate. Empty: 80 % of the memory the machine has available.</source>
-        <translation type="unfinished"></translation>
+        <translation>一次模型运行最多可以占用的内存，例如 2G 或 512M。需要更多内存的运行会在开始前被拒绝，并给出估算值。留空：机器可用内存的 80%。</translation>
     </message>
     <message>
         <source>color: #b00020;</source>
-        <translation type="unfinished"></translation>
-    </message>
-</context>
-<context>
-    <name>QObject</name>
-    <message>
-        <source>&lt;p&gt;&lt;b&gt;Head %1 · query %2 · key %3&lt;/b&gt;%4&lt;/p&gt;</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source> · batch item %1</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>1. Score: q_%1 · k_%2, term by term</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>t</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>q[t]</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>k[t]</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>q[t] × k[t]</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>&lt;p&gt;… and %1 more terms, included in the sum.&lt;/p&gt;</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>&lt;p&gt;Sum of the %1 products = &lt;b&gt;%2&lt;/b&gt; (the trace&apos;s score: %3)&lt;/p&gt;</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>2. Scaled: ÷ √d_k</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>&lt;p&gt;%1 ÷ √%2 = %1 ÷ %3 = &lt;b&gt;%4&lt;/b&gt;&lt;/p&gt;</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>3. Masked</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>&lt;p&gt;Every key is blocked for this query. The softmax of a row of −∞ would be 0/0 (NaN); AttnViz gives the row zero weights, so the query attends to nothing and its context is zero.&lt;/p&gt;</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>&lt;p&gt;Key %1 is &lt;b&gt;blocked&lt;/b&gt; for this query: the masked score is −∞, so exp gives 0 and its weight is exactly 0.&lt;/p&gt;</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>&lt;p&gt;Key %1 is allowed: the masked score is the scaled score, %2.&lt;/p&gt;</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>4. Softmax over the keys of row %1</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>&lt;p&gt;The row&apos;s largest masked score, %1, is subtracted before exp (the result is the same; the exps cannot overflow).&lt;/p&gt;</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>key</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>masked</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>exp(masked − max)</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>weight</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>&lt;p&gt;Showing %1 of %2 keys: the largest weights and key %3.&lt;/p&gt;</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>&lt;p&gt;Row sum of the exps = %1&lt;br&gt;weight = %2 ÷ %1 = &lt;b&gt;%3&lt;/b&gt; (the trace&apos;s weight: %4). The row&apos;s weights add up to 1.&lt;/p&gt;</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>&lt;p&gt;&lt;b&gt;Head %1 · query %2 · feature %3 of the context&lt;/b&gt;&lt;/p&gt;</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>The weighted sum of column %1 of V_h</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>&lt;p&gt;Each key&apos;s value in that column, times the weight query %1 gives the key:&lt;/p&gt;</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>v[%1]</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>weight × v</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>&lt;p&gt;Showing the %1 largest weights of %2 keys; the sum has every key.&lt;/p&gt;</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>&lt;p&gt;Sum = &lt;b&gt;%1&lt;/b&gt; (the trace&apos;s context: %2)&lt;/p&gt;</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>&lt;p&gt;No arithmetic to show: %1.&lt;/p&gt;</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>&lt;p&gt;Cell of &lt;i&gt;%1&lt;/i&gt;: every number below is the trace&apos;s.&lt;/p&gt;</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Stopped.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>There was not enough memory to measure the heads.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Measuring the heads failed for an unknown reason.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>encoder self-attention</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>decoder masked self-attention</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>decoder cross-attention</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>There was not enough memory to run this model on this text.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>Running the model failed for an unknown reason.</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source>There was not enough memory for these settings.</source>
-        <translation type="unfinished"></translation>
+        <translation>color: #b00020;</translation>
     </message>
 </context>
 <context>
     <name>ScalingDialog</name>
     <message>
         <source>Scaling the scores</source>
-        <translation type="unfinished"></translation>
+        <translation>分数的缩放</translation>
     </message>
     <message>
         <source>Divide the scores by</source>
-        <translation type="unfinished"></translation>
+        <translation>将注意力分数除以</translation>
     </message>
     <message>
         <source>√d_k</source>
-        <translation type="unfinished"></translation>
+        <translation>√d_k</translation>
     </message>
     <message>
         <source>nothing (1)</source>
-        <translation type="unfinished"></translation>
+        <translation>不除（1）</translation>
     </message>
     <message>
         <source>a temperature</source>
-        <translation type="unfinished"></translation>
+        <translation>一个温度</translation>
     </message>
     <message>
         <source>Any positive divisor: below √d_k the softmax sharpens, above it flattens</source>
-        <translation type="unfinished"></translation>
+        <translation>任意正数作除数：小于 √d_k 时 softmax 变得更尖锐，大于 √d_k 时变得更平缓</translation>
     </message>
     <message>
         <source>&amp;Head</source>
-        <translation type="unfinished"></translation>
+        <translation>头(&amp;H)</translation>
     </message>
 </context>
 <context>
     <name>attnviz::app::CellArithmeticDialog</name>
     <message>
+        <source>&lt;p&gt;&lt;b&gt;Head %1 · query %2 · key %3&lt;/b&gt;%4&lt;/p&gt;</source>
+        <translation>&lt;p&gt;&lt;b&gt;头 %1 · 查询 %2 · 键 %3&lt;/b&gt;%4&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source> · batch item %1</source>
+        <translation> · 批量样本 %1</translation>
+    </message>
+    <message>
+        <source>1. Score: q_%1 · k_%2, term by term</source>
+        <translation>1. 注意力分数：q_%1 · k_%2，逐项计算</translation>
+    </message>
+    <message>
+        <source>t</source>
+        <translation>t</translation>
+    </message>
+    <message>
+        <source>q[t]</source>
+        <translation>q[t]</translation>
+    </message>
+    <message>
+        <source>k[t]</source>
+        <translation>k[t]</translation>
+    </message>
+    <message>
+        <source>q[t] × k[t]</source>
+        <translation>q[t] × k[t]</translation>
+    </message>
+    <message numerus="yes">
+        <source>&lt;p&gt;… and %n more terms, included in the sum.&lt;/p&gt;</source>
+        <translation>
+            <numerusform>&lt;p&gt;……另有 %n 项，已计入总和。&lt;/p&gt;</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>&lt;p&gt;Sum of the %n products = &lt;b&gt;%1&lt;/b&gt; (the trace&apos;s score: %2)&lt;/p&gt;</source>
+        <translation>
+            <numerusform>&lt;p&gt;%n 个乘积之和 = &lt;b&gt;%1&lt;/b&gt;（计算轨迹中的分数：%2）&lt;/p&gt;</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>2. Scaled: ÷ √d_k</source>
+        <translation>2. 缩放：÷ √d_k</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;%1 ÷ √%2 = %1 ÷ %3 = &lt;b&gt;%4&lt;/b&gt;&lt;/p&gt;</source>
+        <translation>&lt;p&gt;%1 ÷ √%2 = %1 ÷ %3 = &lt;b&gt;%4&lt;/b&gt;&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>3. Masked</source>
+        <translation>3. 掩码</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;Every key is blocked for this query. The softmax of a row of −∞ would be 0/0 (NaN); AttnViz gives the row zero weights, so the query attends to nothing and its context is zero.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;对这个查询，所有键都被屏蔽了。对一行全为 −∞ 的分数做 softmax 会得到 0/0（NaN）；AttnViz 让这一行的权重全为零，于是这个查询不关注任何键，它的上下文也为零。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;Key %1 is &lt;b&gt;blocked&lt;/b&gt; for this query: the masked score is −∞, so exp gives 0 and its weight is exactly 0.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;对这个查询，键 %1 &lt;b&gt;被屏蔽&lt;/b&gt;：掩码后的分数为 −∞，因此 exp 得 0，它的权重恰好为 0。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;Key %1 is allowed: the masked score is the scaled score, %2.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;键 %1 未被屏蔽：掩码后的分数就是缩放后的分数 %2。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>4. Softmax over the keys of row %1</source>
+        <translation>4. 对行 %1 的所有键做 softmax</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;The row&apos;s largest masked score, %1, is subtracted before exp (the result is the same; the exps cannot overflow).&lt;/p&gt;</source>
+        <translation>&lt;p&gt;求 exp 之前先减去这一行掩码后分数的最大值 %1（结果不变，exp 也不会溢出）。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>key</source>
+        <translation>键</translation>
+    </message>
+    <message>
+        <source>masked</source>
+        <translation>掩码后</translation>
+    </message>
+    <message>
+        <source>exp(masked − max)</source>
+        <translation>exp(掩码后 − max)</translation>
+    </message>
+    <message>
+        <source>weight</source>
+        <translation>权重</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;Showing %1 of %2 keys: the largest weights and key %3.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;显示 %2 个键中的 %1 个：权重最大的那些键以及键 %3。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;Row sum of the exps = %1&lt;br&gt;weight = %2 ÷ %1 = &lt;b&gt;%3&lt;/b&gt; (the trace&apos;s weight: %4). The row&apos;s weights add up to 1.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;这一行 exp 之和 = %1&lt;br&gt;权重 = %2 ÷ %1 = &lt;b&gt;%3&lt;/b&gt;（计算轨迹中的权重：%4）。这一行的权重之和为 1。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;&lt;b&gt;Head %1 · query %2 · feature %3 of the context&lt;/b&gt;&lt;/p&gt;</source>
+        <translation>&lt;p&gt;&lt;b&gt;头 %1 · 查询 %2 · 上下文的第 %3 个特征&lt;/b&gt;&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>The weighted sum of column %1 of V_h</source>
+        <translation>V_h 第 %1 列的加权和</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;Each key&apos;s value in that column, times the weight query %1 gives the key:&lt;/p&gt;</source>
+        <translation>&lt;p&gt;每个键在该列上的值，乘以查询 %1 分配给该键的权重：&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>v[%1]</source>
+        <translation>v[%1]</translation>
+    </message>
+    <message>
+        <source>weight × v</source>
+        <translation>权重 × v</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;Showing the %1 largest weights of %2 keys; the sum has every key.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;显示 %2 个键中权重最大的 %1 个；求和时包含所有键。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;Sum = &lt;b&gt;%1&lt;/b&gt; (the trace&apos;s context: %2)&lt;/p&gt;</source>
+        <translation>&lt;p&gt;和 = &lt;b&gt;%1&lt;/b&gt;（计算轨迹中的上下文：%2）&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;No arithmetic to show: %1.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;没有可显示的算术过程：%1。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;Cell of &lt;i&gt;%1&lt;/i&gt;: every number below is the trace&apos;s.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;&lt;i&gt;%1&lt;/i&gt; 的单元格：下面的每个数字都来自计算轨迹。&lt;/p&gt;</translation>
+    </message>
+    <message>
         <source>The arithmetic of one cell</source>
-        <translation type="unfinished"></translation>
+        <translation>单元格的算术过程</translation>
     </message>
     <message>
         <source>&lt;p&gt;Nothing is computed, so there is no cell to explain.&lt;/p&gt;</source>
-        <translation type="unfinished"></translation>
+        <translation>&lt;p&gt;尚未计算任何内容，因此没有可解释的单元格。&lt;/p&gt;</translation>
     </message>
 </context>
 <context>
     <name>attnviz::app::ExportMenu</name>
     <message>
+        <source>The input step shows no attention matrix; choose a step from Q, K, V on.</source>
+        <translation>输入这一步没有注意力矩阵；请选择 Q、K、V 及之后的某一步。</translation>
+    </message>
+    <message>
         <source>Export</source>
-        <translation type="unfinished"></translation>
+        <translation>导出</translation>
     </message>
     <message>
         <source>Current &amp;heatmap as image…</source>
-        <translation type="unfinished"></translation>
+        <translation>当前热力图导出为图像(&amp;H)…</translation>
     </message>
     <message>
         <source>Current head &amp;grid as image…</source>
-        <translation type="unfinished"></translation>
+        <translation>当前头网格导出为图像(&amp;G)…</translation>
     </message>
     <message>
         <source>Current matrix as &amp;CSV or NumPy…</source>
-        <translation type="unfinished"></translation>
+        <translation>当前矩阵导出为 CSV 或 NumPy(&amp;C)…</translation>
     </message>
     <message>
         <source>&amp;Every layer × head × step…</source>
-        <translation type="unfinished"></translation>
+        <translation>所有层 × 头 × 步骤(&amp;E)…</translation>
     </message>
     <message>
         <source>Whole &amp;trace (safetensors + JSON manifest)…</source>
-        <translation type="unfinished"></translation>
+        <translation>完整计算轨迹（safetensors + JSON 清单）(&amp;T)…</translation>
     </message>
     <message>
         <source>Export the trace</source>
-        <translation type="unfinished"></translation>
+        <translation>导出计算轨迹</translation>
     </message>
     <message>
         <source>safetensors (*.safetensors)</source>
-        <translation type="unfinished"></translation>
+        <translation>safetensors (*.safetensors)</translation>
     </message>
     <message>
         <source>Classroom &amp;handout (PDF)…</source>
-        <translation type="unfinished"></translation>
+        <translation>课堂讲义（PDF）(&amp;H)…</translation>
     </message>
     <message>
         <source>Export the handout</source>
-        <translation type="unfinished"></translation>
+        <translation>导出讲义</translation>
     </message>
     <message>
         <source>PDF (*.pdf)</source>
-        <translation type="unfinished"></translation>
+        <translation>PDF (*.pdf)</translation>
     </message>
     <message>
         <source>&amp;Copy view to clipboard</source>
-        <translation type="unfinished"></translation>
+        <translation>复制视图到剪贴板(&amp;C)</translation>
+    </message>
+    <message>
+        <source>Cannot export to &apos;.%1&apos;; use .png, .svg, .pdf, .csv or .npy.</source>
+        <translation>无法导出为“.%1”；请使用 .png、.svg、.pdf、.csv 或 .npy。</translation>
+    </message>
+    <message>
+        <source>A head grid is an image; use .png, .svg or .pdf.</source>
+        <translation>头网格是图像；请使用 .png、.svg 或 .pdf。</translation>
+    </message>
+    <message>
+        <source>Nothing has been computed yet.</source>
+        <translation>尚未计算任何内容。</translation>
     </message>
     <message>
         <source>Export image</source>
-        <translation type="unfinished"></translation>
+        <translation>导出图像</translation>
     </message>
     <message>
         <source>Export the matrix</source>
-        <translation type="unfinished"></translation>
+        <translation>导出矩阵</translation>
     </message>
     <message>
         <source>Export every layer × head × step</source>
-        <translation type="unfinished"></translation>
+        <translation>导出所有层 × 头 × 步骤</translation>
     </message>
     <message>
         <source>Export into folder</source>
-        <translation type="unfinished"></translation>
+        <translation>导出到文件夹</translation>
     </message>
     <message>
         <source>Exporting…</source>
-        <translation type="unfinished"></translation>
+        <translation>正在导出…</translation>
+    </message>
+</context>
+<context>
+    <name>attnviz::app::GlossaryDialog</name>
+    <message>
+        <source>Also written: %1</source>
+        <translation>也写作：%1</translation>
+    </message>
+</context>
+<context>
+    <name>attnviz::app::GuidedTour</name>
+    <message>
+        <source>Back</source>
+        <translation>上一步</translation>
+    </message>
+    <message>
+        <source>End the tour</source>
+        <translation>结束导览</translation>
+    </message>
+    <message>
+        <source>%1 of %2</source>
+        <translation>%1 / %2</translation>
+    </message>
+    <message>
+        <source>Done</source>
+        <translation>完成</translation>
+    </message>
+    <message>
+        <source>Next</source>
+        <translation>下一步</translation>
     </message>
 </context>
 <context>
     <name>attnviz::app::HeatmapView</name>
     <message>
         <source>%1” in “%2</source>
-        <translation type="unfinished"></translation>
+        <translation>%1” 属于 “%2</translation>
     </message>
     <message>
         <source> (blocked)</source>
-        <translation type="unfinished"></translation>
+        <translation>（被屏蔽）</translation>
     </message>
     <message>
         <source> (blocked: −∞ before the softmax)</source>
-        <translation type="unfinished"></translation>
+        <translation>（被屏蔽：softmax 之前为 −∞）</translation>
     </message>
     <message>
         <source>head %1 · </source>
-        <translation type="unfinished"></translation>
+        <translation>头 %1 · </translation>
+    </message>
+    <message>
+        <source>%1%2 %3 “%4” → %5 %6 “%7”: %8</source>
+        <extracomment>A cell&apos;s tooltip: [head h · ]row-axis index “token” → column-axis index “token”: value. The axis names (query, key, …) come untranslated from the lesson layer.</extracomment>
+        <translation>%1%2 %3 “%4” → %5 %6 “%7”：%8</translation>
     </message>
 </context>
 <context>
     <name>attnviz::app::ImportanceDialog</name>
     <message>
         <source>rank</source>
-        <translation type="unfinished"></translation>
+        <translation>排名</translation>
     </message>
     <message>
         <source>layer</source>
-        <translation type="unfinished"></translation>
+        <translation>层</translation>
     </message>
     <message>
         <source>block</source>
-        <translation type="unfinished"></translation>
+        <translation>块</translation>
     </message>
     <message>
         <source>head</source>
-        <translation type="unfinished"></translation>
+        <translation>头</translation>
     </message>
     <message>
         <source>score</source>
-        <translation type="unfinished"></translation>
+        <translation>得分</translation>
     </message>
     <message>
         <source>harm</source>
-        <translation type="unfinished"></translation>
+        <translation>损害</translation>
     </message>
     <message>
         <source>Open a trained model: the playground&apos;s random module has nothing to be scored on.</source>
-        <translation type="unfinished"></translation>
+        <translation>请打开一个训练好的模型：演练场的随机模块没有可用来评分的任务。</translation>
     </message>
     <message>
         <source>Open a trained model: the playground&apos;s random module and imported attentions have nothing to be scored on.</source>
-        <translation type="unfinished"></translation>
+        <translation>请打开一个训练好的模型：演练场的随机模块和导入的注意力权重都没有可用来评分的任务。</translation>
     </message>
-    <message>
-        <source>%1: press Measure to switch each of its %2 attention heads off in turn.</source>
-        <translation type="unfinished"></translation>
+    <message numerus="yes">
+        <source>%1: press Measure to switch each of its %n attention heads off in turn.</source>
+        <translation>
+            <numerusform>%1：按“测量”依次关闭它的 %n 个注意力头。</numerusform>
+        </translation>
     </message>
     <message>
         <source>heldout.txt cannot be used: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>无法使用 heldout.txt：%1</translation>
+    </message>
+    <message>
+        <source>the text shown</source>
+        <translation>当前显示的文本</translation>
     </message>
     <message>
         <source>Measuring on %1…</source>
-        <translation type="unfinished"></translation>
+        <translation>正在基于 %1 测量…</translation>
     </message>
     <message>
         <source>&amp;Stop</source>
-        <translation type="unfinished"></translation>
+        <translation>停止(&amp;S)</translation>
+    </message>
+    <message>
+        <source>Stopped.</source>
+        <translation>已停止。</translation>
+    </message>
+    <message>
+        <source>There was not enough memory to measure the heads.</source>
+        <translation>内存不足，无法测量各个头。</translation>
+    </message>
+    <message>
+        <source>Measuring the heads failed for an unknown reason.</source>
+        <translation>测量各个头时失败，原因未知。</translation>
     </message>
     <message>
         <source>&amp;Measure</source>
-        <translation type="unfinished"></translation>
+        <translation>测量(&amp;M)</translation>
     </message>
     <message>
         <source>%1 on %2. With every head on: %3.</source>
-        <translation type="unfinished"></translation>
+        <translation>%1（基于 %2）。所有头都开启时：%3。</translation>
     </message>
     <message>
         <source>Switching off layer %1 %2 head %3 hurts most: %4 (%5 worse). Layers and heads count from 0.</source>
-        <translation type="unfinished"></translation>
+        <translation>关闭第 %1 层 %2 块的头 %3 损害最大：%4（变差 %5）。层和头都从 0 开始编号。</translation>
     </message>
 </context>
 <context>
     <name>attnviz::app::MainWindow</name>
     <message>
         <source>About AttnViz</source>
-        <translation type="unfinished"></translation>
+        <translation>关于 AttnViz</translation>
     </message>
     <message>
-        <source>&lt;p&gt;&lt;b&gt;AttnViz&lt;/b&gt; walks through multi-head attention one step at a time. Every number comes from the engine&apos;s trace, which is checked against PyTorch (see README).&lt;/p&gt;</source>
-        <translation type="unfinished"></translation>
+        <source>&lt;p&gt;&lt;b&gt;AttnViz %1&lt;/b&gt; walks through multi-head attention one step at a time. Every number comes from the engine&apos;s trace, which is checked against PyTorch (see README).&lt;/p&gt;&lt;p&gt;Built with Qt %2 (running on Qt %3), Eigen %4 and QCustomPlot %5.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;&lt;b&gt;AttnViz %1&lt;/b&gt; 带你一步一步走完多头注意力的计算。每个数字都来自计算引擎的计算轨迹，这些轨迹已与 PyTorch 的结果核对过（见 README）。&lt;/p&gt;&lt;p&gt;使用 Qt %2（运行于 Qt %3）、Eigen %4 和 QCustomPlot %5 构建。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>Open a lesson</source>
+        <translation>打开课件</translation>
+    </message>
+    <message>
+        <source>AttnViz lessons (*.attnviz)</source>
+        <translation>AttnViz 课件 (*.attnviz)</translation>
+    </message>
+    <message>
+        <source>Save the lesson</source>
+        <translation>保存课件</translation>
     </message>
     <message>
         <source>these settings cannot be computed; fix the fields marked in red.</source>
-        <translation type="unfinished"></translation>
+        <translation>这些设置无法计算；请修正标红的字段。</translation>
     </message>
     <message>
         <source>Not computed: fix the settings marked in red.</source>
-        <translation type="unfinished"></translation>
+        <translation>未计算：请修正标红的设置。</translation>
     </message>
     <message>
         <source>Not computed: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>未计算：%1</translation>
+    </message>
+    <message>
+        <source>New here? Take the guided tour</source>
+        <translation>第一次使用？来看看导览吧</translation>
     </message>
     <message>
         <source>Running %1…</source>
-        <translation type="unfinished"></translation>
+        <translation>正在运行 %1…</translation>
     </message>
     <message numerus="yes">
         <source> · %n query row(s) fully masked (zero weights)</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
+        <translation>
+            <numerusform> · %n 个查询行被完全掩码（权重全为零）</numerusform>
         </translation>
     </message>
     <message>
         <source>computed in %1 ms · batch %2 · %3 heads · %4 queries × %5 keys · d_k %6, d_v %7%8</source>
-        <translation type="unfinished"></translation>
+        <translation>计算用时 %1 毫秒 · 批量大小 %2 · %3 个头 · %4 个查询 × %5 个键 · d_k %6，d_v %7%8</translation>
     </message>
     <message>
         <source>Cancelled: the window still shows the previous run.</source>
-        <translation type="unfinished"></translation>
+        <translation>已取消：窗口中仍是上一次运行的结果。</translation>
     </message>
     <message>
         <source>The model opened last time, “%1”, could not be opened again (%2), so the %3 demo is shown instead.</source>
-        <translation type="unfinished"></translation>
+        <translation>上次打开的模型“%1”无法再次打开（%2），因此改为显示演示模型 %3。</translation>
     </message>
     <message>
         <source>“%1” was not opened: %2.</source>
-        <translation type="unfinished"></translation>
+        <translation>未能打开“%1”：%2。</translation>
     </message>
     <message>
         <source>the model has not run yet.</source>
-        <translation type="unfinished"></translation>
+        <translation>模型尚未运行。</translation>
     </message>
     <message>
         <source>Loading…</source>
-        <translation type="unfinished"></translation>
+        <translation>正在加载…</translation>
     </message>
     <message>
         <source>%1 · layer %2 · %3 · %4 heads · %5 queries × %6 keys · d_k %7</source>
-        <translation type="unfinished"></translation>
+        <translation>%1 · 第 %2 层 · %3 · %4 个头 · %5 个查询 × %6 个键 · d_k %7</translation>
     </message>
     <message>
         <source>unknown</source>
-        <translation type="unfinished"></translation>
+        <translation>未知</translation>
+    </message>
+    <message>
+        <source>Presentation: ←/→ steps · 1…9, 0 a step · H one head after another · S the settings · click a cell to mark it (Shift: its row, Ctrl: its column) · Esc leaves</source>
+        <translation>演示模式：←/→ 切换步骤 · 1…9、0 跳到某一步 · H 逐个显示各头 · S 显示设置 · 单击单元格可标记它（Shift：整行，Ctrl：整列）· Esc 退出</translation>
+    </message>
+    <message>
+        <source>In presentation mode: go to step 1 … 10</source>
+        <translation>演示模式下：跳到第 1 … 10 步</translation>
+    </message>
+    <message>
+        <source>In presentation mode: the next head alone, then all heads</source>
+        <translation>演示模式下：单独显示下一个头，最后显示所有头</translation>
+    </message>
+    <message>
+        <source>Leave presentation mode</source>
+        <translation>退出演示模式</translation>
+    </message>
+    <message>
+        <source>Keyboard shortcuts</source>
+        <translation>键盘快捷键</translation>
+    </message>
+    <message>
+        <source>Lesson not opened</source>
+        <translation>课件未打开</translation>
+    </message>
+    <message>
+        <source>Opened the lesson %1</source>
+        <translation>已打开课件 %1</translation>
+    </message>
+    <message>
+        <source>Lesson not saved</source>
+        <translation>课件未保存</translation>
+    </message>
+    <message>
+        <source>Saved the lesson as %1</source>
+        <translation>课件已保存为 %1</translation>
+    </message>
+    <message>
+        <source>No lessons yet</source>
+        <translation>还没有课件</translation>
+    </message>
+    <message>
+        <source>Clear the list</source>
+        <translation>清空列表</translation>
     </message>
 </context>
 <context>
     <name>attnviz::app::MistakesDialog</name>
     <message>
         <source>&lt;b&gt;Correct&lt;/b&gt;</source>
-        <translation type="unfinished"></translation>
+        <translation>&lt;b&gt;正确&lt;/b&gt;</translation>
     </message>
     <message>
         <source>&lt;b&gt;With the mistake&lt;/b&gt;</source>
-        <translation type="unfinished"></translation>
+        <translation>&lt;b&gt;有错误时&lt;/b&gt;</translation>
     </message>
     <message>
         <source>Nothing is computed in the main window, so there is nothing to compare.</source>
-        <translation type="unfinished"></translation>
+        <translation>主窗口中尚未计算任何内容，因此没有可比较的内容。</translation>
     </message>
     <message>
         <source>Cannot compare here: %1.</source>
-        <translation type="unfinished"></translation>
+        <translation>无法在此比较：%1。</translation>
+    </message>
+    <message>
+        <source>head %1 · </source>
+        <translation>头 %1 · </translation>
     </message>
     <message>
         <source>Row sums of the weights — correct: %1; with the mistake: %2. </source>
-        <translation type="unfinished"></translation>
+        <translation>权重的行和——正确：%1；有错误时：%2。</translation>
     </message>
     <message>
         <source>NaN reaches the output: every later layer and the loss become NaN.</source>
-        <translation type="unfinished"></translation>
+        <translation>NaN 传到了输出：之后的每一层以及损失都会变成 NaN。</translation>
     </message>
     <message>
         <source>The output does not change here: nothing in this computation triggers the mistake (see how to recognise it).</source>
-        <translation type="unfinished"></translation>
+        <translation>这里的输出没有变化：这次计算中没有任何东西会触发这个错误（请参阅如何识别它）。</translation>
     </message>
     <message>
         <source>The output changes by up to %1.</source>
-        <translation type="unfinished"></translation>
+        <translation>输出最多变化 %1。</translation>
     </message>
 </context>
 <context>
     <name>attnviz::app::ModelOverview</name>
     <message>
         <source>Attention weights of every layer and head: %1 · click one to walk through it</source>
-        <translation type="unfinished"></translation>
+        <translation>每一层、每个头的注意力权重：%1 · 单击其中一个即可逐步查看</translation>
     </message>
     <message>
         <source>layer %1 · head %2</source>
-        <translation type="unfinished"></translation>
+        <translation>第 %1 层 · 头 %2</translation>
     </message>
 </context>
 <context>
     <name>attnviz::app::ModelPanel</name>
     <message>
+        <source>encoder self-attention</source>
+        <translation>编码器自注意力</translation>
+    </message>
+    <message>
+        <source>decoder masked self-attention</source>
+        <translation>解码器掩码自注意力</translation>
+    </message>
+    <message>
+        <source>decoder cross-attention</source>
+        <translation>解码器交叉注意力</translation>
+    </message>
+    <message>
         <source>Random-weights playground</source>
-        <translation type="unfinished"></translation>
+        <translation>随机权重演练场</translation>
     </message>
     <message>
         <source>Demo: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>演示：%1</translation>
     </message>
     <message>
         <source>Open model folder…</source>
-        <translation type="unfinished"></translation>
+        <translation>打开模型文件夹…</translation>
     </message>
     <message>
         <source>Open attention weights file…</source>
-        <translation type="unfinished"></translation>
+        <translation>打开注意力权重文件…</translation>
     </message>
     <message>
         <source>layer %v of %m</source>
-        <translation type="unfinished"></translation>
+        <translation>第 %v 层，共 %m 层</translation>
     </message>
     <message>
         <source>loading…</source>
-        <translation type="unfinished"></translation>
+        <translation>正在加载…</translation>
     </message>
     <message>
         <source>Open a model folder (AttnViz&apos;s own, Hugging Face GPT-2 or BERT)</source>
-        <translation type="unfinished"></translation>
+        <translation>打开模型文件夹（AttnViz 自己的格式，或 Hugging Face 的 GPT-2、BERT）</translation>
     </message>
     <message>
         <source>Open attention weights computed elsewhere</source>
-        <translation type="unfinished"></translation>
+        <translation>打开在别处计算的注意力权重</translation>
     </message>
     <message>
         <source>Attention weights (*.safetensors)</source>
-        <translation type="unfinished"></translation>
+        <translation>注意力权重 (*.safetensors)</translation>
     </message>
     <message>
         <source>Loading…</source>
-        <translation type="unfinished"></translation>
+        <translation>正在加载…</translation>
     </message>
     <message>
         <source>&lt;b&gt;%1&lt;/b&gt; — attention weights computed elsewhere: %2 layer(s), %3 heads, %4 tokens. Only the softmax step has data.</source>
-        <translation type="unfinished"></translation>
+        <translation>&lt;b&gt;%1&lt;/b&gt; — 在别处计算的注意力权重：%2 层，%3 个头，%4 个词元。只有 softmax 步骤有数据。</translation>
     </message>
     <message>
         <source>layer %1</source>
-        <translation type="unfinished"></translation>
+        <translation>第 %1 层</translation>
+    </message>
+    <message>
+        <source>%1 encoder, %2 decoder</source>
+        <translation>编码器 %1，解码器 %2</translation>
     </message>
     <message>
         <source>&lt;b&gt;%1&lt;/b&gt; — %2 %3, %4 layer(s), %5 heads, d_model %6, %7-norm, %8; %9 parameters (per layer: %10).&lt;br&gt;%11</source>
-        <translation type="unfinished"></translation>
+        <translation>&lt;b&gt;%1&lt;/b&gt; — %2 %3，%4 层，%5 个头，d_model %6，%7-norm，%8；%9 个参数（每层：%10）。&lt;br&gt;%11</translation>
     </message>
     <message>
         <source>Transformer</source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source> encoder, </source>
-        <translation type="unfinished"></translation>
-    </message>
-    <message>
-        <source> decoder</source>
-        <translation type="unfinished"></translation>
+        <translation>Transformer</translation>
     </message>
     <message>
         <source> of %1</source>
-        <translation type="unfinished"></translation>
+        <translation> / %1</translation>
     </message>
-    <message>
-        <source>Output: &lt;b&gt;%1&lt;/b&gt; (greedy decoding, %2 steps)</source>
-        <translation type="unfinished"></translation>
+    <message numerus="yes">
+        <source>Output: &lt;b&gt;%1&lt;/b&gt; (greedy decoding, %n steps)</source>
+        <translation>
+            <numerusform>输出：&lt;b&gt;%1&lt;/b&gt;（贪心解码，%n 步）</numerusform>
+        </translation>
     </message>
     <message>
         <source>Heads switched off (layer.block:head): %1</source>
-        <translation type="unfinished"></translation>
+        <translation>已关闭的头（层.块:头）：%1</translation>
+    </message>
+</context>
+<context>
+    <name>attnviz::app::ModelRunner</name>
+    <message>
+        <source>There was not enough memory to run this model on this text.</source>
+        <translation>内存不足，无法在这段文本上运行该模型。</translation>
+    </message>
+    <message>
+        <source>Running the model failed for an unknown reason.</source>
+        <translation>运行模型失败，原因未知。</translation>
     </message>
 </context>
 <context>
     <name>attnviz::app::PredictionPrompt</name>
     <message>
         <source>&amp;Predict, then reveal</source>
-        <translation type="unfinished"></translation>
+        <translation>先预测，再揭晓(&amp;P)</translation>
     </message>
     <message>
         <source>Before a step is shown, ask one question about it (which key a query attends to most, the next shape, the head that matters most); one click answers and reveals the step</source>
-        <translation type="unfinished"></translation>
+        <translation>在显示某一步之前，先就它提一个问题（某个查询最关注哪个键、下一个形状是什么、哪个头最重要）；单击一次即可作答并揭晓这一步</translation>
     </message>
     <message>
         <source>Hide the verdict</source>
-        <translation type="unfinished"></translation>
+        <translation>隐藏判定结果</translation>
     </message>
     <message numerus="yes">
         <source>No answers yet this session (%n skipped).</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>本次还没有作答（已跳过 %n 题）。</numerusform>
         </translation>
     </message>
     <message>
         <source>No answers yet this session.</source>
-        <translation type="unfinished"></translation>
+        <translation>本次还没有作答。</translation>
     </message>
     <message>
         <source>Score: %1 of %2 right this session.</source>
-        <translation type="unfinished"></translation>
+        <translation>得分：本次答对 %1 题，共 %2 题。</translation>
     </message>
     <message numerus="yes">
         <source>(%n skipped)</source>
-        <translation type="unfinished">
-            <numerusform></numerusform>
+        <translation>
+            <numerusform>（已跳过 %n 题）</numerusform>
         </translation>
     </message>
     <message>
         <source>The answer: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>答案：%1</translation>
     </message>
     <message>
         <source>✔ Right: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>✔ 答对了：%1</translation>
     </message>
     <message>
         <source>✘ Not this time: you chose %1; the answer is %2.</source>
-        <translation type="unfinished"></translation>
+        <translation>✘ 这次没答对：你选了 %1；答案是 %2。</translation>
     </message>
 </context>
 <context>
     <name>attnviz::app::PreferencesDialog</name>
     <message>
         <source>Model runs that would need more are refused before they start. Without a limit of your own, runs may take up to %1 now (%2).</source>
-        <translation type="unfinished"></translation>
+        <translation>需要更多内存的模型运行会在开始前被拒绝。如果不自己设定上限，目前每次运行最多可占用 %1（%2）。</translation>
     </message>
     <message>
         <source>A limit below 1 MiB is most likely a missing unit (a plain number counts bytes); expected something like 512M or 2G.</source>
-        <translation type="unfinished"></translation>
+        <translation>低于 1 MiB 的上限很可能是漏写了单位（不带单位的数字按字节计）；应写成 512M 或 2G 这样的形式。</translation>
     </message>
     <message>
         <source>“%1” is not a size; expected a number with K, M, G or T, like 512M or 2G, or nothing for no limit of your own.</source>
-        <translation type="unfinished"></translation>
+        <translation>“%1”不是有效的大小；应为带 K、M、G 或 T 的数字，例如 512M 或 2G；留空则不自行设定上限。</translation>
     </message>
 </context>
 <context>
     <name>attnviz::app::ScalingDialog</name>
     <message>
         <source>√d_k = √%1 = %2</source>
-        <translation type="unfinished"></translation>
+        <translation>√d_k = √%1 = %2</translation>
     </message>
     <message>
         <source>√d_k</source>
-        <translation type="unfinished"></translation>
+        <translation>√d_k</translation>
     </message>
     <message>
         <source>Nothing is computed in the main window.</source>
-        <translation type="unfinished"></translation>
+        <translation>主窗口中尚未计算任何内容。</translation>
     </message>
     <message>
         <source>Cannot run it again here: %1.</source>
-        <translation type="unfinished"></translation>
+        <translation>无法在此重新计算：%1。</translation>
+    </message>
+    <message>
+        <source>head %1 · softmax(scores ÷ %2)</source>
+        <translation>头 %1 · softmax(分数 ÷ %2)</translation>
     </message>
     <message>
         <source> That is %1 × d_k: trained weights, not random ones (see below).</source>
-        <translation type="unfinished"></translation>
+        <translation>这是 d_k 的 %1 倍：说明权重是训练得到的，而不是随机的（见下文）。</translation>
     </message>
     <message>
         <source>&lt;p&gt;Scores Q_h K_hᵀ of head %1: variance &lt;b&gt;%2&lt;/b&gt;, next to d_k = %3.%9&lt;br&gt;Divided by %4: variance &lt;b&gt;%5&lt;/b&gt;.&lt;/p&gt;&lt;p&gt;Entropy of a row of weights: &lt;b&gt;%6&lt;/b&gt; nats on average, of at most %7 (every key weighed alike).&lt;br&gt;Largest weight in a row: &lt;b&gt;%8&lt;/b&gt; on average (1 would be one-hot).&lt;/p&gt;</source>
-        <translation type="unfinished"></translation>
+        <translation>&lt;p&gt;头 %1 的注意力分数 Q_h K_hᵀ：方差 &lt;b&gt;%2&lt;/b&gt;，对照 d_k = %3。%9&lt;br&gt;除以 %4 后：方差 &lt;b&gt;%5&lt;/b&gt;。&lt;/p&gt;&lt;p&gt;一行权重的熵：平均 &lt;b&gt;%6&lt;/b&gt; 奈特，最大可能为 %7（所有键权重相同时）。&lt;br&gt;一行中最大的权重：平均 &lt;b&gt;%8&lt;/b&gt;（为 1 则是独热分布）。&lt;/p&gt;</translation>
     </message>
     <message>
         <source>scores ÷ %1 (the head&apos;s unblocked cells)</source>
-        <translation type="unfinished"></translation>
+        <translation>分数 ÷ %1（该头未被屏蔽的单元格）</translation>
     </message>
     <message>
         <source>cells</source>
-        <translation type="unfinished"></translation>
+        <translation>单元格数</translation>
     </message>
     <message>
         <source>d_k (random q, k: independent entries, mean 0, variance 1)</source>
-        <translation type="unfinished"></translation>
+        <translation>d_k（随机的 q、k：各元素独立，均值 0，方差 1）</translation>
     </message>
     <message>
         <source>variance of q · k</source>
-        <translation type="unfinished"></translation>
+        <translation>q · k 的方差</translation>
     </message>
     <message>
         <source>q · k: about d_k</source>
-        <translation type="unfinished"></translation>
+        <translation>q · k：约为 d_k</translation>
     </message>
     <message>
         <source>q · k ÷ √d_k: about 1</source>
-        <translation type="unfinished"></translation>
+        <translation>q · k ÷ √d_k：约为 1</translation>
     </message>
 </context>
 <context>
     <name>attnviz::app::StepPanel</name>
     <message>
         <source>One colour range for all heads</source>
-        <translation type="unfinished"></translation>
+        <translation>所有头使用同一颜色范围</translation>
     </message>
     <message>
         <source>Numbers in cells</source>
-        <translation type="unfinished"></translation>
+        <translation>在单元格中显示数值</translation>
     </message>
     <message>
         <source>Change from all heads on</source>
-        <translation type="unfinished"></translation>
+        <translation>与所有头开启时的差异</translation>
     </message>
     <message>
         <source>Learned matrices</source>
-        <translation type="unfinished"></translation>
+        <translation>学习到的矩阵</translation>
     </message>
     <message>
         <source>Show all heads</source>
-        <translation type="unfinished"></translation>
+        <translation>显示所有头</translation>
     </message>
     <message>
         <source>◀ Prev</source>
-        <translation type="unfinished"></translation>
+        <translation>◀ 上一步</translation>
     </message>
     <message>
         <source>Next ▶</source>
-        <translation type="unfinished"></translation>
+        <translation>下一步 ▶</translation>
     </message>
     <message>
         <source>batch item </source>
-        <translation type="unfinished"></translation>
+        <translation>批量样本 </translation>
     </message>
     <message>
         <source>Print each value in its cell where the cells are large enough to read it (small matrices, or one head shown alone)</source>
-        <translation type="unfinished"></translation>
+        <translation>在单元格大到足以看清时，把每个值写在它的单元格里（小矩阵，或单独显示一个头时）</translation>
     </message>
     <message>
         <source>Show (heads switched off) − (every head on) at every step: what switching the heads off changed</source>
-        <translation type="unfinished"></translation>
+        <translation>在每一步显示（关闭部分头）−（所有头开启）：即关闭这些头带来的变化</translation>
     </message>
     <message>
         <source>Show the weight matrices this step applies instead of its result</source>
-        <translation type="unfinished"></translation>
+        <translation>显示这一步所用的权重矩阵，而不是它的结果</translation>
     </message>
     <message>
         <source>Show the arithmetic of this cell…</source>
-        <translation type="unfinished"></translation>
+        <translation>显示这个单元格的算术过程…</translation>
     </message>
     <message>
         <source>Switch head %1 back on</source>
-        <translation type="unfinished"></translation>
+        <translation>重新开启头 %1</translation>
     </message>
     <message>
         <source>Switch head %1 off (zero its columns of concat)</source>
-        <translation type="unfinished"></translation>
+        <translation>关闭头 %1（把它在拼接结果 concat 中的列置零）</translation>
     </message>
     <message>
         <source>Show head %1 alone</source>
-        <translation type="unfinished"></translation>
+        <translation>单独显示头 %1</translation>
     </message>
     <message>
         <source>Switch every head back on</source>
-        <translation type="unfinished"></translation>
+        <translation>重新开启所有头</translation>
     </message>
     <message>
         <source> of %1</source>
-        <translation type="unfinished"></translation>
+        <translation> / %1</translation>
     </message>
     <message>
         <source>show %1</source>
-        <translation type="unfinished"></translation>
+        <translation>显示 %1</translation>
     </message>
     <message>
         <source>Step %1 of %2 — %3</source>
-        <translation type="unfinished"></translation>
+        <translation>第 %1 步（共 %2 步）— %3</translation>
     </message>
     <message>
         <source>&lt;p&gt;&lt;b&gt;Nothing to show: %1&lt;/b&gt;&lt;/p&gt;</source>
-        <translation type="unfinished"></translation>
+        <translation>&lt;p&gt;&lt;b&gt;没有可显示的内容：%1&lt;/b&gt;&lt;/p&gt;</translation>
     </message>
     <message>
         <source>&lt;p&gt;&lt;b&gt;This file holds attention weights only, computed elsewhere: this step has nothing to show. The softmax step shows the weights.&lt;/b&gt;&lt;/p&gt;</source>
-        <translation type="unfinished"></translation>
+        <translation>&lt;p&gt;&lt;b&gt;这个文件只包含在别处计算的注意力权重：这一步没有可显示的内容。请在 softmax 这一步查看这些权重。&lt;/b&gt;&lt;/p&gt;</translation>
     </message>
     <message>
         <source>head %1</source>
-        <translation type="unfinished"></translation>
+        <translation>头 %1</translation>
     </message>
     <message>
         <source>heads %1</source>
-        <translation type="unfinished"></translation>
+        <translation>头 %1</translation>
     </message>
     <message>
         <source>Switched off: %1. A switched-off head&apos;s context is still computed, but its columns of concat are zero, so the output and everything after it no longer hear from it. Right-click a head to switch it back on.</source>
-        <translation type="unfinished"></translation>
+        <translation>已关闭：%1。被关闭的头仍会计算自己的上下文，但它在拼接结果 concat 中的列为零，因此输出以及之后的一切都不再受它影响。右键单击某个头可以重新开启它。</translation>
     </message>
     <message>
         <source>Nothing changed at this step: this block&apos;s heads are switched off later, at the concatenation.</source>
-        <translation type="unfinished"></translation>
+        <translation>这一步没有变化：这个块的头要到后面拼接时才被关闭。</translation>
     </message>
     <message>
         <source>Nothing changed at this step: no head before this block is switched off.</source>
-        <translation type="unfinished"></translation>
+        <translation>这一步没有变化：这个块之前没有任何头被关闭。</translation>
     </message>
     <message>
         <source>No head of this block is off, but heads elsewhere in the model are (the Model box names them).</source>
-        <translation type="unfinished"></translation>
+        <translation>这个块中没有头被关闭，但模型中其他位置有头被关闭（“模型”框中列出了它们）。</translation>
     </message>
     <message>
         <source>Shown: (heads off) − (every head on). %1</source>
-        <translation type="unfinished"></translation>
+        <translation>显示的是：（关闭部分头）−（所有头开启）。%1</translation>
     </message>
     <message>
         <source>Shown: (heads off) − (every head on); the largest change at this step is %1.</source>
-        <translation type="unfinished"></translation>
+        <translation>显示的是：（关闭部分头）−（所有头开启）；这一步最大的变化为 %1。</translation>
+    </message>
+    <message>
+        <source> (switched off)</source>
+        <translation>（已关闭）</translation>
+    </message>
+</context>
+<context>
+    <name>attnviz::app::WalkthroughRunner</name>
+    <message>
+        <source>There was not enough memory for these settings.</source>
+        <translation>内存不足，无法按这些设置计算。</translation>
     </message>
 </context>
 </TS>

@@ -80,96 +80,111 @@ QString scoreHtml(const lesson::Walkthrough& w, const lesson::ScoreCellArithmeti
     const QString q = token(w.queryTokens, c.batch, c.query);
     const QString k = token(w.keyTokens, c.batch, c.column);
     QString html =
-        QObject::tr("<p><b>Head %1 · query %2 · key %3</b>%4</p>")
+        CellArithmeticDialog::tr("<p><b>Head %1 · query %2 · key %3</b>%4</p>")
             .arg(c.head)
             .arg(q, k,
-                 w.batch() > 1 ? QObject::tr(" · batch item %1").arg(c.batch + 1) : QString());
+                 w.batch() > 1 ? CellArithmeticDialog::tr(" · batch item %1").arg(c.batch + 1)
+                               : QString());
 
-    html += heading(QObject::tr("1. Score: q_%1 · k_%2, term by term").arg(c.query).arg(c.column));
-    QString rows = header(
-        {QObject::tr("t"), QObject::tr("q[t]"), QObject::tr("k[t]"), QObject::tr("q[t] × k[t]")});
+    html += heading(
+        CellArithmeticDialog::tr("1. Score: q_%1 · k_%2, term by term").arg(c.query).arg(c.column));
+    QString rows =
+        header({CellArithmeticDialog::tr("t"), CellArithmeticDialog::tr("q[t]"),
+                CellArithmeticDialog::tr("k[t]"), CellArithmeticDialog::tr("q[t] × k[t]")});
     for (std::size_t t = 0; t < std::min(a.products.size(), kMaxTerms); ++t)
         rows +=
             row({QString::number(t), number(a.query[t]), number(a.key[t]), number(a.products[t])});
     html += table(rows);
     if (a.products.size() > kMaxTerms)
-        html += QObject::tr("<p>… and %1 more terms, included in the sum.</p>")
-                    .arg(a.products.size() - kMaxTerms);
-    html += QObject::tr("<p>Sum of the %1 products = <b>%2</b> (the trace's score: %3)</p>")
-                .arg(a.products.size())
+        html += CellArithmeticDialog::tr("<p>… and %n more terms, included in the sum.</p>",
+                                         nullptr, static_cast<int>(a.products.size() - kMaxTerms));
+    html += CellArithmeticDialog::tr(
+                "<p>Sum of the %n products = <b>%1</b> (the trace's score: %2)</p>", nullptr,
+                static_cast<int>(a.products.size()))
                 .arg(number(a.productSum), number(a.score));
 
-    html += heading(QObject::tr("2. Scaled: ÷ √d_k"));
-    html += QObject::tr("<p>%1 ÷ √%2 = %1 ÷ %3 = <b>%4</b></p>")
+    html += heading(CellArithmeticDialog::tr("2. Scaled: ÷ √d_k"));
+    html += CellArithmeticDialog::tr("<p>%1 ÷ √%2 = %1 ÷ %3 = <b>%4</b></p>")
                 .arg(number(a.score))
                 .arg(a.query.size())
                 .arg(number(a.divisor), number(a.scaled));
 
-    html += heading(QObject::tr("3. Masked"));
+    html += heading(CellArithmeticDialog::tr("3. Masked"));
     if (a.rowFullyMasked)
-        html += QObject::tr("<p>Every key is blocked for this query. The softmax of a row of −∞ "
-                            "would be 0/0 (NaN); AttnViz gives the row zero weights, so the query "
-                            "attends to nothing and its context is zero.</p>");
+        html += CellArithmeticDialog::tr(
+            "<p>Every key is blocked for this query. The softmax of a row of −∞ "
+            "would be 0/0 (NaN); AttnViz gives the row zero weights, so the query "
+            "attends to nothing and its context is zero.</p>");
     else if (a.blocked)
-        html += QObject::tr("<p>Key %1 is <b>blocked</b> for this query: the masked score is −∞, "
-                            "so exp gives 0 and its weight is exactly 0.</p>")
+        html += CellArithmeticDialog::tr(
+                    "<p>Key %1 is <b>blocked</b> for this query: the masked score is −∞, "
+                    "so exp gives 0 and its weight is exactly 0.</p>")
                     .arg(k);
     else
-        html += QObject::tr("<p>Key %1 is allowed: the masked score is the scaled score, %2.</p>")
+        html += CellArithmeticDialog::tr(
+                    "<p>Key %1 is allowed: the masked score is the scaled score, %2.</p>")
                     .arg(k, number(a.scaled));
     if (a.rowFullyMasked)
         return html;
 
-    html += heading(QObject::tr("4. Softmax over the keys of row %1").arg(q));
-    html += QObject::tr("<p>The row's largest masked score, %1, is subtracted before exp (the "
-                        "result is the same; the exps cannot overflow).</p>")
+    html += heading(CellArithmeticDialog::tr("4. Softmax over the keys of row %1").arg(q));
+    html += CellArithmeticDialog::tr(
+                "<p>The row's largest masked score, %1, is subtracted before exp (the "
+                "result is the same; the exps cannot overflow).</p>")
                 .arg(number(a.rowMax));
     const std::vector<std::size_t> keys =
         keysToList(a.weightRow, static_cast<std::size_t>(c.column));
-    rows = header({QObject::tr("key"), QObject::tr("masked"), QObject::tr("exp(masked − max)"),
-                   QObject::tr("weight")});
+    rows =
+        header({CellArithmeticDialog::tr("key"), CellArithmeticDialog::tr("masked"),
+                CellArithmeticDialog::tr("exp(masked − max)"), CellArithmeticDialog::tr("weight")});
     for (std::size_t j : keys)
         rows += row({token(w.keyTokens, c.batch, static_cast<int>(j)), number(a.maskedRow[j]),
                      number(a.exps[j]), number(a.weightRow[j])},
                     j == static_cast<std::size_t>(c.column));
     html += table(rows);
     if (keys.size() < a.weightRow.size())
-        html += QObject::tr("<p>Showing %1 of %2 keys: the largest weights and key %3.</p>")
+        html += CellArithmeticDialog::tr(
+                    "<p>Showing %1 of %2 keys: the largest weights and key %3.</p>")
                     .arg(keys.size())
                     .arg(a.weightRow.size())
                     .arg(c.column);
     const double exp = a.exps[static_cast<std::size_t>(c.column)];
-    html += QObject::tr("<p>Row sum of the exps = %1<br>weight = %2 ÷ %1 = <b>%3</b> (the "
-                        "trace's weight: %4). The row's weights add up to 1.</p>")
-                .arg(number(a.expSum), number(exp), number(a.expSum > 0 ? exp / a.expSum : 0),
-                     number(a.weight));
+    html +=
+        CellArithmeticDialog::tr("<p>Row sum of the exps = %1<br>weight = %2 ÷ %1 = <b>%3</b> (the "
+                                 "trace's weight: %4). The row's weights add up to 1.</p>")
+            .arg(number(a.expSum), number(exp), number(a.expSum > 0 ? exp / a.expSum : 0),
+                 number(a.weight));
     return html;
 }
 
 QString contextHtml(const lesson::Walkthrough& w, const lesson::ContextCellArithmetic& a)
 {
     const lesson::CellAddress& c = a.cell;
-    QString html = QObject::tr("<p><b>Head %1 · query %2 · feature %3 of the context</b></p>")
-                       .arg(c.head)
-                       .arg(token(w.queryTokens, c.batch, c.query))
-                       .arg(c.column);
-    html += heading(QObject::tr("The weighted sum of column %1 of V_h").arg(c.column));
-    html += QObject::tr("<p>Each key's value in that column, times the weight query %1 gives "
-                        "the key:</p>")
+    QString html =
+        CellArithmeticDialog::tr("<p><b>Head %1 · query %2 · feature %3 of the context</b></p>")
+            .arg(c.head)
+            .arg(token(w.queryTokens, c.batch, c.query))
+            .arg(c.column);
+    html += heading(CellArithmeticDialog::tr("The weighted sum of column %1 of V_h").arg(c.column));
+    html += CellArithmeticDialog::tr(
+                "<p>Each key's value in that column, times the weight query %1 gives "
+                "the key:</p>")
                 .arg(c.query);
     const std::vector<std::size_t> keys = keysToList(a.weights, static_cast<std::size_t>(c.column));
-    QString rows = header({QObject::tr("key"), QObject::tr("weight"),
-                           QObject::tr("v[%1]").arg(c.column), QObject::tr("weight × v")});
+    QString rows = header({CellArithmeticDialog::tr("key"), CellArithmeticDialog::tr("weight"),
+                           CellArithmeticDialog::tr("v[%1]").arg(c.column),
+                           CellArithmeticDialog::tr("weight × v")});
     for (std::size_t j : keys)
         rows += row({token(w.keyTokens, c.batch, static_cast<int>(j)), number(a.weights[j]),
                      number(a.values[j]), number(a.products[j])});
     html += table(rows);
     if (keys.size() < a.weights.size())
-        html += QObject::tr("<p>Showing the %1 largest weights of %2 keys; the sum has every "
-                            "key.</p>")
+        html += CellArithmeticDialog::tr(
+                    "<p>Showing the %1 largest weights of %2 keys; the sum has every "
+                    "key.</p>")
                     .arg(keys.size())
                     .arg(a.weights.size());
-    html += QObject::tr("<p>Sum = <b>%1</b> (the trace's context: %2)</p>")
+    html += CellArithmeticDialog::tr("<p>Sum = <b>%1</b> (the trace's context: %2)</p>")
                 .arg(number(a.productSum), number(a.context));
     return html;
 }
@@ -182,10 +197,11 @@ QString cellArithmeticHtml(const lesson::Walkthrough& w, engine::AttentionStep s
     const QString stepName = QString::fromUtf8(
         engine::stepName(step).data(), static_cast<qsizetype>(engine::stepName(step).size()));
     if (const auto* none = std::get_if<lesson::CellArithmeticUnavailable>(&arithmetic))
-        return QObject::tr("<p>No arithmetic to show: %1.</p>")
+        return CellArithmeticDialog::tr("<p>No arithmetic to show: %1.</p>")
             .arg(QString::fromStdString(none->reason).toHtmlEscaped());
     if (const auto* score = std::get_if<lesson::ScoreCellArithmetic>(&arithmetic))
-        return QObject::tr("<p>Cell of <i>%1</i>: every number below is the trace's.</p>")
+        return CellArithmeticDialog::tr(
+                   "<p>Cell of <i>%1</i>: every number below is the trace's.</p>")
                    .arg(stepName) +
             scoreHtml(w, *score);
     return contextHtml(w, std::get<lesson::ContextCellArithmetic>(arithmetic));

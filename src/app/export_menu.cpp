@@ -19,7 +19,8 @@ namespace attnviz::app {
 namespace {
 
 const char* const kNoMatrix =
-    "The input step shows no attention matrix; choose a step from Q, K, V on.";
+    QT_TRANSLATE_NOOP("attnviz::app::ExportMenu",
+                      "The input step shows no attention matrix; choose a step from Q, K, V on.");
 
 std::vector<lesson::Heatmap> heatmapsOf(const std::vector<lesson::ExportItem>& items)
 {
@@ -166,7 +167,7 @@ std::vector<lesson::ExportItem> ExportMenu::requireStepItems() const
 {
     auto items = currentStepItems();
     if (items.empty())
-        throw ExportError(kNoMatrix);
+        throw ExportError(tr(kNoMatrix).toStdString());
     return items;
 }
 
@@ -187,12 +188,13 @@ void ExportMenu::exportCurrentHeatmap(const QString& path, render::ImageSize siz
 {
     const auto item = currentItem();
     if (!item)
-        throw ExportError(kNoMatrix);
+        throw ExportError(tr(kNoMatrix).toStdString());
     const QString ext = QFileInfo(path).suffix().toLower();
     const render::ExportFormat* format = render::exportFormat(ext.toStdString());
     if (!format || !format->itemBytes)
-        throw ExportError("Cannot export to '." + ext.toStdString() +
-                          "'; use .png, .svg, .pdf, .csv or .npy.");
+        throw ExportError(tr("Cannot export to '.%1'; use .png, .svg, .pdf, .csv or .npy.")
+                              .arg(ext)
+                              .toStdString());
     writeBytes(path, format->itemBytes(*item, size));
 }
 
@@ -201,7 +203,7 @@ void ExportMenu::exportCurrentGrid(const QString& path, render::ImageSize size) 
     const render::ExportFormat* format =
         render::exportFormat(QFileInfo(path).suffix().toStdString());
     if (!format || format->kind != render::ExportKind::Image)
-        throw ExportError("A head grid is an image; use .png, .svg or .pdf.");
+        throw ExportError(tr("A head grid is an image; use .png, .svg or .pdf.").toStdString());
     const auto items = requireStepItems();
     const auto imageFormat = format->name == "png" ? render::ImageFormat::Png
         : format->name == "svg"                    ? render::ImageFormat::Svg
@@ -239,7 +241,7 @@ void ExportMenu::exportTrace(const QString& base) const
         else if (state.walkthrough)
             lesson::writeWalkthroughTrace(path, *state.walkthrough, true);
         else
-            throw ExportError("Nothing has been computed yet.");
+            throw ExportError(tr("Nothing has been computed yet.").toStdString());
     } catch (const io::FileError& e) {
         throw ExportError(e.what());
     }
@@ -249,7 +251,7 @@ void ExportMenu::exportHandout(const QString& path) const
 {
     const ViewState state = m_state();
     if (!state.walkthrough)
-        throw ExportError("Nothing has been computed yet.");
+        throw ExportError(tr("Nothing has been computed yet.").toStdString());
     writeBytes(path,
                render::renderHandout(
                    state.walkthrough,

@@ -1,5 +1,7 @@
 #include "app/head_grid_view.h"
 
+#include <QApplication>
+
 #include "app/heatmap_view.h"
 #include "render/heatmap_grid.h"
 
@@ -31,11 +33,24 @@ void HeadGridView::setMatrices(std::vector<lesson::Heatmap> maps, bool perHead, 
         view->setRowSums(m_rowSums);
         const int index = static_cast<int>(m_views.size());
         connect(view, &HeatmapView::clicked, this, [this, index] {
-            if (m_focused < 0)
+            if (m_focused < 0 && !m_marking)
                 focusHead(index);
         });
         connect(view, &HeatmapView::cellClicked, this, [this, index](int row, int column) {
-            emit cellClicked(m_maps[static_cast<std::size_t>(index)].head, row, column);
+            if (!m_marking) {
+                emit cellClicked(m_maps[static_cast<std::size_t>(index)].head, row, column);
+                return;
+            }
+            const Qt::KeyboardModifiers keys = QApplication::keyboardModifiers();
+            render::Highlight mark{render::Highlight::Kind::Cell, row, column};
+            if (keys & Qt::ShiftModifier)
+                mark.kind = render::Highlight::Kind::Row;
+            else if (keys & Qt::ControlModifier)
+                mark.kind = render::Highlight::Kind::Column;
+            const bool same = m_mark && m_mark->kind == mark.kind &&
+                (mark.kind == render::Highlight::Kind::Column || m_mark->row == row) &&
+                (mark.kind == render::Highlight::Kind::Row || m_mark->column == column);
+            setMark(same ? std::nullopt : std::optional(mark));
         });
         connect(
             view, &HeatmapView::contextMenuRequested, this,
@@ -70,6 +85,19 @@ void HeadGridView::focusHead(int head)
     m_focused = head;
     relayout();
     emit headFocused(head);
+}
+
+void HeadGridView::setMarking(bool on)
+{
+    m_marking = on;
+    if (!on)
+        setMark(std::nullopt);
+}
+
+void HeadGridView::setMark(std::optional<render::Highlight> mark)
+{
+    m_mark = mark;
+    relayout();
 }
 
 void HeadGridView::showAll()
@@ -122,6 +150,11 @@ void HeadGridView::relayout()
         const bool lastShown = k + 1 == shown.size();
         m_views[i]->setHeatmap(m_maps[i], m_sharedRange ? shared : lesson::colourRange({m_maps[i]}),
                                !m_sharedRange || lastShown);
+        // A mark outside this step's matrix (fewer rows or columns) is not drawn here.
+        const bool fits = m_mark &&
+            (m_mark->kind == render::Highlight::Kind::Column || m_mark->row < m_maps[i].rows()) &&
+            (m_mark->kind == render::Highlight::Kind::Row || m_mark->column < m_maps[i].cols());
+        m_views[i]->setHighlight(fits ? m_mark : std::nullopt);
     }
 }
 

@@ -1,9 +1,11 @@
 #pragma once
 
 #include "lesson/heatmap.h"
+#include "render/heatmap_style.h"
 
 #include <QWidget>
 
+#include <optional>
 #include <vector>
 
 class QGridLayout;
@@ -35,6 +37,14 @@ public:
     /// The views currently shown, in order.
     std::vector<HeatmapView*> visibleViews() const;
 
+    /// Presentation mode's pointer: a click marks a cell in every head (Shift: its row, Ctrl: its
+    /// column; the same click again clears it) instead of showing the head alone, so the whole
+    /// room sees the same query in each head. The mark stays while stepping, where it fits.
+    void setMarking(bool on);
+    bool marking() const { return m_marking; }
+    void setMark(std::optional<render::Highlight> mark);
+    std::optional<render::Highlight> mark() const { return m_mark; }
+
 signals:
     void headFocused(int head);
     /// A cell of the map of head `head` (−1 for a whole matrix) was clicked.
@@ -57,6 +67,8 @@ private:
     bool m_values = false;
     bool m_rowSums = false;
     int m_focused = -1;
+    bool m_marking = false;
+    std::optional<render::Highlight> m_mark;
     std::vector<int> m_placed; ///< the view indices currently in the layout, in order
 };
 

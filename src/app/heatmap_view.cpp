@@ -103,12 +103,16 @@ QPoint HeatmapView::cellCentre(int row, int column) const
 
 QString HeatmapView::toolTipForCell(int row, int column) const
 {
+    // A position and its token ("3 “cat”"); a feature index alone, not repeated as its label.
     const auto label = [](const std::vector<std::string>& labels, int i) {
-        if (i >= static_cast<int>(labels.size()))
+        if (i >= static_cast<int>(labels.size()) ||
+            labels[static_cast<std::size_t>(i)] == std::to_string(i))
             return QString::number(i);
-        const QString token = QString::fromStdString(labels[static_cast<std::size_t>(i)]);
+        const QString token =
+            render::visibleToken(QString::fromStdString(labels[static_cast<std::size_t>(i)]));
         const std::optional<std::string> word = lesson::wholeWord(labels, i);
-        return word ? tr("%1” in “%2").arg(token, QString::fromStdString(*word)) : token;
+        return QStringLiteral("%1 “%2”").arg(i).arg(
+            word ? tr("%1” in “%2").arg(token, QString::fromStdString(*word)) : token);
     };
     const io::LabelledMatrix& m = m_heatmap.matrix;
     const float v = m_heatmap.value(row, column);
@@ -116,10 +120,12 @@ QString HeatmapView::toolTipForCell(int row, int column) const
     if (m_heatmap.blocked(row, column))
         value += std::isinf(v) ? tr(" (blocked)") : tr(" (blocked: −∞ before the softmax)");
     const QString head = m_heatmap.head >= 0 ? tr("head %1 · ").arg(m_heatmap.head) : QString();
-    return QStringLiteral("%1%2 %3 “%4” → %5 %6 “%7”: %8")
-        .arg(head, QString::fromStdString(m.rowAxis), QString::number(row), label(m.rowLabels, row),
-             QString::fromStdString(m.columnAxis), QString::number(column),
-             label(m.columnLabels, column), value);
+    //: A cell's tooltip: [head h · ]row-axis index “token” → column-axis index “token”: value
+    //: (a feature index has no “token”).
+    //: The axis names (query, key, …) come untranslated from the lesson layer.
+    return tr("%1%2 %3 → %4 %5: %6")
+        .arg(head, QString::fromStdString(m.rowAxis), label(m.rowLabels, row),
+             QString::fromStdString(m.columnAxis), label(m.columnLabels, column), value);
 }
 
 namespace {

@@ -70,9 +70,9 @@ void ImportanceDialog::setModel(std::shared_ptr<const io::LoadedModel> model, st
         const engine::ModelConfig& c = m_model->model->config();
         const int blocks = c.encoderLayers +
             c.decoderLayers * (c.architecture == engine::Architecture::EncoderDecoder ? 2 : 1);
-        clearReport(tr("%1: press Measure to switch each of its %2 attention heads off in turn.")
-                        .arg(QString::fromStdString(c.name))
-                        .arg(blocks * c.numHeads));
+        clearReport(tr("%1: press Measure to switch each of its %n attention heads off in turn.",
+                       nullptr, blocks * c.numHeads)
+                        .arg(QString::fromStdString(c.name)));
     }
 }
 
@@ -107,7 +107,7 @@ void ImportanceDialog::measure()
     }
     if (examples.inputs.empty()) {
         examples.inputs = {m_text};
-        examples.description = "the text shown";
+        examples.description = tr("the text shown").toStdString();
     }
     clearReport(tr("Measuring on %1…").arg(QString::fromStdString(examples.description)));
     m_ui->measure->setText(tr("&Stop"));
@@ -133,13 +133,15 @@ void ImportanceDialog::measure()
             try {
                 outcome.report = lesson::headImportance(*model, examples, progress, limit);
             } catch (const Stopped&) {
-                outcome.error = QObject::tr("Stopped.");
+                outcome.error = ImportanceDialog::tr("Stopped.");
             } catch (const std::bad_alloc&) {
-                outcome.error = QObject::tr("There was not enough memory to measure the heads.");
+                outcome.error =
+                    ImportanceDialog::tr("There was not enough memory to measure the heads.");
             } catch (const std::exception& e) {
                 outcome.error = QString::fromStdString(e.what());
             } catch (...) {
-                outcome.error = QObject::tr("Measuring the heads failed for an unknown reason.");
+                outcome.error =
+                    ImportanceDialog::tr("Measuring the heads failed for an unknown reason.");
             }
             return outcome;
         }));

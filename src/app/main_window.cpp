@@ -1,6 +1,8 @@
 #include "app/main_window.h"
 
 #include "app/export_menu.h"
+#include "app/glossary_dialog.h"
+#include "app/guided_tour.h"
 #include "app/head_grid_view.h"
 #include "app/importance_dialog.h"
 #include "app/input_panel.h"
@@ -24,9 +26,12 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
+#include <QMenu>
 #include <QMessageBox>
+#include <QPushButton>
 #include <QScrollArea>
 #include <QSettings>
+#include <QShortcut>
 #include <QSplitter>
 #include <QStackedWidget>
 #include <QStatusBar>
@@ -62,6 +67,9 @@ MainWindow::MainWindow(QWidget* parent)
     scroll->setWidget(left);
     scroll->setWidgetResizable(true);
     scroll->setMinimumWidth(340);
+    scroll->setObjectName(QStringLiteral("settingsPanel"));
+    m_settingsPanel = scroll;
+    m_steps->grid()->setObjectName(QStringLiteral("headGrid"));
     m_views->addWidget(m_steps);
     m_views->addWidget(m_overview);
     auto* splitter = new QSplitter(Qt::Horizontal);
@@ -82,6 +90,7 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_ui->actionFirst, &QAction::triggered, m_steps, &StepPanel::first);
     connect(m_ui->actionLast, &QAction::triggered, m_steps, &StepPanel::last);
     connect(m_ui->actionPresentation, &QAction::toggled, this, &MainWindow::setPresentationMode);
+    addPresentationKeys();
     connect(m_ui->actionAbout, &QAction::triggered, this, [this] {
         QMessageBox::about(
             this, tr("About AttnViz"),
@@ -111,6 +120,10 @@ MainWindow::MainWindow(QWidget* parent)
         if (dialog.exec() == QDialog::Accepted && !dialog.selectedFiles().isEmpty())
             saveLessonFile(dialog.selectedFiles().constFirst());
     });
+    connect(m_ui->actionGlossary, &QAction::triggered, this, [this] { openGlossary({}); });
+    connect(m_steps, &StepPanel::termChosen, this, &MainWindow::openGlossary);
+    connect(m_ui->actionTour, &QAction::triggered, this, &MainWindow::startTour);
+    connect(m_ui->actionShortcuts, &QAction::triggered, this, &MainWindow::showShortcuts);
     connect(m_ui->menuRecent, &QMenu::aboutToShow, this, &MainWindow::fillRecentMenu);
     fillRecentMenu();
     fillLanguageMenu();
@@ -199,6 +212,18 @@ MainWindow::MainWindow(QWidget* parent)
 
     QSettings store;
     restoreGeometry(store.value(QStringLiteral("window/geometry")).toByteArray());
+    if (!store.value(QStringLiteral("tour/offered")).toBool()) {
+        // A first start offers the tour without interrupting: one line, one button.
+        store.setValue(QStringLiteral("tour/offered"), true);
+        auto* offer = new QPushButton(tr("New here? Take the guided tour"));
+        offer->setObjectName(QStringLiteral("tourOffer"));
+        offer->setFlat(true);
+        statusBar()->addPermanentWidget(offer);
+        connect(offer, &QPushButton::clicked, this, [this, offer] {
+            offer->deleteLater();
+            startTour();
+        });
+    }
     m_preferences = loadPreferences(store);
     m_modelRunner->setMemoryLimit(m_preferences.memoryLimit);
     // Where the user left off: the whole lesson kept at close; without one (a first start, or
@@ -446,12 +471,68 @@ void MainWindow::showModelBlock(const lesson::BlockChoice& choice)
 
 void MainWindow::setPresentationMode(bool on)
 {
-    // Readable from the back of a classroom: every font in the window grows; off restores the
-    // desktop's own size.
+    // Readable from the back of a classroom: every font in the window grows (the step's title and
+    // formula more), the settings panel makes room for the heatmaps (S brings it back), and the
+    // keyboard alone walks the lesson. Off restores the desktop's own size.
     QFont f = QApplication::font();
     if (on)
         f.setPointSizeF(std::max(16.0, f.pointSizeF() * 1.6));
     setFont(f);
+    // The whole screen of the projector; leaving returns to the window as it was.
+    if (on && !isFullScreen()) {
+        m_stateBeforePresentation = windowState();
+        setWindowState(Qt::WindowFullScreen);
+    } else if (!on && isFullScreen()) {
+        setWindowState(m_stateBeforePresentation);
+    }
+    m_settingsPanel->setVisible(!on);
+    m_steps->setPresentation(on);
+    if (m_ui->actionPresentation->isChecked() != on)
+        m_ui->actionPresentation->setChecked(on);
+    for (QShortcut* key : m_presentationKeys)
+        key->setEnabled(on);
+    if (on) {
+        statusBar()->showMessage(
+            tr("Presentation: ←/→ steps · 1…9, 0 a step · H one head after another · S the "
+               "settings · click a cell to mark it (Shift: its row, Ctrl: its column) · Esc "
+               "leaves"));
+        m_steps->setFocus();
+    } else {
+        statusBar()->clearMessage();
+    }
+}
+
+void MainWindow::addPresentationKeys()
+{
+    const auto add = [this](const QKeySequence& sequence, auto action) {
+        auto* key = new QShortcut(sequence, this);
+        key->setEnabled(false);
+        connect(key, &QShortcut::activated, this, action);
+        m_presentationKeys.push_back(key);
+    };
+    for (int digit = 0; digit <= 9; ++digit) {
+        // 1 … 9 are steps 1 … 9 and 0 is step 10, as on a keyboard's row of digits.
+        const auto step = static_cast<lesson::LessonStepIndex>(digit == 0 ? 9 : digit - 1);
+        if (step < lesson::kLessonSteps.size())
+            add(QKeySequence(Qt::Key_0 + digit), [this, step] { m_steps->setStep(step); });
+    }
+    add(QKeySequence(Qt::Key_H), [this] {
+        // All heads → head 0 → head 1 → … → all heads again.
+        HeadGridView* grid = m_steps->grid();
+        const int next = grid->focusedHead() + 1;
+        if (next < static_cast<int>(grid->matrices().size()) && grid->focusedHead() >= -1)
+            grid->focusHead(next);
+        if (grid->focusedHead() != next)
+            grid->showAll();
+    });
+    add(QKeySequence(Qt::Key_S), [this] {
+        m_settingsPanel->setVisible(!m_settingsPanel->isVisible());
+        // Digits and letters typed into the settings must reach the fields.
+        for (QShortcut* key : m_presentationKeys)
+            if (key->key() != QKeySequence(Qt::Key_S) && key->key() != QKeySequence(Qt::Key_Escape))
+                key->setEnabled(!m_settingsPanel->isVisible());
+    });
+    add(QKeySequence(Qt::Key_Escape), [this] { setPresentationMode(false); });
 }
 
 void MainWindow::saveSession()
@@ -549,6 +630,52 @@ void MainWindow::applyPendingView()
     m_steps->setAlternative(view.alternative);
     if (view.focusedHead >= 0)
         m_steps->grid()->focusHead(view.focusedHead);
+}
+
+GlossaryDialog* MainWindow::openGlossary(const QString& key)
+{
+    if (!m_glossary)
+        m_glossary = new GlossaryDialog(this);
+    if (!key.isEmpty())
+        m_glossary->showTerm(key);
+    m_glossary->show();
+    m_glossary->raise();
+    return m_glossary;
+}
+
+GuidedTour* MainWindow::startTour()
+{
+    if (auto* running = findChild<GuidedTour*>())
+        running->close();
+    return new GuidedTour(this);
+}
+
+void MainWindow::showShortcuts()
+{
+    // Read from the actions themselves, so the list cannot fall behind the menus.
+    QString rows;
+    for (const QMenu* menu : m_ui->menubar->findChildren<QMenu*>()) {
+        for (const QAction* action : menu->actions()) {
+            if (action->shortcut().isEmpty())
+                continue;
+            rows += QStringLiteral("<tr><td><b>%1</b></td><td>%2</td></tr>")
+                        .arg(action->shortcut().toString(QKeySequence::NativeText).toHtmlEscaped(),
+                             action->text().remove(QLatin1Char('&')).toHtmlEscaped());
+        }
+    }
+    rows += QStringLiteral("<tr><td><b>1 … 9, 0</b></td><td>%1</td></tr>")
+                .arg(tr("In presentation mode: go to step 1 … 10").toHtmlEscaped());
+    rows +=
+        QStringLiteral("<tr><td><b>H</b></td><td>%1</td></tr>")
+            .arg(tr("In presentation mode: the next head alone, then all heads").toHtmlEscaped());
+    rows += QStringLiteral("<tr><td><b>Esc</b></td><td>%1</td></tr>")
+                .arg(tr("Leave presentation mode").toHtmlEscaped());
+    auto* box = new QMessageBox(QMessageBox::NoIcon, tr("Keyboard shortcuts"),
+                                QStringLiteral("<table cellspacing=\"6\">%1</table>").arg(rows),
+                                QMessageBox::Close, this);
+    box->setObjectName(QStringLiteral("shortcuts"));
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->open();
 }
 
 void MainWindow::warn(const QString& title, const QString& sentence)

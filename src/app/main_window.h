@@ -11,7 +11,9 @@
 
 #include <memory>
 #include <optional>
+#include <vector>
 
+class QShortcut;
 class QStackedWidget;
 
 namespace Ui {
@@ -21,6 +23,8 @@ class MainWindow;
 namespace attnviz::app {
 
 class ExportMenu;
+class GlossaryDialog;
+class GuidedTour;
 class FollowingDialog;
 class InputPanel;
 class MistakesDialog;
@@ -74,6 +78,10 @@ public:
     /// around the lesson it shows, so no text stays in the old language; the returned window is
     /// the new one (this one closes and is deleted).
     MainWindow* switchLanguage(const QString& code);
+    /// Help ▸ Glossary, on the term with this key when one is given.
+    GlossaryDialog* openGlossary(const QString& key);
+    /// Help ▸ Guided tour (a first start offers it in the status bar).
+    GuidedTour* startTour();
 
 protected:
     void closeEvent(QCloseEvent* event) override;
@@ -86,6 +94,8 @@ private:
     void showModelBlock(const lesson::BlockChoice& choice);
     void showPlayground();
     void setPresentationMode(bool on);
+    /// Presentation mode's keys (digits, H, S, Esc), enabled only in it.
+    void addPresentationKeys();
     void runModel(const ModelRequest& request);
     /// File ▸ Preferences: a new memory limit is saved and the model shown runs again under it.
     void openPreferences();
@@ -104,6 +114,8 @@ private:
     /// A new window in language `code` that opens `shown`; this one hides and is deleted.
     MainWindow* rebuildIn(const QString& code, const lesson::LessonFile& shown);
     void fillLanguageMenu();
+    /// Help ▸ Keyboard shortcuts: every shortcut of the menus, and presentation mode's keys.
+    void showShortcuts();
     /// One sentence in the status bar and in a message box.
     void warn(const QString& title, const QString& sentence);
     void fillRecentMenu();
@@ -117,12 +129,16 @@ private:
     StepPanel* m_steps;
     ModelOverview* m_overview;
     QStackedWidget* m_views;
+    QWidget* m_settingsPanel = nullptr;
+    Qt::WindowStates m_stateBeforePresentation;
+    std::vector<QShortcut*> m_presentationKeys;
     WalkthroughRunner* m_runner;
     ModelRunner* m_modelRunner;
     ExportMenu* m_exports = nullptr;
     MistakesDialog* m_mistakes = nullptr;
     ScalingDialog* m_scaling = nullptr;
     ImportanceDialog* m_importance = nullptr;
+    GlossaryDialog* m_glossary = nullptr;
     ModelResult m_modelResult;
     std::shared_ptr<const lesson::Walkthrough> m_walkthrough;
     /// The run and block m_walkthrough shows, when it is a model's block.

@@ -106,7 +106,7 @@ void MistakesDialog::redraw()
     m_ui->headLabel->setVisible(perHead);
     const int head = m_ui->head->value();
     const std::string name(engine::stepName(step));
-    const std::string where = perHead ? "head " + std::to_string(head) + " · " : std::string();
+    const std::string where = perHead ? tr("head %1 · ").arg(head).toStdString() : std::string();
     const lesson::Heatmap right =
         lesson::traceHeatmap(walkthrough(), step, batch(), head, where + name, name);
     const lesson::Heatmap wrong =

@@ -23,11 +23,11 @@ QString blockTitle(engine::Block block)
 {
     switch (block) {
     case engine::Block::Self:
-        return QObject::tr("encoder self-attention");
+        return ModelPanel::tr("encoder self-attention");
     case engine::Block::MaskedSelf:
-        return QObject::tr("decoder masked self-attention");
+        return ModelPanel::tr("decoder masked self-attention");
     case engine::Block::Cross:
-        return QObject::tr("decoder cross-attention");
+        return ModelPanel::tr("decoder cross-attention");
     default:
         return {};
     }
@@ -202,7 +202,8 @@ void ModelPanel::showSourceWidgets(const QString& folder)
           static_cast<QWidget*>(m_ui->text), static_cast<QWidget*>(m_ui->output),
           static_cast<QWidget*>(m_ui->problem), static_cast<QWidget*>(m_ui->layerLabel),
           static_cast<QWidget*>(m_ui->layer), static_cast<QWidget*>(m_ui->blockLabel),
-          static_cast<QWidget*>(m_ui->block), static_cast<QWidget*>(m_ui->overview)})
+          static_cast<QWidget*>(m_ui->block), static_cast<QWidget*>(m_ui->overview),
+          static_cast<QWidget*>(m_ui->countingNote)})
         w->setVisible(isModel);
     for (QWidget* w :
          {static_cast<QWidget*>(m_ui->targetLabel), static_cast<QWidget*>(m_ui->target),
@@ -325,6 +326,10 @@ void ModelPanel::showResult(const ModelResult& result)
     for (const auto* stack : {&parameters.encoderLayers, &parameters.decoderLayers})
         if (!stack->empty())
             perLayer << QString::fromStdString(lesson::groupedNumber(stack->front()));
+    // Encoder–decoder models have a count for each stack; the others, one.
+    const QString perLayerText = perLayer.size() > 1
+        ? tr("%1 encoder, %2 decoder").arg(perLayer[0], perLayer[1])
+        : perLayer.value(0);
     m_ui->description->setText(
         tr("<b>%1</b> — %2 %3, %4 layer(s), %5 heads, d_model %6, %7-norm, %8; %9 parameters "
            "(per layer: %10).<br>%11")
@@ -335,9 +340,7 @@ void ModelPanel::showResult(const ModelResult& result)
             .arg(c.modelWidth)
             .arg(QString::fromLatin1(engine::normName(c.norm)),
                  QString::fromLatin1(engine::activationName(c.activation)),
-                 QString::fromStdString(lesson::groupedNumber(parameters.total())),
-                 perLayer.join(tr(" encoder, ")) +
-                     (perLayer.size() > 1 ? tr(" decoder") : QString()),
+                 QString::fromStdString(lesson::groupedNumber(parameters.total())), perLayerText,
                  QString::fromStdString(c.description).toHtmlEscaped()));
     const bool encDec = c.architecture == engine::Architecture::EncoderDecoder;
     const bool decOnly = c.architecture == engine::Architecture::DecoderOnly;
@@ -380,9 +383,9 @@ void ModelPanel::showResult(const ModelResult& result)
 
     QStringList lines;
     if (!m_run->decoding.empty())
-        lines << tr("Output: <b>%1</b> (greedy decoding, %2 steps)")
-                     .arg(QString::fromStdString(m_run->generated).toHtmlEscaped())
-                     .arg(m_run->decoding.size());
+        lines << tr("Output: <b>%1</b> (greedy decoding, %n steps)", nullptr,
+                    static_cast<int>(m_run->decoding.size()))
+                     .arg(QString::fromStdString(m_run->generated).toHtmlEscaped());
     // Which heads this run went without, wherever they are: the step panel names only its block's.
     QStringList off;
     for (const engine::Ablation::Head& h : m_run->request.ablation.heads)
@@ -425,6 +428,8 @@ void ModelPanel::setChoice(const lesson::BlockChoice& c)
 {
     m_filling = true;
     m_ui->layer->setCurrentIndex(c.layer);
+    if (m_ui->decodingStep->isVisibleTo(this))
+        m_ui->decodingStep->setValue(c.decodingStep + 1); // clamped to the run's steps
     fillBlocks();
     const int index = m_ui->block->findData(static_cast<int>(c.block));
     if (index >= 0)

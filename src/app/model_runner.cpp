@@ -112,11 +112,11 @@ void ModelRunner::start(const ModelRequest& request)
             result.cancelled = true;
         } catch (const std::bad_alloc&) {
             result.error =
-                QObject::tr("There was not enough memory to run this model on this text.");
+                ModelRunner::tr("There was not enough memory to run this model on this text.");
         } catch (const std::exception& e) {
             result.error = QString::fromStdString(e.what());
         } catch (...) {
-            result.error = QObject::tr("Running the model failed for an unknown reason.");
+            result.error = ModelRunner::tr("Running the model failed for an unknown reason.");
         }
         return result;
     }));

@@ -89,11 +89,10 @@ void ScalingDialog::redraw()
         return;
     }
     const int head = m_ui->head->value();
-    const lesson::Heatmap map =
-        lesson::traceHeatmap(m_rescaled, engine::AttentionStep::Weights, batch(), head,
-                             "head " + std::to_string(head) + " · softmax(scores ÷ " +
-                                 number(divisor()).toStdString() + ")",
-                             "softmax");
+    const lesson::Heatmap map = lesson::traceHeatmap(
+        m_rescaled, engine::AttentionStep::Weights, batch(), head,
+        tr("head %1 · softmax(scores ÷ %2)").arg(head).arg(number(divisor())).toStdString(),
+        "softmax");
     m_ui->weights->setHeatmap(map, {0, 1}, true);
     m_statistics = lesson::softmaxStatistics(*m_rescaled, batch(), head);
     const lesson::SoftmaxStatistics& s = m_statistics;

@@ -9,6 +9,8 @@
 #include <QButtonGroup>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QCursor>
+#include <QEvent>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QMenu>
@@ -16,6 +18,8 @@
 #include <QSpinBox>
 #include <QTextBrowser>
 #include <QToolButton>
+#include <QToolTip>
+#include <QUrl>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -43,22 +47,29 @@ StepPanel::StepPanel(QWidget* parent)
     , m_previous(new QPushButton(tr("◀ Prev"), this))
     , m_next(new QPushButton(tr("Next ▶"), this))
 {
-    QFont big = font();
-    big.setPointSizeF(big.pointSizeF() * 1.4);
-    big.setBold(true);
-    m_position->setFont(big);
     m_position->setObjectName(QStringLiteral("stepPosition"));
-    QFont mono(QStringLiteral("DejaVu Sans Mono"));
-    mono.setPointSizeF(font().pointSizeF() * 1.1);
-    m_formula->setFont(mono);
     m_formula->setObjectName(QStringLiteral("formula"));
     m_formula->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_formula->setWordWrap(true);
     m_shape->setObjectName(QStringLiteral("shape"));
     m_shape->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_shape->setWordWrap(true);
-    m_explanation->setMaximumHeight(130);
     m_explanation->setObjectName(QStringLiteral("explanation"));
+    // Glossary terms are links: a hover shows the term's explanation, a click opens the glossary.
+    m_explanation->setOpenLinks(false);
+    connect(m_explanation, &QTextBrowser::anchorClicked, this, [this](const QUrl& url) {
+        if (url.scheme() == render::kGlossaryScheme)
+            emit termChosen(url.path());
+    });
+    connect(m_explanation, &QTextBrowser::highlighted, this, [this](const QUrl& url) {
+        if (url.scheme() != render::kGlossaryScheme)
+            return;
+        const render::GlossaryEntry entry = render::glossaryEntry(url.path());
+        QToolTip::showText(
+            QCursor::pos(),
+            QStringLiteral("<b>%1</b>%2").arg(entry.term.toHtmlEscaped(), entry.explanation),
+            m_explanation);
+    });
     m_batch->setPrefix(tr("batch item "));
     m_batch->setMinimum(1);
     m_sharedRange->setChecked(true);
@@ -83,7 +94,10 @@ StepPanel::StepPanel(QWidget* parent)
     controls->addStretch();
     controls->addWidget(m_allHeads);
 
-    auto* navigator = new QHBoxLayout;
+    auto* navigatorRow = new QWidget(this);
+    navigatorRow->setObjectName(QStringLiteral("stepNavigator"));
+    auto* navigator = new QHBoxLayout(navigatorRow);
+    navigator->setContentsMargins(0, 0, 0, 0);
     navigator->addWidget(m_previous);
     for (lesson::LessonStepIndex i = 0; i < lesson::kLessonSteps.size(); ++i) {
         const render::StepText text = render::stepText(lesson::kLessonSteps[i]);
@@ -106,7 +120,8 @@ StepPanel::StepPanel(QWidget* parent)
     layout->addWidget(m_maskNotes);
     layout->addWidget(m_grid, 1);
     layout->addWidget(m_explanation);
-    layout->addLayout(navigator);
+    layout->addWidget(navigatorRow);
+    applyFonts();
 
     connect(m_stepButtons, &QButtonGroup::idClicked, this,
             [this](int id) { setStep(static_cast<lesson::LessonStepIndex>(id)); });
@@ -195,6 +210,38 @@ void StepPanel::showHeadMenu(QPoint globalPosition, int head, int row, int colum
         menu.addAction(tr("Switch every head back on"), this, &StepPanel::allHeadsSwitchedOn);
     if (!menu.isEmpty())
         menu.exec(globalPosition);
+}
+
+void StepPanel::setPresentation(bool on)
+{
+    m_presentation = on;
+    m_grid->setMarking(on);
+    applyFonts();
+}
+
+void StepPanel::applyFonts()
+{
+    // Relative to the panel's own font, which grows with the window's in presentation mode; on a
+    // projector the title and the formula grow more than the rest, since they are read from afar.
+    const double emphasis = m_presentation ? 1.3 : 1.0;
+    QFont title = font();
+    title.setPointSizeF(font().pointSizeF() * 1.4 * emphasis);
+    title.setBold(true);
+    m_position->setFont(title);
+    QFont mono(QStringLiteral("DejaVu Sans Mono"));
+    mono.setPointSizeF(font().pointSizeF() * 1.1 * emphasis);
+    m_formula->setFont(mono);
+    QFont shape = font();
+    shape.setPointSizeF(font().pointSizeF() * emphasis);
+    m_shape->setFont(shape);
+    m_explanation->setMaximumHeight(QFontMetrics(font()).lineSpacing() * (m_presentation ? 5 : 7));
+}
+
+void StepPanel::changeEvent(QEvent* event)
+{
+    if (event->type() == QEvent::FontChange)
+        applyFonts();
+    QWidget::changeEvent(event);
 }
 
 void StepPanel::setWalkthrough(std::shared_ptr<const lesson::Walkthrough> walkthrough)
@@ -297,7 +344,8 @@ std::shared_ptr<const lesson::Walkthrough> StepPanel::shownDifference()
 void StepPanel::refresh()
 {
     const lesson::LessonStep& step = lessonStep();
-    const render::StepText text = render::stepText(step, m_walkthrough.get());
+    render::StepText text = render::stepText(step, m_walkthrough.get());
+    text.explanation = render::linkGlossaryTerms(text.explanation, m_glossary);
     m_position->setText(
         tr("Step %1 of %2 — %3").arg(m_step + 1).arg(lesson::kLessonSteps.size()).arg(text.title));
     m_stepButtons->button(static_cast<int>(m_step))->setChecked(true);
@@ -394,7 +442,7 @@ void StepPanel::refresh()
     m_maskNotes->setVisible(step.scoreShaped() && !notes.isEmpty());
     for (lesson::Heatmap& map : maps)
         if (map.head >= 0 && std::find(off.begin(), off.end(), map.head) != off.end())
-            map.title += " (switched off)";
+            map.title += tr(" (switched off)").toStdString();
     m_sharedRange->setEnabled(step.perHead());
     // The softmax step shows what makes its rows weights: each sums to 1.
     const bool weights =

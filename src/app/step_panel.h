@@ -2,6 +2,7 @@
 
 #include "lesson/lesson_steps.h"
 #include "lesson/walkthrough.h"
+#include "render/glossary.h"
 
 #include <QCheckBox>
 #include <QSpinBox>
@@ -59,6 +60,10 @@ public:
     void last();
 
     HeadGridView* grid() const { return m_grid; }
+    /// Presentation mode: the title, formula and shapes grow beyond the window's larger font, and
+    /// a click on a heatmap marks a cell, row or column in every head (HeadGridView::setMarking).
+    void setPresentation(bool on);
+    bool presentation() const { return m_presentation; }
     /// Opens (or updates) the arithmetic of a cell of head `head` on the step shown: a score,
     /// a weight or a context value. Other steps and whole matrices have none and are ignored.
     void showCellArithmetic(int head, int row, int column);
@@ -74,11 +79,17 @@ signals:
     /// From a head's context menu: switch `head` of the block shown off (or back on).
     void headSwitched(int head, bool off);
     void allHeadsSwitchedOn();
+    /// A glossary term of the explanation was clicked (its key, render/glossary.h).
+    void termChosen(const QString& key);
     /// After every refresh: the walkthrough shown (null when none) and the batch item.
     void walkthroughShown(std::shared_ptr<const attnviz::lesson::Walkthrough> walkthrough,
                           int batch);
 
+protected:
+    void changeEvent(QEvent* event) override;
+
 private:
+    void applyFonts();
     void refresh();
     void showHeadMenu(QPoint globalPosition, int head, int row, int column);
     /// The trace step whose cells the step shown explains (scores … weights, context), if any.
@@ -89,7 +100,10 @@ private:
     std::shared_ptr<const lesson::Walkthrough> shownDifference();
 
     std::shared_ptr<const lesson::Walkthrough> m_walkthrough;
+    /// Read once: the terms the explanations link.
+    std::vector<render::GlossaryEntry> m_glossary = render::glossary();
     QString m_reason;
+    bool m_presentation = false;
     lesson::LessonStepIndex m_step = 0;
     QLabel* m_position;
     QLabel* m_formula;

@@ -62,7 +62,8 @@ void WalkthroughRunner::start(const lesson::PlaygroundSettings& settings)
         try {
             return Outcome{lesson::computePlayground(settings), {}};
         } catch (const std::bad_alloc&) {
-            return Outcome{nullptr, QObject::tr("There was not enough memory for these settings.")};
+            return Outcome{
+                nullptr, WalkthroughRunner::tr("There was not enough memory for these settings.")};
         } catch (const std::exception& e) {
             return Outcome{nullptr, QString::fromStdString(e.what())};
         }

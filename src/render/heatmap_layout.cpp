@@ -32,7 +32,7 @@ double pickLabels(const std::vector<std::string>& labels, int count, int step,
     double widest = 0;
     for (int i = 0; i < count; i += step) {
         const QString full = i < static_cast<int>(labels.size())
-            ? QString::fromStdString(labels[static_cast<std::size_t>(i)])
+            ? visibleToken(QString::fromStdString(labels[static_cast<std::size_t>(i)]))
             : QString::number(i);
         const QString text = metrics.elidedText(full, Qt::ElideRight, maxWidth);
         widest = std::max(widest, metrics.horizontalAdvance(text));
@@ -55,6 +55,24 @@ int stepFor(int count, double room, double each)
 }
 
 } // namespace
+
+QString visibleToken(const QString& token)
+{
+    QString shown;
+    for (const QChar c : token) {
+        if (c == QLatin1Char(' '))
+            shown += QChar(0x2423); // ␣
+        else if (c == QLatin1Char('\n'))
+            shown += QChar(0x21B5); // ↵
+        else if (c == QLatin1Char('\t'))
+            shown += QChar(0x21E5); // ⇥
+        else if (c.category() == QChar::Other_Control || c.category() == QChar::Other_Format)
+            shown += QStringLiteral("\\x%1").arg(c.unicode(), 2, 16, QLatin1Char('0'));
+        else
+            shown += c;
+    }
+    return shown.isEmpty() ? QStringLiteral("∅") : shown;
+}
 
 QString formatValue(double value, int significant)
 {

@@ -68,6 +68,10 @@ private:
     std::vector<double> m_ticks;
 };
 
+/// A token as a label shows it: a space as ␣, a line break as ↵, a tab as ⇥, other control
+/// characters as \xNN, an empty token as ∅ — so that no label is blank or breaks the line.
+QString visibleToken(const QString& token);
+
 /// The colour bar's tick values for a range: a few round numbers within it.
 std::vector<double> colourBarTicks(std::pair<double, double> range);
 /// A value as a tick or a tooltip prints it (−∞ as such).

@@ -10,9 +10,13 @@ StepText stepText(const lesson::LessonStep& step, const lesson::Walkthrough* w)
         QString::fromLatin1(step.key.data(), static_cast<qsizetype>(step.key.size()));
     QStringList candidates;
     // Cross-attention has its own words where it differs (no causal mask; the decoder's shift).
-    if (w && w->crossAttention)
+    const bool cross = w && w->crossAttention;
+    const bool inModel = w && std::holds_alternative<lesson::ModelBlockSource>(w->source);
+    if (cross && inModel)
+        candidates << QStringLiteral(":/steps/%1_cross_in_model.txt").arg(key);
+    if (cross)
         candidates << QStringLiteral(":/steps/%1_cross.txt").arg(key);
-    if (w && std::holds_alternative<lesson::ModelBlockSource>(w->source))
+    if (inModel)
         candidates << QStringLiteral(":/steps/%1_in_model.txt").arg(key);
     candidates << QStringLiteral(":/steps/%1.txt").arg(key);
     const TextResource text = readTextResource(candidates);

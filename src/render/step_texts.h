@@ -10,7 +10,8 @@ namespace attnviz::render {
 /// The words of a lesson step, read from resources/steps/<key>.txt: a title, a navigator label,
 /// a formula with `{B}`-style size placeholders, and an explanation in HTML. For cross-attention
 /// the file <key>_cross.txt, and for a model's block <key>_in_model.txt, where there is one, come
-/// first (the cross block's own reasons; the residual stream).
+/// first (the cross block's own reasons; the residual stream); a model's cross block reads
+/// <key>_cross_in_model.txt before both.
 struct StepText {
     QString title;
     QString label;

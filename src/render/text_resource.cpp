@@ -5,7 +5,7 @@
 #include <QStringList>
 
 // The texts are compiled into the static attnviz_render library, whose resources are not
-// registered automatically.
+// registered automatically (Q_INIT_RESOURCE must be called outside a namespace).
 static void registerTexts()
 {
     Q_INIT_RESOURCE(attnviz);
@@ -13,10 +13,15 @@ static void registerTexts()
 
 namespace attnviz::render {
 
-TextResource readTextResource(const QStringList& paths)
+void registerTextResources()
 {
     static const bool registered = (registerTexts(), true);
     (void)registered;
+}
+
+TextResource readTextResource(const QStringList& paths)
+{
+    registerTextResources();
     // A translation lives under the language's folder (":/zh_CN/steps/…"); a text it lacks is
     // read in English.
     const QString language = QLocale().name();

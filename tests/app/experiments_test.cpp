@@ -20,8 +20,8 @@
 
 #include <QAction>
 #include <QCheckBox>
-#include <QLineEdit>
 #include <QLabel>
+#include <QLineEdit>
 #include <QListWidget>
 #include <QStandardPaths>
 #include <QTextBrowser>
@@ -257,7 +257,8 @@ private slots:
         QVERIFY(!input->validLengths->isVisibleTo(m_window.get()));
         input->mask->setCurrentIndex(static_cast<int>(attnviz::lesson::MaskKind::ValidLengths));
         QVERIFY(input->validLengths->isVisibleTo(m_window.get()));
-        QVERIFY2(!input->clearMask->isVisibleTo(m_window.get()), "only a drawn mask can be cleared");
+        QVERIFY2(!input->clearMask->isVisibleTo(m_window.get()),
+                 "only a drawn mask can be cleared");
         input->validLengths->setFocus();
         QTest::keyClicks(input->validLengths, QStringLiteral("[3, 2]"));
         settle();
@@ -268,8 +269,9 @@ private slots:
         steps->setStep(attnviz::test::step("softmax"));
         auto* notes = steps->findChild<QLabel*>(QStringLiteral("maskNotes"));
         QVERIFY(notes->isVisibleTo(m_window.get()));
-        QVERIFY2(notes->text().contains(QStringLiteral("Valid lengths [3, 2]: item 1 sees keys 0–2")),
-                 qPrintable(notes->text()));
+        QVERIFY2(
+            notes->text().contains(QStringLiteral("Valid lengths [3, 2]: item 1 sees keys 0–2")),
+            qPrintable(notes->text()));
         // Batch item 2 sees keys 0 and 1 only, in every head.
         steps->findChild<QSpinBox*>()->setValue(2);
         QCOMPARE(view(0)->heatmap().value(0, 2), 0.0f);

@@ -43,8 +43,9 @@ private:
         return window;
     }
 
-    // The reverse demo on its encoder's layer 1 self-attention, softmax step, head 3 in focus, layer 0's
-    // cross head 2 switched off and one colour range for all heads: nothing a fresh window shows.
+    // The reverse demo on its encoder's layer 1 self-attention, softmax step, head 3 in focus,
+    // layer 0's cross head 2 switched off and one colour range for all heads: nothing a fresh
+    // window shows.
     static void prepareModelLesson(MainWindow& window)
     {
         window.modelPanel()->setHeadSwitchedOff({0, Block::Cross, 2}, true);

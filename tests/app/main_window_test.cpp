@@ -98,6 +98,19 @@ private slots:
                  qPrintable(tip));
         QVERIFY2(tip.endsWith(QString::number(static_cast<double>(expected), 'g', 7)),
                  qPrintable(tip));
+        QVERIFY2(tip.startsWith(QStringLiteral("head 1 · query 2 “sat”")), qPrintable(tip));
+    }
+
+    void aFeatureIndexIsNotRepeatedAsItsLabel()
+    {
+        m_window->stepPanel()->setStep(attnviz::test::step("projections"));
+        QApplication::processEvents();
+        HeatmapView* q = view(0);
+        QTest::mouseMove(q, q->cellCentre(1, 9));
+        QTRY_VERIFY(!q->lastToolTip().isEmpty());
+        const QString tip = q->lastToolTip();
+        QVERIFY2(tip.contains(QStringLiteral("→ feature 9: ")), qPrintable(tip));
+        QVERIFY2(!tip.contains(QStringLiteral("“9”")), qPrintable(tip));
     }
 
     void blockedCellReportsMinusInfinity()

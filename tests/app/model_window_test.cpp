@@ -17,10 +17,10 @@
 
 #include <QAction>
 #include <QSettings>
-#include <QTableWidget>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QStatusBar>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QtTest>
 

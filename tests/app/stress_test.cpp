@@ -281,7 +281,10 @@ private:
         if (m_window->modelPanel()->playground()) {
             if (m_window->modelResult().run)
                 return QStringLiteral("a model run is kept in the playground");
-            if (!m_window->inputPanel()->isVisibleTo(m_window.get()))
+            // Presentation mode hides the whole settings panel; within it the playground's
+            // settings must show.
+            const auto* panel = m_window->findChild<QWidget*>(QStringLiteral("settingsPanel"));
+            if (!m_window->inputPanel()->isVisibleTo(panel))
                 return QStringLiteral("the playground's settings are hidden");
             const lesson::PlaygroundSettings settings = m_window->inputPanel()->settings();
             const auto problems = lesson::checkSettings(settings);
@@ -291,9 +294,10 @@ private:
                                           "computed (%1)")
                         .arg(QString::fromStdString(problems.front().message));
                 bool explained = false;
+                const auto* panel = m_window->findChild<QWidget*>(QStringLiteral("settingsPanel"));
                 for (QLabel* label : m_window->inputPanel()->findChildren<QLabel*>())
                     explained |= label->objectName().endsWith(QLatin1String("Error")) &&
-                        label->isVisibleTo(m_window.get()) && !label->text().isEmpty();
+                        label->isVisibleTo(panel) && !label->text().isEmpty();
                 if (!explained)
                     return QStringLiteral("settings that cannot be computed, and no reason shown");
                 return {};

@@ -537,14 +537,14 @@ void jsonSeeds(const fs::path& data, const fs::path& models)
         writeSeed("json", "hand_" + std::to_string(i++), text);
 }
 
-} // namespace
-} // namespace attnviz::fuzz
-
 void lessonSeeds(const fs::path& data)
 {
     for (const fs::path& file : filesIn(data / "lessons", ".attnviz"))
         writeSeed("lesson", file.stem().string(), io::readFile(file.string()));
 }
+
+} // namespace
+} // namespace attnviz::fuzz
 
 int main(int argc, char** argv)
 {

@@ -105,3 +105,22 @@ TEST_F(HeatmapLayout, CrowdedLabelsAreThinnedNeverOverlapping)
 
 } // namespace
 } // namespace attnviz::test
+
+namespace attnviz::render {
+namespace {
+
+// A label is never blank and never breaks its line (#13: a space token had no visible label).
+TEST(VisibleToken, SpacesLineBreaksAndControlCharactersAreShown)
+{
+    EXPECT_EQ(visibleToken(" ").toStdString(), "␣");
+    EXPECT_EQ(visibleToken(" the").toStdString(), "␣the");
+    EXPECT_EQ(visibleToken("\n").toStdString(), "↵");
+    EXPECT_EQ(visibleToken("a\tb").toStdString(), "a⇥b");
+    EXPECT_EQ(visibleToken(QString::fromUtf8("\x1b[31m")).toStdString(), "\\x1b[31m");
+    EXPECT_EQ(visibleToken("").toStdString(), "∅");
+    EXPECT_EQ(visibleToken("注意力").toStdString(), "注意力");
+    EXPECT_EQ(visibleToken("<s>").toStdString(), "<s>");
+}
+
+} // namespace
+} // namespace attnviz::render

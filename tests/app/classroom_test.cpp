@@ -1,0 +1,325 @@
+// The classroom (#13), driven through the real window offscreen: View ▸ Language rebuilds the
+// window in Chinese around the lesson it showed and back in English; Help's glossary, tour and
+// shortcuts; the step texts link their terms to the glossary.
+#include "app/glossary_dialog.h"
+#include "app/guided_tour.h"
+#include "app/head_grid_view.h"
+#include "app/heatmap_view.h"
+#include "app/language.h"
+#include "app/main_window.h"
+#include "app/model_panel.h"
+#include "app/step_panel.h"
+#include "app_test_steps.h"
+#include "ui_glossary_dialog.h"
+#include "window_test_support.h"
+
+#include <QLabel>
+#include <QMenu>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QTextBrowser>
+#include <QtTest>
+
+using namespace attnviz::app;
+using attnviz::engine::Block;
+
+namespace {
+
+bool hasHan(const QString& text)
+{
+    return std::any_of(text.begin(), text.end(),
+                       [](QChar c) { return c.script() == QChar::Script_Han; });
+}
+
+MainWindow* onlyWindow()
+{
+    MainWindow* found = nullptr;
+    for (QWidget* w : QApplication::topLevelWidgets())
+        if (auto* window = qobject_cast<MainWindow*>(w); window && window->isVisible())
+            found = window;
+    return found;
+}
+
+QAction* languageAction(MainWindow& window, const char* code)
+{
+    return window.findChild<QAction*>(QStringLiteral("language_") + QLatin1String(code));
+}
+
+QString menuTitles(MainWindow& window)
+{
+    QStringList titles;
+    for (QAction* action : window.menuBar()->actions())
+        titles << action->text();
+    return titles.join(QLatin1Char(' '));
+}
+
+} // namespace
+
+class ClassroomTest : public QObject {
+    Q_OBJECT
+
+private:
+    MainWindow* m_window = nullptr;
+
+    void settle() { QVERIFY(attnviz::test::waitUntilIdle(*m_window)); }
+
+    // Triggers View ▸ Language ▸ `code` and waits for the window built in its place.
+    void switchTo(const char* code)
+    {
+        QAction* action = languageAction(*m_window, code);
+        QVERIFY(action);
+        QPointer<MainWindow> old = m_window;
+        action->trigger();
+        QTRY_VERIFY(!old);
+        m_window = onlyWindow();
+        QVERIFY(m_window);
+        QVERIFY(QTest::qWaitForWindowExposed(m_window));
+        settle();
+    }
+
+private slots:
+    void initTestCase() { QStandardPaths::setTestModeEnabled(true); }
+
+    void init()
+    {
+        QSettings().clear();
+        applyLanguage(QStringLiteral("en"));
+        m_window = new MainWindow;
+        m_window->setAttribute(Qt::WA_DeleteOnClose);
+        m_window->resize(1400, 900);
+        m_window->show();
+        QVERIFY(QTest::qWaitForWindowExposed(m_window));
+        settle();
+    }
+
+    void cleanup()
+    {
+        delete onlyWindow();
+        applyLanguage(QStringLiteral("en"));
+    }
+
+    void theWindowSwitchesToChineseAndBackKeepingTheLesson()
+    {
+        m_window->modelPanel()->setChoice({1, Block::MaskedSelf, -1});
+        m_window->stepPanel()->setStep(attnviz::test::step("softmax"));
+        settle();
+        const QString englishMenus = menuTitles(*m_window);
+        const QString englishTitle = m_window->stepPanel()->positionText();
+        QVERIFY(!hasHan(englishMenus));
+
+        switchTo("zh_CN");
+        QCOMPARE(currentLanguage(), QStringLiteral("zh_CN"));
+        QVERIFY(languageAction(*m_window, "zh_CN")->isChecked());
+        // The lesson shown survives the rebuild.
+        QCOMPARE(m_window->modelPanel()->choice().layer, 1);
+        QCOMPARE(m_window->modelPanel()->choice().block, Block::MaskedSelf);
+        QCOMPARE(m_window->stepPanel()->step(), attnviz::test::step("softmax"));
+        // A sample of every kind of text: menus (the catalogue), the step's title and
+        // explanation (the translated resources), and one of Qt's own buttons.
+        QVERIFY2(hasHan(menuTitles(*m_window)), qPrintable(menuTitles(*m_window)));
+        QVERIFY2(hasHan(m_window->stepPanel()->positionText()),
+                 qPrintable(m_window->stepPanel()->positionText()));
+        auto* explanation =
+            m_window->stepPanel()->findChild<QTextBrowser*>(QStringLiteral("explanation"));
+        QVERIFY(explanation);
+        QVERIFY(hasHan(explanation->toPlainText()));
+        QVERIFY2(hasHan(QCoreApplication::translate("QPlatformTheme", "Cancel")),
+                 "Qt's own catalogue (qt6-translations-l10n) is not installed");
+        QCOMPARE(QSettings().value(QStringLiteral("language")).toString(), QStringLiteral("zh_CN"));
+
+        switchTo("en");
+        QCOMPARE(menuTitles(*m_window), englishMenus);
+        QCOMPARE(m_window->stepPanel()->positionText(), englishTitle);
+    }
+
+    void aLessonInChineseOpensInChinese()
+    {
+        attnviz::lesson::LessonFile lesson = m_window->lesson();
+        lesson.language = "zh_CN";
+        lesson.step = "scores";
+        QPointer<MainWindow> old = m_window;
+        m_window->openLesson(lesson);
+        QTRY_VERIFY(!old);
+        m_window = onlyWindow();
+        QVERIFY(m_window);
+        settle();
+        QCOMPARE(currentLanguage(), QStringLiteral("zh_CN"));
+        QCOMPARE(m_window->stepPanel()->step(), attnviz::test::step("scores"));
+        QVERIFY(hasHan(menuTitles(*m_window)));
+    }
+
+    void termsInTheExplanationOpenTheGlossary()
+    {
+        m_window->stepPanel()->setStep(attnviz::test::step("softmax"));
+        auto* explanation =
+            m_window->stepPanel()->findChild<QTextBrowser*>(QStringLiteral("explanation"));
+        QVERIFY(explanation);
+        const QString html = explanation->toHtml();
+        const qsizetype link = html.indexOf(QStringLiteral("glossary:"));
+        QVERIFY2(link >= 0, "the softmax step links no glossary term");
+        const QString key = html.mid(link + 9).section(QLatin1Char('"'), 0, 0);
+        emit explanation->anchorClicked(QUrl(QStringLiteral("glossary:") + key));
+        auto* glossary = m_window->findChild<GlossaryDialog*>();
+        QVERIFY(glossary);
+        QVERIFY(glossary->isVisible());
+        QCOMPARE(glossary->shownKey(), key);
+        QVERIFY(!glossary->form()->explanation->toPlainText().isEmpty());
+    }
+
+    void theGlossaryFindsTermsAndFollowsItsOwnLinks()
+    {
+        GlossaryDialog* glossary = m_window->openGlossary({});
+        QVERIFY(glossary->form()->terms->count() >= 30);
+        QVERIFY(glossary->showTerm(QStringLiteral("d_k")));
+        QVERIFY(glossary->form()->explanation->toPlainText().contains(QStringLiteral("d_k")));
+        glossary->form()->filter->setText(QStringLiteral("LayerNorm"));
+        int shown = 0;
+        for (int row = 0; row < glossary->form()->terms->count(); ++row)
+            shown += glossary->form()->terms->item(row)->isHidden() ? 0 : 1;
+        QVERIFY(shown >= 1);
+        QVERIFY(shown < glossary->form()->terms->count());
+        // A term hidden by the filter is shown again when a link asks for it.
+        QVERIFY(glossary->showTerm(QStringLiteral("softmax")));
+        QCOMPARE(glossary->shownKey(), QStringLiteral("softmax"));
+        QVERIFY(!glossary->showTerm(QStringLiteral("no_such_term")));
+    }
+
+    void theTourWalksAroundTheWindowWithTheKeyboard()
+    {
+        m_window->stepPanel()->setStep(attnviz::test::step("scores"));
+        GuidedTour* tour = m_window->startTour();
+        QVERIFY(tour->isVisible());
+        QCOMPARE(tour->stop(), 0);
+        QCOMPARE(tour->target()->objectName(), QStringLiteral("source"));
+        QTest::keyClick(tour, Qt::Key_Right);
+        QCOMPARE(tour->stop(), 1);
+        QVERIFY(tour->target());
+        // The lesson behind the tour did not move with the arrow.
+        QCOMPARE(m_window->stepPanel()->step(), attnviz::test::step("scores"));
+        QTest::keyClick(tour, Qt::Key_Left);
+        QCOMPARE(tour->stop(), 0);
+        for (int i = 0; i < tour->stopCount() - 1; ++i) {
+            QTest::keyClick(tour, Qt::Key_Right);
+            QVERIFY2(tour->stop() == i + 1, "a stop was skipped");
+        }
+        QPointer<GuidedTour> last = tour;
+        QTest::keyClick(tour, Qt::Key_Escape);
+        QTRY_VERIFY(!last);
+    }
+
+    void aFirstStartOffersTheTourOnce()
+    {
+        auto* offer = m_window->findChild<QPushButton*>(QStringLiteral("tourOffer"));
+        QVERIFY(offer);
+        offer->click();
+        QVERIFY(m_window->findChild<GuidedTour*>());
+        // A second start does not offer it again.
+        delete m_window;
+        m_window = new MainWindow;
+        m_window->setAttribute(Qt::WA_DeleteOnClose);
+        m_window->show();
+        settle();
+        QVERIFY(!m_window->findChild<QPushButton*>(QStringLiteral("tourOffer")));
+    }
+
+    void theShortcutListNamesTheMenusShortcuts()
+    {
+        auto* help = m_window->findChild<QAction*>(QStringLiteral("actionShortcuts"));
+        QVERIFY(help);
+        help->trigger();
+        auto* box = m_window->findChild<QMessageBox*>(QStringLiteral("shortcuts"));
+        QVERIFY(box);
+        for (const char* shortcut : {"F5", "F1", "Ctrl+O", "Ctrl+S", "Ctrl+I"})
+            QVERIFY2(box->text().contains(QLatin1String(shortcut)), shortcut);
+        box->close();
+    }
+
+    void presentationModeIsDrivenByTheKeyboardAndMarksCells()
+    {
+        auto* presentation = m_window->findChild<QAction*>(QStringLiteral("actionPresentation"));
+        auto* settings = m_window->findChild<QWidget*>(QStringLiteral("settingsPanel"));
+        auto* title = m_window->stepPanel()->findChild<QLabel*>(QStringLiteral("stepPosition"));
+        auto* formula = m_window->stepPanel()->findChild<QLabel*>(QStringLiteral("formula"));
+        QVERIFY(presentation && settings && title && formula);
+        const double titleSize = title->font().pointSizeF();
+        const double formulaSize = formula->font().pointSizeF();
+        QVERIFY(settings->isVisible());
+
+        presentation->trigger();
+        QVERIFY(presentation->isChecked());
+        QVERIFY(!settings->isVisible());
+        // The title and the formula grow more than the window's font (×1.6).
+        QVERIFY(title->font().pointSizeF() > titleSize * 1.9);
+        QVERIFY(formula->font().pointSizeF() > formulaSize * 1.9);
+
+        // Digits choose steps: 7 is the softmax, 0 the tenth step.
+        QTest::keyClick(m_window->stepPanel(), Qt::Key_7);
+        QCOMPARE(m_window->stepPanel()->step(), attnviz::test::step("softmax"));
+        QTest::keyClick(m_window->stepPanel(), Qt::Key_0);
+        QCOMPARE(m_window->stepPanel()->step(), attnviz::lesson::LessonStepIndex{9});
+        QTest::keyClick(m_window->stepPanel(), Qt::Key_7);
+        // H: head 0 alone, then head 1, …, then every head again.
+        HeadGridView* grid = m_window->stepPanel()->grid();
+        const int heads = static_cast<int>(grid->matrices().size());
+        QVERIFY(heads >= 2);
+        for (int head = 0; head < heads; ++head) {
+            QTest::keyClick(m_window->stepPanel(), Qt::Key_H);
+            QCOMPARE(grid->focusedHead(), head);
+        }
+        QTest::keyClick(m_window->stepPanel(), Qt::Key_H);
+        QCOMPARE(grid->focusedHead(), -1);
+
+        // A click marks the cell in every head instead of zooming; Shift marks the row; the
+        // same click again clears it.
+        HeatmapView* first = grid->visibleViews().front();
+        QTest::mouseClick(first, Qt::LeftButton, {}, first->cellCentre(2, 3));
+        QCOMPARE(grid->focusedHead(), -1);
+        QVERIFY(grid->mark());
+        QCOMPARE(grid->mark()->row, 2);
+        QCOMPARE(grid->mark()->column, 3);
+        QTest::mouseClick(first, Qt::LeftButton, Qt::ShiftModifier, first->cellCentre(4, 1));
+        QCOMPARE(grid->mark()->kind, attnviz::render::Highlight::Kind::Row);
+        QTest::mouseClick(first, Qt::LeftButton, Qt::ShiftModifier, first->cellCentre(4, 5));
+        QVERIFY(!grid->mark());
+        QTest::mouseClick(first, Qt::LeftButton, {}, first->cellCentre(1, 1));
+        // The mark follows the lesson to the next step of the same shape.
+        QTest::keyClick(m_window->stepPanel(), Qt::Key_6);
+        QVERIFY(grid->mark());
+
+        // S shows the settings (and lets digits reach them); Esc leaves.
+        QTest::keyClick(m_window->stepPanel(), Qt::Key_S);
+        QVERIFY(settings->isVisible());
+        QTest::keyClick(m_window->stepPanel(), Qt::Key_2);
+        QCOMPARE(m_window->stepPanel()->step(), attnviz::test::step("masked"));
+        QTest::keyClick(m_window->stepPanel(), Qt::Key_Escape);
+        QVERIFY(!presentation->isChecked());
+        QVERIFY(settings->isVisible());
+        QVERIFY(!grid->mark());
+        QCOMPARE(title->font().pointSizeF(), titleSize);
+        // Digits are not shortcuts outside presentation mode.
+        QTest::keyClick(m_window->stepPanel(), Qt::Key_3);
+        QCOMPARE(m_window->stepPanel()->step(), attnviz::test::step("masked"));
+    }
+
+    void aboutNamesTheLibraryVersions()
+    {
+        auto* about = m_window->findChild<QAction*>(QStringLiteral("actionAbout"));
+        QVERIFY(about);
+        QTimer::singleShot(0, this, [] {
+            for (QWidget* w : QApplication::topLevelWidgets())
+                if (auto* box = qobject_cast<QMessageBox*>(w); box && box->isVisible()) {
+                    QVERIFY(box->text().contains(QLatin1String("Eigen 3.4")));
+                    QVERIFY(box->text().contains(QLatin1String(qVersion())));
+                    QVERIFY(box->text().contains(QLatin1String("QCustomPlot 2")));
+                    box->accept();
+                }
+        });
+        about->trigger(); // QMessageBox::about runs its own loop until the timer accepts it
+    }
+};
+
+QTEST_MAIN(ClassroomTest)
+#include "classroom_test.moc"
