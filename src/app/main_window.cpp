@@ -90,6 +90,16 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_ui->actionFirst, &QAction::triggered, m_steps, &StepPanel::first);
     connect(m_ui->actionLast, &QAction::triggered, m_steps, &StepPanel::last);
     connect(m_ui->actionPresentation, &QAction::toggled, this, &MainWindow::setPresentationMode);
+    {
+        const QSettings store;
+        m_ui->actionAnimations->setChecked(
+            store.value(QStringLiteral("view/animations"), true).toBool());
+        m_steps->setAnimationsEnabled(m_ui->actionAnimations->isChecked());
+    }
+    connect(m_ui->actionAnimations, &QAction::toggled, this, [this](bool on) {
+        QSettings().setValue(QStringLiteral("view/animations"), on);
+        m_steps->setAnimationsEnabled(on);
+    });
     addPresentationKeys();
     connect(m_ui->actionAbout, &QAction::triggered, this, [this] {
         QMessageBox::about(

@@ -2,6 +2,7 @@
 
 #include "app/cell_arithmetic_dialog.h"
 #include "app/head_grid_view.h"
+#include "app/step_animation.h"
 #include "lesson/ablation_difference.h"
 #include "lesson/step_view.h"
 #include "render/step_texts.h"
@@ -42,6 +43,7 @@ StepPanel::StepPanel(QWidget* parent)
     , m_difference(new QCheckBox(tr("Change from all heads on"), this))
     , m_learned(new QCheckBox(tr("Learned matrices"), this))
     , m_allHeads(new QPushButton(tr("Show all heads"), this))
+    , m_animate(new QPushButton(tr("▶ Animate"), this))
     , m_grid(new HeadGridView(this))
     , m_stepButtons(new QButtonGroup(this))
     , m_previous(new QPushButton(tr("◀ Prev"), this))
@@ -92,6 +94,7 @@ StepPanel::StepPanel(QWidget* parent)
     controls->addWidget(m_difference);
     controls->addWidget(m_learned);
     controls->addStretch();
+    controls->addWidget(m_animate);
     controls->addWidget(m_allHeads);
 
     auto* navigatorRow = new QWidget(this);
@@ -133,6 +136,12 @@ StepPanel::StepPanel(QWidget* parent)
     connect(m_difference, &QCheckBox::toggled, this, &StepPanel::refresh);
     connect(m_learned, &QCheckBox::toggled, this, &StepPanel::refresh);
     connect(m_alternative, &QComboBox::currentIndexChanged, this, &StepPanel::refresh);
+    m_animate->setObjectName(QStringLiteral("animate"));
+    m_animate->setToolTip(
+        tr("Watch this step happen, with its own numbers: click or press a key to "
+           "skip; View ▸ Animations turns them off"));
+    m_animation = new StepAnimation(m_grid);
+    connect(m_animate, &QPushButton::clicked, this, &StepPanel::animate);
     connect(m_allHeads, &QPushButton::clicked, this, [this] {
         m_grid->showAll();
         m_allHeads->setVisible(false);
@@ -341,9 +350,32 @@ std::shared_ptr<const lesson::Walkthrough> StepPanel::shownDifference()
     return m_differenceShown ? m_differenceShown : m_walkthrough;
 }
 
+bool StepPanel::animate()
+{
+    const auto kind = StepAnimation::kindForStep(lessonStep());
+    if (!kind || !m_walkthrough)
+        return false;
+    // The head in focus (else head 0) and the query the teacher marked (else the last, which
+    // sees every key under a causal mask).
+    const int head = std::max(0, m_grid->focusedHead());
+    const int query = m_grid->mark() && m_grid->mark()->kind != render::Highlight::Kind::Column
+        ? m_grid->mark()->row
+        : static_cast<int>(m_walkthrough->trace->queryLength()) - 1;
+    return m_animation->play(m_walkthrough, *kind, batchIndex(), head, query);
+}
+
+void StepPanel::setAnimationsEnabled(bool on)
+{
+    m_animationsEnabled = on;
+    refresh();
+}
+
 void StepPanel::refresh()
 {
     const lesson::LessonStep& step = lessonStep();
+    m_animation->hide();
+    m_animate->setVisible(m_animationsEnabled && m_walkthrough && !m_walkthrough->weightsOnly() &&
+                          StepAnimation::kindForStep(step).has_value());
     render::StepText text = render::stepText(step, m_walkthrough.get());
     text.explanation = render::linkGlossaryTerms(text.explanation, m_glossary);
     m_position->setText(

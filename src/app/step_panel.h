@@ -21,6 +21,7 @@ namespace attnviz::app {
 
 class CellArithmeticDialog;
 class HeadGridView;
+class StepAnimation;
 
 /// The right side of the window: where we are ("Step 4 of 10"), the step's formula with live
 /// sizes, its shapes with named axes, a short explanation, the heatmaps, and the step navigator
@@ -64,6 +65,12 @@ public:
     /// a click on a heatmap marks a cell, row or column in every head (HeadGridView::setMarking).
     void setPresentation(bool on);
     bool presentation() const { return m_presentation; }
+    /// ▶ Animate on the split, softmax, context and concat steps (StepAnimation); false when the
+    /// step has none or the trace lacks what it reads.
+    bool animate();
+    StepAnimation* animation() const { return m_animation; }
+    /// View ▸ Animations: off hides ▶ Animate.
+    void setAnimationsEnabled(bool on);
     /// Opens (or updates) the arithmetic of a cell of head `head` on the step shown: a score,
     /// a weight or a context value. Other steps and whole matrices have none and are ignored.
     void showCellArithmetic(int head, int row, int column);
@@ -120,6 +127,9 @@ private:
     std::shared_ptr<const lesson::Walkthrough> m_differenceOf;
     std::shared_ptr<const lesson::Walkthrough> m_differenceShown;
     QPushButton* m_allHeads;
+    QPushButton* m_animate;
+    StepAnimation* m_animation = nullptr;
+    bool m_animationsEnabled = true;
     HeadGridView* m_grid;
     CellArithmeticDialog* m_arithmetic = nullptr;
     QButtonGroup* m_stepButtons;

@@ -8,6 +8,7 @@
 #include "app/language.h"
 #include "app/main_window.h"
 #include "app/model_panel.h"
+#include "app/step_animation.h"
 #include "app/step_panel.h"
 #include "app_test_steps.h"
 #include "ui_glossary_dialog.h"
@@ -302,6 +303,74 @@ private slots:
         // Digits are not shortcuts outside presentation mode.
         QTest::keyClick(m_window->stepPanel(), Qt::Key_3);
         QCOMPARE(m_window->stepPanel()->step(), attnviz::test::step("masked"));
+    }
+
+    void theAnimationsShowTheTracesOwnNumbersAndCanBeSkipped()
+    {
+        m_window->stepPanel()->setStep(attnviz::test::step("softmax"));
+        auto* animate = m_window->stepPanel()->findChild<QPushButton*>(QStringLiteral("animate"));
+        QVERIFY(animate && animate->isVisibleTo(m_window));
+        m_window->stepPanel()->grid()->focusHead(2);
+        animate->click();
+        StepAnimation* animation = m_window->stepPanel()->animation();
+        QVERIFY(animation->isVisible());
+        QVERIFY(animation->running());
+        const auto& trace = *m_window->walkthrough()->trace;
+        const auto query = trace.queryLength() - 1; // no mark: the last query
+        // First frame: the masked scores; last frame: the weights, both the trace's.
+        animation->setProgress(0);
+        std::vector<double> row = animation->shownRow();
+        QCOMPARE(row.size(), static_cast<std::size_t>(trace.keyLength()));
+        for (std::size_t k = 0; k < row.size(); ++k)
+            QCOMPARE(
+                row[k],
+                static_cast<double>(trace.masked.at({0, 2, query, static_cast<std::int64_t>(k)})));
+        animation->skip();
+        QVERIFY(!animation->running());
+        QCOMPARE(animation->progress(), 1.0);
+        row = animation->shownRow();
+        double sum = 0;
+        for (std::size_t k = 0; k < row.size(); ++k) {
+            QCOMPARE(
+                row[k],
+                static_cast<double>(trace.weights.at({0, 2, query, static_cast<std::int64_t>(k)})));
+            sum += row[k];
+        }
+        QVERIFY(std::abs(sum - 1) < 1e-5);
+        QVERIFY(animation->caption().contains(QStringLiteral("sum to 1")));
+        QTest::keyClick(animation, Qt::Key_Escape);
+        QVERIFY(!animation->isVisible());
+
+        // The weighted sum ends on the context row of the marked query.
+        m_window->stepPanel()->setStep(attnviz::test::step("context"));
+        m_window->stepPanel()->grid()->setMark(
+            attnviz::render::Highlight{attnviz::render::Highlight::Kind::Cell, 3, 0});
+        QVERIFY(m_window->stepPanel()->animate());
+        animation->skip();
+        row = animation->shownRow();
+        QCOMPARE(row.size(), static_cast<std::size_t>(trace.valueSize()));
+        for (std::size_t c = 0; c < row.size(); ++c)
+            QCOMPARE(
+                row[c],
+                static_cast<double>(trace.context.at({0, 2, 3, static_cast<std::int64_t>(c)})));
+
+        // Split and concat animate; the scores have no animation.
+        m_window->stepPanel()->setStep(attnviz::test::step("split"));
+        QVERIFY(!animation->isVisible()); // a step change ends it
+        QVERIFY(m_window->stepPanel()->animate());
+        m_window->stepPanel()->setStep(attnviz::test::step("concat"));
+        QVERIFY(m_window->stepPanel()->animate());
+        m_window->stepPanel()->setStep(attnviz::test::step("scores"));
+        QVERIFY(!animate->isVisibleTo(m_window));
+        QVERIFY(!m_window->stepPanel()->animate());
+
+        // View ▸ Animations off hides the button, and is kept.
+        m_window->stepPanel()->setStep(attnviz::test::step("softmax"));
+        auto* setting = m_window->findChild<QAction*>(QStringLiteral("actionAnimations"));
+        QVERIFY(setting && setting->isChecked());
+        setting->trigger();
+        QVERIFY(!animate->isVisibleTo(m_window));
+        QCOMPARE(QSettings().value(QStringLiteral("view/animations")).toBool(), false);
     }
 
     void aboutNamesTheLibraryVersions()
