@@ -148,10 +148,6 @@
         <translation>查询。每行是批量中的一个句子。</translation>
     </message>
     <message>
-        <source>color: #b00020;</source>
-        <translation>color: #b00020;</translation>
-    </message>
-    <message>
         <source>Key/value sentences for cross-attention (empty: self-attention)</source>
         <translation>用于交叉注意力的键/值句子（留空：自注意力）</translation>
     </message>
@@ -449,6 +445,14 @@
         <source>&amp;Keyboard shortcuts</source>
         <translation>键盘快捷键(&amp;K)</translation>
     </message>
+    <message>
+        <source>&amp;Animations</source>
+        <translation>动画(&amp;A)</translation>
+    </message>
+    <message>
+        <source>Offer ▶ Animate on the split, softmax, context and concat steps</source>
+        <translation>在拆分、softmax、加权求和与拼接这几步提供 ▶ 播放动画</translation>
+    </message>
 </context>
 <context>
     <name>MistakesDialog</name>
@@ -500,10 +504,6 @@
         <translation> 个词元</translation>
     </message>
     <message>
-        <source>color: #b00020;</source>
-        <translation>color: #b00020;</translation>
-    </message>
-    <message>
         <source>Cancel</source>
         <translation>取消</translation>
     </message>
@@ -534,6 +534,10 @@
     <message>
         <source>Whole-model &amp;overview (layers × heads)</source>
         <translation>全模型概览（层 × 头）(&amp;O)</translation>
+    </message>
+    <message>
+        <source>Layers, heads and positions count from 0, as in PyTorch: layer 1 is the second layer.</source>
+        <translation>层、头和位置都从 0 开始编号（与 PyTorch 一致）：第 1 层是第二层。</translation>
     </message>
 </context>
 <context>
@@ -572,10 +576,6 @@
     <message>
         <source>The most memory one model run may take, e.g. 2G or 512M. A run that would need more is refused before it starts, with the estimate. Empty: 80 % of the memory the machine has available.</source>
         <translation>一次模型运行最多可以占用的内存，例如 2G 或 512M。需要更多内存的运行会在开始前被拒绝，并给出估算值。留空：机器可用内存的 80%。</translation>
-    </message>
-    <message>
-        <source>color: #b00020;</source>
-        <translation>color: #b00020;</translation>
     </message>
 </context>
 <context>
@@ -888,9 +888,9 @@
         <translation>头 %1 · </translation>
     </message>
     <message>
-        <source>%1%2 %3 “%4” → %5 %6 “%7”: %8</source>
-        <extracomment>A cell&apos;s tooltip: [head h · ]row-axis index “token” → column-axis index “token”: value. The axis names (query, key, …) come untranslated from the lesson layer.</extracomment>
-        <translation>%1%2 %3 “%4” → %5 %6 “%7”：%8</translation>
+        <source>%1%2 %3 → %4 %5: %6</source>
+        <extracomment>A cell&apos;s tooltip: [head h · ]row-axis index “token” → column-axis index “token”: value (a feature index has no “token”). The axis names (query, key, …) come untranslated from the lesson layer.</extracomment>
+        <translation>%1%2 %3 → %4 %5：%6</translation>
     </message>
 </context>
 <context>
@@ -1367,6 +1367,65 @@
     </message>
 </context>
 <context>
+    <name>attnviz::app::StepAnimation</name>
+    <message>
+        <source>Q = X W_qᵀ: one row per token, H·d_k = %1 columns</source>
+        <translation>Q = X W_qᵀ：每个词元一行，共 H·d_k = %1 列</translation>
+    </message>
+    <message>
+        <source>split: every %1 columns become one head&apos;s Q_h; each head sees all tokens, but only its own features</source>
+        <translation>拆分：每 %1 列成为一个头的 Q_h；每个头都能看到全部词元，但只看到属于自己的那部分特征</translation>
+    </message>
+    <message>
+        <source>each head&apos;s context: one row per query, d_v = %1 columns</source>
+        <translation>每个头的上下文：每个查询一行，共 d_v = %1 列</translation>
+    </message>
+    <message>
+        <source>concat: the heads&apos; columns side by side again, H·d_v = %1 columns, ready for W_o</source>
+        <translation>拼接：各头的列重新并排，共 H·d_v = %1 列，交给 W_o</translation>
+    </message>
+    <message>
+        <source>1. The masked scores of query %1 in head %2; the largest is %3</source>
+        <translation>1. 头 %2 中查询 %1 的掩码后分数；最大值为 %3</translation>
+    </message>
+    <message>
+        <source>2. exp(score − max): every bar positive, the largest exactly 1, blocked keys 0</source>
+        <translation>2. exp(分数 − 最大值)：每根柱都为正，最大的恰好为 1，被屏蔽的键为 0</translation>
+    </message>
+    <message>
+        <source>3. ÷ Σ = %1: the weights, which sum to 1</source>
+        <translation>3. ÷ Σ = %1：得到注意力权重，总和为 1</translation>
+    </message>
+    <message>
+        <source>1. The value rows V_h of head %1, and query %2&apos;s weight for each key</source>
+        <translation>1. 头 %1 的值矩阵 V_h 的各行，以及查询 %2 对每个键的权重</translation>
+    </message>
+    <message>
+        <source>2. Each value row times its weight: rows with little weight fade</source>
+        <translation>2. 每个值行乘以它的权重：权重小的行逐渐淡去</translation>
+    </message>
+    <message>
+        <source>3. Their sum is query %1&apos;s context row</source>
+        <translation>3. 它们的和就是查询 %1 的上下文行</translation>
+    </message>
+    <message>
+        <source>click or press a key to skip · Esc closes</source>
+        <translation>单击或按任意键跳过 · Esc 关闭</translation>
+    </message>
+    <message>
+        <source>head %1</source>
+        <translation>头 %1</translation>
+    </message>
+    <message>
+        <source>%1 × %2</source>
+        <translation>%1 × %2</translation>
+    </message>
+    <message>
+        <source>context %1</source>
+        <translation>上下文 %1</translation>
+    </message>
+</context>
+<context>
     <name>attnviz::app::StepPanel</name>
     <message>
         <source>One colour range for all heads</source>
@@ -1487,6 +1546,14 @@
     <message>
         <source> (switched off)</source>
         <translation>（已关闭）</translation>
+    </message>
+    <message>
+        <source>▶ Animate</source>
+        <translation>▶ 播放动画</translation>
+    </message>
+    <message>
+        <source>Watch this step happen, with its own numbers: click or press a key to skip; View ▸ Animations turns them off</source>
+        <translation>用这一步自己的数值演示它的计算过程：单击或按任意键跳过；在“视图 ▸ 动画”中可关闭</translation>
     </message>
 </context>
 <context>
