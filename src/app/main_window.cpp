@@ -29,12 +29,14 @@
 #include <QMenu>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QScreen>
 #include <QScrollArea>
 #include <QSettings>
 #include <QShortcut>
 #include <QSplitter>
 #include <QStackedWidget>
 #include <QStatusBar>
+#include <QTimer>
 #include <QVBoxLayout>
 
 #include <Eigen/Core>
@@ -221,7 +223,17 @@ MainWindow::MainWindow(QWidget* parent)
     new PredictionPrompt(m_steps, m_ui->menuExperiments);
 
     QSettings store;
-    restoreGeometry(store.value(QStringLiteral("window/geometry")).toByteArray());
+    if (!restoreGeometry(store.value(QStringLiteral("window/geometry")).toByteArray())) {
+        // A first start: the form's 1400 × 900, or the screen when it is smaller (a 1280 × 720
+        // projector), so that nothing starts cut off.
+        const auto fit = [this] {
+            if (const QScreen* screen = QGuiApplication::primaryScreen())
+                resize(size().boundedTo(screen->availableGeometry().size()));
+        };
+        fit();
+        // Again once shown: the first layout may ask for more than the content later needs.
+        QTimer::singleShot(0, this, fit);
+    }
     if (!store.value(QStringLiteral("tour/offered")).toBool()) {
         // A first start offers the tour without interrupting: one line, one button.
         store.setValue(QStringLiteral("tour/offered"), true);

@@ -50,6 +50,7 @@ StepPanel::StepPanel(QWidget* parent)
     , m_next(new QPushButton(tr("Next ▶"), this))
 {
     m_position->setObjectName(QStringLiteral("stepPosition"));
+    m_position->setWordWrap(true); // a long title wraps rather than widen the window
     m_formula->setObjectName(QStringLiteral("formula"));
     m_formula->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_formula->setWordWrap(true);
