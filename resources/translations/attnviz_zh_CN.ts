@@ -838,6 +838,14 @@
         <source>Exporting…</source>
         <translation>正在导出…</translation>
     </message>
+    <message>
+        <source>Current &amp;heatmap as image: head %1…</source>
+        <translation>将当前热力图导出为图像：头 %1(&amp;H)…</translation>
+    </message>
+    <message>
+        <source>All heads are shown: head 0 is exported. Click a head to show it alone and export that one, or export the head grid.</source>
+        <translation>当前显示全部头：将导出头 0。单击某个头使其单独显示即可导出该头，或者导出整个头网格。</translation>
+    </message>
 </context>
 <context>
     <name>attnviz::app::GlossaryDialog</name>
@@ -1141,12 +1149,24 @@
 <context>
     <name>attnviz::app::ModelOverview</name>
     <message>
-        <source>Attention weights of every layer and head: %1 · click one to walk through it</source>
-        <translation>每一层、每个头的注意力权重：%1 · 单击其中一个即可逐步查看</translation>
-    </message>
-    <message>
         <source>layer %1 · head %2</source>
         <translation>第 %1 层 · 头 %2</translation>
+    </message>
+    <message>
+        <source>◀ Back to the steps</source>
+        <translation>◀ 返回分步视图</translation>
+    </message>
+    <message>
+        <source>The step-by-step view of the block shown before</source>
+        <translation>回到之前所看的块的分步视图</translation>
+    </message>
+    <message>
+        <source>Each small map is one head&apos;s attention weights (rows: queries, columns: keys), all on one colour scale from 0 to 1. Compare the heads: some look at the previous token, some at one position, some spread out. Click a map to walk through that head step by step.</source>
+        <translation>每张小图是一个头的注意力权重（行：查询，列：键），全部使用 0 到 1 的同一色标。比较各个头：有的看前一个词元，有的盯住某一个位置，有的分散开来。单击一张小图，即可逐步查看该头的计算。</translation>
+    </message>
+    <message>
+        <source>Whole-model overview: the attention weights of every layer and head, %1 blocks</source>
+        <translation>全模型概览：每一层、每个头的注意力权重（%1 块）</translation>
     </message>
 </context>
 <context>

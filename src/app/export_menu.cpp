@@ -86,8 +86,22 @@ ExportMenu::ExportMenu(QMenu* menu, QWidget* window, std::function<ViewState()> 
             }
         };
     };
-    menu->addAction(tr("Current &heatmap as image…"), this,
-                    guarded([this] { askAndExportImage(false); }));
+    m_heatmapAction = menu->addAction(tr("Current &heatmap as image…"), this,
+                                      guarded([this] { askAndExportImage(false); }));
+    // Which of the heads on screen "the current heatmap" is, said before it is chosen.
+    connect(menu, &QMenu::aboutToShow, this, [this] {
+        const ViewState state = m_state();
+        const std::vector<engine::AttentionStep> steps = shownSteps(state, true);
+        const bool perHead = !steps.empty() && engine::stepInfo(steps.front()).perHead;
+        const int head = std::max(0, state.focusedHead);
+        m_heatmapAction->setText(perHead ? tr("Current &heatmap as image: head %1…").arg(head)
+                                         : tr("Current &heatmap as image…"));
+        m_heatmapAction->setStatusTip(
+            perHead && state.focusedHead < 0
+                ? tr("All heads are shown: head 0 is exported. Click a head to show it alone and "
+                     "export that one, or export the head grid.")
+                : QString());
+    });
     menu->addAction(tr("Current head &grid as image…"), this,
                     guarded([this] { askAndExportImage(true); }));
     menu->addAction(tr("Current matrix as &CSV or NumPy…"), this,

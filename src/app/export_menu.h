@@ -11,6 +11,7 @@
 #include <optional>
 #include <stdexcept>
 
+class QAction;
 class QMenu;
 class QWidget;
 
@@ -64,6 +65,7 @@ private:
 
     QWidget* m_window;
     std::function<ViewState()> m_state;
+    QAction* m_heatmapAction = nullptr;
 };
 
 } // namespace attnviz::app

@@ -182,6 +182,7 @@ MainWindow::MainWindow(QWidget* parent)
         if (on && m_modelResult.run)
             m_overview->show(m_modelResult.run, m_model->choice());
     });
+    connect(m_overview, &ModelOverview::backRequested, m_model, &ModelPanel::leaveOverview);
     connect(m_overview, &ModelOverview::headChosen, this,
             [this](int layer, engine::Block block, int head) {
                 lesson::BlockChoice c = m_model->choice();

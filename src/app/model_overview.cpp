@@ -5,7 +5,9 @@
 #include "lesson/step_view.h"
 
 #include <QGridLayout>
+#include <QHBoxLayout>
 #include <QLabel>
+#include <QPushButton>
 #include <QVBoxLayout>
 
 namespace attnviz::app {
@@ -21,7 +23,24 @@ ModelOverview::ModelOverview(QWidget* parent)
     big.setBold(true);
     m_title->setFont(big);
     m_title->setWordWrap(true);
-    layout->addWidget(m_title);
+    m_title->setObjectName(QStringLiteral("overviewTitle"));
+    auto* back = new QPushButton(tr("◀ Back to the steps"), this);
+    back->setObjectName(QStringLiteral("overviewBack"));
+    back->setToolTip(tr("The step-by-step view of the block shown before"));
+    connect(back, &QPushButton::clicked, this, &ModelOverview::backRequested);
+    auto* header = new QHBoxLayout;
+    header->addWidget(m_title, 1);
+    header->addWidget(back, 0, Qt::AlignTop);
+    auto* explanation = new QLabel(
+        tr("Each small map is one head's attention weights (rows: queries, columns: keys), all on "
+           "one colour scale from 0 to 1. Compare the heads: some look at the previous token, "
+           "some at one position, some spread out. Click a map to walk through that head step "
+           "by step."),
+        this);
+    explanation->setObjectName(QStringLiteral("overviewExplanation"));
+    explanation->setWordWrap(true);
+    layout->addLayout(header);
+    layout->addWidget(explanation);
     layout->addLayout(m_grid, 1);
     m_grid->setSpacing(4);
 }
@@ -34,7 +53,7 @@ void ModelOverview::show(const std::shared_ptr<const lesson::ModelRun>& run,
     m_views.clear();
     const engine::ModelTrace& trace = run->traceAt(choice.decodingStep);
     m_title->setText(
-        tr("Attention weights of every layer and head: %1 · click one to walk through it")
+        tr("Whole-model overview: the attention weights of every layer and head, %1 blocks")
             .arg(QString::fromLatin1(engine::blockName(choice.block))));
 
     // One colour scale for the whole grid: weights lie in [0, 1].

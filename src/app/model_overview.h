@@ -29,6 +29,8 @@ public:
 
 signals:
     void headChosen(int layer, engine::Block block, int head);
+    /// "◀ Back to the steps": the step panel again, on the block it showed.
+    void backRequested();
 
 private:
     QLabel* m_title;

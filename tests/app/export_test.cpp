@@ -17,6 +17,7 @@
 #include "window_test_support.h"
 
 #include <QClipboard>
+#include <QMenu>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -53,6 +54,25 @@ private slots:
     }
 
     void cleanupTestCase() { m_window.reset(); }
+
+    void theMenuNamesTheHeadItWillExport()
+    {
+        m_window->stepPanel()->setStep(attnviz::test::step("softmax"));
+        m_window->stepPanel()->grid()->showAll();
+        auto* menu = m_window->findChild<QMenu*>(QStringLiteral("menuExport"));
+        QVERIFY(menu);
+        const auto heatmapAction = [menu] {
+            emit menu->aboutToShow();
+            return menu->actions().front();
+        };
+        QCOMPARE(heatmapAction()->text(), QStringLiteral("Current &heatmap as image: head 0…"));
+        QVERIFY(heatmapAction()->statusTip().contains(QStringLiteral("head 0 is exported")));
+        m_window->stepPanel()->grid()->focusHead(3);
+        QCOMPARE(heatmapAction()->text(), QStringLiteral("Current &heatmap as image: head 3…"));
+        QVERIFY(heatmapAction()->statusTip().isEmpty());
+        m_window->stepPanel()->setStep(attnviz::test::step("concat")); // one whole matrix
+        QCOMPARE(heatmapAction()->text(), QStringLiteral("Current &heatmap as image…"));
+    }
 
     void appAndCliWriteTheSameImageForTheSameView()
     {

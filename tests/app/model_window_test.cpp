@@ -16,6 +16,8 @@
 #include "window_test_support.h"
 
 #include <QAction>
+#include <QLabel>
+#include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -221,6 +223,29 @@ private slots:
         QCOMPARE(m_window->stepPanel()->grid()->focusedHead(), 2);
         const auto* block = m_window->modelResult().run->trace->attentionBlock(0, Block::Cross);
         QCOMPARE(view(0)->heatmap().value(1, 1), block->attention.weights.at({0, 2, 1, 1}));
+    }
+
+    void theOverviewSaysWhatItIsAndLeadsBack()
+    {
+        const attnviz::lesson::LessonStepIndex step = attnviz::test::step("scaled");
+        m_window->stepPanel()->setStep(step);
+        form()->overview->setChecked(true);
+        QApplication::processEvents();
+        QVERIFY(m_window->overview()->isVisible());
+        QVERIFY(!m_window->stepPanel()->isVisible());
+        const auto* title =
+            m_window->overview()->findChild<QLabel*>(QStringLiteral("overviewTitle"));
+        const auto* text =
+            m_window->overview()->findChild<QLabel*>(QStringLiteral("overviewExplanation"));
+        QVERIFY(title && title->text().contains(QStringLiteral("every layer and head")));
+        QVERIFY(text && text->isVisible() && text->text().contains(QStringLiteral("Click")));
+        auto* back = m_window->overview()->findChild<QPushButton*>(QStringLiteral("overviewBack"));
+        QVERIFY(back && back->isVisible());
+        back->click();
+        QApplication::processEvents();
+        QVERIFY(!form()->overview->isChecked());
+        QVERIFY(m_window->stepPanel()->isVisible());
+        QCOMPARE(m_window->stepPanel()->step(), step);
     }
 
     void textOutsideTheVocabularyIsExplained()
