@@ -104,7 +104,10 @@ QString linkGlossaryTerms(const QString& html, const std::vector<GlossaryEntry>&
             for (const Spelling& s : spellings) {
                 if (s.text.isEmpty() || linked.contains(s.key))
                     continue;
-                if (text.mid(i, s.text.size()).compare(s.text, Qt::CaseInsensitive) != 0 ||
+                // A short spelling (Q, K, H, D) is a symbol: "k" in "letter k" is not a key.
+                const Qt::CaseSensitivity cs =
+                    s.text.size() <= 2 ? Qt::CaseSensitive : Qt::CaseInsensitive;
+                if (text.mid(i, s.text.size()).compare(s.text, cs) != 0 ||
                     !standsAlone(text, i, s.text.size()))
                     continue;
                 out += QStringLiteral("<a href=\"%1:%2\">%3</a>")

@@ -29,7 +29,8 @@ inline const QString kGlossaryScheme = QStringLiteral("glossary");
 /// `html` with the first mention of every glossary term (or alias) made a link
 /// "glossary:<key>", so a click or a hover explains it. Only text is linked, never tags,
 /// attributes or what is already a link; longer terms win over the terms inside them
-/// ("multi-head attention" before "attention"), and a Latin term is matched as a whole word.
+/// ("multi-head attention" before "attention"), a Latin term is matched as a whole word, and a
+/// spelling of one or two characters (a symbol such as K) only with its exact case.
 QString linkGlossaryTerms(const QString& html, const std::vector<GlossaryEntry>& entries);
 
 } // namespace attnviz::render

@@ -40,6 +40,14 @@ TEST(Glossary, TagsAttributesLinksAndPartsOfWordsAreLeftAlone)
               "&lt;<a href=\"glossary:head\">head</a>&gt;</p>");
 }
 
+TEST(Glossary, SymbolsMatchOnlyWithTheirCase)
+{
+    std::vector<GlossaryEntry> entries = sampleEntries();
+    entries.push_back({"key", "key", {"K"}, "<p>k</p>"});
+    const QString linked = linkGlossaryTerms("<p>letter k, then K</p>", entries);
+    EXPECT_EQ(linked.toStdString(), "<p>letter k, then <a href=\"glossary:key\">K</a></p>");
+}
+
 TEST(Glossary, ChineseTermsAreFoundWithoutSpaces)
 {
     const QString linked = linkGlossaryTerms("<p>每个头都有自己的权重</p>", sampleEntries());
