@@ -348,16 +348,25 @@ void StepAnimation::paintWeightedSum(QPainter& p) const
     for (int k = 0; k < keys; ++k) {
         const double weight = m_weights[static_cast<std::size_t>(k)];
         const double rowTop = area.top() + k * cell;
-        const double top = (1 - merge) * rowTop + merge * sumTop;
+        // The row stays in place, faded by its weight; a copy of it slides into the sum.
         const double opacity = (1 - fade) + fade * std::clamp(weight, 0.08, 1.0);
-        p.setOpacity(opacity * (1 - 0.6 * merge));
-        for (int c = 0; c < dv; ++c) {
-            const double v = m_values[static_cast<std::size_t>(k)][static_cast<std::size_t>(c)] *
-                ((1 - fade) + fade * weight);
-            p.fillRect(QRectF(area.left() + c * cell, top, cell, cell),
-                       QColor::fromRgb(render::colourOf(v, range, lesson::ColourScale::Diverging)));
+        const auto drawRow = [&](double top) {
+            for (int c = 0; c < dv; ++c) {
+                const double v =
+                    m_values[static_cast<std::size_t>(k)][static_cast<std::size_t>(c)] *
+                    ((1 - fade) + fade * weight);
+                p.fillRect(
+                    QRectF(area.left() + c * cell, top, cell, cell),
+                    QColor::fromRgb(render::colourOf(v, range, lesson::ColourScale::Diverging)));
+            }
+        };
+        p.setOpacity(opacity);
+        drawRow(rowTop);
+        if (merge > 0 && merge < 1) {
+            p.setOpacity(opacity * (1 - merge));
+            drawRow((1 - merge) * rowTop + merge * sumTop);
         }
-        p.setOpacity(1 - merge);
+        p.setOpacity(1);
         p.setPen(palette().windowText().color());
         p.drawText(QRectF(kMargin, rowTop, 96, cell), Qt::AlignRight | Qt::AlignVCenter,
                    tr("%1 × %2").arg(render::formatValue(weight, 2),

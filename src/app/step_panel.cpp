@@ -16,6 +16,7 @@
 #include <QLabel>
 #include <QMenu>
 #include <QPushButton>
+#include <QScreen>
 #include <QSpinBox>
 #include <QTextBrowser>
 #include <QToolButton>
@@ -233,7 +234,9 @@ void StepPanel::applyFonts()
 {
     // Relative to the panel's own font, which grows with the window's in presentation mode; on a
     // projector the title and the formula grow more than the rest, since they are read from afar.
-    const double emphasis = m_presentation ? 1.3 : 1.0;
+    // On a short screen (1280 × 720) the heatmaps need the height more than the title does.
+    const bool shortScreen = screen() && screen()->availableGeometry().height() < 800;
+    const double emphasis = m_presentation ? (shortScreen ? 1.1 : 1.3) : 1.0;
     QFont title = font();
     title.setPointSizeF(font().pointSizeF() * 1.4 * emphasis);
     title.setBold(true);
@@ -244,7 +247,8 @@ void StepPanel::applyFonts()
     QFont shape = font();
     shape.setPointSizeF(font().pointSizeF() * emphasis);
     m_shape->setFont(shape);
-    m_explanation->setMaximumHeight(QFontMetrics(font()).lineSpacing() * (m_presentation ? 5 : 7));
+    m_explanation->setMaximumHeight(QFontMetrics(font()).lineSpacing() *
+                                    (m_presentation ? (shortScreen ? 3 : 5) : 7));
 }
 
 void StepPanel::changeEvent(QEvent* event)

@@ -253,8 +253,8 @@ private slots:
         QVERIFY(presentation->isChecked());
         QVERIFY(!settings->isVisible());
         // The title and the formula grow more than the window's font (×1.6).
-        QVERIFY(title->font().pointSizeF() > titleSize * 1.9);
-        QVERIFY(formula->font().pointSizeF() > formulaSize * 1.9);
+        QVERIFY(title->font().pointSizeF() > titleSize * 1.7);
+        QVERIFY(formula->font().pointSizeF() > formulaSize * 1.7);
 
         // Digits choose steps: 7 is the softmax, 0 the tenth step.
         QTest::keyClick(m_window->stepPanel(), Qt::Key_7);
