@@ -2,6 +2,161 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name>DisplayWords</name>
+    <message>
+        <source>A causal mask on cross-attention compares positions of two different sequences by their index: query i loses the source positions after i for no reason. Cross-attention needs no causal mask.</source>
+        <translation>交叉注意力上的因果掩码按下标比较两个不同序列的位置：查询 i 无缘无故地失去了 i 之后的源位置。交叉注意力不需要因果掩码。</translation>
+    </message>
+    <message>
+        <source>query i of an item sees the keys before its own length; each row of the mask has its own cut.</source>
+        <translation>样本中的查询 i 只看到它自己的长度之前的键；掩码的每一行都有自己的截断位置。</translation>
+    </message>
+    <message>
+        <source>Keys at or after an item&apos;s length are blocked.</source>
+        <translation>位于样本长度处及之后的键被屏蔽。</translation>
+    </message>
+    <message>
+        <source>Valid lengths per query</source>
+        <translation>每个查询的有效长度</translation>
+    </message>
+    <message>
+        <source>Valid lengths</source>
+        <translation>有效长度</translation>
+    </message>
+    <message>
+        <source>item {1} sees keys {2}–{3}</source>
+        <translation>样本 {1} 看到键 {2}–{3}</translation>
+    </message>
+    <message>
+        <source>item {1} sees key {2}</source>
+        <translation>样本 {1} 看到键 {2}</translation>
+    </message>
+    <message>
+        <source>item {1} sees no key</source>
+        <translation>样本 {1} 看不到任何键</translation>
+    </message>
+    <message>
+        <source>the stream after the masked self-attention of decoder layer {1}</source>
+        <translation>解码器第 {1} 层掩码自注意力之后的残差流</translation>
+    </message>
+    <message>
+        <source>the output of encoder layer {1}</source>
+        <translation>编码器第 {1} 层的输出</translation>
+    </message>
+    <message>
+        <source>the output of decoder layer {1}</source>
+        <translation>解码器第 {1} 层的输出</translation>
+    </message>
+    <message>
+        <source>encoder embedding + position</source>
+        <translation>编码器嵌入 + 位置编码</translation>
+    </message>
+    <message>
+        <source>decoder embedding + position</source>
+        <translation>解码器嵌入 + 位置编码</translation>
+    </message>
+    <message>
+        <source>the encoder&apos;s output</source>
+        <translation>编码器的输出</translation>
+    </message>
+    <message>
+        <source>the module: {1} ({2} without biases)</source>
+        <translation>整个模块：{1}（不含偏置为 {2}）</translation>
+    </message>
+    <message>
+        <source>{1} parameters</source>
+        <translation>{1} 个参数</translation>
+    </message>
+    <message>
+        <source>token embedding</source>
+        <translation>词元嵌入</translation>
+    </message>
+    <message>
+        <source>positional encoding (off)</source>
+        <translation>位置编码（关闭）</translation>
+    </message>
+    <message>
+        <source>positional encoding</source>
+        <translation>位置编码</translation>
+    </message>
+    <message>
+        <source>(switched off)</source>
+        <translation>（已关闭）</translation>
+    </message>
+    <message>
+        <source>keys, values</source>
+        <translation>键、值</translation>
+    </message>
+    <message>
+        <source>queries</source>
+        <translation>查询</translation>
+    </message>
+    <message>
+        <source>head {1}</source>
+        <translation>头 {1}</translation>
+    </message>
+    <message>
+        <source>layer {1}</source>
+        <translation>第 {1} 层</translation>
+    </message>
+    <message>
+        <source>batch {1}</source>
+        <translation>批量样本 {1}</translation>
+    </message>
+    <message>
+        <source>query</source>
+        <translation>查询</translation>
+    </message>
+    <message>
+        <source>key</source>
+        <translation>键</translation>
+    </message>
+    <message>
+        <source>feature</source>
+        <translation>特征</translation>
+    </message>
+    <message>
+        <source>position</source>
+        <translation>位置</translation>
+    </message>
+    <message>
+        <source>head</source>
+        <translation>头</translation>
+    </message>
+    <message>
+        <source>batch</source>
+        <translation>批量</translation>
+    </message>
+    <message>
+        <source>scores</source>
+        <translation>分数</translation>
+    </message>
+    <message>
+        <source>scaled</source>
+        <translation>缩放后</translation>
+    </message>
+    <message>
+        <source>masked</source>
+        <translation>掩码后</translation>
+    </message>
+    <message>
+        <source>weights</source>
+        <translation>权重</translation>
+    </message>
+    <message>
+        <source>context</source>
+        <translation>上下文</translation>
+    </message>
+    <message>
+        <source>concat</source>
+        <translation>拼接</translation>
+    </message>
+    <message>
+        <source>output</source>
+        <translation>输出</translation>
+    </message>
+</context>
+<context>
     <name>ExportDialog</name>
     <message>
         <source>Export image</source>
@@ -224,18 +379,6 @@
         <translation>无</translation>
     </message>
     <message>
-        <source>causal (no peeking ahead)</source>
-        <translation>因果掩码（不能偷看后面的词元）</translation>
-    </message>
-    <message>
-        <source>valid lengths (block padding)</source>
-        <translation>有效长度（屏蔽填充）</translation>
-    </message>
-    <message>
-        <source>custom (click cells of a score heatmap)</source>
-        <translation>自定义（单击注意力分数热力图中的单元格）</translation>
-    </message>
-    <message>
         <source>Valid lengths</source>
         <translation>有效长度</translation>
     </message>
@@ -258,6 +401,26 @@
     <message>
         <source>Re-roll weights</source>
         <translation>重新随机生成权重</translation>
+    </message>
+    <message>
+        <source>Unblock every cell drawn on the score steps</source>
+        <translation>取消在分数步骤上画出的所有屏蔽单元格</translation>
+    </message>
+    <message>
+        <source>Which query–key pairs are blocked before the softmax. Causal: no query sees a later position. Valid lengths: the keys at or after each sentence&apos;s length (its padding) are blocked. Custom: you block cells yourself by clicking them on a score step.</source>
+        <translation>在 softmax 之前屏蔽哪些查询–键对。因果：任何查询都看不到后面的位置。有效长度：每个句子长度处及之后的键（即填充）被屏蔽。自定义：在分数步骤上点击单元格，亲手屏蔽它们。</translation>
+    </message>
+    <message>
+        <source>causal</source>
+        <translation>因果</translation>
+    </message>
+    <message>
+        <source>valid lengths</source>
+        <translation>有效长度</translation>
+    </message>
+    <message>
+        <source>custom (drawn)</source>
+        <translation>自定义（手绘）</translation>
     </message>
 </context>
 <context>
@@ -897,7 +1060,7 @@
     </message>
     <message>
         <source>%1%2 %3 → %4 %5: %6</source>
-        <extracomment>A cell&apos;s tooltip: [head h · ]row-axis index “token” → column-axis index “token”: value (a feature index has no “token”). The axis names (query, key, …) come untranslated from the lesson layer.</extracomment>
+        <extracomment>A cell&apos;s tooltip: [head h · ]row-axis index “token” → column-axis index “token”: value (a feature index has no “token”). The axis names (query, key, …) are translated in the DisplayWords context.</extracomment>
         <translation>%1%2 %3 → %4 %5：%6</translation>
     </message>
 </context>
@@ -1172,18 +1335,6 @@
 <context>
     <name>attnviz::app::ModelPanel</name>
     <message>
-        <source>encoder self-attention</source>
-        <translation>编码器自注意力</translation>
-    </message>
-    <message>
-        <source>decoder masked self-attention</source>
-        <translation>解码器掩码自注意力</translation>
-    </message>
-    <message>
-        <source>decoder cross-attention</source>
-        <translation>解码器交叉注意力</translation>
-    </message>
-    <message>
         <source>Random-weights playground</source>
         <translation>随机权重演练场</translation>
     </message>
@@ -1256,6 +1407,22 @@
     <message>
         <source>Heads switched off (layer.block:head): %1</source>
         <translation>已关闭的头（层.块:头）：%1</translation>
+    </message>
+    <message>
+        <source>self-attention</source>
+        <translation>自注意力</translation>
+    </message>
+    <message>
+        <source>masked self-attention</source>
+        <translation>掩码自注意力</translation>
+    </message>
+    <message>
+        <source>cross-attention</source>
+        <translation>交叉注意力</translation>
+    </message>
+    <message>
+        <source>%1 — called &quot;%2&quot; by attnviz-cli and in trace files</source>
+        <translation>%1——在 attnviz-cli 和轨迹文件中称为“%2”</translation>
     </message>
 </context>
 <context>
@@ -1574,6 +1741,14 @@
     <message>
         <source>Watch this step happen, with its own numbers: click or press a key to skip; View ▸ Animations turns them off</source>
         <translation>用这一步自己的数值演示它的计算过程：单击或按任意键跳过；在“视图 ▸ 动画”中可关闭</translation>
+    </message>
+    <message>
+        <source>✎ Drawing the mask: click a cell to block that query–key pair in every head, click it again to unblock it. Drawn cells are hatched; choose another mask in the settings to stop drawing. Blocked: %1.</source>
+        <translation>✎ 正在绘制掩码：点击一个单元格，在每个头中屏蔽这对查询–键；再点一次取消屏蔽。画出的单元格带斜线；在设置中选择其他掩码即可停止绘制。已屏蔽：%1 个。</translation>
+    </message>
+    <message>
+        <source>✎ The mask is drawn on the score steps, %1 to %2. Blocked so far: %3.</source>
+        <translation>✎ 掩码要在分数步骤（第 %1 步到第 %2 步）上绘制。目前已屏蔽：%3 个。</translation>
     </message>
 </context>
 <context>

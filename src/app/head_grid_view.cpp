@@ -7,6 +7,8 @@
 
 #include <QGridLayout>
 
+#include <algorithm>
+
 namespace attnviz::app {
 
 HeadGridView::HeadGridView(QWidget* parent)
@@ -31,9 +33,10 @@ void HeadGridView::setMatrices(std::vector<lesson::Heatmap> maps, bool perHead, 
         view->hide();
         view->setValuesInCells(m_values);
         view->setRowSums(m_rowSums);
+        view->setDrawnCells(m_drawnCells, m_drawing);
         const int index = static_cast<int>(m_views.size());
         connect(view, &HeatmapView::clicked, this, [this, index] {
-            if (m_focused < 0 && !m_marking)
+            if (m_focused < 0 && !m_marking && !m_drawing)
                 focusHead(index);
         });
         connect(view, &HeatmapView::cellClicked, this, [this, index](int row, int column) {
@@ -100,6 +103,14 @@ void HeadGridView::setMark(std::optional<render::Highlight> mark)
     relayout();
 }
 
+void HeadGridView::setMaskDrawing(bool on, std::set<std::pair<int, int>> cells)
+{
+    m_drawing = on;
+    m_drawnCells = on ? std::move(cells) : std::set<std::pair<int, int>>{};
+    for (HeatmapView* view : m_views)
+        view->setDrawnCells(m_drawnCells, m_drawing);
+}
+
 void HeadGridView::showAll()
 {
     m_focused = -1;
@@ -135,21 +146,32 @@ void HeadGridView::relayout()
         }
         const int count = static_cast<int>(shown.size());
         const int columns = render::gridColumns(count);
+        // Each view spans two half-columns, so that a last row with fewer views (5 heads in
+        // rows of 3) is centred under the others instead of leaving a hole at its end.
+        for (int c = 0; c < std::max(m_layout->columnCount(), 2 * columns); ++c)
+            m_layout->setColumnStretch(c, c < 2 * columns ? 1 : 0);
         for (int k = 0; k < count; ++k) {
             HeatmapView* view =
                 m_views[static_cast<std::size_t>(shown[static_cast<std::size_t>(k)])];
-            m_layout->addWidget(view, k / columns, k % columns);
+            const int row = k / columns;
+            const int inRow = std::min(columns, count - row * columns);
+            m_layout->addWidget(view, row, 2 * (k % columns) + (columns - inRow), 1, 2);
             view->show();
         }
         m_placed = shown;
     }
     const auto shared = lesson::colourRange(m_maps);
+    // Each matrix shows its own colour bar unless all share one range; then the one at the
+    // right end of the first row does, beside the grid rather than in its middle.
+    const std::size_t withBar =
+        std::min<std::size_t>(
+            static_cast<std::size_t>(render::gridColumns(static_cast<int>(shown.size()))),
+            shown.size()) -
+        1;
     for (std::size_t k = 0; k < shown.size(); ++k) {
         const auto i = static_cast<std::size_t>(shown[k]);
-        // Each matrix shows its own colour bar unless all share one range; then the last does.
-        const bool lastShown = k + 1 == shown.size();
         m_views[i]->setHeatmap(m_maps[i], m_sharedRange ? shared : lesson::colourRange({m_maps[i]}),
-                               !m_sharedRange || lastShown);
+                               !m_sharedRange || k == withBar);
         // A mark outside this step's matrix (fewer rows or columns) is not drawn here.
         const bool fits = m_mark &&
             (m_mark->kind == render::Highlight::Kind::Column || m_mark->row < m_maps[i].rows()) &&

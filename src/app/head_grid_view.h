@@ -6,6 +6,8 @@
 #include <QWidget>
 
 #include <optional>
+#include <set>
+#include <utility>
 #include <vector>
 
 class QGridLayout;
@@ -43,6 +45,11 @@ public:
     void setMarking(bool on);
     bool marking() const { return m_marking; }
     void setMark(std::optional<render::Highlight> mark);
+
+    /// Drawing a custom mask: a click on a cell is a stroke (cellClicked), never a zoom, and the
+    /// cells drawn so far are outlined in every head.
+    void setMaskDrawing(bool on, std::set<std::pair<int, int>> cells);
+    bool maskDrawing() const { return m_drawing; }
     std::optional<render::Highlight> mark() const { return m_mark; }
 
 signals:
@@ -69,6 +76,8 @@ private:
     int m_focused = -1;
     bool m_marking = false;
     std::optional<render::Highlight> m_mark;
+    bool m_drawing = false;
+    std::set<std::pair<int, int>> m_drawnCells;
     std::vector<int> m_placed; ///< the view indices currently in the layout, in order
 };
 

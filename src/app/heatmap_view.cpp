@@ -1,5 +1,6 @@
 #include "app/heatmap_view.h"
 
+#include "render/display_words.h"
 #include "render/heatmap_painter.h"
 
 #include <QContextMenuEvent>
@@ -37,6 +38,16 @@ void HeatmapView::setHighlight(std::optional<render::Highlight> highlight)
     update();
 }
 
+void HeatmapView::setDrawnCells(std::set<std::pair<int, int>> cells, bool drawing)
+{
+    m_drawnCells = std::move(cells);
+    if (drawing)
+        setCursor(Qt::CrossCursor);
+    else
+        unsetCursor();
+    update();
+}
+
 void HeatmapView::setValuesInCells(bool on)
 {
     m_valuesInCells = on;
@@ -60,6 +71,7 @@ render::HeatmapStyle HeatmapView::style() const
     s.valuesInCells = m_valuesInCells;
     s.rowSums = m_rowSums;
     s.highlight = m_highlight;
+    s.drawnCells = m_drawnCells;
     return s;
 }
 
@@ -122,10 +134,10 @@ QString HeatmapView::toolTipForCell(int row, int column) const
     const QString head = m_heatmap.head >= 0 ? tr("head %1 · ").arg(m_heatmap.head) : QString();
     //: A cell's tooltip: [head h · ]row-axis index “token” → column-axis index “token”: value
     //: (a feature index has no “token”).
-    //: The axis names (query, key, …) come untranslated from the lesson layer.
+    //: The axis names (query, key, …) are translated in the DisplayWords context.
     return tr("%1%2 %3 → %4 %5: %6")
-        .arg(head, QString::fromStdString(m.rowAxis), label(m.rowLabels, row),
-             QString::fromStdString(m.columnAxis), label(m.columnLabels, column), value);
+        .arg(head, render::displayed(m.rowAxis), label(m.rowLabels, row),
+             render::displayed(m.columnAxis), label(m.columnLabels, column), value);
 }
 
 namespace {

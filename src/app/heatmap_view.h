@@ -30,6 +30,9 @@ public:
     std::pair<double, double> range() const { return m_range; }
     void setHighlight(std::optional<render::Highlight> highlight);
     void setValuesInCells(bool on);
+    /// The cells of a mask being drawn (outlined), and whether a click draws (a cross cursor).
+    void setDrawnCells(std::set<std::pair<int, int>> cells, bool drawing);
+    const std::set<std::pair<int, int>>& drawnCells() const { return m_drawnCells; }
     /// A column of row sums right of the cells (the weights: each row sums to 1).
     void setRowSums(bool on);
 
@@ -67,6 +70,7 @@ private:
     bool m_valuesInCells = false;
     bool m_rowSums = false;
     std::optional<render::Highlight> m_highlight;
+    std::set<std::pair<int, int>> m_drawnCells;
     QImage m_cells; ///< one pixel per cell, rebuilt when the matrix or the range changes
     mutable std::optional<render::HeatmapLayout>
         m_layout; ///< rebuilt on resize, font or data change

@@ -53,6 +53,7 @@ InputPanel::InputPanel(QWidget* parent)
     });
     connect(m_ui->clearMask, &QPushButton::clicked, this, [this, changed] {
         m_blockedCells.clear();
+        showMaskControls();
         changed();
     });
     showMaskControls();
@@ -66,6 +67,7 @@ void InputPanel::showMaskControls()
     m_ui->label_validLengths->setVisible(kind == lesson::MaskKind::ValidLengths);
     m_ui->validLengths->setVisible(kind == lesson::MaskKind::ValidLengths);
     m_ui->clearMask->setVisible(kind == lesson::MaskKind::Custom);
+    m_ui->clearMask->setEnabled(!m_blockedCells.empty());
 }
 
 lesson::PlaygroundSettings InputPanel::settings() const
@@ -108,6 +110,7 @@ void InputPanel::setSettings(const lesson::PlaygroundSettings& s)
     m_ui->seed->setValue(static_cast<int>(s.seed));
     m_blockedCells = s.blockedCells;
     m_ablatedHeads = s.ablatedHeads;
+    showMaskControls();
     m_loading = false;
     emit settingsChanged();
 }
@@ -117,6 +120,7 @@ void InputPanel::toggleBlockedCell(int query, int key)
     const std::pair cell{query, key};
     if (!m_blockedCells.erase(cell))
         m_blockedCells.insert(cell);
+    showMaskControls();
     emit settingsChanged();
 }
 

@@ -635,6 +635,16 @@ void MainWindow::applyPendingView()
 {
     if (!m_pendingView)
         return;
+    // A result of what the window showed before the lesson (a run still under way when it was
+    // opened) is not the lesson's: its view waits for the lesson's own result.
+    const bool forModel = !m_pendingView->model.empty();
+    if (forModel == m_model->playground())
+        return;
+    if (forModel &&
+        (m_modelResult.request.folder != QString::fromStdString(m_pendingView->model) ||
+         m_modelResult.request.text != QString::fromStdString(m_pendingView->text) ||
+         m_modelResult.request.generate != m_pendingView->generate))
+        return;
     const lesson::LessonFile view = *std::exchange(m_pendingView, std::nullopt);
     if (!view.model.empty() && m_modelResult.run) {
         const int steps = static_cast<int>(m_modelResult.run->decoding.size());

@@ -2,6 +2,7 @@
 
 #include "io/builtin_models.h"
 #include "lesson/parameter_count.h"
+#include "render/model_description.h"
 #include "ui_model_panel.h"
 
 #include <QDir>
@@ -23,11 +24,11 @@ QString blockTitle(engine::Block block)
 {
     switch (block) {
     case engine::Block::Self:
-        return ModelPanel::tr("encoder self-attention");
+        return ModelPanel::tr("self-attention");
     case engine::Block::MaskedSelf:
-        return ModelPanel::tr("decoder masked self-attention");
+        return ModelPanel::tr("masked self-attention");
     case engine::Block::Cross:
-        return ModelPanel::tr("decoder cross-attention");
+        return ModelPanel::tr("cross-attention");
     default:
         return {};
     }
@@ -341,7 +342,7 @@ void ModelPanel::showResult(const ModelResult& result)
             .arg(QString::fromLatin1(engine::normName(c.norm)),
                  QString::fromLatin1(engine::activationName(c.activation)),
                  QString::fromStdString(lesson::groupedNumber(parameters.total())), perLayerText,
-                 QString::fromStdString(c.description).toHtmlEscaped()));
+                 render::localisedModelDescription(c.description).toHtmlEscaped()));
     const bool encDec = c.architecture == engine::Architecture::EncoderDecoder;
     const bool decOnly = c.architecture == engine::Architecture::DecoderOnly;
     m_ui->targetLabel->setVisible(encDec);
@@ -409,10 +410,15 @@ void ModelPanel::fillBlocks()
     const QVariant previous = m_ui->block->currentData();
     m_ui->block->clear();
     for (const engine::Block b :
-         m_run->trace->attentionBlocks(std::max(0, m_ui->layer->currentIndex())))
-        m_ui->block->addItem(
-            QStringLiteral("%1 (%2)").arg(blockTitle(b), QString::fromLatin1(engine::blockName(b))),
-            static_cast<int>(b));
+         m_run->trace->attentionBlocks(std::max(0, m_ui->layer->currentIndex()))) {
+        // The short title fits the panel at 1280 × 720; the name the CLI and the trace files
+        // use is in the item's tooltip.
+        m_ui->block->addItem(blockTitle(b), static_cast<int>(b));
+        m_ui->block->setItemData(m_ui->block->count() - 1,
+                                 tr("%1 — called \"%2\" by attnviz-cli and in trace files")
+                                     .arg(blockTitle(b), QString::fromLatin1(engine::blockName(b))),
+                                 Qt::ToolTipRole);
+    }
     const int keep = m_ui->block->findData(previous);
     // A new model opens on its most telling block: cross-attention when there is one.
     m_ui->block->setCurrentIndex(keep >= 0 ? keep : m_ui->block->count() - 1);

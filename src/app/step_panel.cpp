@@ -5,6 +5,7 @@
 #include "app/step_animation.h"
 #include "lesson/ablation_difference.h"
 #include "lesson/step_view.h"
+#include "render/display_words.h"
 #include "render/step_texts.h"
 
 #include <QButtonGroup>
@@ -36,6 +37,7 @@ StepPanel::StepPanel(QWidget* parent)
     , m_shape(new QLabel(this))
     , m_ablated(new QLabel(this))
     , m_maskNotes(new QLabel(this))
+    , m_maskDrawing(new QLabel(this))
     , m_explanation(new QTextBrowser(this))
     , m_batch(new QSpinBox(this))
     , m_alternative(new QComboBox(this))
@@ -123,6 +125,7 @@ StepPanel::StepPanel(QWidget* parent)
     layout->addLayout(controls);
     layout->addWidget(m_ablated);
     layout->addWidget(m_maskNotes);
+    layout->addWidget(m_maskDrawing);
     layout->addWidget(m_grid, 1);
     layout->addWidget(m_explanation);
     layout->addWidget(navigatorRow);
@@ -164,6 +167,12 @@ StepPanel::StepPanel(QWidget* parent)
     m_maskNotes->setWordWrap(true);
     m_maskNotes->setTextFormat(Qt::PlainText);
     m_maskNotes->setVisible(false);
+    // Drawing a mask is a mode: it says so where the eye is, above the heatmaps.
+    m_maskDrawing->setObjectName(QStringLiteral("maskDrawing"));
+    m_maskDrawing->setWordWrap(true);
+    m_maskDrawing->setStyleSheet(QStringLiteral(
+        "background: #fff4d6; color: #5a3a00; border: 1px solid #e0b050; padding: 4px;"));
+    m_maskDrawing->setVisible(false);
 }
 
 std::vector<int> StepPanel::ablatedHeads() const
@@ -402,6 +411,8 @@ void StepPanel::refresh()
         m_allHeads->setVisible(false);
         m_ablated->setVisible(false);
         m_maskNotes->setVisible(false);
+        m_maskDrawing->setVisible(false);
+        m_grid->setMaskDrawing(false, {});
         m_difference->setVisible(false);
         m_learned->setVisible(false);
         if (m_arithmetic)
@@ -416,11 +427,15 @@ void StepPanel::refresh()
             tr("<p><b>This file holds attention weights only, computed elsewhere: this step has "
                "nothing to show. The softmax step shows the weights.</b></p>") +
             text.explanation);
-    // Sizes an import does not know are left out rather than shown as zeros.
-    m_formula->setText(missing ? QString()
-                               : QString::fromStdString(lesson::stepFormula(
-                                     step, *m_walkthrough, text.formula.toStdString())));
-    m_shape->setText(QString::fromStdString(lesson::stepShapes(step, *m_walkthrough)));
+    // Sizes an import does not know are left out rather than shown as zeros. A formula comes
+    // translated from the step's text; only a model's input step is written by the lesson layer
+    // (where X came from).
+    const QString formula = QString::fromStdString(
+        lesson::stepFormula(step, *m_walkthrough, text.formula.toStdString()));
+    m_formula->setText(missing                  ? QString()
+                           : step.views.empty() ? render::displayed(formula.toStdString())
+                                                : formula);
+    m_shape->setText(render::displayed(lesson::stepShapes(step, *m_walkthrough)));
     // Decided from what is offered, not from isVisible(), which is false while the panel itself
     // is hidden (the overview shows instead).
     const bool offerLearned = !step.weights.empty() && m_walkthrough->weights;
@@ -474,9 +489,10 @@ void StepPanel::refresh()
     // The mask's lengths and warnings, where the mask shows: the score-shaped steps.
     QStringList notes;
     for (const std::string& note : lesson::maskNotes(*m_walkthrough))
-        notes << QString::fromStdString(note);
+        notes << render::displayed(note);
     m_maskNotes->setText(notes.join(QLatin1Char('\n')));
     m_maskNotes->setVisible(step.scoreShaped() && !notes.isEmpty());
+    showMaskDrawing(step, learned || difference);
     for (lesson::Heatmap& map : maps)
         if (map.head >= 0 && std::find(off.begin(), off.end(), map.head) != off.end())
             map.title += tr(" (switched off)").toStdString();
@@ -496,6 +512,32 @@ void StepPanel::refresh()
         m_arithmetic->showCell(m_walkthrough, drillableStep().value_or(m_arithmetic->step()), cell);
     }
     emit walkthroughShown(m_walkthrough, batchIndex());
+}
+
+void StepPanel::showMaskDrawing(const lesson::LessonStep& step, bool otherMatrices)
+{
+    const auto* playground = std::get_if<lesson::PlaygroundSource>(&m_walkthrough->source);
+    const bool custom = playground && playground->settings.mask == lesson::MaskKind::Custom;
+    // The learned matrices and the ablation difference are not score matrices to draw on.
+    const bool drawing = custom && step.scoreShaped() && !otherMatrices;
+    const std::set<std::pair<int, int>> cells =
+        custom ? playground->settings.blockedCells : std::set<std::pair<int, int>>{};
+    m_grid->setMaskDrawing(drawing, cells);
+    m_maskDrawing->setVisible(custom);
+    if (!custom)
+        return;
+    const auto first = lesson::lessonStepShowing(engine::AttentionStep::Scores);
+    const auto last = lesson::lessonStepShowing(engine::AttentionStep::Weights);
+    const int count = static_cast<int>(cells.size());
+    m_maskDrawing->setText(
+        drawing ? tr("✎ Drawing the mask: click a cell to block that query–key pair in every "
+                     "head, click it again to unblock it. Drawn cells are hatched; choose "
+                     "another mask in the settings to stop drawing. Blocked: %1.")
+                      .arg(count)
+                : tr("✎ The mask is drawn on the score steps, %1 to %2. Blocked so far: %3.")
+                      .arg(first ? static_cast<int>(*first) + 1 : 0)
+                      .arg(last ? static_cast<int>(*last) + 1 : 0)
+                      .arg(count));
 }
 
 } // namespace attnviz::app

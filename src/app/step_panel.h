@@ -98,6 +98,9 @@ protected:
 private:
     void applyFonts();
     void refresh();
+    /// The custom mask's drawing mode: on the score steps a click draws; elsewhere a line says
+    /// where drawing happens. `otherMatrices`: the grid shows learned matrices or differences.
+    void showMaskDrawing(const lesson::LessonStep& step, bool otherMatrices);
     void showHeadMenu(QPoint globalPosition, int head, int row, int column);
     /// The trace step whose cells the step shown explains (scores … weights, context), if any.
     std::optional<engine::AttentionStep> drillableStep() const;
@@ -117,6 +120,7 @@ private:
     QLabel* m_shape;
     QLabel* m_ablated;
     QLabel* m_maskNotes;
+    QLabel* m_maskDrawing;
     QTextBrowser* m_explanation;
     QSpinBox* m_batch;
     QComboBox* m_alternative;

@@ -30,8 +30,13 @@ void paintGrid(QPainter& painter, QRectF area, const std::vector<lesson::Heatmap
     for (int i = 0; i < count; ++i) {
         const auto at = static_cast<std::size_t>(i);
         HeatmapStyle own = style;
-        own.colourBar = style.colourBar && (!oneRange || i + 1 == count);
-        const QRectF cell(area.left() + (i % columns) * width, area.top() + (i / columns) * height,
+        // One shared colour bar sits at the right end of the first row, beside the grid; a
+        // shorter last row is centred under the others.
+        own.colourBar = style.colourBar && (!oneRange || i == std::min(columns, count) - 1);
+        const int row = i / columns;
+        const int inRow = std::min(columns, count - row * columns);
+        const double indent = (columns - inRow) * width / 2;
+        const QRectF cell(area.left() + indent + (i % columns) * width, area.top() + row * height,
                           width, height);
         paintHeatmap(painter, HeatmapLayout(maps[at], ranges[at], cell, own), maps[at], ranges[at],
                      own);

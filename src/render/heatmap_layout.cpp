@@ -192,17 +192,34 @@ HeatmapLayout::HeatmapLayout(const lesson::Heatmap& h, std::pair<double, double>
         }
         m_cells = QRectF(left, top, cellsWidth, std::max(4.0, labelBottom - bottomGuess - top));
     }
+    // One to three rows (a decoding step's single query) would stretch into bars as tall as the
+    // plot: a row is at most a quarter of the height, or square when the cells are wider, and
+    // the matrix with its labels sits in the middle of the room it leaves.
+    double columnAxisTop = area.bottom() - kPad - axisLine;
+    double barTop = m_cells.top(), barHeight = m_cells.height();
+    if (m_rows > 0 && m_rows < 4 && m_columns > 0) {
+        const double rowHeight = std::min(
+            m_cells.height() / m_rows, std::max(m_cells.width() / m_columns, m_cells.height() / 4));
+        const double shrunk = m_cells.height() - rowHeight * m_rows;
+        m_cells =
+            QRectF(m_cells.left(), m_cells.top() + shrunk / 2, m_cells.width(), rowHeight * m_rows);
+        columnAxisTop -= shrunk / 2;
+        if (!m_title.isNull())
+            m_title.translate(0, shrunk / 2);
+        // The colour bar keeps room for its ticks.
+        barHeight = std::min(barHeight, std::max(m_cells.height(), 8 * tickLine));
+        barTop = m_cells.center().y() - barHeight / 2;
+    }
     if (bandHeight > 0)
         m_bands =
             QRectF(m_cells.left(), m_cells.top() - bandHeight - 2, m_cells.width(), bandHeight);
     if (style.rowSums)
         m_rowSums = QRectF(m_cells.right() + 4, m_cells.top(), sumsWidth, m_cells.height());
     if (style.colourBar)
-        m_colourBar = QRectF((style.rowSums ? m_rowSums.right() : m_cells.right()) + 8,
-                             m_cells.top(), kBarWidth, m_cells.height());
+        m_colourBar = QRectF((style.rowSums ? m_rowSums.right() : m_cells.right()) + 8, barTop,
+                             kBarWidth, barHeight);
     m_rowAxisTitle = QRectF(area.left() + kPad, m_cells.top(), axisLine, m_cells.height());
-    m_columnAxisTitle =
-        QRectF(m_cells.left(), area.bottom() - kPad - axisLine, m_cells.width(), axisLine);
+    m_columnAxisTitle = QRectF(m_cells.left(), columnAxisTop, m_cells.width(), axisLine);
 }
 
 QRectF HeatmapLayout::cellRect(int row, int column) const

@@ -1,6 +1,7 @@
 #include "render/heatmap_painter.h"
 
 #include "render/colour_map.h"
+#include "render/display_words.h"
 
 #include <QFontMetricsF>
 
@@ -115,6 +116,28 @@ void paintHighlight(QPainter& p, const HeatmapLayout& layout, const Highlight& m
     p.drawRect(rect);
 }
 
+// The cells a user blocked by hand: hatched over their value (the scores before the mask still
+// show what was computed) and outlined, on every score-shaped step.
+void paintDrawnCells(QPainter& p, const HeatmapLayout& layout,
+                     const std::set<std::pair<int, int>>& cells)
+{
+    p.save();
+    for (const auto& [row, column] : cells) {
+        if (row < 0 || row >= layout.rows() || column < 0 || column >= layout.columns())
+            continue;
+        const QRectF rect = layout.cellRect(row, column);
+        p.setPen(Qt::NoPen);
+        p.setBrush(QBrush(QColor(0, 0, 0, 150), Qt::BDiagPattern));
+        p.drawRect(rect);
+        p.setBrush(Qt::NoBrush);
+        p.setPen(QPen(QColor(255, 255, 255), 3));
+        p.drawRect(rect.adjusted(1, 1, -1, -1));
+        p.setPen(QPen(QColor(176, 0, 32), 1.5));
+        p.drawRect(rect.adjusted(1, 1, -1, -1));
+    }
+    p.restore();
+}
+
 void paintBands(QPainter& p, const HeatmapLayout& layout, const lesson::Heatmap& h)
 {
     const QRectF area = layout.bands();
@@ -172,14 +195,13 @@ void paintAxisTitles(QPainter& p, const HeatmapLayout& layout, const lesson::Hea
 {
     p.setFont(layout.axisFont());
     p.setPen(textColour());
-    p.drawText(layout.columnAxisTitle(), Qt::AlignCenter,
-               QString::fromStdString(h.matrix.columnAxis));
+    p.drawText(layout.columnAxisTitle(), Qt::AlignCenter, displayed(h.matrix.columnAxis));
     const QRectF row = layout.rowAxisTitle();
     p.save();
     p.translate(row.center());
     p.rotate(-90);
     p.drawText(QRectF(-row.height() / 2, -row.width() / 2, row.height(), row.width()),
-               Qt::AlignCenter, QString::fromStdString(h.matrix.rowAxis));
+               Qt::AlignCenter, displayed(h.matrix.rowAxis));
     p.restore();
 }
 
@@ -282,8 +304,7 @@ void paintHeatmap(QPainter& p, const HeatmapLayout& layout, const lesson::Heatma
         p.setPen(h.head >= 0 ? headColour(h.head).darker(150) : textColour());
         const QFontMetricsF metrics(layout.titleFont());
         p.drawText(layout.title(), Qt::AlignCenter,
-                   metrics.elidedText(QString::fromStdString(h.title), Qt::ElideRight,
-                                      layout.title().width()));
+                   metrics.elidedText(displayed(h.title), Qt::ElideRight, layout.title().width()));
     }
     if (!layout.bands().isNull())
         paintBands(p, layout, h);
@@ -295,10 +316,16 @@ void paintHeatmap(QPainter& p, const HeatmapLayout& layout, const lesson::Heatma
             paintRowSums(p, layout, h);
     }
     if (h.head >= 0) {
-        p.setPen(QPen(headColour(h.head), 2));
+        // A white ring between the cells and the head's colour: a blue head on blue cells keeps
+        // its frame.
         p.setBrush(Qt::NoBrush);
+        p.setPen(QPen(Qt::white, 2));
         p.drawRect(layout.cells().adjusted(-1, -1, 1, 1));
+        p.setPen(QPen(headColour(h.head), 2.5));
+        p.drawRect(layout.cells().adjusted(-3, -3, 3, 3));
     }
+    if (!style.drawnCells.empty())
+        paintDrawnCells(p, layout, style.drawnCells);
     if (style.highlight)
         paintHighlight(p, layout, *style.highlight);
     paintLabels(p, layout);

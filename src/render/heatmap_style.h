@@ -3,6 +3,8 @@
 #include <QFont>
 
 #include <optional>
+#include <set>
+#include <utility>
 
 namespace attnviz::render {
 
@@ -27,6 +29,9 @@ struct HeatmapStyle {
     /// fully blocked row to 0), on the rows whose labels are shown.
     bool rowSums = false;
     std::optional<Highlight> highlight;
+    /// Cells (row, column) of a mask the user is drawing, outlined over whatever the step
+    /// shows, so the drawing is visible before the mask step as well as on it.
+    std::set<std::pair<int, int>> drawnCells;
 };
 
 } // namespace attnviz::render

@@ -127,12 +127,30 @@ private slots:
             m_window->stepPanel()->findChild<QTextBrowser*>(QStringLiteral("explanation"));
         QVERIFY(explanation);
         QVERIFY(hasHan(explanation->toPlainText()));
+        // The words the lesson layer writes: the shape line, the heatmaps' titles and axes, the
+        // cells' tooltips, and the demo's description.
+        auto* shape = m_window->stepPanel()->findChild<QLabel*>(QStringLiteral("shape"));
+        QVERIFY(shape);
+        QVERIFY2(shape->text().contains(QStringLiteral("查询=")), qPrintable(shape->text()));
+        const std::vector<HeatmapView*> views = m_window->stepPanel()->grid()->visibleViews();
+        QVERIFY(!views.empty());
+        const QString tip = views.front()->toolTipForCell(0, 0);
+        QVERIFY2(tip.contains(QStringLiteral("头 0")) && tip.contains(QStringLiteral("查询")) &&
+                     tip.contains(QStringLiteral("键")),
+                 qPrintable(tip));
+        auto* description =
+            m_window->modelPanel()->findChild<QLabel*>(QStringLiteral("description"));
+        QVERIFY(description);
+        QVERIFY2(description->text().contains(QStringLiteral("反")),
+                 qPrintable(description->text()));
         QVERIFY2(hasHan(QCoreApplication::translate("QPlatformTheme", "Cancel")),
                  "Qt's own catalogue (qt6-translations-l10n) is not installed");
         QCOMPARE(QSettings().value(QStringLiteral("language")).toString(), QStringLiteral("zh_CN"));
 
         switchTo("en");
         QCOMPARE(menuTitles(*m_window), englishMenus);
+        shape = m_window->stepPanel()->findChild<QLabel*>(QStringLiteral("shape"));
+        QVERIFY(shape && shape->text().contains(QStringLiteral("query=")));
         QCOMPARE(m_window->stepPanel()->positionText(), englishTitle);
     }
 

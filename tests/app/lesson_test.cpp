@@ -126,6 +126,30 @@ private slots:
         QCOMPARE(window->modelPanel()->request().ablation.heads, saved.ablation.heads);
     }
 
+    // A decoder-only demo that continues the text: the lesson opens on the decoding step it
+    // names, not on the whole output.
+    void aLessonOpensOnItsDecodingStep()
+    {
+        QFile file(path("genesis.attnviz"));
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write("{\"format\": \"attnviz-lesson\", \"version\": 1, \"language\": \"en\",\n"
+                   " \"model\": {\"folder\": \"genesis\", \"text\": \"and god said\", "
+                   "\"generate\": 4},\n"
+                   " \"view\": {\"step\": \"softmax\", \"layer\": 2, \"block\": "
+                   "\"masked_self\", \"decoding_step\": 2}}\n");
+        file.close();
+        auto window = openWindow();
+        QVERIFY(window);
+        QVERIFY(window->openLessonFile(path("genesis.attnviz")));
+        QVERIFY(attnviz::test::waitUntilIdle(*window));
+        QCOMPARE(window->modelPanel()->choice().layer, 2);
+        QCOMPARE(window->modelPanel()->choice().decodingStep, 2);
+        // Step 2 reads the prompt's 12 characters and the 2 written before it.
+        const auto maps = window->stepPanel()->grid()->matrices();
+        QVERIFY(!maps.empty());
+        QCOMPARE(maps.front().rows(), 14);
+    }
+
     void aPlaygroundLessonKeepsEverySetting()
     {
         auto window = openWindow();

@@ -216,17 +216,91 @@ private slots:
         QVERIFY(!label->isVisibleTo(m_window.get()));
     }
 
+    // Drawing a mask is a mode (#13): it says so above the heatmaps, a click blocks a cell in
+    // every head instead of zooming to one, the drawn cells show on every score step, a second
+    // click unblocks, and another mask ends the mode.
     void clickingACellDrawsTheCustomMask()
     {
+        StepPanel* steps = m_window->stepPanel();
+        auto* banner = steps->findChild<QLabel*>(QStringLiteral("maskDrawing"));
+        QVERIFY(banner);
+        QVERIFY(!banner->isVisibleTo(m_window.get()));
+        QVERIFY(!form()->clearMask->isVisibleTo(m_window.get()));
         form()->mask->setCurrentIndex(static_cast<int>(attnviz::lesson::MaskKind::Custom));
         settle();
-        m_window->stepPanel()->setStep(attnviz::test::step("scores"));
+        QVERIFY(form()->clearMask->isVisibleTo(m_window.get()));
+        QVERIFY2(!form()->clearMask->isEnabled(), "nothing drawn yet");
+        // Off the score steps the banner says where to draw; the grid still zooms.
+        steps->setStep(attnviz::test::step("projections"));
+        QVERIFY(banner->isVisibleTo(m_window.get()));
+        QVERIFY2(banner->text().contains(QStringLiteral("score steps")),
+                 qPrintable(banner->text()));
+        QVERIFY(!steps->grid()->maskDrawing());
+
+        steps->setStep(attnviz::test::step("scores"));
         QApplication::processEvents();
-        HeatmapView* head1 = view(0);
+        QVERIFY(steps->grid()->maskDrawing());
+        QVERIFY2(banner->text().contains(QStringLiteral("click a cell")),
+                 qPrintable(banner->text()));
+        HeatmapView* head1 = view(1);
         QTest::mouseClick(head1, Qt::LeftButton, {}, head1->cellCentre(1, 2));
         settle();
-        QVERIFY(std::isinf(m_window->walkthrough()->trace->masked.at({0, 2, 1, 2})));
-        QCOMPARE(m_window->walkthrough()->trace->weights.at({0, 2, 1, 2}), 0.0f);
+        QCOMPARE(steps->grid()->focusedHead(), -1); // drawing, not zooming
+        for (std::int64_t h = 0; h < 4; ++h) {
+            QVERIFY(std::isinf(m_window->walkthrough()->trace->masked.at({0, h, 1, 2})));
+            QCOMPARE(m_window->walkthrough()->trace->weights.at({0, h, 1, 2}), 0.0f);
+        }
+        QVERIFY(form()->clearMask->isEnabled());
+        QVERIFY2(banner->text().contains(QStringLiteral("Blocked: 1")), qPrintable(banner->text()));
+        // The drawn cell is outlined on the scores (which the mask does not change) and on the
+        // later score steps.
+        for (const char* step : {"scores", "scaled", "masked", "softmax"}) {
+            steps->setStep(attnviz::test::step(step));
+            QApplication::processEvents();
+            QVERIFY2(steps->grid()->maskDrawing(), step);
+            for (HeatmapView* v : steps->grid()->visibleViews())
+                QCOMPARE(v->drawnCells(), (std::set<std::pair<int, int>>{{1, 2}}));
+        }
+
+        steps->setStep(attnviz::test::step("scaled"));
+        QApplication::processEvents();
+        QTest::mouseClick(view(0), Qt::LeftButton, {}, view(0)->cellCentre(1, 2));
+        settle();
+        QVERIFY(std::isfinite(m_window->walkthrough()->trace->masked.at({0, 0, 1, 2})));
+        QVERIFY(!form()->clearMask->isEnabled());
+
+        form()->mask->setCurrentIndex(static_cast<int>(attnviz::lesson::MaskKind::Causal));
+        settle();
+        QVERIFY(!banner->isVisibleTo(m_window.get()));
+        QVERIFY(!steps->grid()->maskDrawing());
+        QTest::mouseClick(view(2), Qt::LeftButton, {}, view(2)->cellCentre(0, 0));
+        QCOMPARE(steps->grid()->focusedHead(), 2); // clicking zooms again
+    }
+
+    // Five heads: the last row of two is centred under the three above it, and the one colour
+    // bar sits at the right end of the first row, not in the middle of the grid (#13).
+    void fiveHeadsCentreTheirLastRowAndKeepTheColourBarAtTheRight()
+    {
+        form()->heads->setValue(5);
+        form()->modelWidth->setValue(20);
+        settle();
+        m_window->stepPanel()->setStep(attnviz::test::step("softmax"));
+        QApplication::processEvents();
+        const std::vector<HeatmapView*> views = m_window->stepPanel()->grid()->visibleViews();
+        QCOMPARE(views.size(), 5u);
+        const auto left = [&](int i) {
+            return views[static_cast<std::size_t>(i)]->geometry().left();
+        };
+        const auto right = [&](int i) {
+            return views[static_cast<std::size_t>(i)]->geometry().right();
+        };
+        const int firstRowMiddle = (left(0) + right(2)) / 2;
+        const int lastRowMiddle = (left(3) + right(4)) / 2;
+        QVERIFY2(std::abs(firstRowMiddle - lastRowMiddle) <= 8,
+                 qPrintable(QStringLiteral("%1 vs %2").arg(firstRowMiddle).arg(lastRowMiddle)));
+        QVERIFY(views[3]->geometry().top() > views[0]->geometry().bottom());
+        for (int i = 0; i < 5; ++i)
+            QCOMPARE(!views[static_cast<std::size_t>(i)]->layout().colourBar().isNull(), i == 2);
     }
 };
 

@@ -294,7 +294,6 @@ private:
                                           "computed (%1)")
                         .arg(QString::fromStdString(problems.front().message));
                 bool explained = false;
-                const auto* panel = m_window->findChild<QWidget*>(QStringLiteral("settingsPanel"));
                 for (QLabel* label : m_window->inputPanel()->findChildren<QLabel*>())
                     explained |= label->objectName().endsWith(QLatin1String("Error")) &&
                         label->isVisibleTo(panel) && !label->text().isEmpty();

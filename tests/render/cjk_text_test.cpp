@@ -1,10 +1,10 @@
 // Chinese tokens draw as themselves in every export (#13): the export font falls back to the CJK
 // font the project installs (fonts-wqy-microhei). Were no font to have the glyphs, every
 // character would draw as the same empty box, so two different characters would draw alike.
+#include "gui_application.h"
 #include "render/image_export.h"
 
 #include <QFontMetricsF>
-#include <QGuiApplication>
 #include <QImage>
 #include <QPainter>
 
@@ -15,15 +15,7 @@ namespace {
 
 class CjkText : public ::testing::Test {
 protected:
-    static void SetUpTestSuite()
-    {
-        // Fonts need an application; other suites of this binary may have made one already.
-        static int argc = 1;
-        static char name[] = "render_tests";
-        static char* argv[] = {name, nullptr};
-        if (!QGuiApplication::instance())
-            new QGuiApplication(argc, argv);
-    }
+    static void SetUpTestSuite() { test::ensureGuiApplication(); }
 };
 
 QImage drawn(const QString& text)

@@ -1,5 +1,6 @@
 // The registry of export formats (#9) and the all-or-nothing set writer behind it (#11).
 #include "engine/input_error.h"
+#include "gui_application.h"
 #include "io/atomic_file.h"
 #include "io/file_set.h"
 #include "io/input_file.h"
@@ -8,7 +9,6 @@
 #include "render/export_formats.h"
 #include "support/temp_folder.h"
 
-#include <QGuiApplication>
 #include <QImage>
 
 #include <gmock/gmock.h>
@@ -24,13 +24,7 @@ namespace fs = std::filesystem;
 
 class ExportFormats : public TempFolderTest {
 protected:
-    static void SetUpTestSuite()
-    {
-        static int argc = 1;
-        static char name[] = "render_tests";
-        static char* argv[] = {name, nullptr};
-        static QGuiApplication app(argc, argv);
-    }
+    static void SetUpTestSuite() { test::ensureGuiApplication(); }
 
     render::ExportJob job() const
     {

@@ -1,12 +1,12 @@
 // The one layout the screen and the exports share: hit-testing lands on the drawn cell, labels
 // stay upright while they fit and turn only when they must.
+#include "gui_application.h"
 #include "lesson/playground.h"
 #include "lesson/step_view.h"
 #include "render/heatmap_layout.h"
 #include "render/image_export.h"
 
 #include <QFontMetricsF>
-#include <QGuiApplication>
 
 #include <gtest/gtest.h>
 
@@ -15,13 +15,7 @@ namespace {
 
 class HeatmapLayout : public ::testing::Test {
 protected:
-    static void SetUpTestSuite()
-    {
-        static int argc = 1;
-        static char name[] = "render_tests";
-        static char* argv[] = {name, nullptr};
-        static QGuiApplication app(argc, argv);
-    }
+    static void SetUpTestSuite() { test::ensureGuiApplication(); }
 
     static lesson::Heatmap weights(const std::string& sentence)
     {
@@ -101,6 +95,39 @@ TEST_F(HeatmapLayout, CrowdedLabelsAreThinnedNeverOverlapping)
     const double spacing = layout.cellRect(layout.rowLabels()[1].index, 0).top() -
         layout.cellRect(layout.rowLabels()[0].index, 0).top();
     EXPECT_GE(spacing, QFontMetricsF(layout.tickFont()).height());
+}
+
+// A decoding step's single query is a row of cells under its title, with its labels and a
+// readable colour bar, in the middle of the plot: not a bar as tall as the plot (#13).
+TEST_F(HeatmapLayout, AOneRowMatrixIsARowInTheMiddleNotABar)
+{
+    std::vector<float> values(9, 0.1f);
+    lesson::Heatmap h;
+    h.matrix = {values.data(),
+                1,
+                9,
+                "query",
+                "key",
+                {"<s>"},
+                {"a", "t", "t", "e", "n", "t", "i", "o", "n"}};
+    h.title = "head 0 · softmax";
+    h.scale = lesson::ColourScale::Sequential;
+    const QRectF area(0, 0, 640, 480);
+    const render::HeatmapLayout row(h, {0, 1}, area, style());
+    const QFontMetricsF tick(row.tickFont());
+    EXPECT_LE(row.cells().height(), area.height() / 4 + 1e-9);
+    EXPECT_NEAR(row.cells().center().y(), area.center().y(), tick.height() * 3);
+    EXPECT_LE(row.title().bottom(), row.cells().top());
+    EXPECT_LT(row.cells().top() - row.title().bottom(), tick.height() * 2);
+    EXPECT_GE(row.columnAxisTitle().top(), row.cells().bottom());
+    EXPECT_LT(row.columnAxisTitle().top() - row.cells().bottom(), tick.height() * 3);
+    EXPECT_GE(row.colourBar().height(), tick.height() * 6);
+    EXPECT_TRUE(area.contains(row.colourBar()));
+
+    // Four rows and more fill the height as before.
+    const lesson::Heatmap square = weights("attention");
+    const render::HeatmapLayout full(square, {0, 1}, area, style());
+    EXPECT_GT(full.cells().height(), area.height() * 0.6);
 }
 
 } // namespace

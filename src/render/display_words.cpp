@@ -1,0 +1,121 @@
+#include "render/display_words.h"
+
+#include <QCoreApplication>
+#include <QRegularExpression>
+
+#include <mutex>
+#include <vector>
+
+namespace attnviz::render {
+namespace {
+
+// Longest phrases first: a sentence is translated whole before its words are. {1}, {2} stand
+// for numbers, which the translation places where its grammar wants them.
+constexpr const char* kContext = "DisplayWords";
+constexpr const char* kPhrases[] = {
+    QT_TRANSLATE_NOOP("DisplayWords",
+                      "A causal mask on cross-attention compares positions of two "
+                      "different sequences by their index: query i loses the "
+                      "source positions after i for no reason. Cross-attention "
+                      "needs no causal mask."),
+    QT_TRANSLATE_NOOP("DisplayWords",
+                      "query i of an item sees the keys before its own length; "
+                      "each row of the mask has its own cut."),
+    QT_TRANSLATE_NOOP("DisplayWords", "Keys at or after an item's length are blocked."),
+    QT_TRANSLATE_NOOP("DisplayWords", "Valid lengths per query"),
+    QT_TRANSLATE_NOOP("DisplayWords", "Valid lengths"),
+    QT_TRANSLATE_NOOP("DisplayWords", "item {1} sees keys {2}–{3}"),
+    QT_TRANSLATE_NOOP("DisplayWords", "item {1} sees key {2}"),
+    QT_TRANSLATE_NOOP("DisplayWords", "item {1} sees no key"),
+    QT_TRANSLATE_NOOP("DisplayWords",
+                      "the stream after the masked self-attention of decoder layer {1}"),
+    QT_TRANSLATE_NOOP("DisplayWords", "the output of encoder layer {1}"),
+    QT_TRANSLATE_NOOP("DisplayWords", "the output of decoder layer {1}"),
+    QT_TRANSLATE_NOOP("DisplayWords", "encoder embedding + position"),
+    QT_TRANSLATE_NOOP("DisplayWords", "decoder embedding + position"),
+    QT_TRANSLATE_NOOP("DisplayWords", "the encoder's output"),
+    QT_TRANSLATE_NOOP("DisplayWords", "the module: {1} ({2} without biases)"),
+    QT_TRANSLATE_NOOP("DisplayWords", "{1} parameters"),
+    QT_TRANSLATE_NOOP("DisplayWords", "token embedding"),
+    QT_TRANSLATE_NOOP("DisplayWords", "positional encoding (off)"),
+    QT_TRANSLATE_NOOP("DisplayWords", "positional encoding"),
+    QT_TRANSLATE_NOOP("DisplayWords", "(switched off)"),
+    QT_TRANSLATE_NOOP("DisplayWords", "keys, values"),
+    QT_TRANSLATE_NOOP("DisplayWords", "queries"),
+    QT_TRANSLATE_NOOP("DisplayWords", "head {1}"),
+    QT_TRANSLATE_NOOP("DisplayWords", "layer {1}"),
+    QT_TRANSLATE_NOOP("DisplayWords", "batch {1}"),
+    QT_TRANSLATE_NOOP("DisplayWords", "query"),
+    QT_TRANSLATE_NOOP("DisplayWords", "key"),
+    QT_TRANSLATE_NOOP("DisplayWords", "feature"),
+    QT_TRANSLATE_NOOP("DisplayWords", "position"),
+    QT_TRANSLATE_NOOP("DisplayWords", "head"),
+    QT_TRANSLATE_NOOP("DisplayWords", "batch"),
+    QT_TRANSLATE_NOOP("DisplayWords", "scores"),
+    QT_TRANSLATE_NOOP("DisplayWords", "scaled"),
+    QT_TRANSLATE_NOOP("DisplayWords", "masked"),
+    QT_TRANSLATE_NOOP("DisplayWords", "weights"),
+    QT_TRANSLATE_NOOP("DisplayWords", "context"),
+    QT_TRANSLATE_NOOP("DisplayWords", "concat"),
+    QT_TRANSLATE_NOOP("DisplayWords", "output"),
+};
+
+struct Rule {
+    QRegularExpression english;
+    QString translated; ///< with {1}, {2} where the numbers go
+};
+
+// A number as the lesson layer writes it, with digit-group separators ("1,088", "1 088").
+const QString kNumber = QStringLiteral("(\\d(?:[\\d,\\x{202F}\\x{2009} ]*\\d)?)");
+
+Rule ruleFor(const char* phrase)
+{
+    QString pattern = QRegularExpression::escape(QString::fromUtf8(phrase));
+    for (int n = 1; n <= 3; ++n)
+        pattern.replace(QRegularExpression::escape(QStringLiteral("{%1}").arg(n)), kNumber);
+    // Whole words only: "key" is not the start of "keys", nor part of "W_key".
+    return {QRegularExpression(QStringLiteral("(?<![A-Za-z_])") + pattern +
+                               QStringLiteral("(?![A-Za-z_])")),
+            QCoreApplication::translate(kContext, phrase)};
+}
+
+} // namespace
+
+QString displayed(std::string_view english)
+{
+    const QString text = QString::fromUtf8(english.data(), static_cast<qsizetype>(english.size()));
+    // The translation of one word tells whether a language other than English is installed and
+    // which: the rules are rebuilt when it changes (the menu switches language at run time).
+    const QString probe = QCoreApplication::translate(kContext, "query");
+    if (probe == QLatin1String("query"))
+        return text;
+    static std::mutex guard;
+    static QString builtFor;
+    static std::vector<Rule> rules;
+    std::lock_guard lock(guard);
+    if (builtFor != probe) {
+        rules.clear();
+        for (const char* phrase : kPhrases)
+            rules.push_back(ruleFor(phrase));
+        builtFor = probe;
+    }
+    QString out = text;
+    for (const Rule& rule : rules) {
+        if (!out.contains(rule.english))
+            continue;
+        QString result;
+        qsizetype done = 0;
+        for (auto it = rule.english.globalMatch(out); it.hasNext();) {
+            const QRegularExpressionMatch m = it.next();
+            QString replacement = rule.translated;
+            for (int n = 1; n <= m.lastCapturedIndex(); ++n)
+                replacement.replace(QStringLiteral("{%1}").arg(n), m.captured(n));
+            result += out.mid(done, m.capturedStart() - done) + replacement;
+            done = m.capturedEnd();
+        }
+        out = result + out.mid(done);
+    }
+    return out;
+}
+
+} // namespace attnviz::render
