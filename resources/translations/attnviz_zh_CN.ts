@@ -155,6 +155,34 @@
         <source>output</source>
         <translation>输出</translation>
     </message>
+    <message>
+        <source>(nothing: the scores stay as they are)</source>
+        <translation>（什么都不做：分数保持原样）</translation>
+    </message>
+    <message>
+        <source>(the number of heads)</source>
+        <translation>（头的个数）</translation>
+    </message>
+    <message>
+        <source>all {1}</source>
+        <translation>全部 {1} 个</translation>
+    </message>
+    <message>
+        <source>{1} keys</source>
+        <translation>{1} 个键</translation>
+    </message>
+    <message>
+        <source>{1} key</source>
+        <translation>{1} 个键</translation>
+    </message>
+    <message>
+        <source>key {1}</source>
+        <translation>键 {1}</translation>
+    </message>
+    <message>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
 </context>
 <context>
     <name>ExportDialog</name>

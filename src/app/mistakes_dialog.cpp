@@ -35,6 +35,9 @@ MistakesDialog::MistakesDialog(QWidget* parent)
     m_ui->code->setStyleSheet(QStringLiteral("background: #f4f4f4; padding: 4px;"));
     m_ui->rightCaption->setText(tr("<b>Correct</b>"));
     m_ui->wrongCaption->setText(tr("<b>With the mistake</b>"));
+    // A long title wraps in the list rather than hide behind a scroll bar.
+    m_ui->mistakes->setWordWrap(true);
+    m_ui->mistakes->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     for (const engine::AttentionMistakeInfo& info : engine::kAttentionMistakeTable) {
         auto* item = new QListWidgetItem(render::mistakeText(info.mistake).title, m_ui->mistakes);
         item->setData(Qt::UserRole, static_cast<int>(info.mistake));

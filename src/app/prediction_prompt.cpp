@@ -2,6 +2,7 @@
 
 #include "app/settings_store.h"
 #include "app/step_panel.h"
+#include "render/display_words.h"
 #include "render/question_texts.h"
 #include "ui_prediction_prompt.h"
 
@@ -212,8 +213,7 @@ void PredictionPrompt::showQuestion(bool takeFocus)
         m_question->kind == lesson::QuestionKind::Divisor;
     const int columns = wide ? 2 : 4;
     for (std::size_t i = 0; i < m_question->choices.size(); ++i) {
-        const QString label =
-            escapedMnemonics(QString::fromStdString(m_question->choices[i].label));
+        const QString label = escapedMnemonics(render::displayed(m_question->choices[i].label));
         auto* button = new QPushButton(
             i < 9 ? QStringLiteral("%1 ▸ %2").arg(i + 1).arg(label) : label, m_ui->choices);
         button->setObjectName(QStringLiteral("choice%1").arg(i));
@@ -257,7 +257,7 @@ void PredictionPrompt::reveal(std::optional<std::size_t> chosen)
 {
     const lesson::StepQuestion q = *m_question;
     const render::QuestionText text = render::questionText(q, *m_walkthrough);
-    const QString answer = QString::fromStdString(q.correct().label);
+    const QString answer = render::displayed(q.correct().label);
     const bool right = chosen && *chosen == q.answer;
     QString title, colours, ink = QStringLiteral("#263238");
     if (!chosen) {
@@ -273,7 +273,7 @@ void PredictionPrompt::reveal(std::optional<std::size_t> chosen)
             ink = QStringLiteral("#1b5e20");
         } else {
             title = tr("✘ Not this time: you chose %1; the answer is %2.")
-                        .arg(QString::fromStdString(q.choices[*chosen].label), answer);
+                        .arg(render::displayed(q.choices[*chosen].label), answer);
             colours = QStringLiteral("background: #fdecea; border: 1px solid #e57373;");
             ink = QStringLiteral("#b71c1c");
         }

@@ -36,6 +36,13 @@ constexpr const char* kPhrases[] = {
     QT_TRANSLATE_NOOP("DisplayWords", "the encoder's output"),
     QT_TRANSLATE_NOOP("DisplayWords", "the module: {1} ({2} without biases)"),
     QT_TRANSLATE_NOOP("DisplayWords", "{1} parameters"),
+    QT_TRANSLATE_NOOP("DisplayWords", "(nothing: the scores stay as they are)"),
+    QT_TRANSLATE_NOOP("DisplayWords", "(the number of heads)"),
+    QT_TRANSLATE_NOOP("DisplayWords", "all {1}"),
+    QT_TRANSLATE_NOOP("DisplayWords", "{1} keys"),
+    QT_TRANSLATE_NOOP("DisplayWords", "{1} key"),
+    QT_TRANSLATE_NOOP("DisplayWords", "key {1}"),
+    QT_TRANSLATE_NOOP("DisplayWords", "none"),
     QT_TRANSLATE_NOOP("DisplayWords", "token embedding"),
     QT_TRANSLATE_NOOP("DisplayWords", "positional encoding (off)"),
     QT_TRANSLATE_NOOP("DisplayWords", "positional encoding"),
@@ -79,6 +86,26 @@ Rule ruleFor(const char* phrase)
             QCoreApplication::translate(kContext, phrase)};
 }
 
+QString translatedPart(QString out, const std::vector<Rule>& rules)
+{
+    for (const Rule& rule : rules) {
+        if (!out.contains(rule.english))
+            continue;
+        QString result;
+        qsizetype done = 0;
+        for (auto it = rule.english.globalMatch(out); it.hasNext();) {
+            const QRegularExpressionMatch m = it.next();
+            QString replacement = rule.translated;
+            for (int n = 1; n <= m.lastCapturedIndex(); ++n)
+                replacement.replace(QStringLiteral("{%1}").arg(n), m.captured(n));
+            result += out.mid(done, m.capturedStart() - done) + replacement;
+            done = m.capturedEnd();
+        }
+        out = result + out.mid(done);
+    }
+    return out;
+}
+
 } // namespace
 
 QString displayed(std::string_view english)
@@ -99,23 +126,16 @@ QString displayed(std::string_view english)
             rules.push_back(ruleFor(phrase));
         builtFor = probe;
     }
-    QString out = text;
-    for (const Rule& rule : rules) {
-        if (!out.contains(rule.english))
-            continue;
-        QString result;
-        qsizetype done = 0;
-        for (auto it = rule.english.globalMatch(out); it.hasNext();) {
-            const QRegularExpressionMatch m = it.next();
-            QString replacement = rule.translated;
-            for (int n = 1; n <= m.lastCapturedIndex(); ++n)
-                replacement.replace(QStringLiteral("{%1}").arg(n), m.captured(n));
-            result += out.mid(done, m.capturedStart() - done) + replacement;
-            done = m.capturedEnd();
-        }
-        out = result + out.mid(done);
+    // Text in “quotes” is a token, the user's own words: it is never translated.
+    static const QRegularExpression quoted(QStringLiteral("“[^”]*”"));
+    QString out;
+    qsizetype from = 0;
+    for (auto it = quoted.globalMatch(text); it.hasNext();) {
+        const QRegularExpressionMatch m = it.next();
+        out += translatedPart(text.mid(from, m.capturedStart() - from), rules) + m.captured();
+        from = m.capturedEnd();
     }
-    return out;
+    return out + translatedPart(text.mid(from), rules);
 }
 
 } // namespace attnviz::render

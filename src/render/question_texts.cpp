@@ -1,6 +1,7 @@
 #include "render/question_texts.h"
 
 #include "lesson/step_view.h"
+#include "render/display_words.h"
 #include "render/text_resource.h"
 
 namespace attnviz::render {
@@ -26,8 +27,13 @@ std::vector<lesson::QuestionKind> questionKinds(const lesson::LessonStep& step)
     return kinds;
 }
 
-QuestionText questionText(const lesson::StepQuestion& question, const lesson::Walkthrough& w)
+QuestionText questionText(lesson::StepQuestion question, const lesson::Walkthrough& w)
 {
+    // The values are written by the lesson layer in English ("3 keys", "head 2", "none"); the
+    // tokens among them are the user's own text and stay as typed.
+    for (auto& [name, value] : question.values)
+        if (name.find("oken") == std::string::npos)
+            value = displayed(value).toStdString();
     const TextResource file = questionFile(lesson::kLessonSteps.at(question.step));
     const std::string_view kindName = lesson::questionKindName(question.kind);
     const QString prefix =

@@ -25,6 +25,6 @@ struct QuestionText {
 /// From the fields `<kind>.question`, `<kind>.hint` and `<kind>.explanation` of the step's
 /// question file; `{query}`-style placeholders come from the question, `{dk}`-style sizes from
 /// the walkthrough (lesson::fillSizes).
-QuestionText questionText(const lesson::StepQuestion& question, const lesson::Walkthrough& w);
+QuestionText questionText(lesson::StepQuestion question, const lesson::Walkthrough& w);
 
 } // namespace attnviz::render

@@ -69,5 +69,11 @@ TEST_F(DisplayWords, OnlyWholeWordsAreTranslated)
     EXPECT_EQ(displayed("keys W_key monkey key"), QString("keys W_key monkey 键"));
 }
 
+TEST_F(DisplayWords, QuotedTokensAreTheUsersWordsAndStayAsTyped)
+{
+    install();
+    EXPECT_EQ(displayed("key 3 “key”, key 4 “head 1”"), QString("键 3 “key”, 键 4 “head 1”"));
+}
+
 } // namespace
 } // namespace attnviz::render
