@@ -450,6 +450,42 @@
         <source>custom (drawn)</source>
         <translation>自定义（手绘）</translation>
     </message>
+    <message>
+        <source>Keys and values for cross-attention, one sentence per line of the batch; empty: the queries attend to themselves (self-attention).</source>
+        <translation>交叉注意力的键和值，每行一句，对应批量中的一个样本；留空：查询关注它们自己（自注意力）。</translation>
+    </message>
+    <message>
+        <source>How the text is cut into tokens: at spaces (one token per word) or one token per character.</source>
+        <translation>如何把文本切分成词元：按空格切分（每个单词一个词元），或每个字符一个词元。</translation>
+    </message>
+    <message>
+        <source>Add the sinusoidal position signal to each token&apos;s embedding; without it attention cannot tell the order of the tokens.</source>
+        <translation>给每个词元的嵌入加上正弦位置编码；没有它，注意力就分辨不出词元的先后顺序。</translation>
+    </message>
+    <message>
+        <source>D (d_model): the width of every token&apos;s vector, split across the heads.</source>
+        <translation>D（d_model）：每个词元向量的宽度，它会被分给各个头。</translation>
+    </message>
+    <message>
+        <source>H: how many heads attend in parallel, each on its own slice of the features.</source>
+        <translation>H：并行计算注意力的头数，每个头处理特征中属于自己的一段。</translation>
+    </message>
+    <message>
+        <source>The width W_o maps the concatenated heads to; auto = D, so the output can be added back to the input.</source>
+        <translation>W_o 把拼接后的各头映射到的宽度；自动 = D，这样输出可以加回到输入上。</translation>
+    </message>
+    <message>
+        <source>Add a learned bias vector to each projection (Q, K, V and the output), as nn.MultiheadAttention does by default.</source>
+        <translation>给每个投影（Q、K、V 和输出）加上一个可学习的偏置向量，nn.MultiheadAttention 默认就是这样做的。</translation>
+    </message>
+    <message>
+        <source>The random weights come from this seed: the same seed gives the same weights on every computer.</source>
+        <translation>随机权重由这个种子生成：同一个种子在任何电脑上都得到相同的权重。</translation>
+    </message>
+    <message>
+        <source>Draw a new seed, and so new random weights.</source>
+        <translation>抽取一个新的种子，从而得到新的随机权重。</translation>
+    </message>
 </context>
 <context>
     <name>LessonFiles</name>

@@ -131,8 +131,29 @@ HeatmapLayout::HeatmapLayout(const lesson::Heatmap& h, std::pair<double, double>
     , m_axisFont(style.font)
 {
     m_titleFont.setBold(true);
-    const QFontMetricsF tick(m_tickFont), axis(m_axisFont), title(m_titleFont);
-    const double tickLine = tick.height(), axisLine = axis.height();
+    const QFontMetricsF axis(m_axisFont), title(m_titleFont);
+    const double axisLine = axis.height();
+    {
+        // Row labels shrink, to three quarters at most, before every other one is dropped: a
+        // label shown is worth more than a tooltip to hover for. The room is the cells' height
+        // with upright column labels (the passes below settle it).
+        const QFont base = m_tickFont;
+        const auto fits = [&](const QFont& font) {
+            const double line = QFontMetricsF(font).height();
+            const double bands = h.columnBands.empty() ? 0 : std::max(8.0, line * 0.9) + 2;
+            const double room = area.height() - 2 * kPad -
+                (h.title.empty() ? 0 : title.height() + 4) - bands - axisLine - 2 - (line + 4);
+            return m_rows * (line + 1) <= room;
+        };
+        for (double factor = 1.0; m_rows > 0 && !fits(m_tickFont) && factor > 0.76;) {
+            factor -= 0.05;
+            m_tickFont = scaled(base, factor);
+        }
+        if (!fits(m_tickFont))
+            m_tickFont = base; // thinned either way: at the size a reader expects
+    }
+    const QFontMetricsF tick(m_tickFont);
+    const double tickLine = tick.height();
 
     double top = area.top() + kPad;
     if (!h.title.empty()) {

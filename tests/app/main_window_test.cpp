@@ -11,7 +11,12 @@
 #include "ui_input_panel.h"
 #include "window_test_support.h"
 
+#include <QAbstractButton>
+#include <QAbstractSpinBox>
+#include <QComboBox>
 #include <QLabel>
+#include <QLineEdit>
+#include <QPlainTextEdit>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QtTest>
@@ -275,6 +280,24 @@ private slots:
         QVERIFY(!steps->grid()->maskDrawing());
         QTest::mouseClick(view(2), Qt::LeftButton, {}, view(2)->cellCentre(0, 0));
         QCOMPARE(steps->grid()->focusedHead(), 2); // clicking zooms again
+    }
+
+    // Every control of the playground says what it does when hovered (#13).
+    void everyPlaygroundControlHasATooltip()
+    {
+        QWidget* panel = m_window->inputPanel();
+        int controls = 0;
+        for (QWidget* w : panel->findChildren<QWidget*>()) {
+            if (!qobject_cast<QAbstractSpinBox*>(w) && !qobject_cast<QComboBox*>(w) &&
+                !qobject_cast<QAbstractButton*>(w) && !qobject_cast<QPlainTextEdit*>(w) &&
+                !qobject_cast<QLineEdit*>(w))
+                continue;
+            if (qobject_cast<QLineEdit*>(w) && qobject_cast<QAbstractSpinBox*>(w->parent()))
+                continue; // a spin box's own editor
+            ++controls;
+            QVERIFY2(!w->toolTip().isEmpty(), qPrintable(w->objectName()));
+        }
+        QVERIFY(controls >= 14);
     }
 
     // Five heads: the last row of two is centred under the three above it, and the one colour

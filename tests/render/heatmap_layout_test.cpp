@@ -130,6 +130,28 @@ TEST_F(HeatmapLayout, AOneRowMatrixIsARowInTheMiddleNotABar)
     EXPECT_GT(full.cells().height(), area.height() * 0.6);
 }
 
+// Row labels shrink a little before every other one disappears (#13), and no further: when
+// even three quarters of the size cannot show them all, they keep their size and are thinned.
+TEST_F(HeatmapLayout, RowLabelsShrinkALittleBeforeAnyIsDropped)
+{
+    const render::HeatmapStyle base = style();
+    const double normal =
+        QFontMetricsF(
+            render::HeatmapLayout(weights("ab"), {0, 1}, QRectF(0, 0, 640, 480), base).tickFont())
+            .height();
+    const lesson::Heatmap thirteen = weights("and god said ");
+    const render::HeatmapLayout tight(thirteen, {0, 1}, QRectF(0, 0, 420, 230), base);
+    EXPECT_EQ(tight.rowLabels().size(), 13u);
+    const double shrunk = QFontMetricsF(tight.tickFont()).height();
+    EXPECT_LT(shrunk, normal);
+    EXPECT_GE(shrunk, normal * 0.7);
+
+    const lesson::Heatmap long_ = weights(std::string(60, 'a'));
+    const render::HeatmapLayout thinned(long_, {0, 1}, QRectF(0, 0, 420, 230), base);
+    EXPECT_LT(thinned.rowLabels().size(), 60u);
+    EXPECT_DOUBLE_EQ(QFontMetricsF(thinned.tickFont()).height(), normal);
+}
+
 } // namespace
 } // namespace attnviz::test
 
