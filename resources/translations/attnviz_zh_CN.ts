@@ -1814,6 +1814,10 @@
         <source>✎ The mask is drawn on the score steps, %1 to %2. Blocked so far: %3.</source>
         <translation>✎ 掩码要在分数步骤（第 %1 步到第 %2 步）上绘制。目前已屏蔽：%3 个。</translation>
     </message>
+    <message>
+        <source>Columns by head: %1</source>
+        <translation>各头对应的列：%1</translation>
+    </message>
 </context>
 <context>
     <name>attnviz::app::WalkthroughRunner</name>

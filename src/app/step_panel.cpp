@@ -5,6 +5,7 @@
 #include "app/step_animation.h"
 #include "lesson/ablation_difference.h"
 #include "lesson/step_view.h"
+#include "render/colour_map.h"
 #include "render/display_words.h"
 #include "render/step_texts.h"
 
@@ -38,6 +39,7 @@ StepPanel::StepPanel(QWidget* parent)
     , m_ablated(new QLabel(this))
     , m_maskNotes(new QLabel(this))
     , m_maskDrawing(new QLabel(this))
+    , m_headLegend(new QLabel(this))
     , m_explanation(new QTextBrowser(this))
     , m_batch(new QSpinBox(this))
     , m_alternative(new QComboBox(this))
@@ -126,6 +128,7 @@ StepPanel::StepPanel(QWidget* parent)
     layout->addWidget(m_ablated);
     layout->addWidget(m_maskNotes);
     layout->addWidget(m_maskDrawing);
+    layout->addWidget(m_headLegend);
     layout->addWidget(m_grid, 1);
     layout->addWidget(m_explanation);
     layout->addWidget(navigatorRow);
@@ -173,6 +176,10 @@ StepPanel::StepPanel(QWidget* parent)
     m_maskDrawing->setStyleSheet(QStringLiteral(
         "background: #fff4d6; color: #5a3a00; border: 1px solid #e0b050; padding: 4px;"));
     m_maskDrawing->setVisible(false);
+    m_headLegend->setObjectName(QStringLiteral("headLegend"));
+    m_headLegend->setTextFormat(Qt::RichText);
+    m_headLegend->setWordWrap(true);
+    m_headLegend->setVisible(false);
 }
 
 std::vector<int> StepPanel::ablatedHeads() const
@@ -412,6 +419,7 @@ void StepPanel::refresh()
         m_ablated->setVisible(false);
         m_maskNotes->setVisible(false);
         m_maskDrawing->setVisible(false);
+        m_headLegend->setVisible(false);
         m_grid->setMaskDrawing(false, {});
         m_difference->setVisible(false);
         m_learned->setVisible(false);
@@ -493,6 +501,7 @@ void StepPanel::refresh()
     m_maskNotes->setText(notes.join(QLatin1Char('\n')));
     m_maskNotes->setVisible(step.scoreShaped() && !notes.isEmpty());
     showMaskDrawing(step, learned || difference);
+    showHeadLegend(maps);
     for (lesson::Heatmap& map : maps)
         if (map.head >= 0 && std::find(off.begin(), off.end(), map.head) != off.end())
             map.title += tr(" (switched off)").toStdString();
@@ -538,6 +547,27 @@ void StepPanel::showMaskDrawing(const lesson::LessonStep& step, bool otherMatric
                       .arg(first ? static_cast<int>(*first) + 1 : 0)
                       .arg(last ? static_cast<int>(*last) + 1 : 0)
                       .arg(count));
+}
+
+void StepPanel::showHeadLegend(const std::vector<lesson::Heatmap>& maps)
+{
+    // Matrices whose columns belong to heads (Q, K, V, concat, the learned matrices) colour
+    // them in bands; the legend names each colour, also where a band is too narrow for its
+    // number.
+    int heads = 0;
+    for (const lesson::Heatmap& map : maps)
+        for (const lesson::Heatmap::Band& band : map.columnBands)
+            heads = std::max(heads, band.head + 1);
+    m_headLegend->setVisible(heads > 0);
+    if (heads == 0)
+        return;
+    QStringList entries;
+    for (int h = 0; h < heads; ++h)
+        entries << QStringLiteral("<span style=\"color:%1\">■</span>&nbsp;%2")
+                       .arg(render::headColour(h).name())
+                       .arg(h);
+    m_headLegend->setText(
+        tr("Columns by head: %1").arg(entries.join(QStringLiteral("&nbsp;&nbsp; "))));
 }
 
 } // namespace attnviz::app

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "lesson/heatmap.h"
 #include "lesson/lesson_steps.h"
 #include "lesson/walkthrough.h"
 #include "render/glossary.h"
@@ -101,6 +102,8 @@ private:
     /// The custom mask's drawing mode: on the score steps a click draws; elsewhere a line says
     /// where drawing happens. `otherMatrices`: the grid shows learned matrices or differences.
     void showMaskDrawing(const lesson::LessonStep& step, bool otherMatrices);
+    /// The colour of each head, on steps whose matrices colour columns by head.
+    void showHeadLegend(const std::vector<lesson::Heatmap>& maps);
     void showHeadMenu(QPoint globalPosition, int head, int row, int column);
     /// The trace step whose cells the step shown explains (scores … weights, context), if any.
     std::optional<engine::AttentionStep> drillableStep() const;
@@ -121,6 +124,7 @@ private:
     QLabel* m_ablated;
     QLabel* m_maskNotes;
     QLabel* m_maskDrawing;
+    QLabel* m_headLegend;
     QTextBrowser* m_explanation;
     QSpinBox* m_batch;
     QComboBox* m_alternative;

@@ -8,6 +8,7 @@
 #include "app/walkthrough_runner.h"
 #include "app_test_steps.h"
 #include "context_menu.h"
+#include "render/colour_map.h"
 #include "ui_input_panel.h"
 #include "window_test_support.h"
 
@@ -280,6 +281,25 @@ private slots:
         QVERIFY(!steps->grid()->maskDrawing());
         QTest::mouseClick(view(2), Qt::LeftButton, {}, view(2)->cellCentre(0, 0));
         QCOMPARE(steps->grid()->focusedHead(), 2); // clicking zooms again
+    }
+
+    // Where columns are coloured by head, a legend names every head's colour (#13); per-head
+    // steps frame each head in its colour instead.
+    void aLegendNamesTheHeadsColoursWhereColumnsBelongToHeads()
+    {
+        StepPanel* steps = m_window->stepPanel();
+        auto* legend = steps->findChild<QLabel*>(QStringLiteral("headLegend"));
+        QVERIFY(legend);
+        for (const char* step : {"projections", "concat"}) {
+            steps->setStep(attnviz::test::step(step));
+            QVERIFY2(legend->isVisibleTo(m_window.get()), step);
+            for (int h = 0; h < 4; ++h)
+                QVERIFY2(legend->text().contains(attnviz::render::headColour(h).name()),
+                         qPrintable(legend->text()));
+            QVERIFY(!legend->text().contains(attnviz::render::headColour(4).name()));
+        }
+        steps->setStep(attnviz::test::step("softmax"));
+        QVERIFY(!legend->isVisibleTo(m_window.get()));
     }
 
     // Every control of the playground says what it does when hovered (#13).
