@@ -183,6 +183,102 @@
         <source>none</source>
         <translation>无</translation>
     </message>
+    <message>
+        <source>encoder-decoder</source>
+        <translation>编码器-解码器</translation>
+    </message>
+    <message>
+        <source>decoder-only</source>
+        <translation>仅解码器</translation>
+    </message>
+    <message>
+        <source>encoder-only</source>
+        <translation>仅编码器</translation>
+    </message>
+    <message>
+        <source>pre-norm</source>
+        <translation>前置归一化</translation>
+    </message>
+    <message>
+        <source>post-norm</source>
+        <translation>后置归一化</translation>
+    </message>
+    <message>
+        <source>token</source>
+        <translation>词元</translation>
+    </message>
+    <message>
+        <source>D = {1} cannot be split into {2} equal heads: choose D as a multiple of H, or set d_k yourself.</source>
+        <translation>D = {1} 无法平均分给 {2} 个头：请把 D 设为 H 的倍数，或者自己设定 d_k。</translation>
+    </message>
+    <message>
+        <source>D = {1} cannot be split into {2} equal heads: choose D as a multiple of H, or set d_v yourself.</source>
+        <translation>D = {1} 无法平均分给 {2} 个头：请把 D 设为 H 的倍数，或者自己设定 d_v。</translation>
+    </message>
+    <message>
+        <source>Type a sentence: there is nothing to attend over.</source>
+        <translation>请输入一个句子：现在没有任何内容可供注意力关注。</translation>
+    </message>
+    <message>
+        <source>Sentence {1} has no tokens; remove the empty line.</source>
+        <translation>第 {1} 句没有任何词元；请删除这个空行。</translation>
+    </message>
+    <message>
+        <source>A sentence has more than {1} tokens.</source>
+        <translation>有一个句子超过了 {1} 个词元。</translation>
+    </message>
+    <message>
+        <source>Cross-attention needs one key/value sentence per query sentence ({1}), not {2}.</source>
+        <translation>交叉注意力要求每个查询句子对应一个键/值句子（{1} 个），而不是 {2} 个。</translation>
+    </message>
+    <message>
+        <source>Key/value sentence {1} has no tokens.</source>
+        <translation>第 {1} 个键/值句子没有任何词元。</translation>
+    </message>
+    <message>
+        <source>The model width D must be at least 1</source>
+        <translation>模型宽度 D 至少为 1</translation>
+    </message>
+    <message>
+        <source>The model width D {1} is above the limit of {2}</source>
+        <translation>模型宽度 D = {1} 超过了上限 {2}</translation>
+    </message>
+    <message>
+        <source>The number of heads H must be at least 1</source>
+        <translation>头数 H 至少为 1</translation>
+    </message>
+    <message>
+        <source>The number of heads H {1} is above the limit of {2}</source>
+        <translation>头数 H = {1} 超过了上限 {2}</translation>
+    </message>
+    <message>
+        <source>The output width {1} is above the limit of {2}</source>
+        <translation>输出宽度 {1} 超过了上限 {2}</translation>
+    </message>
+    <message>
+        <source>d_k {1} is above the limit of {2}</source>
+        <translation>d_k = {1} 超过了上限 {2}</translation>
+    </message>
+    <message>
+        <source>d_v {1} is above the limit of {2}</source>
+        <translation>d_v = {1} 超过了上限 {2}</translation>
+    </message>
+    <message>
+        <source>The drawn mask has a cell outside the {1} × {2} score matrix; clear it and draw again.</source>
+        <translation>画出的掩码有一个单元格在 {1} × {2} 的分数矩阵之外；请清除后重新绘制。</translation>
+    </message>
+    <message>
+        <source>The output width must be at least 1</source>
+        <translation>输出宽度至少为 1</translation>
+    </message>
+    <message>
+        <source>d_k must be at least 1</source>
+        <translation>d_k 至少为 1</translation>
+    </message>
+    <message>
+        <source>d_v must be at least 1</source>
+        <translation>d_v 至少为 1</translation>
+    </message>
 </context>
 <context>
     <name>ExportDialog</name>
@@ -1392,8 +1488,8 @@
         <translation>每张小图是一个头的注意力权重（行：查询，列：键），全部使用 0 到 1 的同一色标。比较各个头：有的看前一个词元，有的盯住某一个位置，有的分散开来。单击一张小图，即可逐步查看该头的计算。</translation>
     </message>
     <message>
-        <source>Whole-model overview: the attention weights of every layer and head, %1 blocks</source>
-        <translation>全模型概览：每一层、每个头的注意力权重（%1 块）</translation>
+        <source>Whole-model overview: the attention weights of every layer and head (%1)</source>
+        <translation>全模型概览：每一层、每个头的注意力权重（%1）</translation>
     </message>
 </context>
 <context>
@@ -1451,10 +1547,6 @@
         <translation>编码器 %1，解码器 %2</translation>
     </message>
     <message>
-        <source>&lt;b&gt;%1&lt;/b&gt; — %2 %3, %4 layer(s), %5 heads, d_model %6, %7-norm, %8; %9 parameters (per layer: %10).&lt;br&gt;%11</source>
-        <translation>&lt;b&gt;%1&lt;/b&gt; — %2 %3，%4 层，%5 个头，d_model %6，%7-norm，%8；%9 个参数（每层：%10）。&lt;br&gt;%11</translation>
-    </message>
-    <message>
         <source>Transformer</source>
         <translation>Transformer</translation>
     </message>
@@ -1487,6 +1579,10 @@
     <message>
         <source>%1 — called &quot;%2&quot; by attnviz-cli and in trace files</source>
         <translation>%1——在 attnviz-cli 和轨迹文件中称为“%2”</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;%1&lt;/b&gt; — %2 %3, %4 layer(s), %5 heads, d_model %6, %7, %8; %9 parameters (per layer: %10).&lt;br&gt;%11</source>
+        <translation>&lt;b&gt;%1&lt;/b&gt; — %2 %3，%4 层，%5 个头，d_model %6，%7，%8；%9 个参数（每层：%10）。&lt;br&gt;%11</translation>
     </message>
 </context>
 <context>

@@ -1,5 +1,6 @@
 #include "app/input_panel.h"
 
+#include "render/display_words.h"
 #include "ui_input_panel.h"
 
 #include <QRandomGenerator>
@@ -155,7 +156,7 @@ void InputPanel::showProblems(const std::vector<lesson::SettingsProblem>& proble
         QStringList messages;
         for (const lesson::SettingsProblem& p : problems)
             if (p.field == field)
-                messages << QString::fromStdString(p.message);
+                messages << render::displayed(p.message);
         label->setText(messages.join(QLatin1Char('\n')));
         label->setVisible(!messages.isEmpty());
     }

@@ -1,6 +1,7 @@
 #include "app/model_overview.h"
 
 #include "app/heatmap_view.h"
+#include "app/model_panel.h"
 #include "engine/model_weights.h"
 #include "lesson/step_view.h"
 
@@ -52,9 +53,8 @@ void ModelOverview::show(const std::shared_ptr<const lesson::ModelRun>& run,
         delete v;
     m_views.clear();
     const engine::ModelTrace& trace = run->traceAt(choice.decodingStep);
-    m_title->setText(
-        tr("Whole-model overview: the attention weights of every layer and head, %1 blocks")
-            .arg(QString::fromLatin1(engine::blockName(choice.block))));
+    m_title->setText(tr("Whole-model overview: the attention weights of every layer and head (%1)")
+                         .arg(blockTitle(choice.block)));
 
     // One colour scale for the whole grid: weights lie in [0, 1].
     const std::pair<double, double> range{0.0, 1.0};

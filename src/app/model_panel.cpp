@@ -2,6 +2,7 @@
 
 #include "io/builtin_models.h"
 #include "lesson/parameter_count.h"
+#include "render/display_words.h"
 #include "render/model_description.h"
 #include "ui_model_panel.h"
 
@@ -20,6 +21,8 @@ bool isImport(const QString& source)
     return QFileInfo(source).isFile();
 }
 
+} // namespace
+
 QString blockTitle(engine::Block block)
 {
     switch (block) {
@@ -33,8 +36,6 @@ QString blockTitle(engine::Block block)
         return {};
     }
 }
-
-} // namespace
 
 ModelPanel::ModelPanel(QWidget* parent)
     : QWidget(parent)
@@ -332,14 +333,14 @@ void ModelPanel::showResult(const ModelResult& result)
         ? tr("%1 encoder, %2 decoder").arg(perLayer[0], perLayer[1])
         : perLayer.value(0);
     m_ui->description->setText(
-        tr("<b>%1</b> — %2 %3, %4 layer(s), %5 heads, d_model %6, %7-norm, %8; %9 parameters "
+        tr("<b>%1</b> — %2 %3, %4 layer(s), %5 heads, d_model %6, %7, %8; %9 parameters "
            "(per layer: %10).<br>%11")
-            .arg(QString::fromStdString(c.name),
-                 QString::fromLatin1(engine::architectureName(c.architecture)), tr("Transformer"))
+            .arg(QString::fromStdString(c.name).toHtmlEscaped(),
+                 render::displayed(engine::architectureName(c.architecture)), tr("Transformer"))
             .arg(c.layerCount())
             .arg(c.numHeads)
             .arg(c.modelWidth)
-            .arg(QString::fromLatin1(engine::normName(c.norm)),
+            .arg(render::displayed(std::string(engine::normName(c.norm)) + "-norm"),
                  QString::fromLatin1(engine::activationName(c.activation)),
                  QString::fromStdString(lesson::groupedNumber(parameters.total())), perLayerText,
                  render::localisedModelDescription(c.description).toHtmlEscaped()));

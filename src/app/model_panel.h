@@ -13,6 +13,10 @@ class ModelPanel;
 
 namespace attnviz::app {
 
+/// A block's name for people, in the interface's language ("masked self-attention"); the CLI and
+/// the trace files use engine::blockName ("masked_self").
+QString blockTitle(engine::Block block);
+
 /// Chooses what the window shows: the random-weights playground, a bundled demo model or a model
 /// folder; the text to run; and, for a model, the layer, the attention block and the decoding
 /// step to walk through.

@@ -18,6 +18,33 @@ constexpr const char* kPhrases[] = {
                       "different sequences by their index: query i loses the "
                       "source positions after i for no reason. Cross-attention "
                       "needs no causal mask."),
+    // The playground's settings problems, the sentences a class meets when it tries D = 16, H = 5.
+    QT_TRANSLATE_NOOP("DisplayWords",
+                      "D = {1} cannot be split into {2} equal heads: choose D as a "
+                      "multiple of H, or set d_k yourself."),
+    QT_TRANSLATE_NOOP("DisplayWords",
+                      "D = {1} cannot be split into {2} equal heads: choose D as a "
+                      "multiple of H, or set d_v yourself."),
+    QT_TRANSLATE_NOOP("DisplayWords", "Type a sentence: there is nothing to attend over."),
+    QT_TRANSLATE_NOOP("DisplayWords", "Sentence {1} has no tokens; remove the empty line."),
+    QT_TRANSLATE_NOOP("DisplayWords", "A sentence has more than {1} tokens."),
+    QT_TRANSLATE_NOOP("DisplayWords",
+                      "Cross-attention needs one key/value sentence per query "
+                      "sentence ({1}), not {2}."),
+    QT_TRANSLATE_NOOP("DisplayWords", "Key/value sentence {1} has no tokens."),
+    QT_TRANSLATE_NOOP("DisplayWords", "The model width D must be at least 1"),
+    QT_TRANSLATE_NOOP("DisplayWords", "The model width D {1} is above the limit of {2}"),
+    QT_TRANSLATE_NOOP("DisplayWords", "The number of heads H must be at least 1"),
+    QT_TRANSLATE_NOOP("DisplayWords", "The number of heads H {1} is above the limit of {2}"),
+    QT_TRANSLATE_NOOP("DisplayWords", "The output width {1} is above the limit of {2}"),
+    QT_TRANSLATE_NOOP("DisplayWords", "The output width must be at least 1"),
+    QT_TRANSLATE_NOOP("DisplayWords", "d_k must be at least 1"),
+    QT_TRANSLATE_NOOP("DisplayWords", "d_v must be at least 1"),
+    QT_TRANSLATE_NOOP("DisplayWords", "d_k {1} is above the limit of {2}"),
+    QT_TRANSLATE_NOOP("DisplayWords", "d_v {1} is above the limit of {2}"),
+    QT_TRANSLATE_NOOP("DisplayWords",
+                      "The drawn mask has a cell outside the {1} × {2} score "
+                      "matrix; clear it and draw again."),
     QT_TRANSLATE_NOOP("DisplayWords",
                       "query i of an item sees the keys before its own length; "
                       "each row of the mask has its own cut."),
@@ -43,6 +70,11 @@ constexpr const char* kPhrases[] = {
     QT_TRANSLATE_NOOP("DisplayWords", "{1} key"),
     QT_TRANSLATE_NOOP("DisplayWords", "key {1}"),
     QT_TRANSLATE_NOOP("DisplayWords", "none"),
+    QT_TRANSLATE_NOOP("DisplayWords", "encoder-decoder"),
+    QT_TRANSLATE_NOOP("DisplayWords", "decoder-only"),
+    QT_TRANSLATE_NOOP("DisplayWords", "encoder-only"),
+    QT_TRANSLATE_NOOP("DisplayWords", "pre-norm"),
+    QT_TRANSLATE_NOOP("DisplayWords", "post-norm"),
     QT_TRANSLATE_NOOP("DisplayWords", "token embedding"),
     QT_TRANSLATE_NOOP("DisplayWords", "positional encoding (off)"),
     QT_TRANSLATE_NOOP("DisplayWords", "positional encoding"),
@@ -54,6 +86,7 @@ constexpr const char* kPhrases[] = {
     QT_TRANSLATE_NOOP("DisplayWords", "batch {1}"),
     QT_TRANSLATE_NOOP("DisplayWords", "query"),
     QT_TRANSLATE_NOOP("DisplayWords", "key"),
+    QT_TRANSLATE_NOOP("DisplayWords", "token"),
     QT_TRANSLATE_NOOP("DisplayWords", "feature"),
     QT_TRANSLATE_NOOP("DisplayWords", "position"),
     QT_TRANSLATE_NOOP("DisplayWords", "head"),

@@ -5,6 +5,7 @@
 #include "app/guided_tour.h"
 #include "app/head_grid_view.h"
 #include "app/heatmap_view.h"
+#include "app/input_panel.h"
 #include "app/language.h"
 #include "app/main_window.h"
 #include "app/model_panel.h"
@@ -12,6 +13,7 @@
 #include "app/step_panel.h"
 #include "app_test_steps.h"
 #include "ui_glossary_dialog.h"
+#include "ui_input_panel.h"
 #include "window_test_support.h"
 
 #include <QLabel>
@@ -152,6 +154,26 @@ private slots:
         shape = m_window->stepPanel()->findChild<QLabel*>(QStringLiteral("shape"));
         QVERIFY(shape && shape->text().contains(QStringLiteral("query=")));
         QCOMPARE(m_window->stepPanel()->positionText(), englishTitle);
+    }
+
+    // The playground's impossible settings (D = 16, H = 5: a classic in class) are explained in
+    // Chinese, numbers in place, and the drawing mode and mask labels too.
+    void aChineseClassReadsTheSettingsProblemsInChinese()
+    {
+        m_window->modelPanel()->setRequest(ModelRequest{}); // the random-weights playground
+        settle();
+        switchTo("zh_CN");
+        QVERIFY(m_window->modelPanel()->playground());
+        Ui::InputPanel* form = m_window->inputPanel()->ui();
+        form->heads->setValue(5);
+        settle();
+        QVERIFY(form->queryKeySizeError->isVisibleTo(m_window));
+        const QString problem = form->queryKeySizeError->text();
+        QVERIFY2(hasHan(problem) && problem.contains(QStringLiteral("D = 16")) &&
+                     problem.contains(QStringLiteral("5 个头")),
+                 qPrintable(problem));
+        QVERIFY(!problem.contains(QStringLiteral("cannot")));
+        QVERIFY(hasHan(form->mask->itemText(static_cast<int>(attnviz::lesson::MaskKind::Custom))));
     }
 
     void aLessonInChineseOpensInChinese()
