@@ -19,6 +19,8 @@
 #include "app/walkthrough_runner.h"
 #include "ui_main_window.h"
 
+#include <algorithm>
+
 #include <QActionGroup>
 #include <QApplication>
 #include <QCloseEvent>
@@ -224,17 +226,10 @@ MainWindow::MainWindow(QWidget* parent)
     new PredictionPrompt(m_steps, m_ui->menuExperiments);
 
     QSettings store;
-    if (!restoreGeometry(store.value(QStringLiteral("window/geometry")).toByteArray())) {
-        // A first start: the form's 1400 × 900, or the screen when it is smaller (a 1280 × 720
-        // projector), so that nothing starts cut off.
-        const auto fit = [this] {
-            if (const QScreen* screen = QGuiApplication::primaryScreen())
-                resize(size().boundedTo(screen->availableGeometry().size()));
-        };
-        fit();
-        // Again once shown: the first layout may ask for more than the content later needs.
-        QTimer::singleShot(0, this, fit);
-    }
+    // A first start has the form's 1400 × 900; a saved geometry may come from a larger screen
+    // than today's projector.
+    restoreGeometry(store.value(QStringLiteral("window/geometry")).toByteArray());
+    fitToScreen();
     if (!store.value(QStringLiteral("tour/offered")).toBool()) {
         // A first start offers the tour without interrupting: one line, one button.
         store.setValue(QStringLiteral("tour/offered"), true);
@@ -788,6 +783,27 @@ MainWindow* MainWindow::switchLanguage(const QString& code)
     return rebuildIn(code, m_pendingView ? *m_pendingView : lesson());
 }
 
+void MainWindow::fitToScreen()
+{
+    // Never larger than the screen (a 1280 × 720 projector) nor partly off it, so that nothing
+    // starts cut off; again once shown, since the first layout may ask for more than the content
+    // later needs.
+    const auto fit = [this] {
+        const QScreen* screen = QGuiApplication::primaryScreen();
+        if (isFullScreen() || isMaximized() || !screen)
+            return;
+        const QRect room = screen->availableGeometry();
+        resize(size().boundedTo(room.size()));
+        const QRect frame = frameGeometry();
+        move(std::clamp(frame.left(), room.left(),
+                        std::max(room.left(), room.right() + 1 - frame.width())),
+             std::clamp(frame.top(), room.top(),
+                        std::max(room.top(), room.bottom() + 1 - frame.height())));
+    };
+    fit();
+    QTimer::singleShot(0, this, fit);
+}
+
 MainWindow* MainWindow::rebuildIn(const QString& code, const lesson::LessonFile& shown)
 {
     saveSession();
@@ -798,6 +814,7 @@ MainWindow* MainWindow::rebuildIn(const QString& code, const lesson::LessonFile&
     auto* next = new MainWindow;
     next->setAttribute(Qt::WA_DeleteOnClose);
     next->restoreGeometry(saveGeometry());
+    next->fitToScreen();
     next->show();
     // Closed without saving again: the session is the lesson handed to the new window.
     setAttribute(Qt::WA_DeleteOnClose);

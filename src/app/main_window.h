@@ -87,6 +87,8 @@ protected:
     void closeEvent(QCloseEvent* event) override;
 
 private:
+    /// Bounds the window to its screen, now and once shown.
+    void fitToScreen();
     void showWalkthrough(std::shared_ptr<const lesson::Walkthrough> walkthrough);
     /// No walkthrough, and the step panel says why.
     void showNothing(const QString& reason);

@@ -16,11 +16,13 @@
 #include "ui_input_panel.h"
 #include "window_test_support.h"
 
+#include <QGuiApplication>
 #include <QLabel>
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QScreen>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QTextBrowser>
@@ -174,6 +176,45 @@ private slots:
                  qPrintable(problem));
         QVERIFY(!problem.contains(QStringLiteral("cannot")));
         QVERIFY(hasHan(form->mask->itemText(static_cast<int>(attnviz::lesson::MaskKind::Custom))));
+    }
+
+    // A 1280 × 720 projector holds the whole window in either language, on the busiest steps:
+    // nothing in the window asks for more room than that, and the window rebuilt in another
+    // language stays on the screen, however large the one before it was.
+    void theWindowFitsA1280x720ScreenInEitherLanguage()
+    {
+        m_window->modelPanel()->setRequest(ModelRequest{}); // the random-weights playground
+        settle();
+        const QRect room = QGuiApplication::primaryScreen()->availableGeometry();
+        for (const char* code : {"en", "zh_CN"}) {
+            if (currentLanguage() != QLatin1String(code)) {
+                m_window->setGeometry(room.adjusted(40, 40, 400, 300)); // larger, and off it
+                switchTo(code);
+                // The offscreen test screen (800 × 800) is smaller than the window can be:
+                // there the window is as narrow as its layout allows, and its height follows
+                // from the text wrapped at that width.
+                const auto fits = [&] {
+                    const QRect frame = m_window->frameGeometry();
+                    return room.contains(frame.topLeft()) &&
+                        frame.width() <=
+                        std::max(room.width(),
+                                 m_window->layout()->totalMinimumSize().width() + 8) &&
+                        frame.height() < room.height() + 300 - 40;
+                };
+                QTRY_VERIFY(fits());
+            }
+            for (const char* step : {"projections", "softmax", "concat"}) {
+                m_window->stepPanel()->setStep(attnviz::test::step(step));
+                QApplication::processEvents();
+                const QSize needed =
+                    m_window->minimumSizeHint().expandedTo(m_window->minimumSize());
+                QVERIFY2(needed.width() <= 1280 && needed.height() <= 720 - 30,
+                         qPrintable(QStringLiteral("%1 on %2 needs %3 × %4")
+                                        .arg(QLatin1String(code), QLatin1String(step))
+                                        .arg(needed.width())
+                                        .arg(needed.height())));
+            }
+        }
     }
 
     void aLessonInChineseOpensInChinese()
