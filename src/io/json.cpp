@@ -1,6 +1,7 @@
 #include "io/json.h"
 
 #include "io/file_error.h"
+#include "io/tokenizer/unicode.h"
 
 #include <charconv>
 #include <cmath>
@@ -148,25 +149,6 @@ private:
         return code;
     }
 
-    static void appendUtf8(std::string& out, unsigned cp)
-    {
-        if (cp < 0x80) {
-            out += static_cast<char>(cp);
-        } else if (cp < 0x800) {
-            out += static_cast<char>(0xC0 | (cp >> 6));
-            out += static_cast<char>(0x80 | (cp & 0x3F));
-        } else if (cp < 0x10000) {
-            out += static_cast<char>(0xE0 | (cp >> 12));
-            out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-            out += static_cast<char>(0x80 | (cp & 0x3F));
-        } else {
-            out += static_cast<char>(0xF0 | (cp >> 18));
-            out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-            out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-            out += static_cast<char>(0x80 | (cp & 0x3F));
-        }
-    }
-
     std::string string()
     {
         ++m_pos; // opening quote
@@ -221,8 +203,11 @@ private:
                     if (low < 0xDC00 || low > 0xDFFF)
                         fail("unpaired surrogate in \\u escape");
                     cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
+                } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
+                    // A low surrogate alone would be written out as invalid UTF-8.
+                    fail("unpaired surrogate in \\u escape");
                 }
-                appendUtf8(out, cp);
+                appendUtf8(out, static_cast<char32_t>(cp));
                 break;
             }
             default:

@@ -65,16 +65,10 @@ private slots:
 
     void init()
     {
-        m_window = std::make_unique<MainWindow>();
-        m_window->modelPanel()->setRequest(ModelRequest{});
         attnviz::lesson::PlaygroundSettings settings;
         settings.mask = attnviz::lesson::MaskKind::Causal;
-        m_window->inputPanel()->setSettings(settings);
-        m_window->resize(1400, 900);
-        m_window->show();
-        QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
-        settle();
-        QVERIFY(m_window->walkthrough());
+        m_window = attnviz::test::openPlayground(settings);
+        QVERIFY(m_window);
     }
 
     void cleanup() { m_window.reset(); }

@@ -35,12 +35,7 @@ private:
 
     static std::unique_ptr<MainWindow> openWindow()
     {
-        auto window = std::make_unique<MainWindow>();
-        window->resize(1400, 900);
-        window->show();
-        if (!QTest::qWaitForWindowExposed(window.get()) || !attnviz::test::waitUntilIdle(*window))
-            return nullptr;
-        return window;
+        return attnviz::test::shown(std::make_unique<MainWindow>());
     }
 
     // The reverse demo on its encoder's layer 1 self-attention, softmax step, head 3 in focus,

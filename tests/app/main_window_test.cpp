@@ -44,14 +44,8 @@ private slots:
 
     void init()
     {
-        m_window = std::make_unique<MainWindow>();
-        m_window->modelPanel()->setRequest(ModelRequest{}); // the random-weights playground
-        m_window->inputPanel()->setSettings(attnviz::lesson::PlaygroundSettings{});
-        m_window->resize(1400, 900);
-        m_window->show();
-        QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
-        settle();
-        QVERIFY(m_window->walkthrough());
+        m_window = attnviz::test::openPlayground();
+        QVERIFY(m_window);
     }
 
     void cleanup() { m_window.reset(); }

@@ -52,11 +52,8 @@ private slots:
 
     void init()
     {
-        m_window = std::make_unique<MainWindow>();
-        m_window->resize(1400, 900);
-        m_window->show();
-        QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
-        settle();
+        m_window = attnviz::test::shown(std::make_unique<MainWindow>());
+        QVERIFY(m_window);
     }
 
     void cleanup() { m_window.reset(); }

@@ -1,13 +1,19 @@
 #pragma once
 
 #include "app/head_grid_view.h"
+#include "app/input_panel.h"
 #include "app/main_window.h"
+#include "app/model_panel.h"
 #include "app/model_runner.h"
 #include "app/step_panel.h"
 #include "app/walkthrough_runner.h"
 
+#include "lesson/playground_settings.h"
+
 #include <QApplication>
 #include <QTest>
+
+#include <memory>
 
 namespace attnviz::test {
 
@@ -23,6 +29,31 @@ inline bool waitUntilIdle(const app::MainWindow& window, int timeoutMs = 5000)
     }
     QApplication::processEvents();
     return true;
+}
+
+/// Shows `window` at 1400 × 900 and waits until it has computed what it opened on; null if it
+/// never got there.
+inline std::unique_ptr<app::MainWindow> shown(std::unique_ptr<app::MainWindow> window)
+{
+    window->resize(1400, 900);
+    window->show();
+    if (!QTest::qWaitForWindowExposed(window.get()) || !waitUntilIdle(*window))
+        return nullptr;
+    return window;
+}
+
+/// A window on the random-weights playground with `settings`, shown and computed; null if it
+/// never got there.
+inline std::unique_ptr<app::MainWindow> openPlayground(
+    const lesson::PlaygroundSettings& settings = {})
+{
+    auto window = std::make_unique<app::MainWindow>();
+    window->modelPanel()->setRequest(app::ModelRequest{});
+    window->inputPanel()->setSettings(settings);
+    window = shown(std::move(window));
+    if (!window || !window->walkthrough())
+        return nullptr;
+    return window;
 }
 
 /// The heatmap view at `index` among those the step panel shows.

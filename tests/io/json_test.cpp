@@ -44,6 +44,9 @@ TEST(Json, KeepsMemberOrder)
 TEST(Json, DecodesSurrogatePairs)
 {
     EXPECT_EQ(parseJson(R"("\ud83d\ude00")").asString(), "\xf0\x9f\x98\x80");
+    // Either half alone is refused rather than written out as invalid UTF-8.
+    EXPECT_THAT(errorOf(R"("\ude00")"), HasSubstr("unpaired surrogate"));
+    EXPECT_THAT(errorOf(R"("\ud83d x")"), HasSubstr("unpaired surrogate"));
 }
 
 TEST(Json, RejectsMalformedText)
