@@ -2,6 +2,7 @@
 
 #include "app/heatmap_view.h"
 #include "lesson/importance_heatmap.h"
+#include "render/heatmap_layout.h"
 #include "ui_importance_dialog.h"
 
 #include <QtConcurrent/QtConcurrentRun>
@@ -10,12 +11,6 @@ namespace attnviz::app {
 namespace {
 
 struct Stopped { };
-
-QString fixed(double value)
-{
-    // A change below the printed precision prints as 0, not as "-0.0000".
-    return QString::number(std::abs(value) < 5e-5 ? 0.0 : value, 'f', 4);
-}
 
 } // namespace
 
@@ -166,8 +161,9 @@ void ImportanceDialog::showReport()
     const engine::ModelConfig& c = m_model->model->config();
     const std::vector<std::size_t> order = r.ranking();
     const QString metric = QString::fromStdString(lesson::metricName(r.metric));
-    QString summary = tr("%1 on %2. With every head on: %3.")
-                          .arg(metric, QString::fromStdString(r.data), fixed(r.baseline));
+    QString summary =
+        tr("%1 on %2. With every head on: %3.")
+            .arg(metric, QString::fromStdString(r.data), render::formatFixed(r.baseline, 4));
     if (!order.empty()) {
         const lesson::HeadImportance& top = r.heads[order.front()];
         summary += QLatin1Char(' ') +
@@ -176,7 +172,7 @@ void ImportanceDialog::showReport()
                 .arg(top.head.layer)
                 .arg(QString::fromUtf8(engine::blockName(top.head.block)))
                 .arg(top.head.head)
-                .arg(fixed(top.value), fixed(top.harm));
+                .arg(render::formatFixed(top.value, 4), render::formatFixed(top.harm, 4));
     }
     m_ui->summary->setText(summary);
 
@@ -205,8 +201,8 @@ void ImportanceDialog::showReport()
                                 QString::number(h.head.layer),
                                 QString::fromUtf8(engine::blockName(h.head.block)),
                                 QString::number(h.head.head),
-                                fixed(h.value),
-                                fixed(h.harm)};
+                                render::formatFixed(h.value, 4),
+                                render::formatFixed(h.harm, 4)};
         for (int column = 0; column < cells.size(); ++column)
             m_ui->ranking->setItem(static_cast<int>(i), column,
                                    new QTableWidgetItem(cells[column]));

@@ -80,10 +80,17 @@ QString formatValue(double value, int significant)
         return value < 0 ? QStringLiteral("−∞") : QStringLiteral("+∞");
     if (std::isnan(value))
         return QStringLiteral("NaN");
-    QString s = QString::number(value, 'g', significant);
+    // −0.0 (a difference that cancelled) is 0.
+    QString s = QString::number(value == 0 ? 0.0 : value, 'g', significant);
     if (s.startsWith(QLatin1Char('-')))
         s.replace(0, 1, QStringLiteral("−"));
     return s;
+}
+
+QString formatFixed(double value, int decimals)
+{
+    const double half = 0.5 * std::pow(10.0, -decimals);
+    return QString::number(std::abs(value) < half ? 0.0 : value, 'f', decimals);
 }
 
 QString cellValueText(double v)

@@ -79,5 +79,8 @@ QString formatValue(double value, int significant = 3);
 /// A value as printed inside its cell: short and readable from the back of a room (two
 /// decimals, fewer as it grows; "0" for what rounds to zero rather than 1.9e-27).
 QString cellValueText(double value);
+/// `value` with `decimals` decimals; what rounds to zero prints as 0.000, never as "-0.000"
+/// (a change of weights sums to 0 up to rounding).
+QString formatFixed(double value, int decimals);
 
 } // namespace attnviz::render

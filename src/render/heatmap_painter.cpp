@@ -86,11 +86,7 @@ void paintRowSums(QPainter& p, const HeatmapLayout& layout, const lesson::Heatma
         const QRectF row = layout.cellRect(label.index, 0);
         p.drawText(QRectF(column.left(), row.top(), column.width(), row.height()),
                    Qt::AlignVCenter | Qt::AlignRight,
-                   // A change of weights sums to 0; rounding must not print it as "-0.000".
-                   QString::number(std::abs(sums[static_cast<std::size_t>(label.index)]) < 5e-4
-                                       ? 0.0
-                                       : sums[static_cast<std::size_t>(label.index)],
-                                   'f', 3));
+                   formatFixed(sums[static_cast<std::size_t>(label.index)], 3));
     }
 }
 

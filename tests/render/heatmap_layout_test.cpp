@@ -152,6 +152,18 @@ TEST_F(HeatmapLayout, RowLabelsShrinkALittleBeforeAnyIsDropped)
     EXPECT_DOUBLE_EQ(QFontMetricsF(thinned.tickFont()).height(), normal);
 }
 
+// What rounds to zero prints as zero: a change of weights that cancels, or −0.0, never reads
+// "-0.000" or "−0".
+TEST_F(HeatmapLayout, NumbersThatRoundToZeroPrintWithoutASign)
+{
+    EXPECT_EQ(render::formatFixed(-0.0004, 3), QString("0.000"));
+    EXPECT_EQ(render::formatFixed(-0.0006, 3), QString("-0.001"));
+    EXPECT_EQ(render::formatFixed(-0.00004, 4), QString("0.0000"));
+    EXPECT_EQ(render::formatFixed(1.23456, 4), QString("1.2346"));
+    EXPECT_EQ(render::formatValue(-0.0), QString("0"));
+    EXPECT_EQ(render::formatValue(-0.5), QString("−0.5"));
+}
+
 } // namespace
 } // namespace attnviz::test
 
