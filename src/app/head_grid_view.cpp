@@ -146,32 +146,27 @@ void HeadGridView::relayout()
         }
         const int count = static_cast<int>(shown.size());
         const int columns = render::gridColumns(count);
-        // Each view spans two half-columns, so that a last row with fewer views (5 heads in
-        // rows of 3) is centred under the others instead of leaving a hole at its end.
+        // Each view spans two half-columns (render::gridSlot), so that a last row with fewer
+        // views (5 heads in rows of 3) is centred under the others.
         for (int c = 0; c < std::max(m_layout->columnCount(), 2 * columns); ++c)
             m_layout->setColumnStretch(c, c < 2 * columns ? 1 : 0);
         for (int k = 0; k < count; ++k) {
             HeatmapView* view =
                 m_views[static_cast<std::size_t>(shown[static_cast<std::size_t>(k)])];
-            const int row = k / columns;
-            const int inRow = std::min(columns, count - row * columns);
-            m_layout->addWidget(view, row, 2 * (k % columns) + (columns - inRow), 1, 2);
+            const render::GridSlot slot = render::gridSlot(k, count, columns);
+            m_layout->addWidget(view, slot.row, slot.halfColumn, 1, 2);
             view->show();
         }
         m_placed = shown;
     }
     const auto shared = lesson::colourRange(m_maps);
-    // Each matrix shows its own colour bar unless all share one range; then the one at the
-    // right end of the first row does, beside the grid rather than in its middle.
-    const std::size_t withBar =
-        std::min<std::size_t>(
-            static_cast<std::size_t>(render::gridColumns(static_cast<int>(shown.size()))),
-            shown.size()) -
-        1;
+    // Each matrix shows its own colour bar unless all share one range.
+    const int count = static_cast<int>(shown.size());
+    const int withBar = render::sharedColourBarIndex(count, render::gridColumns(count));
     for (std::size_t k = 0; k < shown.size(); ++k) {
         const auto i = static_cast<std::size_t>(shown[k]);
         m_views[i]->setHeatmap(m_maps[i], m_sharedRange ? shared : lesson::colourRange({m_maps[i]}),
-                               !m_sharedRange || k == withBar);
+                               !m_sharedRange || static_cast<int>(k) == withBar);
         // A mark outside this step's matrix (fewer rows or columns) is not drawn here.
         const bool fits = m_mark &&
             (m_mark->kind == render::Highlight::Kind::Column || m_mark->row < m_maps[i].rows()) &&

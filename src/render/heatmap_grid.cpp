@@ -15,6 +15,18 @@ int gridColumns(int count, int maxSingleRow)
     return static_cast<int>(std::ceil(std::sqrt(static_cast<double>(count))));
 }
 
+GridSlot gridSlot(int index, int count, int columns)
+{
+    const int row = index / columns;
+    const int inRow = std::min(columns, count - row * columns);
+    return {row, 2 * (index % columns) + (columns - inRow)};
+}
+
+int sharedColourBarIndex(int count, int columns)
+{
+    return std::min(columns, count) - 1;
+}
+
 void paintGrid(QPainter& painter, QRectF area, const std::vector<lesson::Heatmap>& maps,
                const std::vector<std::pair<double, double>>& ranges, const HeatmapStyle& style,
                GridStyle grid)
@@ -30,13 +42,9 @@ void paintGrid(QPainter& painter, QRectF area, const std::vector<lesson::Heatmap
     for (int i = 0; i < count; ++i) {
         const auto at = static_cast<std::size_t>(i);
         HeatmapStyle own = style;
-        // One shared colour bar sits at the right end of the first row, beside the grid; a
-        // shorter last row is centred under the others.
-        own.colourBar = style.colourBar && (!oneRange || i == std::min(columns, count) - 1);
-        const int row = i / columns;
-        const int inRow = std::min(columns, count - row * columns);
-        const double indent = (columns - inRow) * width / 2;
-        const QRectF cell(area.left() + indent + (i % columns) * width, area.top() + row * height,
+        own.colourBar = style.colourBar && (!oneRange || i == sharedColourBarIndex(count, columns));
+        const GridSlot slot = gridSlot(i, count, columns);
+        const QRectF cell(area.left() + slot.halfColumn * width / 2, area.top() + slot.row * height,
                           width, height);
         paintHeatmap(painter, HeatmapLayout(maps[at], ranges[at], cell, own), maps[at], ranges[at],
                      own);

@@ -15,6 +15,18 @@ namespace attnviz::render {
 /// near-square arrangement. The app's head grid, exported grids and handout pages share it.
 int gridColumns(int count, int maxSingleRow = 3);
 
+/// Where matrix `index` of `count` sits in a grid of `columns`: its row, and its column counted
+/// in half-columns, so that a shorter last row is centred under the others.
+struct GridSlot {
+    int row;
+    int halfColumn;
+};
+GridSlot gridSlot(int index, int count, int columns);
+
+/// Which matrix carries the one colour bar that all share: the last of the first row, beside
+/// the grid rather than in its middle.
+int sharedColourBarIndex(int count, int columns);
+
 /// How a grid is arranged.
 struct GridStyle {
     int maxSingleRow = 3; ///< up to this many matrices stand in one row
