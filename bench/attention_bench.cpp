@@ -50,7 +50,7 @@ void BM_MultiHeadAttentionTrace(benchmark::State& state)
     setThreadCount(static_cast<int>(state.range(4)));
     const bool reuse = state.range(5) != 0;
     const Problem p = makeProblem(B, N, D);
-    const MultiHeadAttention mha(p.weights, H);
+    const MultiHeadAttention mha(p.weights, AttentionDescription::fromWeights(p.weights, H));
     AttentionTrace trace;
     if (reuse)
         mha.forward(p.x, p.x, p.x, {},

@@ -11,7 +11,26 @@ weights and asserts that its output and per-head weights equal the traced ones, 
 trace is tied to PyTorch's own implementation. Rows whose keys are all blocked get zero weights
 and a zero context (PyTorch gives NaN there; AttnViz's convention is documented in
 docs/conventions.md).
+
+Three variants, written from their definitions as Hugging Face's Llama and Mistral compute them,
+are switched on by optional case metadata (a case without them is the original multi-head
+attention, and its files carry none of these keys):
+- `num_kv_heads` H_kv (grouped-query attention; 1 is multi-query): w_k, w_v and their biases have
+  H_kv heads' rows, k_heads and v_heads are [B, H_kv, Nk, P], and query head h reads K/V head
+  floor(h / (H / H_kv)) (`repeat_kv` order). Every later step keeps one matrix per query head.
+- `rope_theta` (rotary positions): after the split, every q and k head is turned as
+  `apply_rotary_pos_emb` does, feature i paired with i + Pqk/2 at angle pos * theta^(-2i/Pqk).
+  Positions are 0..N-1 unless the case holds `query_positions` [B, Nq] / `key_positions` [B, Nk]
+  (I32 or I64; either alone, the other then counts from 0). The expected file gains q_rotated
+  [B, H, Nq, Pqk] and k_rotated [B, H_kv, Nk, Pqk], and the scores come from them.
+- `sliding_window` W (needs causal): query i sees key j only when j <= i and i - j < W, by index,
+  on top of valid lengths and the mask.
+nn.MultiheadAttention cannot take such a case as it stands, so the new cases are also derived a
+second way, number by number in Python floats (RoPE in its complex-number form), and must agree
+to 1e-10; a grouped case must equal the plain multi-head case whose K/V rows are repeated per
+group, and that one is run through nn.MultiheadAttention when it has no rotary positions.
 """
+import cmath
 import math
 import pathlib
 import sys
@@ -24,13 +43,22 @@ import safetensors_py  # noqa: E402
 
 OUT = pathlib.Path(__file__).resolve().parent.parent / "tests" / "data" / "mha"
 
+# Case entries that are settings of the module, written as metadata rather than as tensors.
+SETTINGS = ("num_heads", "causal", "num_kv_heads", "rope_theta", "sliding_window")
+# The settings of a variant, in the case file's metadata only when the case uses the variant.
+VARIANT_SETTINGS = ("num_kv_heads", "rope_theta", "sliding_window")
 
-def blocked_mask(B, Nq, Nk, causal, valid_lens, mask):
+
+def blocked_mask(B, Nq, Nk, causal, valid_lens, mask, window=None):
     """[B, Nq, Nk] bool, True where the key is blocked (AttnViz semantics)."""
     blocked = torch.zeros(B, Nq, Nk, dtype=torch.bool)
     j = torch.arange(Nk)
     if causal:
         blocked |= j[None, None, :] > torch.arange(Nq)[None, :, None]
+    if window is not None:
+        assert causal, "a sliding window only limits how far back a causal query looks"
+        # by index, as Mistral's mask: W keys, the query's own one included
+        blocked |= torch.arange(Nq)[None, :, None] - j[None, None, :] >= window
     if valid_lens is not None:
         lens = valid_lens.to(torch.int64)
         if lens.dim() == 1:
@@ -44,11 +72,45 @@ def blocked_mask(B, Nq, Nk, causal, valid_lens, mask):
     return blocked
 
 
+def positions(c, name, B, N):
+    """[B, N] int64: the case's positions, or 0..N-1 in every batch item."""
+    if name in c:
+        return torch.from_numpy(c[name]).to(torch.int64)
+    return torch.arange(N)[None].expand(B, N)
+
+
+def rotate_half(x):
+    """Hugging Face's rotate_half: (x1, x2) -> (-x2, x1) over the two halves of the features."""
+    half = x.shape[-1] // 2
+    return torch.cat((-x[..., half:], x[..., :half]), dim=-1)
+
+
+def apply_rope(x, pos, theta):
+    """x [B, heads, N, P] turned by position as apply_rotary_pos_emb does, in float64 (Hugging
+    Face builds inv_freq in float32; the reference keeps the angles exact instead)."""
+    P = x.shape[-1]
+    inv_freq = 1.0 / theta ** (torch.arange(0, P, 2, dtype=torch.float64) / P)
+    freqs = pos.double()[..., None] * inv_freq  # [B, N, P/2]
+    emb = torch.cat((freqs, freqs), dim=-1)  # cos and sin repeat over both halves
+    cos, sin = emb.cos()[:, None], emb.sin()[:, None]  # one angle for every head
+    return x * cos + rotate_half(x) * sin
+
+
+def repeat_kv(x, n_rep):
+    """Hugging Face's repeat_kv: [B, H_kv, N, P] -> [B, H_kv * n_rep, N, P], each K/V head
+    repeated for the n_rep query heads of its group (query head h reads K/V head h // n_rep)."""
+    if n_rep == 1:
+        return x
+    B, Hkv, N, P = x.shape
+    return x[:, :, None].expand(B, Hkv, n_rep, N, P).reshape(B, Hkv * n_rep, N, P)
+
+
 def trace_with_ops(c):
     """The full trace in float64 from plain torch operations."""
     d = lambda name: torch.from_numpy(c[name]).double() if name in c else None  # noqa: E731
     q, k, v = d("query"), d("key"), d("value")
     H = c["num_heads"]
+    Hkv = c.get("num_kv_heads", H)
     B, Nq, _ = q.shape
     Nk = k.shape[1]
 
@@ -60,24 +122,169 @@ def trace_with_ops(c):
     k_proj = linear(k, d("w_k"), d("b_k"))
     v_proj = linear(v, d("w_v"), d("b_v"))
     Pqk = q_proj.shape[-1] // H
-    Pv = v_proj.shape[-1] // H
-    split = lambda x, p: x.reshape(B, x.shape[1], H, p).permute(0, 2, 1, 3).contiguous()  # noqa
-    q_heads, k_heads, v_heads = split(q_proj, Pqk), split(k_proj, Pqk), split(v_proj, Pv)
-    scores = q_heads @ k_heads.transpose(-1, -2)
+    Pv = v_proj.shape[-1] // Hkv
+    split = lambda x, h, p: x.reshape(B, x.shape[1], h, p).permute(0, 2, 1, 3).contiguous()  # noqa
+    q_heads = split(q_proj, H, Pqk)
+    k_heads, v_heads = split(k_proj, Hkv, Pqk), split(v_proj, Hkv, Pv)  # H_kv heads each
+    trace = dict(q_proj=q_proj, k_proj=k_proj, v_proj=v_proj, q_heads=q_heads, k_heads=k_heads,
+                 v_heads=v_heads)
+    q_used, k_used = q_heads, k_heads
+    if "rope_theta" in c:
+        assert Pqk % 2 == 0, "rotary positions turn features in pairs"
+        q_used = apply_rope(q_heads, positions(c, "query_positions", B, Nq), c["rope_theta"])
+        k_used = apply_rope(k_heads, positions(c, "key_positions", B, Nk), c["rope_theta"])
+        trace.update(q_rotated=q_used, k_rotated=k_used)
+    scores = q_used @ repeat_kv(k_used, H // Hkv).transpose(-1, -2)
     scaled = scores / math.sqrt(Pqk)
     valid = torch.from_numpy(c["valid_lens"]) if "valid_lens" in c else None
     mask = torch.from_numpy(c["mask"]) if "mask" in c else None
-    blocked = blocked_mask(B, Nq, Nk, c.get("causal", False), valid, mask)
+    blocked = blocked_mask(B, Nq, Nk, c.get("causal", False), valid, mask,
+                           c.get("sliding_window"))
     masked = scaled.masked_fill(blocked[:, None], float("-inf"))
     weights = torch.softmax(masked, dim=-1)
     weights = torch.nan_to_num(weights, nan=0.0)  # fully blocked rows attend to nothing
-    context = weights @ v_heads
+    context = weights @ repeat_kv(v_heads, H // Hkv)
     concat = context.permute(0, 2, 1, 3).reshape(B, Nq, H * Pv)
     output = linear(concat, d("w_o"), d("b_o"))
-    trace = dict(q_proj=q_proj, k_proj=k_proj, v_proj=v_proj, q_heads=q_heads, k_heads=k_heads,
-                 v_heads=v_heads, scores=scores, scaled=scaled, masked=masked, weights=weights,
-                 context=context, concat=concat, output=output)
+    trace.update(scores=scores, scaled=scaled, masked=masked, weights=weights, context=context,
+                 concat=concat, output=output)
     return trace, blocked
+
+
+def trace_with_loops(c):
+    """The same trace again from the definitions, one number at a time in Python floats, sharing
+    no code with trace_with_ops: its own mask rule, K/V head h // group, RoPE as complex numbers
+    (the pair (x[i], x[i + P/2]) times e^(i * angle)) and a softmax written out."""
+    f = lambda name: c[name].astype(np.float64).tolist() if name in c else None  # noqa: E731
+    q, k, v = f("query"), f("key"), f("value")
+    H = c["num_heads"]
+    Hkv = c.get("num_kv_heads", H)
+    group = H // Hkv
+    B, Nq, Nk = len(q), len(q[0]), len(k[0])
+    Pqk, Pv = len(c["w_q"]) // H, len(c["w_v"]) // Hkv
+
+    def linear(x, w, b):
+        return [[[sum(xi * wi for xi, wi in zip(row, w[o])) + (b[o] if b else 0.0)
+                  for o in range(len(w))] for row in xb] for xb in x]
+
+    def heads(x, h, p):
+        return [[[row[i * p:(i + 1) * p] for row in xb] for i in range(h)] for xb in x]
+
+    def rotate(x, pos):
+        half = len(x) // 2
+        out = [0.0] * len(x)
+        for i in range(half):
+            angle = pos * c["rope_theta"] ** (-2 * i / len(x))
+            z = complex(x[i], x[i + half]) * cmath.exp(1j * angle)
+            out[i], out[i + half] = z.real, z.imag
+        return out
+
+    def pos_of(name, b, n):
+        return int(c[name][b][n]) if name in c else n
+
+    def allowed(b, i, j):
+        if c.get("causal") and j > i:
+            return False
+        if "sliding_window" in c and i - j >= c["sliding_window"]:
+            return False
+        if "valid_lens" in c:
+            lens = c["valid_lens"]
+            if j >= (lens[b] if lens.ndim == 1 else lens[b][i]):
+                return False
+        if "mask" in c:
+            m = c["mask"]
+            return bool(m[i][j] if m.ndim == 2 else m[b][i][j])
+        return True
+
+    t = {}
+    t["q_proj"] = linear(q, f("w_q"), f("b_q"))
+    t["k_proj"] = linear(k, f("w_k"), f("b_k"))
+    t["v_proj"] = linear(v, f("w_v"), f("b_v"))
+    t["q_heads"], t["k_heads"] = heads(t["q_proj"], H, Pqk), heads(t["k_proj"], Hkv, Pqk)
+    t["v_heads"] = heads(t["v_proj"], Hkv, Pv)
+    qs, ks = t["q_heads"], t["k_heads"]
+    if "rope_theta" in c:
+        qs = [[[rotate(qs[b][h][n], pos_of("query_positions", b, n)) for n in range(Nq)]
+               for h in range(H)] for b in range(B)]
+        ks = [[[rotate(ks[b][h][n], pos_of("key_positions", b, n)) for n in range(Nk)]
+               for h in range(Hkv)] for b in range(B)]
+        t["q_rotated"], t["k_rotated"] = qs, ks
+    shape4 = lambda fill: [[[[fill(b, h, i, j) for j in range(Nk)] for i in range(Nq)]  # noqa: E731
+                            for h in range(H)] for b in range(B)]
+    t["scores"] = shape4(lambda b, h, i, j: sum(
+        x * y for x, y in zip(qs[b][h][i], ks[b][h // group][j])))
+    t["scaled"] = shape4(lambda b, h, i, j: t["scores"][b][h][i][j] / math.sqrt(Pqk))
+    t["masked"] = shape4(lambda b, h, i, j: t["scaled"][b][h][i][j] if allowed(b, i, j)
+                         else -math.inf)
+    weights = []
+    for b in range(B):
+        weights.append([])
+        for h in range(H):
+            weights[b].append([])
+            for i in range(Nq):
+                row = t["masked"][b][h][i]
+                top = max(row)
+                if top == -math.inf:  # every key blocked: the row attends to nothing
+                    weights[b][h].append([0.0] * Nk)
+                    continue
+                e = [math.exp(x - top) for x in row]
+                total = sum(e)
+                weights[b][h].append([x / total for x in e])
+    t["weights"] = weights
+    t["context"] = [[[[sum(weights[b][h][i][j] * t["v_heads"][b][h // group][j][p]
+                           for j in range(Nk)) for p in range(Pv)] for i in range(Nq)]
+                     for h in range(H)] for b in range(B)]
+    t["concat"] = [[[x for h in range(H) for x in t["context"][b][h][i]] for i in range(Nq)]
+                   for b in range(B)]
+    t["output"] = linear(t["concat"], f("w_o"), f("b_o"))
+    return {name: np.array(value, dtype=np.float64) for name, value in t.items()}
+
+
+def check_against_loops(c, trace):
+    """Asserts that trace_with_loops gives every step of the trace, -inf where it has -inf."""
+    loops = trace_with_loops(c)
+    assert list(loops) == list(trace), f"steps differ: {list(loops)} vs {list(trace)}"
+    for name, ops in trace.items():
+        a, b = ops.numpy(), loops[name]
+        assert a.shape == b.shape, f"{name}: shape {a.shape} vs {b.shape}"
+        assert np.array_equal(np.isinf(a), np.isinf(b)), f"{name}: -inf in other places"
+        finite = np.isfinite(a)
+        assert np.abs(a[finite] - b[finite]).max(initial=0.0) <= 1e-10, f"{name} differs"
+
+
+def repeated_kv_heads(c):
+    """The plain multi-head case equal to a grouped one: every K/V head's rows of w_k, b_k, w_v
+    and b_v repeated for the query heads of its group, num_kv_heads dropped."""
+    H, Hkv = c["num_heads"], c["num_kv_heads"]
+    m = {k: v for k, v in c.items() if k != "num_kv_heads"}
+    for name in ("w_k", "b_k", "w_v", "b_v"):
+        if name in c:
+            rows = c[name].reshape(Hkv, -1, *c[name].shape[1:])
+            m[name] = np.repeat(rows, H // Hkv, axis=0).reshape(-1, *c[name].shape[1:])
+    return m
+
+
+def check_grouped(c, trace, blocked):
+    """A grouped case must give the same attention as its plain multi-head twin; without rotary
+    positions the twin is what nn.MultiheadAttention computes."""
+    twin = repeated_kv_heads(c)
+    twin_trace, twin_blocked = trace_with_ops(twin)
+    assert torch.equal(blocked, twin_blocked)
+    group = c["num_heads"] // c["num_kv_heads"]
+    for name in ("k_heads", "v_heads") + (("k_rotated",) if "rope_theta" in c else ()):
+        assert torch.allclose(trace[name].repeat_interleave(group, dim=1), twin_trace[name],
+                              rtol=0, atol=1e-12), f"{name}: not the twin's, one per group"
+    for name in ("q_heads", "scores", "weights", "context", "concat", "output"):
+        assert torch.allclose(trace[name], twin_trace[name], rtol=0, atol=1e-12), \
+            f"{name} differs from the plain multi-head twin"
+    if "rope_theta" not in c and module_shaped(twin):
+        check_against_module(twin, twin_trace, twin_blocked)
+
+
+def module_shaped(c):
+    """Whether nn.MultiheadAttention has these sizes: heads of E / H features, output E wide."""
+    E, H = c["query"].shape[-1], c["num_heads"]
+    return c["w_q"].shape[0] == c["w_v"].shape[0] == c["w_o"].shape[0] == E and E % H == 0
 
 
 def check_against_module(c, trace, blocked):
@@ -109,7 +316,10 @@ def check_against_module(c, trace, blocked):
                           atol=1e-10), "weights differ"
 
 
-def make_case(seed, B, Nq, Nk, Dq, Dk, Dv, H, Pqk, Pv, Po, bias=True, scale=1.0):
+def make_case(seed, B, Nq, Nk, Dq, Dk, Dv, H, Pqk, Pv, Po, bias=True, scale=1.0, kv_heads=None):
+    """kv_heads: grouped-query attention with that many K/V heads (None: as many as H, and no
+    num_kv_heads entry, so the original cases draw the same numbers as ever)."""
+    Hkv = H if kv_heads is None else kv_heads
     g = torch.Generator().manual_seed(seed)
     r = lambda *shape, s=1.0: (torch.randn(*shape, generator=g) * s).float().numpy()  # noqa
     c = {
@@ -117,14 +327,16 @@ def make_case(seed, B, Nq, Nk, Dq, Dk, Dv, H, Pqk, Pv, Po, bias=True, scale=1.0)
         "key": r(B, Nk, Dk, s=scale),
         "value": r(B, Nk, Dv),
         "w_q": r(H * Pqk, Dq, s=1 / math.sqrt(Dq)),
-        "w_k": r(H * Pqk, Dk, s=1 / math.sqrt(Dk)),
-        "w_v": r(H * Pv, Dv, s=1 / math.sqrt(Dv)),
+        "w_k": r(Hkv * Pqk, Dk, s=1 / math.sqrt(Dk)),
+        "w_v": r(Hkv * Pv, Dv, s=1 / math.sqrt(Dv)),
         "w_o": r(Po, H * Pv, s=1 / math.sqrt(H * Pv)),
         "num_heads": H,
     }
     if bias:
-        c.update(b_q=r(H * Pqk, s=0.1), b_k=r(H * Pqk, s=0.1), b_v=r(H * Pv, s=0.1),
+        c.update(b_q=r(H * Pqk, s=0.1), b_k=r(Hkv * Pqk, s=0.1), b_v=r(Hkv * Pv, s=0.1),
                  b_o=r(Po, s=0.1))
+    if kv_heads is not None:
+        c["num_kv_heads"] = kv_heads
     return c
 
 
@@ -202,6 +414,102 @@ def cases():
         self_attention(self_case(17, 1, 128, 256, 8)), True
     yield "d2l_example", "D2L 10.3: 100 hidden, 5 heads, B=2, 4 queries, 6 pairs, valid [3, 2]", \
         d2l_example(), True
+    yield from variant_cases()
+
+
+def with_settings(c, **settings):
+    """The case with module settings added (causal, rope_theta, sliding_window)."""
+    c.update(settings)
+    return c
+
+
+def variant_cases():
+    """Grouped-query attention, rotary positions and sliding windows: cases nn.MultiheadAttention
+    cannot take as they stand, after the original ones so that those keep their seeds."""
+    yield "gqa", "grouped-query attention: H=8 query heads share H_kv=2 K/V heads, B=2, N=5, " \
+        "D=32", \
+        self_attention(self_case(19, 2, 5, 32, 8, kv_heads=2)), False
+    yield "mqa", "multi-query attention: H=4 query heads share one K/V head, causal, N=6, D=16", \
+        with_settings(self_attention(self_case(20, 1, 6, 16, 4, kv_heads=1)), causal=True), False
+    yield "gqa_cross", "grouped cross-attention: H=6, H_kv=3, Nq=4, Nk=6, Dq=12, Dk=10, Dv=7, " \
+        "Pqk=4, Pv=3, Po=9", make_case(21, 1, 4, 6, 12, 10, 7, 6, 4, 3, 9, kv_heads=3), False
+    yield "rope", "rotary positions (theta 10000), causal self-attention, H=4, Pqk=8, N=6", \
+        with_settings(self_attention(self_case(22, 1, 6, 32, 4)), causal=True,
+                      rope_theta=10000.0), False
+    yield "rope_positions", "rotary positions from a KV cache: queries at [5,6,7] and [3,4,5] " \
+        "(I64 query_positions), 8 keys at 0..7, mask blocks keys after the query", \
+        rope_positions(), False
+    c = with_settings(self_attention(self_case(24, 2, 6, 16, 2)), rope_theta=100.0)
+    c["valid_lens"] = np.array([4, 6], np.int32)
+    # key_positions alone: the queries count from 0, batch item 1's keys from 2
+    c["key_positions"] = np.array([[0, 1, 2, 3, 4, 5], [2, 3, 4, 5, 6, 7]], np.int32)
+    yield "rope_theta_small", "rotary positions, theta 100, valid lengths [4, 6], " \
+        "I32 key_positions alone (batch 1's keys shifted by 2)", c, False
+    yield "rope_gqa", "Llama-like: rotary positions + H=4, H_kv=2 + causal, no bias, N=7, D=32", \
+        with_settings(self_attention(self_case(25, 1, 7, 32, 4, bias=False, kv_heads=2)),
+                      causal=True, rope_theta=10000.0), False
+    yield "sliding_window", "causal sliding window W=3, N=7, H=2", \
+        with_settings(self_attention(self_case(26, 1, 7, 16, 2)), causal=True,
+                      sliding_window=3), False
+    yield "sliding_window_one", "sliding window W=1: each query sees only itself, N=5", \
+        with_settings(self_attention(self_case(27, 1, 5, 8, 2)), causal=True,
+                      sliding_window=1), False
+    yield "sliding_window_wide", "sliding window W=10 wider than N=6: the causal mask, B=2", \
+        with_settings(self_attention(self_case(28, 2, 6, 16, 4)), causal=True,
+                      sliding_window=10), False
+    c = with_settings(self_attention(self_case(29, 2, 9, 32, 4, bias=False, kv_heads=2)),
+                      causal=True, rope_theta=10000.0, sliding_window=4)
+    # batch item 1 holds 5 tokens: its last query's window (keys 5..8) is all padding
+    c["valid_lens"] = np.array([9, 5], np.int64)
+    yield "mistral_like", "Mistral-like: rotary positions + H=4, H_kv=2 + sliding window 4 + " \
+        "causal, B=2, N=9, valid lengths [9, 5]", c, False
+
+
+def rope_positions():
+    """Decoding with a KV cache: the last three tokens query the eight cached ones, so their
+    positions continue the cache's instead of starting at 0. Batch item 1's prompt is two tokens
+    shorter, its last two cache slots empty. Hugging Face's causal mask then compares positions,
+    not indices: an explicit mask says the same here."""
+    c = with_settings(make_case(23, 2, 3, 8, 16, 16, 16, 4, 4, 4, 16), rope_theta=10000.0)
+    qpos = np.array([[5, 6, 7], [3, 4, 5]], np.int64)
+    c["mask"] = (np.arange(8)[None, None, :] <= qpos[:, :, None]).astype(np.uint8)
+    c["query_positions"] = qpos
+    return c
+
+
+def setting_text(value):
+    """A variant's metadata value: "2", "10000", "0.5"."""
+    return str(int(value)) if float(value).is_integer() else repr(float(value))
+
+
+def check_variant(name, c, trace, blocked):
+    """The second derivations of a case with a variant (module docstring)."""
+    check_against_loops(c, trace)
+    if "num_kv_heads" in c:
+        check_grouped(c, trace, blocked)
+    elif "rope_theta" not in c and module_shaped(c):
+        # a sliding window is a mask, which the module takes as one
+        check_against_module(c, trace, blocked)
+    if "sliding_window" in c and c["sliding_window"] >= c["query"].shape[1]:
+        # a window that reaches back past the first token changes nothing: plain causal
+        causal = {k: v for k, v in c.items() if k != "sliding_window"}
+        plain, plain_blocked = trace_with_ops(causal)
+        assert torch.equal(blocked, plain_blocked), f"{name}: not the causal mask"
+        assert torch.equal(trace["weights"], plain["weights"]), f"{name}: not causal weights"
+
+
+def check_plain_is_grouped_with_every_head():
+    """num_kv_heads = num_heads is the original multi-head attention: stating it changes no
+    number of a plain case's trace (causal + valid lengths + mask; cross-attention, Pqk != Pv)."""
+    for name, _, c, _ in cases():
+        if name not in ("combined_masks", "pqk_ne_pv"):
+            continue
+        plain, _ = trace_with_ops(c)
+        grouped, _ = trace_with_ops(dict(c, num_kv_heads=c["num_heads"]))
+        assert list(plain) == list(grouped)
+        for step in plain:
+            assert torch.equal(plain[step], grouped[step]), f"{step} changes with H_kv = H"
+        check_against_loops(dict(c, num_kv_heads=c["num_heads"]), plain)
 
 
 def main():
@@ -212,10 +520,14 @@ def main():
         trace, blocked = trace_with_ops(c)
         if expressible:
             check_against_module(c, trace, blocked)
-        tensors = {k: v for k, v in c.items() if k not in ("num_heads", "causal")}
+        variant = any(k in c for k in VARIANT_SETTINGS)
+        if variant:
+            check_variant(name, c, trace, blocked)
+        tensors = {k: v for k, v in c.items() if k not in SETTINGS}
         metadata = {"num_heads": c["num_heads"],
                     "causal": "true" if c.get("causal") else "false",
                     "description": description}
+        metadata.update({k: setting_text(c[k]) for k in VARIANT_SETTINGS if k in c})
         safetensors_py.save(OUT / f"{name}.case.safetensors", tensors, metadata)
         expected = {k: v.float().numpy() for k, v in trace.items()}
         rows = blocked.all(dim=-1).nonzero().tolist()
@@ -223,8 +535,9 @@ def main():
                             {"fully_masked_rows": str(rows).replace(" ", ""),
                              "checked_against_nn_multihead_attention": str(expressible).lower()})
         listing.append(f"{name}\t{description}")
-        print(f"{name:22s} {'nn.MHA' if expressible else 'ops   '} output "
-              f"{tuple(trace['output'].shape)}")
+        print(f"{name:22s} {'nn.MHA' if expressible else 'loops ' if variant else 'ops   '} "
+              f"output {tuple(trace['output'].shape)}")
+    check_plain_is_grouped_with_every_head()
     (OUT / "cases.txt").write_text("\n".join(listing) + "\n")
 
 

@@ -23,7 +23,8 @@ void saveEveryStep(attnviz::app::MainWindow& window, const QString& dir)
     using namespace attnviz;
     QDir().mkpath(dir);
     int index = 0;
-    for (lesson::LessonStepIndex step = 0; step < lesson::kLessonSteps.size(); ++step) {
+    for (const lesson::LessonStepIndex step :
+         lesson::shownLessonSteps(window.stepPanel()->shownTrace())) {
         window.stepPanel()->setStep(step);
         for (int i = 0; i < 5; ++i)
             QApplication::processEvents();

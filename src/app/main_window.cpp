@@ -529,10 +529,14 @@ void MainWindow::addPresentationKeys()
         m_presentationKeys.push_back(key);
     };
     for (int digit = 0; digit <= 9; ++digit) {
-        // 1 … 9 are steps 1 … 9 and 0 is step 10, as on a keyboard's row of digits.
-        const auto step = static_cast<lesson::LessonStepIndex>(digit == 0 ? 9 : digit - 1);
-        if (step < lesson::kLessonSteps.size())
-            add(QKeySequence(Qt::Key_0 + digit), [this, step] { m_steps->setStep(step); });
+        // 1 … 9 are the steps numbered 1 … 9 on screen and 0 is step 10, as on a keyboard's row
+        // of digits; the numbers count the steps this module has.
+        const auto number = static_cast<std::size_t>(digit == 0 ? 9 : digit - 1);
+        add(QKeySequence(Qt::Key_0 + digit), [this, number] {
+            const auto shown = lesson::shownLessonSteps(m_steps->shownTrace());
+            if (number < shown.size())
+                m_steps->setStep(shown[number]);
+        });
     }
     add(QKeySequence(Qt::Key_H), [this] {
         // All heads → head 0 → head 1 → … → all heads again.

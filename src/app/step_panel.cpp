@@ -282,7 +282,18 @@ void StepPanel::setWalkthrough(std::shared_ptr<const lesson::Walkthrough> walkth
     m_batch->setMaximum(std::max(batch, 1));
     m_batch->setSuffix(tr(" of %1").arg(batch));
     m_batch->setEnabled(batch > 1);
+    if (!lessonStep().shownFor(shownTrace())) {
+        setStep(lesson::neighbourLessonStep(shownTrace(), m_step, -1));
+        return;
+    }
     refresh();
+}
+
+const engine::AttentionTrace& StepPanel::shownTrace() const
+{
+    // Without a walkthrough, the steps of the plain module: no optional stage.
+    static const engine::AttentionTrace plain;
+    return m_walkthrough ? *m_walkthrough->trace : plain;
 }
 
 void StepPanel::clear(const QString& reason)
@@ -296,6 +307,10 @@ void StepPanel::setStep(lesson::LessonStepIndex step)
 {
     if (step >= lesson::kLessonSteps.size())
         return;
+    // A step of a stage this module does not have (rotary positions in a plain module): the
+    // step before it, which every module has.
+    if (!lesson::kLessonSteps[step].shownFor(shownTrace()))
+        step = lesson::neighbourLessonStep(shownTrace(), step, -1);
     const bool newStep = step != m_step;
     m_step = step;
     if (newStep) {
@@ -312,14 +327,12 @@ void StepPanel::setStep(lesson::LessonStepIndex step)
 
 void StepPanel::next()
 {
-    if (m_step + 1 < lesson::kLessonSteps.size())
-        setStep(m_step + 1);
+    setStep(lesson::neighbourLessonStep(shownTrace(), m_step, +1));
 }
 
 void StepPanel::previous()
 {
-    if (m_step > 0)
-        setStep(m_step - 1);
+    setStep(lesson::neighbourLessonStep(shownTrace(), m_step, -1));
 }
 
 void StepPanel::first()
@@ -399,11 +412,16 @@ void StepPanel::refresh()
                           StepAnimation::kindForStep(step).has_value());
     render::StepText text = render::stepText(step, m_walkthrough.get());
     text.explanation = render::linkGlossaryTerms(text.explanation, m_glossary);
+    const std::vector<lesson::LessonStepIndex> shown = lesson::shownLessonSteps(shownTrace());
+    const auto position = std::find(shown.begin(), shown.end(), m_step) - shown.begin();
     m_position->setText(
-        tr("Step %1 of %2 — %3").arg(m_step + 1).arg(lesson::kLessonSteps.size()).arg(text.title));
+        tr("Step %1 of %2 — %3").arg(position + 1).arg(shown.size()).arg(text.title));
+    for (lesson::LessonStepIndex i = 0; i < lesson::kLessonSteps.size(); ++i)
+        m_stepButtons->button(static_cast<int>(i))
+            ->setVisible(std::find(shown.begin(), shown.end(), i) != shown.end());
     m_stepButtons->button(static_cast<int>(m_step))->setChecked(true);
-    m_previous->setEnabled(m_step > 0);
-    m_next->setEnabled(m_step + 1 < lesson::kLessonSteps.size());
+    m_previous->setEnabled(m_step != shown.front());
+    m_next->setEnabled(m_step != shown.back());
     m_alternative->setVisible(step.alternatives);
     m_explanation->setHtml(text.explanation);
     if (!m_walkthrough) {
@@ -446,7 +464,7 @@ void StepPanel::refresh()
     m_shape->setText(render::displayed(lesson::stepShapes(step, *m_walkthrough)));
     // Decided from what is offered, not from isVisible(), which is false while the panel itself
     // is hidden (the overview shows instead).
-    const bool offerLearned = !step.weights.empty() && m_walkthrough->weights;
+    const bool offerLearned = !step.weights.empty() && m_walkthrough->weights();
     const bool offerDifference = m_walkthrough->intact != nullptr;
     m_learned->setVisible(offerLearned);
     m_difference->setVisible(offerDifference);

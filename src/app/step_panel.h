@@ -43,6 +43,8 @@ public:
     void setStep(lesson::LessonStepIndex step);
     lesson::LessonStepIndex step() const { return m_step; }
     const lesson::LessonStep& lessonStep() const { return lesson::kLessonSteps[m_step]; }
+    /// The trace whose module decides which steps are offered (rotate only with rotary positions).
+    const engine::AttentionTrace& shownTrace() const;
     /// The batch item shown, from 0.
     int batchIndex() const;
     /// Which of a step's alternative views is shown (the split: 0 Q_h, 1 K_h, 2 V_h).

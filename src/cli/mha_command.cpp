@@ -46,13 +46,13 @@ void printSummary(const lesson::Walkthrough& w)
                 "out=%lld%s\n",
                 static_cast<long long>(t.batchSize()), w.heads(),
                 static_cast<long long>(t.queryLength()), static_cast<long long>(t.keyLength()),
-                w.dk(), w.dv(), static_cast<long long>(w.weights->wO.rows()),
+                w.dk(), w.dv(), static_cast<long long>(w.weights()->wO.rows()),
                 w.mask.causal ? ", causal" : "");
     for (const engine::AttentionStepInfo& info : engine::kAttentionStepTable)
         std::printf("  %-8s %s\n", std::string(info.name).c_str(),
                     (t.*info.field).shapeString().c_str());
     const std::vector<lesson::MatrixParameters> parameters =
-        lesson::attentionParameters(*w.weights);
+        lesson::attentionParameters(*w.weights());
     std::printf("parameters:");
     for (const lesson::MatrixParameters& m : parameters)
         std::printf(" %s %lld×%lld%s%s", m.name.c_str(), static_cast<long long>(m.rows),

@@ -42,7 +42,7 @@ std::shared_ptr<const lesson::Walkthrough> runCaseArgument(const std::string& ca
             io::loadAttentionCase(io::SafetensorsFile::read(casePath));
         engine::AttentionOptions options;
         if (ablate)
-            options.ablatedHeads = headAblation(*ablate, attentionCase.numHeads);
+            options.ablatedHeads = headAblation(*ablate, attentionCase.description.queryHeads);
         return lesson::computeCase(std::move(attentionCase),
                                    std::filesystem::path(casePath).filename().string(), options,
                                    maxMemory);

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -11,6 +12,8 @@ namespace attnviz::engine {
 struct AttentionMask {
     /// Key j is blocked for query i when j > i (positions count from the start of both sequences).
     bool causal = false;
+    /// With `causal`: key j is also blocked when i − j ≥ window (Mistral's sliding window).
+    std::optional<std::int64_t> window;
 
     /// D2L's valid lengths: key j is blocked when j ≥ length. One length per batch item
     /// (`[B]`), or one per query (`[B, Nq]`, row-major) when `perQuery` is set.
@@ -29,6 +32,17 @@ struct AttentionMask {
     std::optional<Explicit> explicitMask;
 
     bool any() const { return causal || validLengths || explicitMask; }
+
+    /// This mask with a module's own policy added (a decoder's causal mask, a sliding window):
+    /// a key is blocked when either blocks it.
+    AttentionMask combinedWith(bool policyCausal, std::optional<std::int64_t> policyWindow) const
+    {
+        AttentionMask out = *this;
+        out.causal = causal || policyCausal;
+        if (policyWindow)
+            out.window = window ? std::min(*window, *policyWindow) : *policyWindow;
+        return out;
+    }
 };
 
 } // namespace attnviz::engine

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "engine/attention_stages.h"
 #include "engine/multi_head_attention.h"
 
 #include <array>
@@ -42,32 +43,79 @@ enum class AttentionMistake {
     FullyMaskedRowsAsNaN,
 };
 
+/// The stage functions a mistake puts in place of the correct ones (engine/attention_stages.h).
+namespace mistaken {
+void splitTokens(const StageInputs& in, AttentionTrace& t); ///< `.view` instead of a split
+void scaleByOne(const StageInputs& in, AttentionTrace& t); ///< no ÷√d_k
+void softmaxOverQueries(const StageInputs& in, AttentionTrace& t);
+void maskNothing(const StageInputs& in, AttentionTrace& t); ///< masked = its input
+void softmaxThenMask(const StageInputs& in, AttentionTrace& t); ///< blocked weights set to 0
+void invertMask(const StageInputs& in, AttentionTrace& t); ///< −∞ where keys are allowed
+void fillWithTinyNumber(const StageInputs& in, AttentionTrace& t); ///< 1e-9 where blocked
+void fillWithMinus1e9(const StageInputs& in, AttentionTrace& t); ///< −1e9 where blocked
+void softmaxWithoutGuard(const StageInputs& in, AttentionTrace& t); ///< 0/0 = NaN rows
+void concatWithoutTranspose(const StageInputs& in, AttentionTrace& t);
+void outputIsConcat(const StageInputs& in, AttentionTrace& t); ///< no W_o
+} // namespace mistaken
+
+/// Which mask a mistaken pass applied, for the hatched cells of its views.
+enum class AppliedMask {
+    Given, ///< the mask in force, as in the correct pass
+    None, ///< no −∞ anywhere (the mask was dropped, filled with a number or applied later)
+    Inverted, ///< exactly the keys the mask allows are blocked
+};
+
 struct AttentionMistakeInfo {
     AttentionMistake mistake;
     std::string_view name; ///< stable: text resources, CLI arguments, test data
-    AttentionStep firstWrongStep; ///< the first intermediate that differs from the correct one
+    /// The stages computed another way (the second is unused when its function is null).
+    std::array<StageReplacement, 2> replaced;
+    AppliedMask applied = AppliedMask::Given;
 };
 
+namespace detail {
+constexpr std::array<StageReplacement, 2> one(AttentionStage stage, StageFunction run)
+{
+    return {StageReplacement{stage, run}, StageReplacement{stage, nullptr}};
+}
+} // namespace detail
+
 inline constexpr std::array kAttentionMistakeTable = {
-    AttentionMistakeInfo{AttentionMistake::SplitTokens, "split_tokens", AttentionStep::QHeads},
-    AttentionMistakeInfo{AttentionMistake::NoScaling, "no_scaling", AttentionStep::Scaled},
+    AttentionMistakeInfo{AttentionMistake::SplitTokens, "split_tokens",
+                         detail::one(AttentionStage::Split, mistaken::splitTokens)},
+    AttentionMistakeInfo{AttentionMistake::NoScaling, "no_scaling",
+                         detail::one(AttentionStage::Scale, mistaken::scaleByOne)},
     AttentionMistakeInfo{AttentionMistake::SoftmaxOverQueries, "softmax_over_queries",
-                         AttentionStep::Weights},
-    AttentionMistakeInfo{AttentionMistake::MaskAfterSoftmax, "mask_after_softmax",
-                         AttentionStep::Masked},
-    AttentionMistakeInfo{AttentionMistake::InvertedMask, "inverted_mask", AttentionStep::Masked},
+                         detail::one(AttentionStage::Softmax, mistaken::softmaxOverQueries)},
+    AttentionMistakeInfo{AttentionMistake::MaskAfterSoftmax,
+                         "mask_after_softmax",
+                         {StageReplacement{AttentionStage::Mask, mistaken::maskNothing},
+                          StageReplacement{AttentionStage::Softmax, mistaken::softmaxThenMask}},
+                         AppliedMask::None},
+    AttentionMistakeInfo{AttentionMistake::InvertedMask, "inverted_mask",
+                         detail::one(AttentionStage::Mask, mistaken::invertMask),
+                         AppliedMask::Inverted},
     AttentionMistakeInfo{AttentionMistake::ConcatWithoutTranspose, "concat_without_transpose",
-                         AttentionStep::Concat},
-    AttentionMistakeInfo{AttentionMistake::MaskDiscarded, "mask_discarded", AttentionStep::Masked},
+                         detail::one(AttentionStage::Concat, mistaken::concatWithoutTranspose)},
+    AttentionMistakeInfo{AttentionMistake::MaskDiscarded, "mask_discarded",
+                         detail::one(AttentionStage::Mask, mistaken::maskNothing),
+                         AppliedMask::None},
     AttentionMistakeInfo{AttentionMistake::MaskFilledWithTinyNumber, "mask_filled_with_1e-9",
-                         AttentionStep::Masked},
+                         detail::one(AttentionStage::Mask, mistaken::fillWithTinyNumber),
+                         AppliedMask::None},
     AttentionMistakeInfo{AttentionMistake::NoOutputProjection, "no_output_projection",
-                         AttentionStep::Output},
+                         detail::one(AttentionStage::Output, mistaken::outputIsConcat)},
     AttentionMistakeInfo{AttentionMistake::MaskFilledWithMinus1e9, "mask_filled_with_-1e9",
-                         AttentionStep::Masked},
+                         detail::one(AttentionStage::Mask, mistaken::fillWithMinus1e9),
+                         AppliedMask::None},
     AttentionMistakeInfo{AttentionMistake::FullyMaskedRowsAsNaN, "fully_masked_rows_as_nan",
-                         AttentionStep::Weights},
+                         detail::one(AttentionStage::Softmax, mistaken::softmaxWithoutGuard)},
 };
+
+/// The earliest stage a mistake replaces: every step before it is the correct pass's.
+AttentionStage firstReplacedStage(const AttentionMistakeInfo& info);
+/// The first intermediate that differs from the correct one: the first step of that stage.
+AttentionStep firstWrongStep(const AttentionMistakeInfo& info);
 
 const AttentionMistakeInfo& mistakeInfo(AttentionMistake mistake);
 std::optional<AttentionMistake> mistakeFromName(std::string_view name);
@@ -80,15 +128,16 @@ struct MistakenPass {
     AttentionMask appliedMask;
 };
 
-/// The forward pass with `mistake` made: every step before the mistake's first wrong step is the
-/// correct one, every step from there on follows the mistake. The trace keeps every step. With
+/// The correct forward pass with the mistake's stages replaced: every step before the mistake's
+/// first wrong step is the correct one, bit for bit; from there on the stage functions run, the
+/// mistaken ones in place of the right ones. The trace keeps every step. With
 /// NoOutputProjection the output is the concatenation, [B, Nq, H·d_v]. A row left with no weight
 /// at all (an inverted mask over a query that could see every key) gets zero weights, as a fully
-/// masked row does in the correct pass. `ablatedHeads` are switched off as in forward(), so a
-/// mistake can be compared with a pass that has heads off. Throws InputError as forward() does.
+/// masked row does in the correct pass. `options` (heads switched off, positions) apply as in
+/// forward(), so a mistake can be compared with a pass that has heads off. Throws InputError as
+/// forward() does.
 MistakenPass forwardWithMistake(const MultiHeadAttention& attention, const Tensor& query,
                                 const Tensor& key, const Tensor& value, const AttentionMask& mask,
-                                AttentionMistake mistake,
-                                const std::vector<int>& ablatedHeads = {});
+                                AttentionMistake mistake, const AttentionOptions& options = {});
 
 } // namespace attnviz::engine

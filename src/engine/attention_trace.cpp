@@ -15,6 +15,28 @@ const AttentionStepInfo& stepInfo(AttentionStep step)
     return info;
 }
 
+bool stagePresent(AttentionStage stage, const AttentionDescription& description)
+{
+    switch (stage) {
+    case AttentionStage::Rotate:
+        return description.rotary.has_value();
+    case AttentionStage::Bias:
+        return description.scoreBias.has_value();
+    default:
+        return true;
+    }
+}
+
+bool stepPresent(AttentionStep step, const AttentionDescription& description)
+{
+    return stagePresent(stepInfo(step).stage, description);
+}
+
+bool AttentionTrace::computes(AttentionStep s) const
+{
+    return stepPresent(s, description);
+}
+
 std::string_view stepName(AttentionStep step)
 {
     return stepInfo(step).name;

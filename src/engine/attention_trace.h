@@ -1,5 +1,6 @@
 #pragma once
 
+#include "engine/attention_description.h"
 #include "engine/tensor.h"
 
 #include <array>
@@ -10,9 +11,30 @@
 
 namespace attnviz::engine {
 
+/// The stages of a forward pass, in order: one function each (engine/attention_stages.h). The
+/// optional ones run only when the module's description has them: Rotate with rotary
+/// positions, Bias with a score bias.
+enum class AttentionStage {
+    Project,
+    Split,
+    Rotate,
+    Scores,
+    Scale,
+    Bias,
+    Mask,
+    Softmax,
+    Context,
+    Concat,
+    Output,
+};
+
+/// Whether a module with this description runs the stage.
+bool stagePresent(AttentionStage stage, const AttentionDescription& description);
+
 /// The intermediates of one multi-head attention forward pass, in the order they are computed.
-/// What each one is (name, shape, which field holds it) is written down once, in
-/// kAttentionStepTable below; views, dumps, exports, the CLI and the tests derive from it.
+/// What each one is (name, shape, which field holds it, which stage makes it) is written down
+/// once, in kAttentionStepTable below; views, dumps, exports, the CLI and the tests derive from
+/// it.
 enum class AttentionStep {
     QProj,
     KProj,
@@ -20,8 +42,11 @@ enum class AttentionStep {
     QHeads,
     KHeads,
     VHeads,
+    QRotated,
+    KRotated,
     Scores,
     Scaled,
+    Biased,
     Masked,
     Weights,
     Context,
@@ -46,11 +71,14 @@ struct AttentionTrace {
     Tensor kProj; ///< [batch, key, feature]    X_k W_kᵀ + b_k
     Tensor vProj; ///< [batch, key, feature]    X_v W_vᵀ + b_v
     Tensor qHeads; ///< [batch, head, query, d_k]
-    Tensor kHeads; ///< [batch, head, key, d_k]
-    Tensor vHeads; ///< [batch, head, key, d_v]
-    Tensor scores; ///< [batch, head, query, key]  Q_h K_hᵀ
+    Tensor kHeads; ///< [batch, kv head, key, d_k]  (H_kv heads; H_kv = H without grouping)
+    Tensor vHeads; ///< [batch, kv head, key, d_v]
+    Tensor qRotated; ///< [batch, head, query, d_k]  q heads turned by position (rotary only)
+    Tensor kRotated; ///< [batch, kv head, key, d_k]  k heads turned by position (rotary only)
+    Tensor scores; ///< [batch, head, query, key]  Q_h K_hᵀ (rotated, with rotary positions)
     Tensor scaled; ///< [batch, head, query, key]  scores / √d_k
-    Tensor masked; ///< [batch, head, query, key]  scaled, −∞ where blocked
+    Tensor biased; ///< [batch, head, query, key]  scaled + the score bias (ALiBi only)
+    Tensor masked; ///< [batch, head, query, key]  scaled (or biased), −∞ where blocked
     Tensor weights; ///< [batch, head, query, key]  softmax over keys
     Tensor context; ///< [batch, head, query, d_v]  weights · V_h
     Tensor concat; ///< [batch, query, feature]    heads side by side
@@ -59,6 +87,8 @@ struct AttentionTrace {
     std::vector<MaskedRow> fullyMaskedRows;
     /// Heads switched off: their context is computed, but concat holds zeros in their columns.
     std::vector<int> ablatedHeads;
+    /// The module's description: which optional steps it has, which K/V head a query head read.
+    AttentionDescription description;
 
     Tensor& step(AttentionStep step);
     const Tensor& step(AttentionStep step) const;
@@ -66,6 +96,7 @@ struct AttentionTrace {
     /// The sizes of the pass; they hold even for steps that were not kept.
     struct Sizes {
         std::int64_t batch = 0, heads = 0, queries = 0, keys = 0;
+        std::int64_t keyValueHeads = 0; ///< H_kv
         std::int64_t queryKey = 0; ///< d_k
         std::int64_t value = 0; ///< d_v
         bool operator==(const Sizes&) const = default;
@@ -74,12 +105,16 @@ struct AttentionTrace {
 
     std::int64_t batchSize() const { return sizes.batch; }
     std::int64_t numHeads() const { return sizes.heads; }
+    std::int64_t numKeyValueHeads() const { return sizes.keyValueHeads; }
     std::int64_t queryLength() const { return sizes.queries; }
     std::int64_t keyLength() const { return sizes.keys; }
     std::int64_t queryKeySize() const { return sizes.queryKey; } ///< d_k
     std::int64_t valueSize() const { return sizes.value; } ///< d_v
     /// Whether a step was kept by the pass that filled this trace.
     bool has(AttentionStep s) const { return step(s).rank() != 0; }
+    /// Whether the module that made this trace computes the step at all (q_rotated only with
+    /// rotary positions, ...): what views, dumps and the step bar offer.
+    bool computes(AttentionStep s) const;
 };
 
 /// Which feature columns of a step belong to which head: none, d_k-wide slices (q_proj, k_proj)
@@ -95,35 +130,44 @@ struct AttentionStepInfo {
     bool scoreShaped; ///< [batch, head, query, key]: one value per query-key pair
     HeadColumns headColumns;
     Tensor AttentionTrace::*field;
+    AttentionStage stage; ///< the stage that computes it
+    /// Its head axis counts K/V heads (H_kv), not query heads.
+    bool keyValueHeads = false;
 };
 
 inline constexpr std::array kAttentionStepTable = {
     AttentionStepInfo{AttentionStep::QProj, "q_proj", "batch,query,feature", false, false,
-                      HeadColumns::QueryKey, &AttentionTrace::qProj},
+                      HeadColumns::QueryKey, &AttentionTrace::qProj, AttentionStage::Project},
     AttentionStepInfo{AttentionStep::KProj, "k_proj", "batch,key,feature", false, false,
-                      HeadColumns::QueryKey, &AttentionTrace::kProj},
+                      HeadColumns::QueryKey, &AttentionTrace::kProj, AttentionStage::Project},
     AttentionStepInfo{AttentionStep::VProj, "v_proj", "batch,key,feature", false, false,
-                      HeadColumns::Value, &AttentionTrace::vProj},
+                      HeadColumns::Value, &AttentionTrace::vProj, AttentionStage::Project},
     AttentionStepInfo{AttentionStep::QHeads, "q_heads", "batch,head,query,d_k", true, false,
-                      HeadColumns::None, &AttentionTrace::qHeads},
+                      HeadColumns::None, &AttentionTrace::qHeads, AttentionStage::Split},
     AttentionStepInfo{AttentionStep::KHeads, "k_heads", "batch,head,key,d_k", true, false,
-                      HeadColumns::None, &AttentionTrace::kHeads},
+                      HeadColumns::None, &AttentionTrace::kHeads, AttentionStage::Split, true},
     AttentionStepInfo{AttentionStep::VHeads, "v_heads", "batch,head,key,d_v", true, false,
-                      HeadColumns::None, &AttentionTrace::vHeads},
+                      HeadColumns::None, &AttentionTrace::vHeads, AttentionStage::Split, true},
+    AttentionStepInfo{AttentionStep::QRotated, "q_rotated", "batch,head,query,d_k", true, false,
+                      HeadColumns::None, &AttentionTrace::qRotated, AttentionStage::Rotate},
+    AttentionStepInfo{AttentionStep::KRotated, "k_rotated", "batch,head,key,d_k", true, false,
+                      HeadColumns::None, &AttentionTrace::kRotated, AttentionStage::Rotate, true},
     AttentionStepInfo{AttentionStep::Scores, "scores", "batch,head,query,key", true, true,
-                      HeadColumns::None, &AttentionTrace::scores},
+                      HeadColumns::None, &AttentionTrace::scores, AttentionStage::Scores},
     AttentionStepInfo{AttentionStep::Scaled, "scaled", "batch,head,query,key", true, true,
-                      HeadColumns::None, &AttentionTrace::scaled},
+                      HeadColumns::None, &AttentionTrace::scaled, AttentionStage::Scale},
+    AttentionStepInfo{AttentionStep::Biased, "biased", "batch,head,query,key", true, true,
+                      HeadColumns::None, &AttentionTrace::biased, AttentionStage::Bias},
     AttentionStepInfo{AttentionStep::Masked, "masked", "batch,head,query,key", true, true,
-                      HeadColumns::None, &AttentionTrace::masked},
+                      HeadColumns::None, &AttentionTrace::masked, AttentionStage::Mask},
     AttentionStepInfo{AttentionStep::Weights, "weights", "batch,head,query,key", true, true,
-                      HeadColumns::None, &AttentionTrace::weights},
+                      HeadColumns::None, &AttentionTrace::weights, AttentionStage::Softmax},
     AttentionStepInfo{AttentionStep::Context, "context", "batch,head,query,d_v", true, false,
-                      HeadColumns::None, &AttentionTrace::context},
+                      HeadColumns::None, &AttentionTrace::context, AttentionStage::Context},
     AttentionStepInfo{AttentionStep::Concat, "concat", "batch,query,feature", false, false,
-                      HeadColumns::Value, &AttentionTrace::concat},
+                      HeadColumns::Value, &AttentionTrace::concat, AttentionStage::Concat},
     AttentionStepInfo{AttentionStep::Output, "output", "batch,query,feature", false, false,
-                      HeadColumns::None, &AttentionTrace::output},
+                      HeadColumns::None, &AttentionTrace::output, AttentionStage::Output},
 };
 
 /// Every step in computation order (derived from the table).
@@ -136,6 +180,8 @@ inline constexpr auto kAttentionSteps = [] {
 
 /// The table's row for a step.
 const AttentionStepInfo& stepInfo(AttentionStep step);
+/// Whether a module with this description computes the step.
+bool stepPresent(AttentionStep step, const AttentionDescription& description);
 /// "q_proj", "weights", ...
 std::string_view stepName(AttentionStep step);
 /// The step with this name, if any.

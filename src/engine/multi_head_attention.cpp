@@ -51,52 +51,17 @@ void checkInput(const Tensor& t, const char* name, const char* tokens, const cha
                          "; expected " + str(expectedWidth) + " to match the columns of " + weight);
 }
 
-// y = x Wᵀ (+ b) for all batch items at once: the batch and token axes are contiguous, so the
-// projection is one matrix product over B·N rows.
-void project(const Tensor& x, const RowMatrix& w, const std::optional<Eigen::RowVectorXf>& b,
-             Tensor& y)
-{
-    const Eigen::Index rows = x.dim(0) * x.dim(1);
-    ConstMatrixView in(x.data(), rows, x.dim(2));
-    MatrixView out(y.data(), rows, w.rows());
-    out.noalias() = in * w.transpose();
-    if (b)
-        out.rowwise() += *b;
-}
-
-// [batch, token, H·P] -> [batch, head, token, P]: head h owns feature columns [h·P, (h+1)·P).
-// Copies are spread over the threads too: at 1024 tokens they take as long as a small product.
-void splitHeads(const Tensor& projected, std::int64_t heads, Tensor& split)
-{
-    const Eigen::Index p = split.dim(3);
-    const std::int64_t tasks = split.dim(0) * heads;
-#pragma omp parallel for schedule(static)
-    for (std::int64_t task = 0; task < tasks; ++task)
-        split.matrix({task / heads, task % heads}) =
-            projected.matrix({task / heads}).middleCols((task % heads) * p, p);
-}
-
-// The inverse of splitHeads.
-void concatHeads(const Tensor& split, std::int64_t heads, Tensor& joined)
-{
-    const Eigen::Index p = split.dim(3);
-    const std::int64_t tasks = split.dim(0) * heads;
-#pragma omp parallel for schedule(static)
-    for (std::int64_t task = 0; task < tasks; ++task)
-        joined.matrix({task / heads}).middleCols((task % heads) * p, p) =
-            split.matrix({task / heads, task % heads});
-}
-
-// One block's worth of the four score-shaped steps, in a buffer of its own. Every block is
-// computed here, whether its steps are kept or not, and copied into the trace afterwards when
-// they are: Eigen's vectorised loops treat a row's unaligned head and tail with scalar code, so
-// computing in place would make the last bit of a result depend on where the row sits in memory
-// (and a trace that keeps a step would differ from one that recomputes it).
+// One block's worth of the score-shaped steps, in a buffer of its own. Every block is computed
+// here, whether its steps are kept or not, and copied into the trace afterwards when they are:
+// Eigen's vectorised loops treat a row's unaligned head and tail with scalar code, so computing
+// in place would make the last bit of a result depend on where the row sits in memory (and a
+// trace that keeps a step would differ from one that recomputes it).
 // Its rows start 64-byte aligned (a stride rounded up to 16 floats), so every row is treated
 // the same way by the vectorised code.
 struct BlockRows {
     float* scores;
     float* scaled;
+    float* biased;
     float* masked;
     float* weights;
     Eigen::Index stride;
@@ -108,87 +73,121 @@ using ConstBlockView = Eigen::Map<const RowMatrix, 0, Eigen::OuterStride<>>;
 // Which score-shaped steps the trace keeps: what attendBlock must fill beyond what the weights
 // need.
 struct KeptScoreSteps {
-    bool scores = false, scaled = false, masked = false, weights = false;
+    bool scores = false, scaled = false, biased = false, masked = false, weights = false;
+    bool wholeRows() const { return scores || scaled || biased; }
 };
 
-// Pass 2 for the query rows [r0, r0 + rows) of one head (the formula's names: S = Q Kᵀ,
-// A = softmax(mask(S / √d_k)), C = A V).
+// Stages Scores … Context for the query rows [r0, r0 + rows) of query head h (the formula's
+// names: S = Q Kᵀ, A = softmax(mask(S / √d_k + bias)), C = A V, with K and V those of h's K/V
+// head).
 //
-// Keys that every row of the block has blocked by the causal or length mask (from `cols`, the
-// largest row limit, on) get weight 0, so the weights and the context need only the first `cols`
-// columns of S: with a causal mask that halves the attention products. The other columns of
-// scores and scaled are computed by a second product only when the trace keeps those steps, so
-// the first columns, and with them weights and context, are the same bits whatever is kept (a
-// recomputed layer equals a kept one).
-void attendBlock(AttentionTrace& t, const ResolvedMask& mask, std::int64_t b, std::int64_t h,
-                 Eigen::Index r0, Eigen::Index rows, float scale, const BlockRows& out,
+// Keys that every row of the block has blocked by the causal, window or length mask (before
+// `first`, from `last` on) get weight 0, so the weights and the context need only the columns
+// [first, last) of S: with a causal mask that halves the attention products, and a sliding
+// window makes them independent of the length. The other columns of the steps before the mask
+// are computed by further products only when the trace keeps those steps, so the live columns,
+// and with them weights and context, are the same bits whatever is kept (a recomputed layer
+// equals a kept one).
+void attendBlock(const StageInputs& in, AttentionTrace& t, const ResolvedMask& mask, std::int64_t b,
+                 int h, Eigen::Index r0, Eigen::Index rows, float scale, const BlockRows& out,
                  const KeptScoreSteps& kept)
 {
-    const Eigen::Index nk = t.kHeads.dim(2);
-    const auto Q = std::as_const(t.qHeads).matrix({b, h}).middleRows(r0, rows);
-    const ConstMatrixView K = std::as_const(t.kHeads).matrix({b, h});
-    const ConstMatrixView V = std::as_const(t.vHeads).matrix({b, h});
+    const AttentionDescription& d = in.description;
+    const int g = d.keyValueHeadOf(h);
+    const Eigen::Index nk = t.keyLength();
+    const Tensor& queries = d.rotary ? t.qRotated : t.qHeads;
+    const Tensor& keys = d.rotary ? t.kRotated : t.kHeads;
+    const auto Q = queries.matrix({b, h}).middleRows(r0, rows);
+    const ConstMatrixView K = keys.matrix({b, g});
+    const ConstMatrixView V = std::as_const(t.vHeads).matrix({b, g});
 
-    Eigen::Index cols = 0;
-    for (Eigen::Index r = 0; r < rows; ++r)
-        cols = std::max(cols, std::clamp<Eigen::Index>(mask.row(b, r0 + r).limit, 0, nk));
-    const bool wholeRows = kept.scores || kept.scaled;
+    Eigen::Index first = nk, last = 0;
+    for (Eigen::Index r = 0; r < rows; ++r) {
+        const ResolvedMask::Row keep = mask.row(b, r0 + r);
+        const Eigen::Index limit = std::clamp<Eigen::Index>(keep.limit, 0, nk);
+        if (keep.start < limit) {
+            first = std::min<Eigen::Index>(first, keep.start);
+            last = std::max(last, limit);
+        }
+    }
+    if (first >= last)
+        first = last = 0;
+    const Eigen::Index live = last - first;
+    const Eigen::Index front = kept.wholeRows() ? 0 : first;
+    const Eigen::Index back = kept.wholeRows() ? nk : last;
 
     const Eigen::OuterStride<> stride(out.stride);
     BlockView S(out.scores, rows, nk, stride);
-    // pass 2a: raw scores of the block
-    S.leftCols(cols).noalias() = Q * K.topRows(cols).transpose();
-    if (wholeRows && cols < nk)
-        S.rightCols(nk - cols).noalias() = Q * K.bottomRows(nk - cols).transpose();
+    S.middleCols(first, live).noalias() = Q * K.middleRows(first, live).transpose();
+    if (kept.wholeRows()) {
+        if (first > 0)
+            S.leftCols(first).noalias() = Q * K.topRows(first).transpose();
+        if (last < nk)
+            S.rightCols(nk - last).noalias() = Q * K.bottomRows(nk - last).transpose();
+    }
 
-    // pass 2b: per query row, scale, block, and softmax over keys with the row max subtracted
+    const float* slopes = d.scoreBias ? d.scoreBias->slopes.data() : nullptr;
     for (Eigen::Index r = 0; r < rows; ++r) {
         const Eigen::Index i = r0 + r;
         auto scaled = BlockView(out.scaled, rows, nk, stride).row(r).array();
+        auto biased = BlockView(out.biased, rows, nk, stride).row(r).array();
         auto masked = BlockView(out.masked, rows, nk, stride).row(r).array();
         auto weights = BlockView(out.weights, rows, nk, stride).row(r).array();
-        scaled.head(cols) = S.row(r).head(cols).array() * scale;
-        if (kept.scaled)
-            scaled.tail(nk - cols) = S.row(r).tail(nk - cols).array() * scale;
-        masked.head(cols) = scaled.head(cols);
+        scaled.segment(front, back - front) = S.row(r).segment(front, back - front).array() * scale;
+        // What the mask stage reads: the biased scores with a bias, else the scaled ones.
+        auto before = slopes ? biased : scaled;
+        if (slopes) {
+            const std::int64_t qp = in.queryPosition(b, i);
+            for (Eigen::Index j = front; j < back; ++j)
+                biased(j) = scaled(j) - slopes[h] * static_cast<float>(qp - in.keyPosition(b, j));
+        }
 
         const ResolvedMask::Row keep = mask.row(b, i);
         const Eigen::Index limit = std::clamp<Eigen::Index>(keep.limit, 0, nk);
-        masked.segment(limit, cols - limit).setConstant(kBlocked);
-        if (kept.masked)
-            masked.tail(nk - cols).setConstant(kBlocked);
+        const Eigen::Index start = std::min(keep.start, limit);
+        masked.segment(first, live) = before.segment(first, live);
+        masked.segment(first, std::max<Eigen::Index>(start - first, 0)).setConstant(kBlocked);
+        masked.segment(limit, std::max<Eigen::Index>(last - limit, 0)).setConstant(kBlocked);
+        if (kept.masked) {
+            masked.head(first).setConstant(kBlocked);
+            masked.tail(nk - last).setConstant(kBlocked);
+        }
         if (keep.allowed)
-            for (Eigen::Index j = 0; j < limit; ++j)
+            for (Eigen::Index j = start; j < limit; ++j)
                 if (keep.allowed[j] == 0)
                     masked(j) = kBlocked;
 
-        weights.tail(nk - cols).setZero();
-        const float rowMax = limit > 0 ? masked.head(limit).maxCoeff() : kBlocked;
+        weights.head(first).setZero();
+        weights.tail(nk - last).setZero();
+        const float rowMax =
+            limit > start ? masked.segment(start, limit - start).maxCoeff() : kBlocked;
         if (rowMax == kBlocked) {
             // Every key blocked: softmax would be 0/0. Such a query attends to nothing.
-            weights.head(cols).setZero();
+            weights.segment(first, live).setZero();
             continue;
         }
-        weights.head(cols) = (masked.head(cols) - rowMax).exp();
+        weights.segment(first, live) = (masked.segment(first, live) - rowMax).exp();
         // Eigen's vectorised exp clamps its argument and returns a denormal for −∞, not 0: make
         // blocked weights exactly zero, as the softmax of −∞ is.
-        weights.segment(limit, cols - limit).setZero();
+        weights.segment(first, std::max<Eigen::Index>(start - first, 0)).setZero();
+        weights.segment(limit, std::max<Eigen::Index>(last - limit, 0)).setZero();
         if (keep.allowed)
-            for (Eigen::Index j = 0; j < limit; ++j)
+            for (Eigen::Index j = start; j < limit; ++j)
                 if (keep.allowed[j] == 0)
                     weights(j) = 0.0f;
         // The row sum in a fixed order, in double: Eigen's vectorised sum peels unaligned
         // elements first, so its rounding would depend on where the row sits in memory, and a
         // step kept in the trace would differ from the same step computed in scratch.
         double sum = 0;
-        for (Eigen::Index j = 0; j < limit; ++j)
+        for (Eigen::Index j = start; j < limit; ++j)
             sum += weights(j);
-        weights.head(limit) *= static_cast<float>(1.0 / sum);
+        weights.segment(start, limit - start) *= static_cast<float>(1.0 / sum);
     }
 
-    // pass 2c: context rows are the weighted sums of the value rows (blocked keys weigh 0)
+    // Context rows are the weighted sums of the value rows (blocked keys weigh 0).
     t.context.matrix({b, h}).middleRows(r0, rows).noalias() =
-        ConstBlockView(out.weights, rows, nk, stride).leftCols(cols) * V.topRows(cols);
+        ConstBlockView(out.weights, rows, nk, stride).middleCols(first, live) *
+        V.middleRows(first, live);
 }
 
 // Copies a block's rows of one step into the trace.
@@ -199,42 +198,126 @@ void keepRows(Tensor& t, std::int64_t b, std::int64_t h, Eigen::Index r0, Eigen:
         ConstBlockView(block, rows, t.dim(3), Eigen::OuterStride<>(stride));
 }
 
+// The fast path of the stages Scores … Context: heads and blocks of query rows are independent,
+// so threads take whole blocks (Eigen runs the products inside a parallel region on one thread,
+// which is what we want here). Score-shaped steps that are not kept never exist in full.
+void attend(const StageInputs& in, const AttentionKeep& keep, AttentionTrace& t)
+{
+    const std::int64_t B = t.batchSize(), H = t.numHeads(), Nq = t.queryLength(),
+                       Nk = t.keyLength();
+    const std::vector<Axis> scoreAxes{{"batch", B}, {"head", H}, {"query", Nq}, {"key", Nk}};
+    const KeptScoreSteps kept{keep.has(AttentionStep::Scores), keep.has(AttentionStep::Scaled),
+                              keep.has(AttentionStep::Biased) && in.description.scoreBias,
+                              keep.has(AttentionStep::Masked), keep.has(AttentionStep::Weights)};
+    const std::pair<bool, Tensor AttentionTrace::*> steps[] = {
+        {kept.scores, &AttentionTrace::scores},   {kept.scaled, &AttentionTrace::scaled},
+        {kept.biased, &AttentionTrace::biased},   {kept.masked, &AttentionTrace::masked},
+        {kept.weights, &AttentionTrace::weights},
+    };
+    for (const auto& [keepIt, field] : steps) {
+        if (keepIt)
+            (t.*field).reshape(scoreAxes);
+        else
+            t.*field = Tensor();
+    }
+    t.context.reshape(
+        {{"batch", B}, {"head", H}, {"query", Nq}, {"d_v", in.description.valueSize}});
+
+    t.fullyMaskedRows.clear();
+    for (std::int64_t b = 0; b < B; ++b)
+        for (std::int64_t i = 0; i < Nq; ++i)
+            if (in.mask.rowFullyBlocked(b, i))
+                t.fullyMaskedRows.push_back({b, i});
+
+    const float scale = 1.0f / in.description.divisor();
+    const std::int64_t blocksPerHead = (Nq + kQueryBlock - 1) / kQueryBlock;
+    const std::int64_t tasks = B * H * blocksPerHead;
+#pragma omp parallel
+    {
+        const Eigen::Index stride = (Nk + 15) / 16 * 16;
+        RowMatrix scratch(5 * kQueryBlock, stride); // Eigen aligns it for its widest vectors
+        const auto part = [&](int k) { return scratch.data() + k * kQueryBlock * stride; };
+        const BlockRows block{part(0), part(1), part(2), part(3), part(4), stride};
+#pragma omp for schedule(static)
+        for (std::int64_t task = 0; task < tasks; ++task) {
+            const std::int64_t head = task / blocksPerHead, b = head / H;
+            const int h = static_cast<int>(head % H);
+            const Eigen::Index r0 = (task % blocksPerHead) * kQueryBlock;
+            const Eigen::Index rows = std::min<Eigen::Index>(kQueryBlock, Nq - r0);
+            attendBlock(in, t, in.mask, b, h, r0, rows, scale, block, kept);
+            const std::pair<bool, std::pair<Tensor*, const float*>> out[] = {
+                {kept.scores, {&t.scores, block.scores}},
+                {kept.scaled, {&t.scaled, block.scaled}},
+                {kept.biased, {&t.biased, block.biased}},
+                {kept.masked, {&t.masked, block.masked}},
+                {kept.weights, {&t.weights, block.weights}},
+            };
+            for (const auto& [keepIt, where] : out)
+                if (keepIt)
+                    keepRows(*where.first, b, h, r0, rows, where.second, stride);
+        }
+    }
+}
+
+std::string expectedRows(const char* what, Eigen::Index rows, const std::string& why)
+{
+    return std::string(what) + " has " + str(rows) + " rows; expected " + why;
+}
+
 } // namespace
 
-MultiHeadAttention::MultiHeadAttention(AttentionWeights weights, int numHeads)
+MultiHeadAttention::MultiHeadAttention(AttentionWeights weights, AttentionDescription description)
     : m_weights(std::move(weights))
-    , m_numHeads(numHeads)
+    , m_description(std::move(description))
 {
     const AttentionWeights& w = m_weights;
-    if (numHeads < 1)
-        throw InputError("num_heads is " + std::to_string(numHeads) + "; expected at least 1");
+    const AttentionDescription& d = m_description;
     const std::pair<const RowMatrix*, const char*> all[] = {
         {&w.wQ, "w_q"}, {&w.wK, "w_k"}, {&w.wV, "w_v"}, {&w.wO, "w_o"}};
     for (const auto& [m, name] : all)
         if (m->rows() == 0 || m->cols() == 0)
             throw InputError(std::string(name) + " has shape " + shapeOf(*m) +
                              "; every dimension must be at least 1");
-    if (w.wQ.rows() % numHeads != 0)
-        throw InputError("w_q has " + str(w.wQ.rows()) + " rows, which " + str(numHeads) +
-                         " heads cannot share equally; expected a multiple of num_heads");
-    if (w.wK.rows() != w.wQ.rows())
-        throw InputError("w_k has " + str(w.wK.rows()) + " rows; expected " + str(w.wQ.rows()) +
-                         " like w_q, since queries and keys meet in a dot product");
-    if (w.wV.rows() % numHeads != 0)
-        throw InputError("w_v has " + str(w.wV.rows()) + " rows, which " + str(numHeads) +
-                         " heads cannot share equally; expected a multiple of num_heads");
-    if (w.wO.cols() != w.wV.rows())
-        throw InputError("w_o has " + str(w.wO.cols()) + " columns; expected " + str(w.wV.rows()) +
-                         " (the rows of w_v, all heads concatenated)");
+    checkDescription(d);
+    const std::int64_t H = d.queryHeads, Hkv = d.keyValueHeads, Pqk = d.queryKeySize,
+                       Pv = d.valueSize;
+    if (w.wQ.rows() != H * Pqk)
+        throw InputError(
+            expectedRows("w_q", w.wQ.rows(),
+                         str(H * Pqk) + " (" + str(H) + " query heads of " + str(Pqk) + ")"));
+    if (w.wK.rows() != Hkv * Pqk)
+        throw InputError(expectedRows(
+            "w_k", w.wK.rows(),
+            Hkv == H ? str(w.wQ.rows()) + " like w_q, since queries and keys meet in a dot product"
+                     : str(Hkv * Pqk) + " (" + str(Hkv) + " K/V heads of " + str(Pqk) +
+                    ", the query heads' size, since queries and keys meet in a dot product)"));
+    if (w.wV.rows() != Hkv * Pv)
+        throw InputError(expectedRows(
+            "w_v", w.wV.rows(), str(Hkv * Pv) + " (" + str(Hkv) + " heads of " + str(Pv) + ")"));
+    if (w.wO.cols() != H * Pv)
+        throw InputError("w_o has " + str(w.wO.cols()) + " columns; expected " + str(H * Pv) +
+                         (Hkv == H ? std::string(" (the rows of w_v, all heads concatenated)")
+                                   : " (" + str(H) + " query heads' contexts of " + str(Pv) +
+                                  ", concatenated)"));
     checkBias(w.bQ, "b_q", w.wQ.rows(), "the rows of w_q");
     checkBias(w.bK, "b_k", w.wK.rows(), "the rows of w_k");
     checkBias(w.bV, "b_v", w.wV.rows(), "the rows of w_v");
     checkBias(w.bO, "b_o", w.wO.rows(), "the rows of w_o");
 }
 
-void MultiHeadAttention::forward(const Tensor& query, const Tensor& key, const Tensor& value,
-                                 const AttentionMask& mask, AttentionTrace& t,
-                                 const AttentionOptions& options) const
+MultiHeadAttention MultiHeadAttention::describedAs(AttentionDescription description) const
+{
+    return MultiHeadAttention(m_weights, std::move(description));
+}
+
+AttentionMask MultiHeadAttention::maskInForce(const AttentionMask& mask) const
+{
+    return mask.combinedWith(m_description.mask.causal, m_description.mask.slidingWindow);
+}
+
+AttentionMask MultiHeadAttention::checkInputs(const Tensor& query, const Tensor& key,
+                                              const Tensor& value, const AttentionMask& mask,
+                                              const AttentionOptions& options) const
 {
     checkInput(query, "query", "Nq", "Dq", queryInputSize(), "w_q");
     checkInput(key, "key", "Nk", "Dk", keyInputSize(), "w_k");
@@ -249,97 +332,62 @@ void MultiHeadAttention::forward(const Tensor& query, const Tensor& key, const T
     if (value.dim(1) != Nk)
         throw InputError("value has " + str(value.dim(1)) + " tokens; expected " + str(Nk) +
                          " like key, since each key has one value");
-    const ResolvedMask resolved(mask, B, Nq, Nk);
-    const std::int64_t H = m_numHeads, Pqk = queryKeySize(), Pv = valueSize();
+    AttentionMask inForce = maskInForce(mask);
+    const ResolvedMask check(inForce, B, Nq, Nk); // throws when the mask does not fit
+    const std::int64_t H = numHeads();
     for (const int h : options.ablatedHeads)
         if (h < 0 || h >= H)
             throw InputError("head " + std::to_string(h) +
                              " cannot be switched off; the module has heads 0–" + str(H - 1));
-    if (options.scoreDivisor &&
-        !(std::isfinite(*options.scoreDivisor) && *options.scoreDivisor > 0))
-        throw InputError("the scores' divisor is " + std::to_string(*options.scoreDivisor) +
-                         "; expected a positive number");
+    const auto checkPositions = [](const std::vector<std::int64_t>& p, const char* name,
+                                   std::int64_t expected, const char* shape) {
+        if (p.empty())
+            return;
+        if (static_cast<std::int64_t>(p.size()) != expected)
+            throw InputError(std::string(name) + " holds " + str(std::ssize(p)) +
+                             " positions; expected " + str(expected) + " " + shape);
+        for (const std::int64_t v : p)
+            if (v < 0 || v > kMaxPosition)
+                throw InputError(std::string(name) + " holds position " + str(v) +
+                                 "; expected 0 to " + str(kMaxPosition));
+    };
+    checkPositions(options.positions.query, "query_positions", B * Nq, "([B, Nq])");
+    checkPositions(options.positions.key, "key_positions", B * Nk, "([B, Nk])");
+    return inForce;
+}
+
+void MultiHeadAttention::startTrace(const Tensor& query, const Tensor& key,
+                                    const AttentionOptions& options, AttentionTrace& t) const
+{
+    t.description = m_description;
+    t.sizes = {query.dim(0),       numHeads(),     query.dim(1), key.dim(1),
+               numKeyValueHeads(), queryKeySize(), valueSize()};
+    t.ablatedHeads = options.ablatedHeads;
+}
+
+void MultiHeadAttention::forward(const Tensor& query, const Tensor& key, const Tensor& value,
+                                 const AttentionMask& mask, AttentionTrace& t,
+                                 const AttentionOptions& options) const
+{
+    const AttentionMask inForce = checkInputs(query, key, value, mask, options);
+    const ResolvedMask resolved(inForce, query.dim(0), query.dim(1), key.dim(1));
+    const StageInputs in{m_description,     m_weights,           query, key, value, resolved,
+                         options.positions, options.ablatedHeads};
+    startTrace(query, key, options, t);
 
     // Everything up to the concatenation is needed to compute; what is not kept is dropped at
-    // the end. Score-shaped steps that are not kept never exist in full (see BlockRows).
-    const AttentionKeep& keep = options.keep;
-    t.qProj.reshape({{"batch", B}, {"query", Nq}, {"feature", H * Pqk}});
-    t.kProj.reshape({{"batch", B}, {"key", Nk}, {"feature", H * Pqk}});
-    t.vProj.reshape({{"batch", B}, {"key", Nk}, {"feature", H * Pv}});
-    t.qHeads.reshape({{"batch", B}, {"head", H}, {"query", Nq}, {"d_k", Pqk}});
-    t.kHeads.reshape({{"batch", B}, {"head", H}, {"key", Nk}, {"d_k", Pqk}});
-    t.vHeads.reshape({{"batch", B}, {"head", H}, {"key", Nk}, {"d_v", Pv}});
-    for (const AttentionStepInfo& info : kAttentionStepTable)
-        if (info.scoreShaped) {
-            if (keep.has(info.step))
-                (t.*info.field).reshape({{"batch", B}, {"head", H}, {"query", Nq}, {"key", Nk}});
-            else
-                t.*info.field = Tensor();
-        }
-    t.context.reshape({{"batch", B}, {"head", H}, {"query", Nq}, {"d_v", Pv}});
-    t.concat.reshape({{"batch", B}, {"query", Nq}, {"feature", H * Pv}});
-    t.output.reshape({{"batch", B}, {"query", Nq}, {"feature", outputSize()}});
-    t.sizes = {B, H, Nq, Nk, Pqk, Pv};
-    t.ablatedHeads = options.ablatedHeads;
-
-    t.fullyMaskedRows.clear();
-    for (std::int64_t b = 0; b < B; ++b)
-        for (std::int64_t i = 0; i < Nq; ++i)
-            if (resolved.rowFullyBlocked(b, i))
-                t.fullyMaskedRows.push_back({b, i});
-
-    // pass 1: the three input projections, then their split into heads
-    project(query, m_weights.wQ, m_weights.bQ, t.qProj);
-    project(key, m_weights.wK, m_weights.bK, t.kProj);
-    project(value, m_weights.wV, m_weights.bV, t.vProj);
-    splitHeads(t.qProj, m_numHeads, t.qHeads);
-    splitHeads(t.kProj, m_numHeads, t.kHeads);
-    splitHeads(t.vProj, m_numHeads, t.vHeads);
-
-    // pass 2: heads are independent, so threads take whole heads (Eigen runs the products inside
-    // a parallel region on one thread, which is what we want here)
-    const float scale =
-        1.0f / (options.scoreDivisor ? *options.scoreDivisor : std::sqrt(static_cast<float>(Pqk)));
-    const std::int64_t blocksPerHead = (Nq + kQueryBlock - 1) / kQueryBlock;
-    const std::int64_t tasks = B * H * blocksPerHead;
-    const bool keepScores = keep.has(AttentionStep::Scores),
-               keepScaled = keep.has(AttentionStep::Scaled);
-    const bool keepMasked = keep.has(AttentionStep::Masked),
-               keepWeights = keep.has(AttentionStep::Weights);
-    const KeptScoreSteps kept{keepScores, keepScaled, keepMasked, keepWeights};
-#pragma omp parallel
-    {
-        const Eigen::Index stride = (Nk + 15) / 16 * 16;
-        RowMatrix scratch(4 * kQueryBlock,
-                          stride); // Eigen allocates it aligned for its widest vectors
-        const auto part = [&](int k) { return scratch.data() + k * kQueryBlock * stride; };
-        const BlockRows block{part(0), part(1), part(2), part(3), stride};
-#pragma omp for schedule(static)
-        for (std::int64_t task = 0; task < tasks; ++task) {
-            const std::int64_t head = task / blocksPerHead, b = head / H, h = head % H;
-            const Eigen::Index r0 = (task % blocksPerHead) * kQueryBlock;
-            const Eigen::Index rows = std::min<Eigen::Index>(kQueryBlock, Nq - r0);
-            attendBlock(t, resolved, b, h, r0, rows, scale, block, kept);
-            if (keepScores)
-                keepRows(t.scores, b, h, r0, rows, block.scores, stride);
-            if (keepScaled)
-                keepRows(t.scaled, b, h, r0, rows, block.scaled, stride);
-            if (keepMasked)
-                keepRows(t.masked, b, h, r0, rows, block.masked, stride);
-            if (keepWeights)
-                keepRows(t.weights, b, h, r0, rows, block.weights, stride);
-        }
-    }
-
-    // pass 3: heads side by side (an ablated head's columns stay zero), then the output projection
-    concatHeads(t.context, m_numHeads, t.concat);
-    for (const int h : options.ablatedHeads)
-        for (std::int64_t b = 0; b < B; ++b)
-            t.concat.matrix({b}).middleCols(h * Pv, Pv).setZero();
-    project(t.concat, m_weights.wO, m_weights.bO, t.output);
+    // the end.
+    stages::project(in, t);
+    stages::split(in, t);
+    if (m_description.rotary)
+        stages::rotate(in, t);
+    attend(in, options.keep, t);
+    stages::concat(in, t);
+    stages::output(in, t);
 
     for (const AttentionStepInfo& info : kAttentionStepTable)
-        if (!keep.has(info.step) && info.step != AttentionStep::Output)
+        if ((!options.keep.has(info.step) && info.step != AttentionStep::Output) ||
+            !stepPresent(info.step, m_description))
             t.*info.field = Tensor();
 }
 
@@ -349,6 +397,29 @@ AttentionTrace MultiHeadAttention::forward(const Tensor& query, const Tensor& ke
 {
     AttentionTrace trace;
     forward(query, key, value, mask, trace, options);
+    return trace;
+}
+
+void MultiHeadAttention::rerunStagesFrom(AttentionStage from, const Tensor& query,
+                                         const Tensor& key, const Tensor& value,
+                                         const AttentionMask& mask, const AttentionOptions& options,
+                                         AttentionTrace& trace,
+                                         std::span<const StageReplacement> replacements) const
+{
+    const AttentionMask inForce = checkInputs(query, key, value, mask, options);
+    const ResolvedMask resolved(inForce, query.dim(0), query.dim(1), key.dim(1));
+    const StageInputs in{m_description,     m_weights,           query, key, value, resolved,
+                         options.positions, options.ablatedHeads};
+    startTrace(query, key, options, trace);
+    runStagesFrom(from, in, trace, replacements);
+}
+
+AttentionTrace MultiHeadAttention::forwardByStages(
+    const Tensor& query, const Tensor& key, const Tensor& value, const AttentionMask& mask,
+    const AttentionOptions& options, std::span<const StageReplacement> replacements) const
+{
+    AttentionTrace trace;
+    rerunStagesFrom(AttentionStage::Project, query, key, value, mask, options, trace, replacements);
     return trace;
 }
 

@@ -1,6 +1,8 @@
 #pragma once
 
+#include "engine/attention_description.h"
 #include "engine/attention_mask.h"
+#include "engine/attention_stages.h"
 #include "engine/attention_trace.h"
 #include "engine/attention_weights.h"
 #include "engine/tensor.h"
@@ -17,32 +19,46 @@ namespace attnviz::engine {
 struct AttentionOptions {
     AttentionKeep keep = AttentionKeep::all();
     std::vector<int> ablatedHeads;
-    /// What the scores are divided by before the mask and the softmax: √Pqk when unset (the
-    /// scaled dot product); any positive number for the scaling experiment (1: no scaling; a
-    /// larger one flattens the softmax, a smaller one sharpens it).
-    std::optional<float> scoreDivisor;
+    /// Where the queries and keys sit (rotary positions and a score bias read them); 0 … N − 1
+    /// unless given.
+    TokenPositions positions;
 };
 
-/// General multi-head attention (D2L 10.3; Vaswani et al. 3.2.2) that keeps every intermediate.
+/// General multi-head attention (D2L 10.3; Vaswani et al. 3.2.2) that keeps every intermediate,
+/// in every variant its description names: grouped K/V heads, rotary positions, a score bias, a
+/// causal mask with a sliding window.
 ///
-/// Head i computes `softmax(mask(Q_i K_iᵀ / √Pqk)) V_i` on its own slice of the projected
-/// features; the heads are concatenated and projected by w_o. Query, key and value may come from
-/// different sequences of different widths (cross-attention); self-attention passes one tensor
-/// three times. The sizes Pqk, Pv and Po follow from the weights, so they may all differ.
+/// Query head h computes `softmax(mask(Q_h K_gᵀ / √Pqk)) V_g` with g its K/V head, on its own
+/// slice of the projected features (q and k turned by position first, with rotary positions);
+/// the heads are concatenated and projected by w_o. Query, key and value may come from different
+/// sequences of different widths (cross-attention); self-attention passes one tensor three times.
+/// Pqk, Pv and Po may all differ.
+///
+/// The forward pass runs the stages of engine/attention_stages.h in order, with Scores … Context
+/// fused over blocks of query rows (the fast path); forwardByStages runs every stage function
+/// on its own, and the tests hold the two together.
 class MultiHeadAttention {
 public:
-    /// Checks that the weights describe a module with `numHeads` heads; throws InputError with a
-    /// sentence naming the offending weight otherwise.
-    MultiHeadAttention(AttentionWeights weights, int numHeads);
+    /// Checks the description and that the weights have its shapes; throws InputError with a
+    /// sentence naming the offending weight or field otherwise.
+    MultiHeadAttention(AttentionWeights weights, AttentionDescription description);
 
-    int numHeads() const { return m_numHeads; }
+    const AttentionDescription& description() const { return m_description; }
+    int numHeads() const { return m_description.queryHeads; }
+    int numKeyValueHeads() const { return m_description.keyValueHeads; }
     Eigen::Index queryInputSize() const { return m_weights.wQ.cols(); } ///< Dq
     Eigen::Index keyInputSize() const { return m_weights.wK.cols(); } ///< Dk
     Eigen::Index valueInputSize() const { return m_weights.wV.cols(); } ///< Dv
-    Eigen::Index queryKeySize() const { return m_weights.wQ.rows() / m_numHeads; } ///< Pqk
-    Eigen::Index valueSize() const { return m_weights.wV.rows() / m_numHeads; } ///< Pv
+    Eigen::Index queryKeySize() const { return m_description.queryKeySize; } ///< Pqk
+    Eigen::Index valueSize() const { return m_description.valueSize; } ///< Pv
     Eigen::Index outputSize() const { return m_weights.wO.rows(); } ///< Po
     const AttentionWeights& weights() const { return m_weights; }
+    /// The same weights with another description (the scaling experiment's divisor, a mask):
+    /// checked like a new module.
+    MultiHeadAttention describedAs(AttentionDescription description) const;
+
+    /// The mask a forward pass applies: `mask` with the module's own policy (causal, window).
+    AttentionMask maskInForce(const AttentionMask& mask) const;
 
     /// Runs the module on `query [B, Nq, Dq]`, `key [B, Nk, Dk]`, `value [B, Nk, Dv]` and fills
     /// `trace` with the intermediates `options.keep` asks for (and always `output`), reusing its
@@ -57,9 +73,31 @@ public:
                            const AttentionMask& mask = {},
                            const AttentionOptions& options = {}) const;
 
+    /// The same pass, one stage function after the other over whole tensors, every step kept
+    /// (`options.keep` is ignored): slower, and the plain reading of the formula the fast path
+    /// is tested against. `replacements` compute stages another way (a common mistake).
+    AttentionTrace forwardByStages(const Tensor& query, const Tensor& key, const Tensor& value,
+                                   const AttentionMask& mask = {},
+                                   const AttentionOptions& options = {},
+                                   std::span<const StageReplacement> replacements = {}) const;
+
+    /// Runs the stages from `from` on over `trace`, a trace of this module on these inputs whose
+    /// earlier steps are filled, with `replacements`. Throws InputError as forward() does.
+    void rerunStagesFrom(AttentionStage from, const Tensor& query, const Tensor& key,
+                         const Tensor& value, const AttentionMask& mask,
+                         const AttentionOptions& options, AttentionTrace& trace,
+                         std::span<const StageReplacement> replacements) const;
+
 private:
+    /// Checks inputs, mask, heads and positions against the module; returns the mask in force.
+    AttentionMask checkInputs(const Tensor& query, const Tensor& key, const Tensor& value,
+                              const AttentionMask& mask, const AttentionOptions& options) const;
+    /// Sets the trace's sizes and description for a pass over these inputs.
+    void startTrace(const Tensor& query, const Tensor& key, const AttentionOptions& options,
+                    AttentionTrace& trace) const;
+
     AttentionWeights m_weights;
-    int m_numHeads = 0;
+    AttentionDescription m_description;
 };
 
 } // namespace attnviz::engine

@@ -41,6 +41,14 @@ ResolvedMask::ResolvedMask(const AttentionMask& mask, std::int64_t batch, std::i
             }
         }
     }
+    if (mask.window) {
+        if (!mask.causal)
+            throw InputError("a sliding window needs a causal mask; it limits how far back a "
+                             "query may look");
+        if (*mask.window < 1)
+            throw InputError("sliding_window is " + str(*mask.window) +
+                             "; expected a positive number of keys");
+    }
     if (mask.explicitMask) {
         const auto& e = *mask.explicitMask;
         const std::int64_t expected = (e.perBatch ? batch : 1) * queries * keys;
@@ -54,8 +62,11 @@ ResolvedMask::ResolvedMask(const AttentionMask& mask, std::int64_t batch, std::i
 ResolvedMask::Row ResolvedMask::row(std::int64_t b, std::int64_t i) const
 {
     std::int64_t limit = m_keys;
+    std::int64_t start = 0;
     if (m_mask.causal)
         limit = std::min(limit, i + 1);
+    if (m_mask.window)
+        start = std::clamp<std::int64_t>(i - *m_mask.window + 1, 0, m_keys);
     if (m_mask.validLengths) {
         const auto& v = *m_mask.validLengths;
         limit = std::min(limit,
@@ -66,21 +77,22 @@ ResolvedMask::Row ResolvedMask::row(std::int64_t b, std::int64_t i) const
         const auto& e = *m_mask.explicitMask;
         allowed = e.allowed.data() + ((e.perBatch ? b * m_queries : 0) + i) * m_keys;
     }
-    return {limit, allowed};
+    return {start, limit, allowed};
 }
 
 bool ResolvedMask::blocked(std::int64_t b, std::int64_t i, std::int64_t j) const
 {
-    const Row r = row(b, i);
-    return j >= r.limit || (r.allowed && r.allowed[j] == 0);
+    return row(b, i).blocks(j);
 }
 
 bool ResolvedMask::rowFullyBlocked(std::int64_t b, std::int64_t i) const
 {
     const Row r = row(b, i);
+    if (r.limit <= r.start)
+        return true;
     if (!r.allowed)
-        return r.limit <= 0;
-    return std::none_of(r.allowed, r.allowed + std::max<std::int64_t>(r.limit, 0),
+        return false;
+    return std::none_of(r.allowed + r.start, r.allowed + r.limit,
                         [](std::uint8_t a) { return a != 0; });
 }
 

@@ -7,8 +7,8 @@
 namespace attnviz::engine {
 
 /// An AttentionMask checked against concrete sizes and ready for the softmax pass: for each
-/// (batch, query) row it says up to which key the causal and length masks allow, and where the
-/// explicit mask's bytes for that row are.
+/// (batch, query) row it says which run of keys the causal, window and length masks allow, and
+/// where the explicit mask's bytes for that row are.
 class ResolvedMask {
 public:
     /// Throws InputError when the mask does not fit `[batch, queries, keys]`.
@@ -16,8 +16,13 @@ public:
                  std::int64_t keys);
 
     struct Row {
+        std::int64_t start; ///< keys [0, start) are blocked (a sliding window)
         std::int64_t limit; ///< keys [limit, Nk) are blocked
         const std::uint8_t* allowed; ///< explicit mask for keys [0, Nk), or null
+        bool blocks(std::int64_t j) const
+        {
+            return j < start || j >= limit || (allowed && allowed[j] == 0);
+        }
     };
     Row row(std::int64_t b, std::int64_t i) const;
 

@@ -110,6 +110,17 @@ void trimLayer(LayerTrace& layer, const AttentionKeep& keep, bool layerTensors,
 
 } // namespace
 
+AttentionDescription attentionDescription(const ModelConfig& config, int, Block block)
+{
+    AttentionDescription d;
+    d.queryHeads = config.numHeads;
+    d.keyValueHeads = config.numHeads;
+    d.queryKeySize = config.headSize();
+    d.valueSize = config.headSize();
+    d.mask.causal = block == Block::MaskedSelf;
+    return d;
+}
+
 std::vector<int> Ablation::headsOf(int layer, Block block) const
 {
     std::vector<int> out;
@@ -127,10 +138,11 @@ TransformerModel::TransformerModel(ModelConfig config, ModelWeights weights)
     checkWeights();
     const auto build = [&](StackWeights& stackWeights, Stack& stack) {
         stack.weights = &stackWeights;
-        for (LayerWeights& layer : stackWeights.layers) {
+        for (std::size_t L = 0; L < stackWeights.layers.size(); ++L) {
             std::vector<MultiHeadAttention> modules;
-            for (AttentionSublayerWeights& a : layer.attention)
-                modules.emplace_back(std::move(a.attention), m_config.numHeads);
+            for (AttentionSublayerWeights& a : stackWeights.layers[L].attention)
+                modules.emplace_back(std::move(a.attention),
+                                     attentionDescription(m_config, static_cast<int>(L), a.block));
             stack.attention.push_back(std::move(modules));
         }
     };
@@ -405,26 +417,22 @@ Tensor TransformerModel::runLayer(const Stack& stack, int layer, const Tensor& x
 {
     const LayerWeights& lw = stack.weights->layers[static_cast<std::size_t>(layer)];
     lt.input = x;
-    AttentionMask causal;
-    causal.causal = true;
     const Tensor* current = &lt.input;
     lt.attention.resize(lw.attention.size());
     for (std::size_t a = 0; a < lw.attention.size(); ++a) {
         AttentionBlockTrace& at = lt.attention[a];
         at.block = lw.attention[a].block;
         const MultiHeadAttention& module = stack.attention[static_cast<std::size_t>(layer)][a];
-        const AttentionOptions options{keep, ablation.headsOf(layer, at.block)};
-        current = &residualBlock(
-            *current, lw.attention[a].norm, m_config, at.norm, at.residual,
-            [&](const Tensor& in) -> const Tensor& {
-                if (at.block == Block::Cross)
-                    module.forward(in, *memory, *memory, {}, at.attention, options);
-                else
-                    module.forward(in, in, in,
-                                   at.block == Block::MaskedSelf ? causal : AttentionMask{},
-                                   at.attention, options);
-                return at.attention.output;
-            });
+        const AttentionOptions options{keep, ablation.headsOf(layer, at.block), {}};
+        current =
+            &residualBlock(*current, lw.attention[a].norm, m_config, at.norm, at.residual,
+                           [&](const Tensor& in) -> const Tensor& {
+                               if (at.block == Block::Cross)
+                                   module.forward(in, *memory, *memory, {}, at.attention, options);
+                               else
+                                   module.forward(in, in, in, {}, at.attention, options);
+                               return at.attention.output;
+                           });
     }
     FeedForwardBlockTrace& ft = lt.feedForward;
     ft.block = decoder ? Block::DecoderFeedForward : Block::EncoderFeedForward;

@@ -30,6 +30,11 @@ struct Ablation {
     bool operator==(const Ablation&) const = default;
 };
 
+/// The attention module of block `block` in layer `layer` of a model with this configuration:
+/// its heads, positions and mask. The one place that decides, say, that a decoder's
+/// self-attention is causal; walkthroughs read it from the module.
+AttentionDescription attentionDescription(const ModelConfig& config, int layer, Block block);
+
 /// A whole Transformer (Vaswani et al.; D2L 11.7): embeddings and positions, encoder layers
 /// (self-attention, feed-forward), decoder layers (masked self-attention, cross-attention over the
 /// encoder's output, feed-forward), residual connections and LayerNorm before or after each

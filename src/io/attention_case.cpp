@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 namespace attnviz::io {
 namespace {
@@ -140,30 +141,67 @@ std::optional<Eigen::RowVectorXf> loadBias(const SafetensorsFile& file, const ch
     return Eigen::Map<const Eigen::RowVectorXf>(values.data(), t->shape[0]);
 }
 
-int loadNumHeads(const JsonValue& metadata)
+// A metadata field that holds a whole number, as a JSON number or a string like "4"; nullopt
+// when absent.
+std::optional<std::int64_t> loadInteger(const JsonValue& metadata, const char* field,
+                                        const char* example, std::int64_t low, std::int64_t high,
+                                        const char* meaning)
 {
-    const JsonValue* value = metadata.find("num_heads");
+    const JsonValue* value = metadata.find(field);
     if (!value)
-        throw FormatError("metadata field 'num_heads' is missing; expected the number of heads "
-                          "as an integer, e.g. \"num_heads\": \"4\"");
-    std::int64_t heads = 0;
+        return std::nullopt;
+    std::int64_t n = 0;
     bool ok = false;
     if (value->isInteger()) {
-        heads = value->asInteger();
+        n = value->asInteger();
         ok = true;
     } else if (value->isString()) {
         const std::string& s = value->asString();
-        const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), heads);
+        const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), n);
         ok = ec == std::errc() && end == s.data() + s.size() && !s.empty();
     }
     if (!ok)
-        throw FormatError("metadata field 'num_heads' is " + value->describe() +
-                          "; expected an integer such as \"4\"");
-    if (heads < 1 || heads > 1 << 20)
-        throw FormatError("metadata field 'num_heads' is " + std::to_string(heads) +
-                          "; expected a positive number of heads, at most " +
-                          std::to_string(1 << 20));
-    return static_cast<int>(heads);
+        throw FormatError("metadata field " + quoted(field) + " is " + value->describe() +
+                          "; expected an integer such as \"" + example + "\"");
+    if (n < low || n > high)
+        throw FormatError("metadata field " + quoted(field) + " is " + std::to_string(n) +
+                          "; expected " + meaning + ", at most " + std::to_string(high));
+    return n;
+}
+
+int loadNumHeads(const JsonValue& metadata)
+{
+    const auto heads = loadInteger(metadata, "num_heads", "4", 1, engine::kMaxAttentionHeads,
+                                   "a positive number of heads");
+    if (!heads)
+        throw FormatError("metadata field 'num_heads' is missing; expected the number of heads "
+                          "as an integer, e.g. \"num_heads\": \"4\"");
+    return static_cast<int>(*heads);
+}
+
+// rope_theta: a positive finite number, as a JSON number or a string like "10000".
+std::optional<double> loadRopeTheta(const JsonValue& metadata)
+{
+    const JsonValue* value = metadata.find("rope_theta");
+    if (!value)
+        return std::nullopt;
+    double theta = 0;
+    bool ok = false;
+    if (value->isNumber()) {
+        theta = value->asNumber();
+        ok = true;
+    } else if (value->isString()) {
+        const std::string& s = value->asString();
+        const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), theta);
+        ok = ec == std::errc() && end == s.data() + s.size() && !s.empty();
+    }
+    if (!ok)
+        throw FormatError("metadata field 'rope_theta' is " + value->describe() +
+                          "; expected a positive number such as \"10000\"");
+    if (!std::isfinite(theta) || !(theta > 0))
+        throw FormatError("metadata field 'rope_theta' is " + value->describe() +
+                          "; expected a positive finite number such as \"10000\"");
+    return theta;
 }
 
 bool loadCausal(const JsonValue& metadata)
@@ -213,6 +251,42 @@ std::optional<engine::AttentionMask::ValidLengths> loadValidLengths(const Safete
     return v;
 }
 
+// query_positions [B, Nq] or key_positions [B, Nk], I32 or I64; empty when absent.
+std::vector<std::int64_t> loadPositions(const SafetensorsFile& file, const char* name,
+                                        const char* axis, std::int64_t batch, std::int64_t tokens,
+                                        bool rotary)
+{
+    const TensorEntry* t = file.find(name);
+    if (!t)
+        return {};
+    if (!rotary) // only rotary positions read positions; like any other tensor, ignored
+        return {};
+    checkDType(*t, {DType::I32, DType::I64});
+    checkRank(*t, {{"B", axis}});
+    checkNotEmpty(*t);
+    if (t->shape[0] != batch || t->shape[1] != tokens)
+        throw FormatError("tensor " + quoted(name) + " has shape " + t->shapeString() +
+                          "; expected [" + std::to_string(batch) + ", " + std::to_string(tokens) +
+                          "], one position per " + (std::string(axis) == "Nq" ? "query" : "key"));
+    const auto n = static_cast<std::size_t>(t->elementCount());
+    std::vector<std::int64_t> positions(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        if (t->dtype == DType::I32) {
+            std::int32_t x = 0;
+            std::memcpy(&x, t->bytes.data() + 4 * i, 4);
+            positions[i] = x;
+        } else {
+            std::memcpy(&positions[i], t->bytes.data() + 8 * i, 8);
+        }
+        if (positions[i] < 0 || positions[i] > engine::kMaxPosition)
+            throw FormatError("tensor " + quoted(name) + " holds " + std::to_string(positions[i]) +
+                              " at index " + multiIndex(static_cast<std::int64_t>(i), t->shape) +
+                              "; expected a position from 0 to " +
+                              std::to_string(engine::kMaxPosition));
+    }
+    return positions;
+}
+
 std::optional<engine::AttentionMask::Explicit> loadExplicitMask(const SafetensorsFile& file,
                                                                 std::int64_t batch,
                                                                 std::int64_t queries,
@@ -247,8 +321,24 @@ std::optional<engine::AttentionMask::Explicit> loadExplicitMask(const Safetensor
 AttentionCase loadAttentionCase(const SafetensorsFile& file)
 {
     AttentionCase c;
-    c.numHeads = loadNumHeads(file.metadata());
-    c.mask.causal = loadCausal(file.metadata());
+    const JsonValue& metadata = file.metadata();
+    const int heads = loadNumHeads(metadata);
+    const int kvHeads =
+        static_cast<int>(loadInteger(metadata, "num_kv_heads", "2", 1, engine::kMaxAttentionHeads,
+                                     "a positive number of K/V heads")
+                             .value_or(heads));
+    if (heads % kvHeads != 0)
+        throw FormatError("metadata field 'num_kv_heads' is " + std::to_string(kvHeads) +
+                          "; expected a divisor of num_heads " + std::to_string(heads) +
+                          ", so that each K/V head serves a group of query heads of one size");
+    const bool causal = loadCausal(metadata);
+    const std::optional<std::int64_t> window =
+        loadInteger(metadata, "sliding_window", "4", 1, std::numeric_limits<std::int32_t>::max(),
+                    "a positive number of keys");
+    if (window && !causal)
+        throw FormatError("metadata field 'sliding_window' is set but 'causal' is not \"true\"; "
+                          "a sliding window limits how far back a causal query may look");
+    const std::optional<double> theta = loadRopeTheta(metadata);
 
     c.query = loadSequence(file, {"query", {"B", "Nq", "Dq"}});
     c.key = loadSequence(file, {"key", {"B", "Nk", "Dk"}});
@@ -261,10 +351,24 @@ AttentionCase loadAttentionCase(const SafetensorsFile& file)
     c.weights.bK = loadBias(file, "b_k", "H·Pqk");
     c.weights.bV = loadBias(file, "b_v", "H·Pv");
     c.weights.bO = loadBias(file, "b_o", "Po");
+    c.description = engine::AttentionDescription::fromWeights(c.weights, heads, kvHeads);
+    c.description.mask.causal = causal;
+    c.description.mask.slidingWindow = window;
+    if (theta) {
+        if (c.description.queryKeySize % 2 != 0)
+            throw FormatError("metadata field 'rope_theta' asks for rotary positions, but a query "
+                              "head has " +
+                              std::to_string(c.description.queryKeySize) +
+                              " features; expected an even number, since features turn in pairs");
+        c.description.rotary = engine::RotaryPositions{*theta, 0};
+    }
 
     const std::int64_t batch = c.query.dim(0), queries = c.query.dim(1), keys = c.key.dim(1);
     c.mask.validLengths = loadValidLengths(file, batch, queries);
     c.mask.explicitMask = loadExplicitMask(file, batch, queries, keys);
+    c.positions.query =
+        loadPositions(file, "query_positions", "Nq", batch, queries, theta.has_value());
+    c.positions.key = loadPositions(file, "key_positions", "Nk", batch, keys, theta.has_value());
     return c;
 }
 

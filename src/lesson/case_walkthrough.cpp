@@ -22,22 +22,27 @@ std::shared_ptr<const Walkthrough> computeCase(io::AttentionCase c, const std::s
                                                const engine::AttentionOptions& options,
                                                std::optional<std::uint64_t> maxMemory)
 {
-    const engine::MultiHeadAttention module(c.weights, c.numHeads);
+    auto module = std::make_shared<const engine::MultiHeadAttention>(std::move(c.weights),
+                                                                     std::move(c.description));
+    const engine::AttentionDescription& d = module->description();
     engine::AttentionTrace::Sizes sizes;
     sizes.batch = c.query.dim(0);
-    sizes.heads = c.numHeads;
+    sizes.heads = d.queryHeads;
+    sizes.keyValueHeads = d.keyValueHeads;
     sizes.queries = c.query.dim(1);
     sizes.keys = c.key.dim(1);
-    sizes.queryKey = c.weights.wQ.rows() / std::max(c.numHeads, 1);
-    sizes.value = c.weights.wV.rows() / std::max(c.numHeads, 1);
+    sizes.queryKey = d.queryKeySize;
+    sizes.value = d.valueSize;
     MemoryBudget::forThisMachine(maxMemory).check(
-        attentionTraceBytes(sizes, c.weights.wO.rows(), options.keep),
+        attentionTraceBytes(sizes, d, module->outputSize(), options.keep),
         "This case (" + std::to_string(sizes.queries) + " queries × " + std::to_string(sizes.keys) +
             " keys × " + std::to_string(sizes.heads) + " heads × " + std::to_string(sizes.batch) +
             " items)");
     auto trace = std::make_shared<engine::AttentionTrace>();
     const auto start = std::chrono::steady_clock::now();
-    module.forward(c.query, c.key, c.value, c.mask, *trace, options);
+    engine::AttentionOptions withPositions = options;
+    withPositions.positions = c.positions;
+    module->forward(c.query, c.key, c.value, c.mask, *trace, withPositions);
     const auto elapsed = std::chrono::steady_clock::now() - start;
 
     auto w = std::make_shared<Walkthrough>();
@@ -53,8 +58,9 @@ std::shared_ptr<const Walkthrough> computeCase(io::AttentionCase c, const std::s
         !std::equal(c.key.values().begin(), c.key.values().end(), c.query.values().begin());
     w->queryInput = std::make_shared<const engine::Tensor>(std::move(c.query));
     w->keyValueInput = std::make_shared<const engine::Tensor>(std::move(c.key));
-    w->weights = std::make_shared<const engine::AttentionWeights>(module.weights());
-    w->mask = std::move(c.mask);
+    w->mask = module->maskInForce(c.mask);
+    w->module = std::move(module);
+    w->positions = std::move(c.positions);
     w->trace = std::move(trace);
     return w;
 }

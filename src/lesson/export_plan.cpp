@@ -46,10 +46,24 @@ void addWalkthroughItems(const std::shared_ptr<const Walkthrough>& w,
             std::to_string(h);
     if (!offNote.empty())
         offNote += " off)";
+    // Steps of a variant the module is not (q_rotated without rotary positions) are left out;
+    // asking for nothing but those is an error.
+    std::vector<engine::AttentionStep> computed;
+    for (const engine::AttentionStep step : selection.steps)
+        if (w->trace->computes(step))
+            computed.push_back(step);
+    if (computed.empty() && !selection.steps.empty())
+        throw engine::InputError(
+            "The attention shown has no " + std::string(engine::stepName(selection.steps.front())) +
+            " step: " + std::string(engine::stepName(selection.steps.front())) +
+            " exists only in modules with " +
+            (engine::stepInfo(selection.steps.front()).stage == engine::AttentionStage::Rotate
+                 ? "rotary positions (rope_theta)."
+                 : "a bias added to the scores."));
     for (int b = 0; b < w->batch(); ++b) {
         const std::string batch = nameBatch ? "batch" + std::to_string(b) + "_" : "";
         const std::string batchTitle = nameBatch ? "batch " + std::to_string(b) + " · " : "";
-        for (const engine::AttentionStep step : selection.steps) {
+        for (const engine::AttentionStep step : computed) {
             const std::string stepName(engine::stepName(step));
             if (!engine::stepInfo(step).perHead) {
                 items.push_back(
@@ -60,7 +74,9 @@ void addWalkthroughItems(const std::shared_ptr<const Walkthrough>& w,
                 steps.push_back(step);
                 continue;
             }
-            for (const int h : selection.heads.within(w->heads())) {
+            // K/V steps have one matrix per K/V head, which grouped-query attention has fewer of.
+            const int heads = static_cast<int>(w->trace->step(step).dim(1));
+            for (const int h : selection.heads.within(heads)) {
                 const bool isOff = std::find(off.begin(), off.end(), h) != off.end();
                 const std::string head =
                     "head " + std::to_string(h) + (isOff ? " (switched off)" : "") + " · ";

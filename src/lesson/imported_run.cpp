@@ -69,6 +69,10 @@ std::shared_ptr<const ModelRun> importedRun(io::ImportedAttentions a, const std:
         engine::AttentionTrace& t = b.attention;
         t.sizes.batch = 1;
         t.sizes.heads = a.heads;
+        t.sizes.keyValueHeads = a.heads;
+        // What is known of the module that made the weights: its heads, and a causal mask.
+        t.description.queryHeads = t.description.keyValueHeads = a.heads;
+        t.description.mask.causal = block == engine::Block::MaskedSelf;
         t.sizes.queries = static_cast<std::int64_t>(a.queryTokens.size());
         t.sizes.keys = static_cast<std::int64_t>(a.keyTokens.size());
         t.weights = std::move(a.weights[static_cast<std::size_t>(L)]);

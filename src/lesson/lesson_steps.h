@@ -6,6 +6,7 @@
 #include <optional>
 #include <span>
 #include <string_view>
+#include <vector>
 
 namespace attnviz::lesson {
 
@@ -24,8 +25,12 @@ inline constexpr TraceView kProjectionViews[] = {
 inline constexpr TraceView kSplitViews[] = {{engine::AttentionStep::QHeads, "Q_h", "Q_h"},
                                             {engine::AttentionStep::KHeads, "K_h", "K_h"},
                                             {engine::AttentionStep::VHeads, "V_h", "V_h"}};
+inline constexpr TraceView kRotateViews[] = {
+    {engine::AttentionStep::QRotated, "RoPE(Q_h)", "RoPE(Q_h)"},
+    {engine::AttentionStep::KRotated, "RoPE(K_h)", "RoPE(K_h)"}};
 inline constexpr TraceView kScoresViews[] = {{engine::AttentionStep::Scores, "scores", "Q_h K_hᵀ"}};
 inline constexpr TraceView kScaledViews[] = {{engine::AttentionStep::Scaled, "scaled", "÷ √d_k"}};
+inline constexpr TraceView kBiasedViews[] = {{engine::AttentionStep::Biased, "biased", "+ bias"}};
 inline constexpr TraceView kMaskedViews[] = {{engine::AttentionStep::Masked, "masked", "masked"}};
 inline constexpr TraceView kSoftmaxViews[] = {
     {engine::AttentionStep::Weights, "weights", "softmax"}};
@@ -53,6 +58,9 @@ struct LessonStep {
 
     /// Every view is query × key (mask drawing and cell drill-down work on it).
     bool scoreShaped() const;
+    /// Whether a walkthrough of this trace offers the step: a step of an optional stage (rotary
+    /// positions, a score bias) only when the module has that stage.
+    bool shownFor(const engine::AttentionTrace& trace) const;
     /// The step's heatmaps are one per head.
     bool perHead() const;
 };
@@ -64,8 +72,10 @@ inline constexpr std::array kLessonSteps = {
     LessonStep{"input", {}},
     LessonStep{"projections", kProjectionViews, false, kProjectionWeights},
     LessonStep{"split", kSplitViews, true},
+    LessonStep{"rotate", kRotateViews, true},
     LessonStep{"scores", kScoresViews},
     LessonStep{"scaled", kScaledViews},
+    LessonStep{"biased", kBiasedViews},
     LessonStep{"masked", kMaskedViews},
     LessonStep{"softmax", kSoftmaxViews},
     LessonStep{"context", kContextViews},
@@ -81,5 +91,10 @@ std::optional<LessonStepIndex> lessonStepIndex(std::string_view key);
 const LessonStep& lessonStep(LessonStepIndex index);
 /// The step whose view shows this trace step (the first, if several do).
 std::optional<LessonStepIndex> lessonStepShowing(engine::AttentionStep step);
+/// The steps a walkthrough of this trace offers, in order (numbering "step 3 of 11" counts them).
+std::vector<LessonStepIndex> shownLessonSteps(const engine::AttentionTrace& trace);
+/// The offered step after (`direction` +1) or before (−1) `from`; `from` when there is none.
+LessonStepIndex neighbourLessonStep(const engine::AttentionTrace& trace, LessonStepIndex from,
+                                    int direction);
 
 } // namespace attnviz::lesson

@@ -2,6 +2,7 @@
 
 #include "engine/input_error.h"
 #include "engine/model_weights.h"
+#include "engine/transformer_model.h"
 
 #include <algorithm>
 #include <charconv>
@@ -46,7 +47,7 @@ std::uint64_t stepElements(const engine::AttentionStepInfo& info,
         if (axis == "batch")
             extent = s.batch;
         else if (axis == "head")
-            extent = s.heads;
+            extent = info.keyValueHeads ? s.keyValueHeads : s.heads;
         else if (axis == "query")
             extent = s.queries;
         else if (axis == "key")
@@ -56,9 +57,11 @@ std::uint64_t stepElements(const engine::AttentionStepInfo& info,
         else if (axis == "d_v")
             extent = s.value;
         else if (info.headColumns == engine::HeadColumns::QueryKey)
-            extent = s.heads * s.queryKey;
+            extent = (info.step == engine::AttentionStep::QProj ? s.heads : s.keyValueHeads) *
+                s.queryKey;
         else if (info.headColumns == engine::HeadColumns::Value)
-            extent = s.heads * s.value;
+            extent =
+                (info.step == engine::AttentionStep::VProj ? s.keyValueHeads : s.heads) * s.value;
         else
             extent = outputWidth;
         n = times(n, size(extent));
@@ -143,11 +146,14 @@ std::optional<std::uint64_t> parseByteSize(std::string_view text)
     return static_cast<std::uint64_t>(bytes);
 }
 
-std::uint64_t attentionTraceBytes(const engine::AttentionTrace::Sizes& s, std::int64_t outputWidth,
-                                  const engine::AttentionKeep& keep)
+std::uint64_t attentionTraceBytes(const engine::AttentionTrace::Sizes& s,
+                                  const engine::AttentionDescription& description,
+                                  std::int64_t outputWidth, const engine::AttentionKeep& keep)
 {
     std::uint64_t elements = 0, working = 0;
     for (const engine::AttentionStepInfo& info : engine::kAttentionStepTable) {
+        if (!engine::stepPresent(info.step, description))
+            continue;
         const std::uint64_t n = stepElements(info, s, outputWidth);
         if (keep.has(info.step))
             elements = plus(elements, n);
@@ -161,15 +167,19 @@ std::uint64_t modelRunBytes(const engine::ModelConfig& c, std::int64_t tokens,
                             const engine::CapturePolicy& policy)
 {
     const std::uint64_t n = size(tokens), D = size(c.modelWidth), F = size(c.feedForwardWidth);
+    const engine::AttentionDescription d = engine::attentionDescription(
+        c, 0, c.hasDecoder() ? engine::Block::MaskedSelf : engine::Block::Self);
     engine::AttentionTrace::Sizes s;
     s.batch = 1;
-    s.heads = c.numHeads;
+    s.heads = d.queryHeads;
+    s.keyValueHeads = d.keyValueHeads;
     s.queries = s.keys = tokens;
-    s.queryKey = s.value = c.headSize();
+    s.queryKey = d.queryKeySize;
+    s.value = d.valueSize;
     const std::uint64_t fullAttention =
-        plus(attentionTraceBytes(s, c.modelWidth, engine::AttentionKeep::all()),
+        plus(attentionTraceBytes(s, d, c.modelWidth, engine::AttentionKeep::all()),
              times(times(2, times(n, D)), kFloat)); // norm, residual
-    const std::uint64_t keptAttention = attentionTraceBytes(s, c.modelWidth, policy.attention);
+    const std::uint64_t keptAttention = attentionTraceBytes(s, d, c.modelWidth, policy.attention);
     const std::uint64_t feedForward =
         times(plus(times(2, times(n, F)), times(3, times(n, D))), kFloat);
     const std::uint64_t attentionBlocksPerDecoderLayer =

@@ -37,6 +37,7 @@ std::optional<std::uint64_t> parseByteSize(std::string_view text);
 
 /// Bytes a single attention module's trace keeps (the steps of `keep`), plus its working memory.
 std::uint64_t attentionTraceBytes(const engine::AttentionTrace::Sizes& sizes,
+                                  const engine::AttentionDescription& description,
                                   std::int64_t outputWidth, const engine::AttentionKeep& keep);
 
 /// Bytes a forward pass of `config` over `tokens` tokens keeps under `policy`, plus the working

@@ -13,16 +13,15 @@ std::variant<std::shared_ptr<const Walkthrough>, std::string> mistakenWalkthroug
 {
     if (auto why = whyNotRecomputable(right))
         return *why;
-    const engine::MultiHeadAttention module(*right.weights, right.heads());
     engine::MistakenPass pass = engine::forwardWithMistake(
-        module, *right.queryInput, *right.keyValueInput, *right.keyValueInput, right.mask, mistake,
-        right.trace->ablatedHeads);
+        *right.module, *right.queryInput, *right.keyValueInput, *right.keyValueInput, right.mask,
+        mistake, right.rerunOptions(engine::AttentionKeep::all()));
     return withTrace(right, std::move(pass.trace), std::move(pass.appliedMask));
 }
 
 engine::AttentionStep stepShowingMistake(engine::AttentionMistake mistake)
 {
-    const engine::AttentionStep first = engine::mistakeInfo(mistake).firstWrongStep;
+    const engine::AttentionStep first = engine::firstWrongStep(engine::mistakeInfo(mistake));
     return first <= engine::AttentionStep::Weights ? engine::AttentionStep::Weights : first;
 }
 

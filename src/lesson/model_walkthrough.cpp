@@ -47,7 +47,8 @@ std::shared_ptr<const Walkthrough> importedBlock(
     w->queryTokens = {displayTokens(*run, trace->queryIds(choice.block))};
     w->keyTokens = {displayTokens(*run, trace->keyIds(choice.block))};
     w->keyLengths = {static_cast<int>(w->keyTokens[0].size())};
-    w->mask.causal = choice.block == engine::Block::MaskedSelf;
+    w->mask.causal = block.attention.description.mask.causal;
+    w->mask.window = block.attention.description.mask.slidingWindow;
     w->trace = std::shared_ptr<const engine::AttentionTrace>(trace, &block.attention);
     return w;
 }
@@ -100,7 +101,6 @@ std::shared_ptr<const Walkthrough> walkthroughForBlock(const std::shared_ptr<con
     w->queryTokens = {displayTokens(*run, trace->queryIds(choice.block))};
     w->keyTokens = {displayTokens(*run, trace->keyIds(choice.block))};
     w->keyLengths = {static_cast<int>(w->keyTokens[0].size())};
-    w->mask.causal = choice.block == engine::Block::MaskedSelf;
 
     // What the block read: with pre-norm its own LayerNorm output, with post-norm the previous
     // block's output (the residual stream); the layer's input is always kept.
@@ -120,9 +120,9 @@ std::shared_ptr<const Walkthrough> walkthroughForBlock(const std::shared_ptr<con
     } else {
         w->keyValueInput = w->queryInput;
     }
-    const engine::MultiHeadAttention& module = model.attentionModule(choice.layer, choice.block);
-    w->weights =
-        std::shared_ptr<const engine::AttentionWeights>(run->model->model, &module.weights());
+    w->module = std::shared_ptr<const engine::MultiHeadAttention>(
+        run->model->model, &model.attentionModule(choice.layer, choice.block));
+    w->mask = w->module->maskInForce({});
     w->trace = std::shared_ptr<const engine::AttentionTrace>(layer, &own.attention);
     w->source = std::move(source);
     if (run->intact && choice.decodingStep < 0)

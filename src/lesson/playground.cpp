@@ -239,10 +239,16 @@ std::shared_ptr<const Walkthrough> computePlayground(const PlaygroundSettings& s
         weights->bV = randomBias(H * dv, D, random);
         weights->bO = randomBias(po, H * dv, random);
     }
-    w->weights = weights;
+    engine::AttentionDescription description;
+    description.queryHeads = H;
+    description.keyValueHeads = H;
+    description.queryKeySize = dk;
+    description.valueSize = dv;
+    description.mask.causal = s.mask == MaskKind::Causal;
+    auto module = std::make_shared<const engine::MultiHeadAttention>(std::move(*weights),
+                                                                     std::move(description));
 
-    engine::AttentionMask& mask = w->mask;
-    mask.causal = s.mask == MaskKind::Causal;
+    engine::AttentionMask mask;
     const bool padded = std::any_of(w->keyLengths.begin(), w->keyLengths.end(),
                                     [&](int n) { return static_cast<std::size_t>(n) < nk; });
     // Padding keys are never real tokens: block them whenever the batch has padding.
@@ -266,8 +272,9 @@ std::shared_ptr<const Walkthrough> computePlayground(const PlaygroundSettings& s
     for (const int h : s.ablatedHeads)
         if (h >= 0 && h < H) // a head switched off before H was lowered no longer exists
             options.ablatedHeads.push_back(h);
-    engine::MultiHeadAttention(*weights, H)
-        .forward(*queryInput, *keyValueInput, *keyValueInput, mask, *trace, options);
+    module->forward(*queryInput, *keyValueInput, *keyValueInput, mask, *trace, options);
+    w->mask = module->maskInForce(mask);
+    w->module = std::move(module);
     w->milliseconds =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     w->trace = trace;

@@ -36,13 +36,14 @@ std::variant<std::shared_ptr<const Walkthrough>, std::string> rescaledWalkthroug
 {
     if (auto why = whyNotRecomputable(w))
         return *why;
-    engine::AttentionOptions options;
-    options.scoreDivisor = static_cast<float>(divisor);
-    options.ablatedHeads = w.trace->ablatedHeads;
-    const engine::MultiHeadAttention module(*w.weights, w.heads());
-    return withTrace(
-        w, module.forward(*w.queryInput, *w.keyValueInput, *w.keyValueInput, w.mask, options),
-        w.mask);
+    engine::AttentionDescription description = w.description();
+    description.scoreDivisor = static_cast<float>(divisor);
+    auto module =
+        std::make_shared<const engine::MultiHeadAttention>(w.module->describedAs(description));
+    return withTrace(w,
+                     module->forward(*w.queryInput, *w.keyValueInput, *w.keyValueInput, w.mask,
+                                     w.rerunOptions(engine::AttentionKeep::all())),
+                     w.mask, module);
 }
 
 SoftmaxStatistics softmaxStatistics(const Walkthrough& w, int batch, int head, int bins)

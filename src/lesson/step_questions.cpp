@@ -509,7 +509,6 @@ std::vector<double> headSwitchOffChanges(const Walkthrough& w, int batch)
     if (whyNotRecomputable(w))
         return {};
     const engine::AttentionTrace& t = *w.trace;
-    const engine::MultiHeadAttention module(*w.weights, w.heads());
     const Eigen::MatrixXd intact = t.output.matrix({batch}).cast<double>();
     const double norm = intact.norm();
     std::vector<double> changes;
@@ -518,12 +517,11 @@ std::vector<double> headSwitchOffChanges(const Walkthrough& w, int batch)
             changes.push_back(-1);
             continue;
         }
-        engine::AttentionOptions options;
-        options.keep = engine::AttentionKeep::only({engine::AttentionStep::Output});
-        options.ablatedHeads = t.ablatedHeads;
+        engine::AttentionOptions options =
+            w.rerunOptions(engine::AttentionKeep::only({engine::AttentionStep::Output}));
         options.ablatedHeads.push_back(h);
         const engine::AttentionTrace off =
-            module.forward(*w.queryInput, *w.keyValueInput, *w.keyValueInput, w.mask, options);
+            w.module->forward(*w.queryInput, *w.keyValueInput, *w.keyValueInput, w.mask, options);
         const double diff = (off.output.matrix({batch}).cast<double>() - intact).norm();
         changes.push_back(norm > 0 ? diff / norm : diff);
     }

@@ -3,6 +3,8 @@
 #include "lesson/parameter_count.h"
 
 #include <algorithm>
+#include <iomanip>
+#include <sstream>
 #include <type_traits>
 
 namespace attnviz::lesson {
@@ -87,10 +89,40 @@ std::vector<Heatmap> inputHeatmaps(const std::shared_ptr<const Walkthrough>& w, 
 
 } // namespace
 
+// θ as people write it: 10000, 500000, 1e+06.
+std::string formatNumber(double v)
+{
+    std::ostringstream s;
+    s << std::setprecision(7) << v;
+    return s.str();
+}
+
+std::string keyValueHeadMap(const engine::AttentionDescription& d)
+{
+    if (!d.groupedKeyValues())
+        return "query head h reads K/V head h";
+    std::string out;
+    for (int g = 0; g < d.keyValueHeads && g < 8; ++g) {
+        const int first = g * d.groupSize(), last = first + d.groupSize() - 1;
+        out += (out.empty() ? "" : "; ") +
+            (first == last ? "head " + std::to_string(first)
+                           : "heads " + std::to_string(first) + "–" + std::to_string(last)) +
+            " → K/V head " + std::to_string(g);
+    }
+    return out + (d.keyValueHeads > 8 ? "; …" : "");
+}
+
 std::string fillSizes(std::string_view text, const Walkthrough& w)
 {
     const auto& t = *w.trace;
+    const engine::AttentionDescription& d = t.description;
     const std::pair<const char*, std::int64_t> sizes[] = {
+        {"{Hkvdk}", t.numKeyValueHeads() * w.dk()},
+        {"{Hkvdv}", t.numKeyValueHeads() * w.dv()},
+        {"{Hkv}", t.numKeyValueHeads()},
+        {"{G}", d.groupSize()},
+        {"{rot}", d.rotatedSize()},
+        {"{W}", d.mask.slidingWindow.value_or(w.mask.window.value_or(0))},
         {"{B}", t.batchSize()},
         {"{Hlast}", t.numHeads() - 1},
         {"{H}", t.numHeads()},
@@ -101,12 +133,19 @@ std::string fillSizes(std::string_view text, const Walkthrough& w)
         {"{dv}", w.dv()},
         {"{Hdk}", t.numHeads() * w.dk()},
         {"{Hdv}", t.numHeads() * w.dv()},
-        {"{Po}", w.weights ? w.weights->wO.rows() : 0}};
+        {"{Po}", w.weights() ? w.weights()->wO.rows() : 0}};
     std::string out(text);
     for (const auto& [placeholder, value] : sizes)
         for (std::size_t at = out.find(placeholder); at != std::string::npos;
              at = out.find(placeholder, at))
             out.replace(at, std::string_view(placeholder).size(), std::to_string(value));
+    const std::pair<const char*, std::string> words[] = {
+        {"{kvmap}", keyValueHeadMap(d)},
+        {"{theta}", d.rotary ? formatNumber(d.rotary->theta) : std::string("–")}};
+    for (const auto& [placeholder, value] : words)
+        for (std::size_t at = out.find(placeholder); at != std::string::npos;
+             at = out.find(placeholder, at))
+            out.replace(at, std::string_view(placeholder).size(), value);
     return out;
 }
 
@@ -150,7 +189,7 @@ Heatmap traceHeatmap(const std::shared_ptr<const Walkthrough>& w, engine::Attent
         h.head = head;
     if (info.headColumns != engine::HeadColumns::None) {
         const int width = info.headColumns == engine::HeadColumns::QueryKey ? w->dk() : w->dv();
-        for (int k = 0; k < w->heads(); ++k)
+        for (int k = 0; k * width < h.matrix.cols; ++k)
             h.columnBands.push_back({k * width, width, k});
     }
     return h;
@@ -159,9 +198,10 @@ Heatmap traceHeatmap(const std::shared_ptr<const Walkthrough>& w, engine::Attent
 std::vector<Heatmap> weightHeatmaps(const LessonStep& step, const Walkthrough& w)
 {
     std::vector<Heatmap> maps;
-    if (!w.weights)
+    if (!w.weights())
         return maps;
-    const engine::AttentionWeights& weights = *w.weights;
+    const engine::AttentionWeights& weights = *w.weights();
+    const bool grouped = w.description().groupedKeyValues();
     const auto add = [&](const engine::RowMatrix& stored, bool transposed, const std::string& name,
                          int headWidth, const std::string& rowsName, const std::string& colsName) {
         auto m = std::make_shared<engine::RowMatrix>(
@@ -174,7 +214,7 @@ std::vector<Heatmap> weightHeatmaps(const LessonStep& step, const Walkthrough& w
             " × " + std::to_string(m->cols()) + ")";
         h.title = h.caption;
         h.scale = ColourScale::Diverging;
-        for (int k = 0; headWidth > 0 && k < w.heads(); ++k)
+        for (int k = 0; headWidth > 0 && k * headWidth < h.matrix.cols; ++k)
             h.columnBands.push_back({k * headWidth, headWidth, k});
         maps.push_back(std::move(h));
     };
@@ -182,9 +222,9 @@ std::vector<Heatmap> weightHeatmaps(const LessonStep& step, const Walkthrough& w
         if (name == "W_q")
             add(weights.wQ, true, "W_qᵀ", w.dk(), "D", "H·d_k");
         else if (name == "W_k")
-            add(weights.wK, true, "W_kᵀ", w.dk(), "D", "H·d_k");
+            add(weights.wK, true, "W_kᵀ", w.dk(), "D", grouped ? "H_kv·d_k" : "H·d_k");
         else if (name == "W_v")
-            add(weights.wV, true, "W_vᵀ", w.dv(), "D", "H·d_v");
+            add(weights.wV, true, "W_vᵀ", w.dv(), "D", grouped ? "H_kv·d_v" : "H·d_v");
         else if (name == "W_o")
             add(weights.wO, false, "W_o", w.dv(), "Po", "H·d_v");
     }
@@ -210,6 +250,20 @@ std::vector<Heatmap> stepHeatmaps(const LessonStep& step,
             continue;
         }
         // Heads count from 0, as layers do and as the dumps and exported file names index them.
+        // K/V steps of grouped-query attention have fewer heads, each read by a group.
+        const engine::AttentionDescription& d = w->description();
+        if (engine::stepInfo(view.step).keyValueHeads && d.groupedKeyValues()) {
+            for (int g = 0; g < d.keyValueHeads; ++g) {
+                const int first = g * d.groupSize(), last = first + d.groupSize() - 1;
+                const std::string readers = first == last
+                    ? "head " + std::to_string(first)
+                    : "heads " + std::to_string(first) + "–" + std::to_string(last);
+                maps.push_back(traceHeatmap(
+                    w, view.step, batch, g,
+                    "K/V head " + std::to_string(g) + " (" + readers + ") · " + caption, caption));
+            }
+            continue;
+        }
         for (int h = 0; h < w->heads(); ++h)
             maps.push_back(traceHeatmap(w, view.step, batch, h,
                                         "head " + std::to_string(h) + " · " + caption, caption));
@@ -231,10 +285,10 @@ std::string stepShapes(const LessonStep& step, const Walkthrough& w)
     for (const TraceView& view : step.views)
         if (w.trace->has(view.step))
             append(shapeOf(view.symbol, w.trace->step(view.step)));
-    if (!step.weights.empty() && w.weights) {
+    if (!step.weights.empty() && w.weights()) {
         // What the step learns: each matrix's shape and count, and for the last one the module's
         // total as PyTorch's sum(p.numel()) gives it.
-        const std::vector<MatrixParameters> all = attentionParameters(*w.weights);
+        const std::vector<MatrixParameters> all = attentionParameters(*w.weights());
         std::string line;
         std::int64_t total = 0;
         for (const MatrixParameters& m : all) {
@@ -266,6 +320,11 @@ std::vector<std::string> maskNotes(const Walkthrough& w)
 {
     std::vector<std::string> notes;
     const engine::AttentionMask& m = w.mask;
+    if (m.window)
+        notes.push_back("Sliding window of " + std::to_string(*m.window) +
+                        " keys: query i sees keys " + "i − " + std::to_string(*m.window - 1) +
+                        " … i only, so each row's allowed cells are a band along the diagonal; "
+                        "information from further back reaches it through the layers below.");
     if (w.crossAttention && m.causal)
         notes.push_back("A causal mask on cross-attention compares positions of two different "
                         "sequences by their index: query i loses the source positions after i "

@@ -91,12 +91,12 @@ nlohmann::ordered_json modelManifest(const ModelRun& run)
 nlohmann::ordered_json walkthroughManifest(const Walkthrough& w)
 {
     nlohmann::ordered_json configuration{{"num_heads", w.heads()}};
-    if (w.weights) {
+    if (w.weights()) {
         configuration["d_model"] = w.modelWidth();
         configuration["d_k"] = w.dk();
         configuration["d_v"] = w.dv();
-        configuration["output_width"] = w.weights->wO.rows();
-        configuration["bias"] = w.weights->bQ.has_value();
+        configuration["output_width"] = w.weights()->wO.rows();
+        configuration["bias"] = w.weights()->bQ.has_value();
     }
     nlohmann::ordered_json m{
         {"kind", "attention"}, {"num_heads", w.heads()}, {"causal", w.mask.causal}};

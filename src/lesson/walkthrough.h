@@ -4,6 +4,7 @@
 #include "engine/attention_trace.h"
 #include "engine/attention_weights.h"
 #include "engine/model_weights.h"
+#include "engine/multi_head_attention.h"
 #include "engine/tensor.h"
 #include "lesson/playground_settings.h"
 
@@ -66,9 +67,15 @@ struct Walkthrough {
     /// for a few steps only when the run did not keep them (walkthroughForBlock).
     std::shared_ptr<const engine::Tensor> queryInput;
     std::shared_ptr<const engine::Tensor> keyValueInput;
-    std::shared_ptr<const engine::AttentionWeights> weights; ///< null for an import
+    /// The module that computed the trace: weights and description. Null for an import. A
+    /// lesson that computes the block again (a question, an experiment, a mistake) runs this
+    /// module, or one `describedAs` another description, never one rebuilt from a head count.
+    std::shared_ptr<const engine::MultiHeadAttention> module;
     std::shared_ptr<const engine::AttentionTrace> trace;
+    /// The mask in force: the inputs' valid lengths or custom mask with the module's own policy.
     engine::AttentionMask mask;
+    /// Where the queries and keys sit (rotary positions); empty: 0 … N − 1.
+    engine::TokenPositions positions;
     double milliseconds = 0; ///< how long the engine took, when this walkthrough ran it
     /// With heads switched off: the same block with every head on (for ablationDifference), when
     /// its source could run it; null otherwise.
@@ -82,7 +89,19 @@ struct Walkthrough {
     int heads() const { return static_cast<int>(trace->numHeads()); }
     int batch() const { return static_cast<int>(trace->batchSize()); }
     /// The width of the queries' input, D (0 for an import, which does not know it).
-    int modelWidth() const { return weights ? static_cast<int>(weights->wQ.cols()) : 0; }
+    int modelWidth() const { return module ? static_cast<int>(module->queryInputSize()) : 0; }
+    /// The module's weights; null for an import.
+    const engine::AttentionWeights* weights() const
+    {
+        return module ? &module->weights() : nullptr;
+    }
+    /// The description of the module that made the trace.
+    const engine::AttentionDescription& description() const { return trace->description; }
+    /// The options that run `module` again over the same tokens as the trace.
+    engine::AttentionOptions rerunOptions(const engine::AttentionKeep& keep) const
+    {
+        return {keep, trace->ablatedHeads, positions};
+    }
     /// Everything but the attention weights is missing (ImportSource).
     bool weightsOnly() const { return std::holds_alternative<ImportSource>(source); }
 };

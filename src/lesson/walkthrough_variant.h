@@ -13,9 +13,10 @@ namespace attnviz::lesson {
 /// kept what it read. nullopt when it can.
 std::optional<std::string> whyNotRecomputable(const Walkthrough& w);
 
-/// `w` showing another trace of the same module and inputs, with the mask whose blocked cells
-/// are that trace's −∞ cells.
-std::shared_ptr<const Walkthrough> withTrace(const Walkthrough& w, engine::AttentionTrace trace,
-                                             engine::AttentionMask mask);
+/// `w` showing another trace of the same inputs, with the mask whose blocked cells are that
+/// trace's −∞ cells, and `module` when the trace is another module's (another description).
+std::shared_ptr<const Walkthrough> withTrace(
+    const Walkthrough& w, engine::AttentionTrace trace, engine::AttentionMask mask,
+    std::shared_ptr<const engine::MultiHeadAttention> module = nullptr);
 
 } // namespace attnviz::lesson

@@ -32,10 +32,11 @@ QByteArray renderHandout(const std::shared_ptr<const lesson::Walkthrough>& w,
     HeatmapStyle style;
     style.font = exportFont();
 
-    for (std::size_t index = 0; index < lesson::kLessonSteps.size(); ++index) {
-        if (index > 0)
+    const std::vector<lesson::LessonStepIndex> shown = lesson::shownLessonSteps(*w->trace);
+    for (std::size_t at = 0; at < shown.size(); ++at) {
+        if (at > 0)
             pdf.newPage();
-        const lesson::LessonStep& step = lesson::kLessonSteps[index];
+        const lesson::LessonStep& step = lesson::kLessonSteps[shown[at]];
         const StepText text = stepText(step, w.get());
         QTextDocument header;
         header.setDefaultFont(font);
@@ -43,8 +44,8 @@ QByteArray renderHandout(const std::shared_ptr<const lesson::Walkthrough>& w,
         header.setHtml(
             QStringLiteral("<h2>Step %1 of %2 — %3</h2><p style='color:#555'>%4</p>"
                            "<p><tt>%5</tt></p><p>%6</p>%7")
-                .arg(index + 1)
-                .arg(lesson::kLessonSteps.size())
+                .arg(at + 1)
+                .arg(shown.size())
                 .arg(text.title.toHtmlEscaped(), subtitle.toHtmlEscaped(),
                      QString::fromStdString(
                          lesson::stepFormula(step, *w, text.formula.toStdString()))

@@ -242,10 +242,8 @@ QImage cellImage(const lesson::Heatmap& h, std::pair<double, double> range, int 
     QImage image(std::max(cols, 1), std::max(rows, 1), QImage::Format_RGB32);
     // The mask's row once per row, not a lookup per cell: a 1024 × 1024 map has a million.
     const auto maskRow = [&](int r) {
-        return h.mask ? h.mask->row(h.maskBatch, r) : engine::ResolvedMask::Row{h.cols(), nullptr};
-    };
-    const auto isBlocked = [](const engine::ResolvedMask::Row& row, int c) {
-        return c >= row.limit || (row.allowed && !row.allowed[c]);
+        return h.mask ? h.mask->row(h.maskBatch, r)
+                      : engine::ResolvedMask::Row{0, h.cols(), nullptr};
     };
     if (rows == h.rows() && cols == h.cols()) {
         for (int r = 0; r < h.rows(); ++r) {
@@ -253,7 +251,7 @@ QImage cellImage(const lesson::Heatmap& h, std::pair<double, double> range, int 
             const engine::ResolvedMask::Row mask = maskRow(r);
             const float* values = h.matrix.values + static_cast<std::size_t>(r) * h.cols();
             for (int c = 0; c < h.cols(); ++c)
-                line[c] = isBlocked(mask, c) ? blocked : colourOf(values[c], range, h.scale);
+                line[c] = mask.blocks(c) ? blocked : colourOf(values[c], range, h.scale);
         }
         return image;
     }
@@ -273,7 +271,7 @@ QImage cellImage(const lesson::Heatmap& h, std::pair<double, double> range, int 
             const engine::ResolvedMask::Row mask = maskRow(r);
             const float* values = h.matrix.values + static_cast<std::size_t>(r) * h.cols();
             for (int c = 0; c < h.cols(); ++c)
-                if (!isBlocked(mask, c)) {
+                if (!mask.blocks(c)) {
                     const auto x =
                         static_cast<std::size_t>(columnPixel[static_cast<std::size_t>(c)]);
                     sum[x] += values[c];

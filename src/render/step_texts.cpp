@@ -12,6 +12,9 @@ StepText stepText(const lesson::LessonStep& step, const lesson::Walkthrough* w)
     // Cross-attention has its own words where it differs (no causal mask; the decoder's shift).
     const bool cross = w && w->crossAttention;
     const bool inModel = w && std::holds_alternative<lesson::ModelBlockSource>(w->source);
+    // Shared K/V heads change what the split and the scores say.
+    if (w && w->trace && w->description().groupedKeyValues())
+        candidates << QStringLiteral(":/steps/%1_grouped.txt").arg(key);
     if (cross && inModel)
         candidates << QStringLiteral(":/steps/%1_cross_in_model.txt").arg(key);
     if (cross)

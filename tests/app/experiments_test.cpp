@@ -326,7 +326,7 @@ private slots:
         QCOMPARE(steps->grid()->visibleViews().size(), 3u);
         const attnviz::lesson::Heatmap& q = view(0)->heatmap();
         QCOMPARE(QString::fromStdString(q.caption), QStringLiteral("W_qᵀ (D × H·d_k = 16 × 16)"));
-        QCOMPARE(q.value(1, 5), m_window->walkthrough()->weights->wQ(5, 1));
+        QCOMPARE(q.value(1, 5), m_window->walkthrough()->weights()->wQ(5, 1));
         steps->setStep(attnviz::test::step("output"));
         QCOMPARE(steps->grid()->visibleViews().size(), 1u);
         QVERIFY(view(0)->heatmap().caption.starts_with("W_o "));

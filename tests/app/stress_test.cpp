@@ -145,8 +145,12 @@ private:
         const lesson::LessonStepIndex index = steps()->step();
         if (index >= lesson::kLessonSteps.size())
             return QStringLiteral("step %1 does not exist").arg(index);
+        const auto offered = lesson::shownLessonSteps(steps()->shownTrace());
+        const auto at = std::find(offered.begin(), offered.end(), index);
+        if (at == offered.end())
+            return QStringLiteral("step %1 is not offered for this module").arg(index);
         if (!steps()->positionText().startsWith(
-                QStringLiteral("Step %1 of %2").arg(index + 1).arg(lesson::kLessonSteps.size())))
+                QStringLiteral("Step %1 of %2").arg(at - offered.begin() + 1).arg(offered.size())))
             return QStringLiteral("position line \"%1\" for step %2")
                 .arg(steps()->positionText())
                 .arg(index + 1);

@@ -62,7 +62,7 @@ engine::AttentionTrace traceOf(const std::string& name)
 {
     const auto c =
         io::loadAttentionCase(io::SafetensorsFile::read(kCases + name + ".case.safetensors"));
-    return engine::MultiHeadAttention(c.weights, c.numHeads)
+    return engine::MultiHeadAttention(c.weights, c.description)
         .forward(c.query, c.key, c.value, c.mask);
 }
 
@@ -186,9 +186,10 @@ TEST_F(ExportCommand, HandoutHasOnePagePerStep)
               "--format", "handout", "--quiet"});
     const ProcessResult info = runProcess("/usr/bin/pdfinfo", {path("layer1_cross_handout.pdf")});
     ASSERT_EQ(info.exitCode, 0) << info.err;
-    EXPECT_THAT(
-        info.out,
-        HasSubstr("Pages:           " + std::to_string(attnviz::lesson::kLessonSteps.size())));
+    EXPECT_THAT(info.out,
+                HasSubstr("Pages:           " +
+                          std::to_string(
+                              attnviz::lesson::shownLessonSteps(engine::AttentionTrace{}).size())));
 }
 
 TEST_F(ExportCommand, SvgAndPdfAreVectorDocuments)
@@ -238,9 +239,10 @@ TEST_F(ExportCommand, HandoutOfACrossAttentionCaseWorks) // #9: this aborted wit
     exportOk(
         {"--case", kCases + "cross_attention.case.safetensors", "--format", "handout", "--quiet"});
     const ProcessResult info = runProcess("/usr/bin/pdfinfo", {path("handout.pdf")});
-    EXPECT_THAT(
-        info.out,
-        HasSubstr("Pages:           " + std::to_string(attnviz::lesson::kLessonSteps.size())));
+    EXPECT_THAT(info.out,
+                HasSubstr("Pages:           " +
+                          std::to_string(
+                              attnviz::lesson::shownLessonSteps(engine::AttentionTrace{}).size())));
 }
 
 TEST_F(ExportCommand, BadArgumentsAreOneSentence)

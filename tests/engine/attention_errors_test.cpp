@@ -10,6 +10,7 @@
 namespace attnviz::test {
 namespace {
 
+using engine::AttentionDescription;
 using engine::AttentionMask;
 using engine::InputError;
 using engine::MultiHeadAttention;
@@ -18,7 +19,7 @@ using ::testing::HasSubstr;
 std::string constructionError(const engine::AttentionWeights& w, int heads)
 {
     try {
-        MultiHeadAttention m(w, heads);
+        MultiHeadAttention m(w, AttentionDescription::fromWeights(w, heads));
     } catch (const InputError& e) {
         return e.what();
     }
@@ -33,11 +34,12 @@ std::string forwardError(const RandomCase& c, const AttentionMask& mask = {})
 {
     const RandomCase valid = validCase();
     engine::AttentionTrace trace;
-    MultiHeadAttention(valid.weights, valid.heads)
+    MultiHeadAttention(valid.weights, AttentionDescription::fromWeights(valid.weights, valid.heads))
         .forward(valid.query, valid.key, valid.value, {}, trace);
     const engine::AttentionTrace before = trace;
     try {
-        MultiHeadAttention(c.weights, c.heads).forward(c.query, c.key, c.value, mask, trace);
+        MultiHeadAttention(c.weights, AttentionDescription::fromWeights(c.weights, c.heads))
+            .forward(c.query, c.key, c.value, mask, trace);
     } catch (const InputError& e) {
         for (const engine::AttentionStepInfo& info : engine::kAttentionStepTable) {
             const engine::Tensor& now = trace.*info.field;

@@ -26,7 +26,7 @@ TEST_P(MistakeReference, EveryMistakeMatchesTheMistakenPyTorchCode)
     const std::string name = GetParam();
     const io::AttentionCase c = io::loadAttentionCase(
         io::SafetensorsFile::read(kData + "/mha/" + name + ".case.safetensors"));
-    const MultiHeadAttention mha(c.weights, c.numHeads);
+    const MultiHeadAttention mha(c.weights, c.description);
     const auto expected = io::SafetensorsFile::read(kData + "/mistakes/" + name + ".safetensors");
     const AttentionTrace right = mha.forward(c.query, c.key, c.value, c.mask);
     for (const AttentionMistakeInfo& info : kAttentionMistakeTable) {
@@ -44,18 +44,18 @@ TEST_P(MistakeReference, EveryMistakeMatchesTheMistakenPyTorchCode)
             test::tensorsNear(pass.trace.output, test::tensorFrom(expected, prefix + "output")));
         // every step before the first wrong one is the correct pass's, bit for bit
         for (const AttentionStepInfo& step : kAttentionStepTable) {
-            if (step.step == info.firstWrongStep)
+            if (step.step == firstWrongStep(info))
                 break;
             const auto a = (pass.trace.*step.field).values(), b = (right.*step.field).values();
             EXPECT_TRUE(std::equal(a.begin(), a.end(), b.begin(), b.end())) << step.name;
         }
         // and the first wrong step differs, unless the case has no mask for a mask mistake
-        const auto a = (pass.trace.*stepInfo(info.firstWrongStep).field).values();
-        const auto b = (right.*stepInfo(info.firstWrongStep).field).values();
+        const auto a = (pass.trace.*stepInfo(firstWrongStep(info)).field).values();
+        const auto b = (right.*stepInfo(firstWrongStep(info)).field).values();
         const bool same = std::equal(a.begin(), a.end(), b.begin(), b.end());
         const bool onlyFullyMaskedRows = info.mistake == AttentionMistake::FullyMaskedRowsAsNaN;
         if ((c.mask.any() || info.mistake == AttentionMistake::InvertedMask ||
-             info.firstWrongStep != AttentionStep::Masked) &&
+             firstWrongStep(info) != AttentionStep::Masked) &&
             (!onlyFullyMaskedRows || !right.fullyMaskedRows.empty())) {
             EXPECT_FALSE(same) << "the first wrong step is the correct one";
         }
@@ -68,10 +68,10 @@ TEST_P(MistakeReference, ADivisorOfOneIsPyTorchWithoutScaling)
     const std::string name = GetParam();
     const io::AttentionCase c = io::loadAttentionCase(
         io::SafetensorsFile::read(kData + "/mha/" + name + ".case.safetensors"));
-    AttentionOptions options;
-    options.scoreDivisor = 1.0f;
+    AttentionDescription d = c.description;
+    d.scoreDivisor = 1.0f;
     const AttentionTrace t =
-        MultiHeadAttention(c.weights, c.numHeads).forward(c.query, c.key, c.value, c.mask, options);
+        MultiHeadAttention(c.weights, d).forward(c.query, c.key, c.value, c.mask);
     const auto expected = io::SafetensorsFile::read(kData + "/mistakes/" + name + ".safetensors");
     EXPECT_TRUE(test::tensorsNear(t.weights, test::tensorFrom(expected, "no_scaling.weights")));
     EXPECT_TRUE(test::tensorsNear(t.output, test::tensorFrom(expected, "no_scaling.output")));
@@ -85,7 +85,7 @@ TEST(AttentionMistakes, TheAppliedMaskBlocksExactlyTheMinusInfinityCells)
 {
     const io::AttentionCase c = io::loadAttentionCase(
         io::SafetensorsFile::read(kData + "/mha/combined_masks.case.safetensors"));
-    const MultiHeadAttention mha(c.weights, c.numHeads);
+    const MultiHeadAttention mha(c.weights, c.description);
     for (const AttentionMistakeInfo& info : kAttentionMistakeTable) {
         SCOPED_TRACE(std::string(info.name));
         const MistakenPass pass =
@@ -107,7 +107,7 @@ TEST(AttentionMistakes, NamesRoundTripAndAWrongMaskIsRefusedFirst)
     EXPECT_EQ(mistakeFromName("no_such_mistake"), std::nullopt);
     const io::AttentionCase c =
         io::loadAttentionCase(io::SafetensorsFile::read(kData + "/mha/causal.case.safetensors"));
-    const MultiHeadAttention mha(c.weights, c.numHeads);
+    const MultiHeadAttention mha(c.weights, c.description);
     AttentionMask wrong;
     wrong.validLengths = AttentionMask::ValidLengths{{1, 2, 3}, false};
     EXPECT_THROW(

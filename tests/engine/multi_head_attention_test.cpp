@@ -12,6 +12,7 @@
 namespace attnviz::test {
 namespace {
 
+using engine::AttentionDescription;
 using engine::AttentionMask;
 using engine::AttentionStep;
 using engine::AttentionTrace;
@@ -28,7 +29,8 @@ void expectSameTrace(const AttentionTrace& actual, const AttentionTrace& expecte
 
 AttentionTrace run(const RandomCase& c, const AttentionMask& mask = {})
 {
-    return MultiHeadAttention(c.weights, c.heads).forward(c.query, c.key, c.value, mask);
+    return MultiHeadAttention(c.weights, AttentionDescription::fromWeights(c.weights, c.heads))
+        .forward(c.query, c.key, c.value, mask);
 }
 
 TEST(MultiHeadAttention, RandomShapesMatchNaiveLoops)
@@ -85,12 +87,11 @@ TEST(MultiHeadAttention, AnyDivisorOfTheScoresMatchesNaiveLoops)
     const RandomCase c = makeRandomCase(s, random);
     const AttentionMask mask = makeRandomMask(s, random);
     for (const float divisor : {1.0f, 0.5f, 2.449f, 30.0f}) {
-        engine::AttentionOptions options;
-        options.scoreDivisor = divisor;
-        expectSameTrace(
-            MultiHeadAttention(c.weights, c.heads).forward(c.query, c.key, c.value, mask, options),
-            naiveAttention(c.query, c.key, c.value, c.weights, c.heads, mask, divisor),
-            "divisor " + std::to_string(divisor));
+        AttentionDescription d = AttentionDescription::fromWeights(c.weights, c.heads);
+        d.scoreDivisor = divisor;
+        expectSameTrace(MultiHeadAttention(c.weights, d).forward(c.query, c.key, c.value, mask),
+                        naiveAttention(c.query, c.key, c.value, c.weights, c.heads, mask, divisor),
+                        "divisor " + std::to_string(divisor));
     }
 }
 
@@ -99,10 +100,10 @@ TEST(MultiHeadAttention, ADivisorThatIsNotAPositiveNumberIsRefused)
     std::mt19937 random(3);
     const RandomCase c = makeRandomCase({}, random);
     for (const float divisor : {0.0f, -1.0f, NAN, INFINITY}) {
-        engine::AttentionOptions options;
-        options.scoreDivisor = divisor;
+        AttentionDescription d = AttentionDescription::fromWeights(c.weights, c.heads);
+        d.scoreDivisor = divisor;
         try {
-            MultiHeadAttention(c.weights, c.heads).forward(c.query, c.key, c.value, {}, options);
+            MultiHeadAttention(c.weights, d).forward(c.query, c.key, c.value);
             ADD_FAILURE() << divisor << " was accepted";
         } catch (const engine::InputError& e) {
             EXPECT_NE(std::string(e.what()).find("expected a positive number"), std::string::npos)
@@ -206,8 +207,9 @@ TEST(MultiHeadAttention, ReusedTraceEqualsFreshTrace)
     const RandomCase big = makeRandomCase({.batch = 2, .queries = 9, .keys = 7}, random);
     const RandomCase small = makeRandomCase({.queries = 3, .keys = 2, .heads = 1}, random);
     AttentionTrace reused;
-    MultiHeadAttention(big.weights, big.heads).forward(big.query, big.key, big.value, {}, reused);
-    MultiHeadAttention(small.weights, small.heads)
+    MultiHeadAttention(big.weights, AttentionDescription::fromWeights(big.weights, big.heads))
+        .forward(big.query, big.key, big.value, {}, reused);
+    MultiHeadAttention(small.weights, AttentionDescription::fromWeights(small.weights, small.heads))
         .forward(small.query, small.key, small.value, {}, reused);
     expectSameTrace(reused, run(small), "reused");
 }

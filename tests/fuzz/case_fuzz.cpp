@@ -20,19 +20,23 @@ void fuzzCase(std::string_view input)
     acceptingDocumentedRejections([&] {
         const io::SafetensorsFile file = io::SafetensorsFile::parse(std::string(input));
         io::AttentionCase c = io::loadAttentionCase(file);
-        require(c.numHeads >= 1, "a case with no heads was accepted");
-        const engine::MultiHeadAttention module(c.weights, c.numHeads);
+        require(c.description.queryHeads >= 1 && c.description.keyValueHeads >= 1,
+                "a case with no heads was accepted");
+        const engine::MultiHeadAttention module(c.weights, c.description);
         const double batch = static_cast<double>(c.query.dim(0));
         const double queries = static_cast<double>(c.query.dim(1));
         const double keys = static_cast<double>(c.key.dim(1));
         const double projected = static_cast<double>(c.weights.wQ.rows() + c.weights.wK.rows() +
                                                      c.weights.wV.rows() + c.weights.wO.rows());
         const double inputs = static_cast<double>(c.query.dim(2) + c.key.dim(2) + c.value.dim(2));
-        const double scores = batch * c.numHeads * queries * keys;
+        const double scores = batch * c.description.queryHeads * queries * keys;
         const double products = batch * (queries + keys) * projected * inputs;
         if (scores > 1 << 16 || products > 1 << 22)
             return;
-        const engine::AttentionTrace trace = module.forward(c.query, c.key, c.value, c.mask);
+        engine::AttentionOptions options;
+        options.positions = c.positions;
+        const engine::AttentionTrace trace =
+            module.forward(c.query, c.key, c.value, c.mask, options);
         require(trace.output.dim(0) == c.query.dim(0) && trace.output.dim(1) == c.query.dim(1) &&
                     trace.output.dim(2) == c.weights.wO.rows(),
                 "the output is not [batch, query, Po]");

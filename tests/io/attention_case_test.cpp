@@ -81,7 +81,8 @@ std::string outcome(const CaseBuilder& b)
 {
     try {
         const AttentionCase c = loadAttentionCase(b.file());
-        engine::MultiHeadAttention(c.weights, c.numHeads).forward(c.query, c.key, c.value, c.mask);
+        engine::MultiHeadAttention(c.weights, c.description)
+            .forward(c.query, c.key, c.value, c.mask);
     } catch (const std::exception& e) {
         return e.what();
     }
@@ -96,8 +97,9 @@ TEST(AttentionCase, ValidCaseLoads)
     b.metadata["causal"] = "true";
     EXPECT_EQ(outcome(b), "ok");
     const AttentionCase c = loadAttentionCase(b.file());
-    EXPECT_EQ(c.numHeads, 2);
-    EXPECT_TRUE(c.mask.causal);
+    EXPECT_EQ(c.description.queryHeads, 2);
+    EXPECT_EQ(c.description.keyValueHeads, 2);
+    EXPECT_TRUE(c.description.mask.causal);
     EXPECT_EQ(c.mask.validLengths->lengths, (std::vector<std::int64_t>{1, 4}));
     EXPECT_FALSE(c.mask.explicitMask->perBatch);
     EXPECT_TRUE(c.weights.bQ.has_value());

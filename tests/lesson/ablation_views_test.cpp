@@ -49,7 +49,8 @@ TEST(AblationDifference, OneModuleAgreesUpToTheContextAndDiffersInTheSwitchedOff
     EXPECT_EQ(concat.rightCols(2 * dv).cwiseAbs().maxCoeff(), 0.0f);
     EXPECT_GT(largestAbsolute(d.output), 0.0f);
 
-    const auto maps = lesson::stepHeatmaps(lesson::kLessonSteps[6], shown, 0);
+    const auto maps =
+        lesson::stepHeatmaps(lesson::kLessonSteps[*lesson::lessonStepIndex("softmax")], shown, 0);
     EXPECT_EQ(maps[0].scale, lesson::ColourScale::Diverging) << "a change of weight is signed";
     EXPECT_EQ(maps[0].caption.rfind("Δ ", 0), 0u) << maps[0].caption;
 }
@@ -125,14 +126,17 @@ TEST(WeightHeatmaps, TheProjectionStepShowsTheTransposesAndTheOutputStepWo)
     ASSERT_EQ(projections.size(), 3u);
     const lesson::Heatmap& q = projections[0];
     EXPECT_EQ(q.caption, "W_qᵀ (D × H·d_k = 12 × 12)");
-    EXPECT_EQ(q.value(2, 7), w->weights->wQ(7, 2));
+    EXPECT_EQ(q.value(2, 7), w->weights()->wQ(7, 2));
     ASSERT_EQ(q.columnBands.size(), 3u);
     EXPECT_EQ(q.columnBands[2].first, 8);
-    const auto output = lesson::weightHeatmaps(lesson::kLessonSteps[9], *w);
+    const auto output =
+        lesson::weightHeatmaps(lesson::kLessonSteps[*lesson::lessonStepIndex("output")], *w);
     ASSERT_EQ(output.size(), 1u);
     EXPECT_EQ(output[0].caption, "W_o (Po × H·d_v = 5 × 12)");
-    EXPECT_EQ(output[0].value(4, 11), w->weights->wO(4, 11));
-    EXPECT_TRUE(lesson::weightHeatmaps(lesson::kLessonSteps[6], *w).empty());
+    EXPECT_EQ(output[0].value(4, 11), w->weights()->wO(4, 11));
+    EXPECT_TRUE(
+        lesson::weightHeatmaps(lesson::kLessonSteps[*lesson::lessonStepIndex("softmax")], *w)
+            .empty());
 }
 
 TEST(FirstExamples, KeepsTheFirstAndSaysSo)

@@ -95,9 +95,9 @@ TEST(MemoryBudget, ACaseOverTheLimitIsRefusedBeforeComputing)
     std::uint64_t kept = 0;
     for (const engine::AttentionStepInfo& info : engine::kAttentionStepTable)
         kept += w->trace->step(info.step).values().size() * sizeof(float);
-    EXPECT_GE(
-        attentionTraceBytes(w->trace->sizes, w->weights->wO.rows(), engine::AttentionKeep::all()),
-        kept);
+    EXPECT_GE(attentionTraceBytes(w->trace->sizes, w->description(), w->weights()->wO.rows(),
+                                  engine::AttentionKeep::all()),
+              kept);
     EXPECT_THROW(computeCase(load(), "batched", {}, kept / 2), engine::InputError);
 }
 

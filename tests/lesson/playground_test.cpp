@@ -84,9 +84,9 @@ TEST(Playground, SameSeedSameWeightsOtherSeedOtherWeights)
     PlaygroundSettings s;
     const auto a = computePlayground(s);
     const auto b = computePlayground(s);
-    EXPECT_EQ(a->weights->wQ, b->weights->wQ);
+    EXPECT_EQ(a->weights()->wQ, b->weights()->wQ);
     s.seed = 7;
-    EXPECT_NE(computePlayground(s)->weights->wQ, a->weights->wQ);
+    EXPECT_NE(computePlayground(s)->weights()->wQ, a->weights()->wQ);
 }
 
 TEST(Playground, CustomMaskCellOutsideTheMatrixIsExplained)

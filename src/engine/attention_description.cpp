@@ -1,0 +1,110 @@
+#include "engine/attention_description.h"
+
+#include "engine/input_error.h"
+
+#include <cmath>
+#include <sstream>
+
+namespace attnviz::engine {
+namespace {
+
+std::string str(std::int64_t v)
+{
+    return std::to_string(v);
+}
+
+std::string number(double v)
+{
+    std::ostringstream s;
+    s << v;
+    return s.str();
+}
+
+} // namespace
+
+int AttentionDescription::rotatedSize() const
+{
+    if (!rotary)
+        return 0;
+    return rotary->rotatedSize > 0 ? rotary->rotatedSize : queryKeySize;
+}
+
+float AttentionDescription::divisor() const
+{
+    return scoreDivisor ? *scoreDivisor : std::sqrt(static_cast<float>(queryKeySize));
+}
+
+AttentionDescription AttentionDescription::fromWeights(const AttentionWeights& w, int queryHeads,
+                                                       int keyValueHeads)
+{
+    if (queryHeads < 1 || queryHeads > kMaxAttentionHeads)
+        throw InputError("num_heads is " + str(queryHeads) + "; expected 1 to " +
+                         str(kMaxAttentionHeads));
+    if (keyValueHeads == 0)
+        keyValueHeads = queryHeads;
+    if (keyValueHeads < 1 || queryHeads % keyValueHeads != 0)
+        throw InputError("num_kv_heads is " + str(keyValueHeads) + "; expected a divisor of the " +
+                         str(queryHeads) + " query heads (each K/V head serves a group of them)");
+    if (w.wQ.rows() % queryHeads != 0)
+        throw InputError("w_q has " + str(w.wQ.rows()) + " rows, which " + str(queryHeads) +
+                         " heads cannot share equally; expected a multiple of num_heads");
+    if (w.wV.rows() % keyValueHeads != 0)
+        throw InputError("w_v has " + str(w.wV.rows()) + " rows, which " + str(keyValueHeads) +
+                         (keyValueHeads == queryHeads
+                              ? " heads cannot share equally; expected a multiple of num_heads"
+                              : " K/V heads cannot share equally; expected a multiple of "
+                                "num_kv_heads"));
+    AttentionDescription d;
+    d.queryHeads = queryHeads;
+    d.keyValueHeads = keyValueHeads;
+    d.queryKeySize = static_cast<int>(w.wQ.rows() / queryHeads);
+    d.valueSize = static_cast<int>(w.wV.rows() / keyValueHeads);
+    return d;
+}
+
+void checkDescription(const AttentionDescription& d)
+{
+    if (d.queryHeads < 1 || d.queryHeads > kMaxAttentionHeads)
+        throw InputError("the module has " + str(d.queryHeads) + " query heads; expected 1 to " +
+                         str(kMaxAttentionHeads));
+    if (d.keyValueHeads < 1 || d.queryHeads % d.keyValueHeads != 0)
+        throw InputError("the module has " + str(d.keyValueHeads) + " K/V heads for " +
+                         str(d.queryHeads) +
+                         " query heads; expected a divisor of the query heads, so that every K/V "
+                         "head serves a group of the same size");
+    if (d.queryKeySize < 1 || d.valueSize < 1)
+        throw InputError("a head has size " + str(std::min(d.queryKeySize, d.valueSize)) +
+                         "; query, key and value heads need at least one feature");
+    if (d.rotary) {
+        if (!std::isfinite(d.rotary->theta) || !(d.rotary->theta > 0))
+            throw InputError("rope_theta is " + number(d.rotary->theta) +
+                             "; expected a positive number such as 10000");
+        const int r = d.rotatedSize();
+        if (r < 2 || r % 2 != 0 || r > d.queryKeySize)
+            throw InputError("rotary positions turn " + str(r) + " features of a head of " +
+                             str(d.queryKeySize) +
+                             "; expected an even number from 2 to the head size, since features "
+                             "turn in pairs");
+    }
+    if (d.scoreDivisor && !(std::isfinite(*d.scoreDivisor) && *d.scoreDivisor > 0))
+        throw InputError("the scores' divisor is " + number(*d.scoreDivisor) +
+                         "; expected a positive number");
+    if (d.scoreBias) {
+        if (static_cast<std::int64_t>(d.scoreBias->slopes.size()) != d.queryHeads)
+            throw InputError("the score bias has " + str(std::ssize(d.scoreBias->slopes)) +
+                             " slopes; expected one per query head, " + str(d.queryHeads));
+        for (const float s : d.scoreBias->slopes)
+            if (!std::isfinite(s))
+                throw InputError("a slope of the score bias is not a finite number");
+    }
+    if (d.mask.slidingWindow) {
+        if (!d.mask.causal)
+            throw InputError("a sliding window needs a causal mask; it limits how far back a "
+                             "query may look");
+        if (*d.mask.slidingWindow < 1)
+            throw InputError("sliding_window is " + str(*d.mask.slidingWindow) +
+                             "; expected a positive number of keys");
+    }
+}
+
+} // namespace attnviz::engine
