@@ -279,6 +279,54 @@
         <source>d_v must be at least 1</source>
         <translation>d_v 至少为 1</translation>
     </message>
+    <message>
+        <source>Sliding window of {1} keys: query i sees keys i − {2} … i only, so each row&apos;s allowed cells are a band along the diagonal; information from further back reaches it through the layers below.</source>
+        <translation>{1} 个键的滑动窗口：查询 i 只看到键 i − {2} … i，所以每行允许的格子是沿对角线的一条带；更早的信息要通过下面的层才能传到它。</translation>
+    </message>
+    <message>
+        <source>A sliding window limits how far back a causal query looks: choose the causal mask, or set the window to 0.</source>
+        <translation>滑动窗口限制因果查询能往回看多远：请选择因果掩码，或把窗口设为 0。</translation>
+    </message>
+    <message>
+        <source>θ of the rotary positions must be a number above 1, at most 1e9 (Llama uses 10000 or 500000).</source>
+        <translation>旋转位置编码的 θ 必须大于 1、不超过 1e9（Llama 用 10000 或 500000）。</translation>
+    </message>
+    <message>
+        <source>Rotary positions turn the features of a head in pairs: d_k = {1} must be even.</source>
+        <translation>旋转位置编码把一个头的特征两两旋转：d_k = {1} 必须是偶数。</translation>
+    </message>
+    <message>
+        <source>{1} K/V heads cannot serve {2} query heads in equal groups: choose a divisor of H.</source>
+        <translation>{1} 个 K/V 头无法把 {2} 个查询头分成大小相同的组：请选择 H 的约数。</translation>
+    </message>
+    <message>
+        <source>no positions added (rotary: q and k turn by position)</source>
+        <translation>不加位置（旋转：q 和 k 按位置旋转）</translation>
+    </message>
+    <message>
+        <source>The number of K/V heads {1} is above the limit of {2}</source>
+        <translation>K/V 头数 {1} 超过上限 {2}</translation>
+    </message>
+    <message>
+        <source>The sliding window {1} is above the limit of {2}</source>
+        <translation>滑动窗口 {1} 超过上限 {2}</translation>
+    </message>
+    <message>
+        <source>K/V head {1} (heads {2}–{3})</source>
+        <translation>K/V 头 {1}（头 {2}–{3}）</translation>
+    </message>
+    <message>
+        <source>K/V head {1} (head {2})</source>
+        <translation>K/V 头 {1}（头 {2}）</translation>
+    </message>
+    <message>
+        <source>+ bias</source>
+        <translation>+ 偏置</translation>
+    </message>
+    <message>
+        <source>biased</source>
+        <translation>加偏置后</translation>
+    </message>
 </context>
 <context>
     <name>ExportDialog</name>
@@ -443,10 +491,6 @@
         <translation>字符</translation>
     </message>
     <message>
-        <source>Add sinusoidal positional encoding</source>
-        <translation>加上正弦位置编码</translation>
-    </message>
-    <message>
         <source>Shape</source>
         <translation>形状</translation>
     </message>
@@ -555,10 +599,6 @@
         <translation>如何把文本切分成词元：按空格切分（每个单词一个词元），或每个字符一个词元。</translation>
     </message>
     <message>
-        <source>Add the sinusoidal position signal to each token&apos;s embedding; without it attention cannot tell the order of the tokens.</source>
-        <translation>给每个词元的嵌入加上正弦位置编码；没有它，注意力就分辨不出词元的先后顺序。</translation>
-    </message>
-    <message>
         <source>D (d_model): the width of every token&apos;s vector, split across the heads.</source>
         <translation>D（d_model）：每个词元向量的宽度，它会被分给各个头。</translation>
     </message>
@@ -581,6 +621,50 @@
     <message>
         <source>Draw a new seed, and so new random weights.</source>
         <translation>抽取一个新的种子，从而得到新的随机权重。</translation>
+    </message>
+    <message>
+        <source>Positions</source>
+        <translation>位置</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;How attention learns where tokens are. None: it cannot tell the order. Sinusoidal: a position signal is added to every embedding (the 2017 Transformer). Rotary (RoPE): q and k are turned by an angle that grows with the position, so scores depend on distance (Llama, Mistral, Qwen2).&lt;/p&gt;</source>
+        <translation>&lt;p&gt;注意力如何知道词元在哪里。无：它分辨不出先后顺序。正弦：给每个嵌入加上位置信号（2017 年的 Transformer）。旋转（RoPE）：按随位置增大的角度旋转 q 和 k，使分数取决于距离（Llama、Mistral、Qwen2）。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>sinusoidal, added to X</source>
+        <translation>正弦，加到 X 上</translation>
+    </message>
+    <message>
+        <source>rotary (RoPE)</source>
+        <translation>旋转（RoPE）</translation>
+    </message>
+    <message>
+        <source>RoPE θ</source>
+        <translation>RoPE θ</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;θ of rotary positions: pair i of a head turns by position · θ^(−2i/d_k). A larger θ turns the last pairs more slowly, for longer texts (Llama 2: 10000, Llama 3: 500000).&lt;/p&gt;</source>
+        <translation>&lt;p&gt;旋转位置编码的 θ：一个头的第 i 对特征旋转 位置 · θ^(−2i/d_k)。θ 越大，后面的特征对转得越慢，适合更长的文本（Llama 2：10000，Llama 3：500000）。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>K/V heads</source>
+        <translation>K/V 头数</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;H_kv: how many key/value heads the H query heads share. Equal to H is ordinary multi-head attention; fewer is grouped-query attention, each K/V head serving H / H_kv query heads (Llama 2 70B, Mistral); 1 is multi-query attention.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;H_kv：H 个查询头共享多少个键/值头。等于 H 就是普通的多头注意力；更少就是分组查询注意力，每个 K/V 头服务 H / H_kv 个查询头（Llama 2 70B、Mistral）；为 1 时是多查询注意力。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>= H</source>
+        <translation>= H</translation>
+    </message>
+    <message>
+        <source>Window W</source>
+        <translation>窗口 W</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;A sliding window on the causal mask: query i sees only keys i − W + 1 … i, as in Mistral. What lies further back reaches it only through the layers below.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;因果掩码上的滑动窗口：查询 i 只看到键 i − W + 1 … i，和 Mistral 一样。更早的信息只能通过下面的层传到它。&lt;/p&gt;</translation>
     </message>
 </context>
 <context>

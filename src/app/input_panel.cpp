@@ -39,15 +39,20 @@ InputPanel::InputPanel(QWidget* parent)
     connect(m_ui->querySentences, &QPlainTextEdit::textChanged, this, changed);
     connect(m_ui->keyValueSentences, &QPlainTextEdit::textChanged, this, changed);
     connect(m_ui->tokenizer, &QComboBox::currentIndexChanged, this, changed);
-    connect(m_ui->positionalEncoding, &QCheckBox::toggled, this, changed);
+    connect(m_ui->positions, &QComboBox::currentIndexChanged, this, [this, changed] {
+        showPositionControls();
+        changed();
+    });
+    connect(m_ui->ropeTheta, &QDoubleSpinBox::valueChanged, this, changed);
     connect(m_ui->bias, &QCheckBox::toggled, this, changed);
     connect(m_ui->mask, &QComboBox::currentIndexChanged, this, [this, changed] {
         showMaskControls();
         changed();
     });
     connect(m_ui->validLengths, &QLineEdit::textChanged, this, changed);
-    for (QSpinBox* spin : {m_ui->modelWidth, m_ui->heads, m_ui->queryKeySize, m_ui->valueSize,
-                           m_ui->outputWidth, m_ui->seed})
+    connect(m_ui->slidingWindow, &QSpinBox::valueChanged, this, [this] { showMaskControls(); });
+    for (QSpinBox* spin : {m_ui->modelWidth, m_ui->heads, m_ui->keyValueHeads, m_ui->queryKeySize,
+                           m_ui->valueSize, m_ui->outputWidth, m_ui->slidingWindow, m_ui->seed})
         connect(spin, &QSpinBox::valueChanged, this, changed);
     connect(m_ui->reroll, &QPushButton::clicked, this, [this] {
         m_ui->seed->setValue(static_cast<int>(QRandomGenerator::global()->bounded(1000000)));
@@ -58,9 +63,18 @@ InputPanel::InputPanel(QWidget* parent)
         changed();
     });
     showMaskControls();
+    showPositionControls();
 }
 
 InputPanel::~InputPanel() = default;
+
+void InputPanel::showPositionControls()
+{
+    const bool rotary =
+        m_ui->positions->currentIndex() == static_cast<int>(lesson::PositionKind::Rotary);
+    m_ui->label_ropeTheta->setVisible(rotary);
+    m_ui->ropeTheta->setVisible(rotary);
+}
 
 void InputPanel::showMaskControls()
 {
@@ -68,6 +82,10 @@ void InputPanel::showMaskControls()
     m_ui->label_validLengths->setVisible(kind == lesson::MaskKind::ValidLengths);
     m_ui->validLengths->setVisible(kind == lesson::MaskKind::ValidLengths);
     m_ui->clearMask->setVisible(kind == lesson::MaskKind::Custom);
+    // A window narrows the causal mask; shown with it, or while set so that it can be undone.
+    const bool window = kind == lesson::MaskKind::Causal || m_ui->slidingWindow->value() > 0;
+    m_ui->label_slidingWindow->setVisible(window);
+    m_ui->slidingWindow->setVisible(window);
     m_ui->clearMask->setEnabled(!m_blockedCells.empty());
 }
 
@@ -78,9 +96,11 @@ lesson::PlaygroundSettings InputPanel::settings() const
     s.keyValueSentences = lines(m_ui->keyValueSentences->toPlainText());
     s.tokenUnit = m_ui->tokenizer->currentIndex() == 1 ? lesson::TokenUnit::Character
                                                        : lesson::TokenUnit::Word;
-    s.positionalEncoding = m_ui->positionalEncoding->isChecked();
+    s.positions = static_cast<lesson::PositionKind>(m_ui->positions->currentIndex());
+    s.ropeTheta = m_ui->ropeTheta->value();
     s.modelWidth = m_ui->modelWidth->value();
     s.heads = m_ui->heads->value();
+    s.keyValueHeads = m_ui->keyValueHeads->value();
     s.queryKeySize = m_ui->queryKeySize->value();
     s.valueSize = m_ui->valueSize->value();
     s.outputWidth = m_ui->outputWidth->value();
@@ -88,6 +108,7 @@ lesson::PlaygroundSettings InputPanel::settings() const
     s.mask = static_cast<lesson::MaskKind>(m_ui->mask->currentIndex());
     s.blockedCells = m_blockedCells;
     s.validLengths = m_ui->validLengths->text().trimmed().toStdString();
+    s.slidingWindow = m_ui->slidingWindow->value();
     s.ablatedHeads = m_ablatedHeads;
     s.seed = static_cast<std::uint32_t>(m_ui->seed->value());
     return s;
@@ -99,19 +120,23 @@ void InputPanel::setSettings(const lesson::PlaygroundSettings& s)
     m_ui->querySentences->setPlainText(joined(s.querySentences));
     m_ui->keyValueSentences->setPlainText(joined(s.keyValueSentences));
     m_ui->tokenizer->setCurrentIndex(s.tokenUnit == lesson::TokenUnit::Character ? 1 : 0);
-    m_ui->positionalEncoding->setChecked(s.positionalEncoding);
+    m_ui->positions->setCurrentIndex(static_cast<int>(s.positions));
+    m_ui->ropeTheta->setValue(s.ropeTheta);
     m_ui->modelWidth->setValue(s.modelWidth);
     m_ui->heads->setValue(s.heads);
+    m_ui->keyValueHeads->setValue(s.keyValueHeads);
     m_ui->queryKeySize->setValue(s.queryKeySize);
     m_ui->valueSize->setValue(s.valueSize);
     m_ui->outputWidth->setValue(s.outputWidth);
     m_ui->bias->setChecked(s.bias);
     m_ui->mask->setCurrentIndex(static_cast<int>(s.mask));
     m_ui->validLengths->setText(QString::fromStdString(s.validLengths));
+    m_ui->slidingWindow->setValue(s.slidingWindow);
     m_ui->seed->setValue(static_cast<int>(s.seed));
     m_blockedCells = s.blockedCells;
     m_ablatedHeads = s.ablatedHeads;
     showMaskControls();
+    showPositionControls();
     m_loading = false;
     emit settingsChanged();
 }
@@ -147,6 +172,9 @@ void InputPanel::showProblems(const std::vector<lesson::SettingsProblem>& proble
         {SettingsField::KeyValueSentences, m_ui->keyValueError},
         {SettingsField::ModelWidth, m_ui->modelWidthError},
         {SettingsField::Heads, m_ui->headsError},
+        {SettingsField::KeyValueHeads, m_ui->keyValueHeadsError},
+        {SettingsField::Positions, m_ui->positionsError},
+        {SettingsField::SlidingWindow, m_ui->slidingWindowError},
         {SettingsField::QueryKeySize, m_ui->queryKeySizeError},
         {SettingsField::ValueSize, m_ui->valueSizeError},
         {SettingsField::OutputWidth, m_ui->outputWidthError},

@@ -38,6 +38,7 @@ signals:
 private:
     /// The valid-lengths field and "Clear drawn mask" belong to one kind of mask each.
     void showMaskControls();
+    void showPositionControls();
 
     std::unique_ptr<Ui::InputPanel> m_ui;
     std::set<std::pair<int, int>> m_blockedCells;

@@ -32,9 +32,11 @@ void savePlaygroundSettings(QSettings& store, const lesson::PlaygroundSettings& 
     store.setValue(QStringLiteral("querySentences"), toList(s.querySentences));
     store.setValue(QStringLiteral("keyValueSentences"), toList(s.keyValueSentences));
     store.setValue(QStringLiteral("characterTokens"), s.tokenUnit == lesson::TokenUnit::Character);
-    store.setValue(QStringLiteral("positionalEncoding"), s.positionalEncoding);
+    store.setValue(QStringLiteral("positions"), static_cast<int>(s.positions));
+    store.setValue(QStringLiteral("ropeTheta"), s.ropeTheta);
     store.setValue(QStringLiteral("modelWidth"), s.modelWidth);
     store.setValue(QStringLiteral("heads"), s.heads);
+    store.setValue(QStringLiteral("keyValueHeads"), s.keyValueHeads);
     store.setValue(QStringLiteral("queryKeySize"), s.queryKeySize);
     store.setValue(QStringLiteral("valueSize"), s.valueSize);
     store.setValue(QStringLiteral("outputWidth"), s.outputWidth);
@@ -45,6 +47,7 @@ void savePlaygroundSettings(QSettings& store, const lesson::PlaygroundSettings& 
         cells << QStringLiteral("%1,%2").arg(q).arg(k);
     store.setValue(QStringLiteral("blockedCells"), cells);
     store.setValue(QStringLiteral("validLengths"), QString::fromStdString(s.validLengths));
+    store.setValue(QStringLiteral("slidingWindow"), s.slidingWindow);
     QStringList heads;
     for (const int h : s.ablatedHeads)
         heads << QString::number(h);
@@ -64,9 +67,14 @@ lesson::PlaygroundSettings loadPlaygroundSettings(const QSettings& store)
     s.keyValueSentences = fromList(get("keyValueSentences", {}).toStringList());
     s.tokenUnit = get("characterTokens", false).toBool() ? lesson::TokenUnit::Character
                                                          : lesson::TokenUnit::Word;
-    s.positionalEncoding = get("positionalEncoding", s.positionalEncoding).toBool();
+    // Before rotary positions the choice was a check box, kept under its old key.
+    const int oldPositions = get("positionalEncoding", true).toBool() ? 1 : 0;
+    s.positions =
+        static_cast<lesson::PositionKind>(std::clamp(get("positions", oldPositions).toInt(), 0, 2));
+    s.ropeTheta = get("ropeTheta", s.ropeTheta).toDouble();
     s.modelWidth = get("modelWidth", s.modelWidth).toInt();
     s.heads = get("heads", s.heads).toInt();
+    s.keyValueHeads = get("keyValueHeads", 0).toInt();
     s.queryKeySize = get("queryKeySize", 0).toInt();
     s.valueSize = get("valueSize", 0).toInt();
     s.outputWidth = get("outputWidth", 0).toInt();
@@ -79,6 +87,7 @@ lesson::PlaygroundSettings loadPlaygroundSettings(const QSettings& store)
     }
     // Kept to a line's worth: a settings file edited by hand cannot make the field huge.
     s.validLengths = get("validLengths", QString()).toString().left(400).toStdString();
+    s.slidingWindow = get("slidingWindow", 0).toInt();
     for (const QString& head : get("ablatedHeads", {}).toStringList()) {
         bool ok = false;
         const int h = head.toInt(&ok);

@@ -5,6 +5,7 @@
 #include "io/json.h"
 #include "lesson/lesson_steps.h"
 
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include <limits>
@@ -32,26 +33,51 @@ const char* maskName(MaskKind mask)
     return "none";
 }
 
+const char* positionName(PositionKind p)
+{
+    switch (p) {
+    case PositionKind::None:
+        return "none";
+    case PositionKind::Sinusoidal:
+        return "sinusoidal";
+    case PositionKind::Rotary:
+        return "rotary";
+    }
+    return "sinusoidal";
+}
+
 nlohmann::ordered_json playgroundJson(const PlaygroundSettings& s)
 {
     nlohmann::ordered_json cells = nlohmann::ordered_json::array();
     for (const auto& cell : s.blockedCells)
         cells.push_back({cell.first, cell.second});
-    return {{"query_sentences", s.querySentences},
-            {"key_value_sentences", s.keyValueSentences},
-            {"tokens", s.tokenUnit == TokenUnit::Character ? "characters" : "words"},
-            {"positional_encoding", s.positionalEncoding},
-            {"d_model", s.modelWidth},
-            {"heads", s.heads},
-            {"d_k", s.queryKeySize},
-            {"d_v", s.valueSize},
-            {"d_out", s.outputWidth},
-            {"bias", s.bias},
-            {"mask", maskName(s.mask)},
-            {"blocked_cells", cells},
-            {"valid_lengths", s.validLengths},
-            {"switched_off", s.ablatedHeads},
-            {"seed", s.seed}};
+    nlohmann::ordered_json out{
+        {"query_sentences", s.querySentences},
+        {"key_value_sentences", s.keyValueSentences},
+        {"tokens", s.tokenUnit == TokenUnit::Character ? "characters" : "words"},
+        {"positional_encoding", s.positions == PositionKind::Sinusoidal}};
+    // Version 2's members only where they say something, so that a lesson without them is the
+    // version 1 file it always was.
+    if (s.positions == PositionKind::Rotary) {
+        out["positions"] = positionName(s.positions);
+        out["rope_theta"] = s.ropeTheta;
+    }
+    out["d_model"] = s.modelWidth;
+    out["heads"] = s.heads;
+    if (s.keyValueHeads != 0)
+        out["kv_heads"] = s.keyValueHeads;
+    out["d_k"] = s.queryKeySize;
+    out["d_v"] = s.valueSize;
+    out["d_out"] = s.outputWidth;
+    out["bias"] = s.bias;
+    out["mask"] = maskName(s.mask);
+    out["blocked_cells"] = cells;
+    out["valid_lengths"] = s.validLengths;
+    if (s.slidingWindow != 0)
+        out["sliding_window"] = s.slidingWindow;
+    out["switched_off"] = s.ablatedHeads;
+    out["seed"] = s.seed;
+    return out;
 }
 
 // Reads members with one-sentence errors that name where the member is ("view.step").
@@ -107,6 +133,16 @@ public:
             fail(key, "a whole number from " + std::to_string(low) + " to " + std::to_string(high),
                  *v);
         return v->asInteger();
+    }
+
+    double number(std::string_view key, double fallback) const
+    {
+        const io::JsonValue* v = find(key);
+        if (!v)
+            return fallback;
+        if (!v->isNumber() || !std::isfinite(v->asNumber()))
+            fail(key, "a number", *v);
+        return v->asNumber();
     }
 
     int count(std::string_view key, int fallback) const
@@ -175,7 +211,24 @@ PlaygroundSettings readPlayground(const Reader& r)
     if (tokens != "words" && tokens != "characters")
         r.fail("tokens", "words or characters", io::JsonValue(tokens));
     s.tokenUnit = tokens == "characters" ? TokenUnit::Character : TokenUnit::Word;
-    s.positionalEncoding = r.boolean("positional_encoding", s.positionalEncoding);
+    // Version 1 knew only a sinusoidal encoding, on or off.
+    s.positions =
+        r.boolean("positional_encoding", true) ? PositionKind::Sinusoidal : PositionKind::None;
+    if (r.find("positions")) {
+        const std::string positions = r.string("positions", "sinusoidal");
+        bool known = false;
+        for (const PositionKind p :
+             {PositionKind::None, PositionKind::Sinusoidal, PositionKind::Rotary})
+            if (positions == positionName(p)) {
+                s.positions = p;
+                known = true;
+            }
+        if (!known)
+            r.fail("positions", "none, sinusoidal or rotary", io::JsonValue(positions));
+    }
+    s.ropeTheta = r.number("rope_theta", s.ropeTheta);
+    s.keyValueHeads = r.count("kv_heads", 0);
+    s.slidingWindow = r.count("sliding_window", 0);
     // The sizes are only bounded here; the playground's own checks say what fits (a message
     // under the field, as when typed).
     s.modelWidth = r.count("d_model", s.modelWidth);
@@ -243,7 +296,11 @@ std::string lessonFileText(const LessonFile& lesson)
 {
     nlohmann::ordered_json file;
     file["format"] = kFormat;
-    file["version"] = LessonFile::kVersion;
+    // A lesson that a program of version 1 would read as another module says it needs 2.
+    const PlaygroundSettings& p = lesson.playground;
+    const bool variant = lesson.model.empty() &&
+        (p.keyValueHeads != 0 || p.positions == PositionKind::Rotary || p.slidingWindow != 0);
+    file["version"] = variant ? LessonFile::kVersion : 1;
     file["language"] = lesson.language;
     if (lesson.model.empty()) {
         file["playground"] = playgroundJson(lesson.playground);

@@ -15,8 +15,10 @@ namespace attnviz::lesson {
 /// teacher prepares a lesson at home and opens it in class, and the app reopens where the user
 /// left off. Plain data; the window fills it from its panels and applies it back.
 struct LessonFile {
-    /// The format version this program writes; a file of a newer version is refused.
-    static constexpr int kVersion = 1;
+    /// The newest format version this program reads and writes; a newer file is refused.
+    /// 2: the playground's K/V heads, rotary positions and sliding window (written only by a
+    /// lesson that uses them, so version 1 programs still open the others).
+    static constexpr int kVersion = 2;
 
     /// A model's folder or a bundled demo's name; empty: the random-weights playground.
     std::string model;

@@ -6,6 +6,7 @@
 #include "lesson/valid_lengths.h"
 
 #include <chrono>
+#include <cmath>
 #include <functional>
 #include <random>
 
@@ -157,6 +158,32 @@ std::vector<SettingsProblem> checkSettings(const PlaygroundSettings& s)
     };
     autoSize(s.queryKeySize, SettingsField::QueryKeySize, "d_k");
     autoSize(s.valueSize, SettingsField::ValueSize, "d_v");
+    if (s.keyValueHeads < 0 || s.keyValueHeads > kMaxHeads)
+        problems.push_back({SettingsField::KeyValueHeads,
+                            sizeProblem("The number of K/V heads", s.keyValueHeads, kMaxHeads)});
+    else if (headsOk && s.keyValueHeads > 0 && s.heads % s.keyValueHeads != 0)
+        problems.push_back({SettingsField::KeyValueHeads,
+                            std::to_string(s.keyValueHeads) + " K/V heads cannot serve " +
+                                std::to_string(s.heads) +
+                                " query heads in equal groups: choose a divisor of H."});
+    if (s.positions == PositionKind::Rotary) {
+        const int dk = s.queryKeySize ? s.queryKeySize : headsOk ? s.modelWidth / s.heads : 0;
+        if (!(std::isfinite(s.ropeTheta) && s.ropeTheta > 1 && s.ropeTheta <= 1e9))
+            problems.push_back({SettingsField::Positions,
+                                "θ of the rotary positions must be a number above 1, at most "
+                                "1e9 (Llama uses 10000 or 500000)."});
+        if (dk > 0 && dk % 2 != 0)
+            problems.push_back({SettingsField::Positions,
+                                "Rotary positions turn the features of a head in pairs: d_k = " +
+                                    std::to_string(dk) + " must be even."});
+    }
+    if (s.slidingWindow < 0 || s.slidingWindow > kMaxTokens)
+        problems.push_back({SettingsField::SlidingWindow,
+                            sizeProblem("The sliding window", s.slidingWindow, kMaxTokens)});
+    else if (s.slidingWindow > 0 && s.mask != MaskKind::Causal)
+        problems.push_back({SettingsField::SlidingWindow,
+                            "A sliding window limits how far back a causal query looks: choose "
+                            "the causal mask, or set the window to 0."});
     if (s.outputWidth < 0 || s.outputWidth > kMaxWidth)
         problems.push_back({SettingsField::OutputWidth,
                             sizeProblem("The output width", s.outputWidth, kMaxWidth)});
@@ -203,7 +230,7 @@ std::shared_ptr<const Walkthrough> computePlayground(const PlaygroundSettings& s
     const std::size_t positions = std::max(nq, nk);
     source.positional =
         engine::Tensor({{"position", static_cast<std::int64_t>(positions)}, {"feature", D}});
-    if (s.positionalEncoding)
+    if (s.positions == PositionKind::Sinusoidal)
         source.positional.matrix({}) =
             engine::sinusoidalPositionalEncoding(static_cast<Eigen::Index>(positions), D);
 
@@ -224,27 +251,32 @@ std::shared_ptr<const Walkthrough> computePlayground(const PlaygroundSettings& s
     w->keyValueInput = keyValueInput;
 
     const int H = s.heads;
+    const int Hkv = s.keyValueHeads ? s.keyValueHeads : H;
     const int dk = s.queryKeySize ? s.queryKeySize : s.modelWidth / H;
     const int dv = s.valueSize ? s.valueSize : s.modelWidth / H;
     const int po = s.outputWidth ? s.outputWidth : s.modelWidth;
     std::mt19937 random(s.seed);
     auto weights = std::make_shared<engine::AttentionWeights>();
     weights->wQ = randomWeight(H * dk, D, random);
-    weights->wK = randomWeight(H * dk, D, random);
-    weights->wV = randomWeight(H * dv, D, random);
+    weights->wK = randomWeight(Hkv * dk, D, random);
+    weights->wV = randomWeight(Hkv * dv, D, random);
     weights->wO = randomWeight(po, H * dv, random);
     if (s.bias) {
         weights->bQ = randomBias(H * dk, D, random);
-        weights->bK = randomBias(H * dk, D, random);
-        weights->bV = randomBias(H * dv, D, random);
+        weights->bK = randomBias(Hkv * dk, D, random);
+        weights->bV = randomBias(Hkv * dv, D, random);
         weights->bO = randomBias(po, H * dv, random);
     }
     engine::AttentionDescription description;
     description.queryHeads = H;
-    description.keyValueHeads = H;
+    description.keyValueHeads = Hkv;
     description.queryKeySize = dk;
     description.valueSize = dv;
     description.mask.causal = s.mask == MaskKind::Causal;
+    if (s.mask == MaskKind::Causal && s.slidingWindow > 0)
+        description.mask.slidingWindow = s.slidingWindow;
+    if (s.positions == PositionKind::Rotary)
+        description.rotary = engine::RotaryPositions{s.ropeTheta, 0};
     auto module = std::make_shared<const engine::MultiHeadAttention>(std::move(*weights),
                                                                      std::move(description));
 

@@ -18,8 +18,11 @@ enum class SettingsField {
     QueryKeySize,
     ValueSize,
     OutputWidth,
+    KeyValueHeads,
+    Positions,
     Mask,
-    ValidLengths
+    ValidLengths,
+    SlidingWindow,
 };
 
 /// One reason why settings cannot be computed, shown next to its field.

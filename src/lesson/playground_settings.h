@@ -9,6 +9,9 @@
 namespace attnviz::lesson {
 
 enum class MaskKind { None, Causal, ValidLengths, Custom };
+/// How the module learns where tokens are: not at all, a sinusoidal encoding added to X (the
+/// 2017 Transformer), or q and k turned by position (rotary, as Llama and its successors).
+enum class PositionKind { None, Sinusoidal, Rotary };
 enum class TokenUnit { Word, Character };
 
 /// What the user set for the random-weights playground: sentences, module shape, mask and seed.
@@ -17,9 +20,11 @@ struct PlaygroundSettings {
     std::vector<std::string> querySentences{"the cat sat on the mat"}; ///< one per batch item
     std::vector<std::string> keyValueSentences; ///< empty: self-attention
     TokenUnit tokenUnit = TokenUnit::Word;
-    bool positionalEncoding = true;
+    PositionKind positions = PositionKind::Sinusoidal;
+    double ropeTheta = 10000; ///< θ of rotary positions
     int modelWidth = 16; ///< D
     int heads = 4; ///< H
+    int keyValueHeads = 0; ///< H_kv, dividing H (grouped-query attention); 0 = H
     int queryKeySize = 0; ///< Pqk (d_k); 0 = D / H
     int valueSize = 0; ///< Pv (d_v); 0 = D / H
     int outputWidth = 0; ///< Po; 0 = D
@@ -29,6 +34,8 @@ struct PlaygroundSettings {
     /// The valid lengths as typed ("3, 2" or "[[1, 3], [2, 4]]", see parseValidLengths), used with
     /// MaskKind::ValidLengths; empty: each sentence's own length.
     std::string validLengths;
+    /// With the causal mask: query i sees only the last W keys up to itself; 0 = no window.
+    int slidingWindow = 0;
     /// Heads switched off (their concat columns zero); those ≥ heads are not applied.
     std::set<int> ablatedHeads;
     std::uint32_t seed = 42;

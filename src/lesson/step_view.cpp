@@ -56,8 +56,10 @@ std::vector<Heatmap> inputHeatmaps(const std::shared_ptr<const Walkthrough>& w, 
                 pe.matrix = {
                     source.positional.data(), rows, cols, "position", "feature", indexLabels(rows),
                     indexLabels(cols)};
-                pe.title = pe.caption = source.settings.positionalEncoding
+                pe.title = pe.caption = source.settings.positions == PositionKind::Sinusoidal
                     ? "+ positional encoding"
+                    : source.settings.positions == PositionKind::Rotary
+                    ? "no positions added (rotary: q and k turn by position)"
                     : "positional encoding (off)";
                 maps.push_back(std::move(pe));
                 maps.push_back(tokenHeatmap(w, *w->queryInput, batch, "= X (queries)",
@@ -97,17 +99,17 @@ std::string formatNumber(double v)
     return s.str();
 }
 
+// "Q 0–1 → KV 0; Q 2–3 → KV 1": which query heads read which K/V head, in symbols that need no
+// translation (it sits inside the formula line of either language).
 std::string keyValueHeadMap(const engine::AttentionDescription& d)
 {
     if (!d.groupedKeyValues())
-        return "query head h reads K/V head h";
+        return "Q h → KV h";
     std::string out;
     for (int g = 0; g < d.keyValueHeads && g < 8; ++g) {
         const int first = g * d.groupSize(), last = first + d.groupSize() - 1;
-        out += (out.empty() ? "" : "; ") +
-            (first == last ? "head " + std::to_string(first)
-                           : "heads " + std::to_string(first) + "–" + std::to_string(last)) +
-            " → K/V head " + std::to_string(g);
+        out += (out.empty() ? "Q " : "; Q ") + std::to_string(first) +
+            (first == last ? "" : "–" + std::to_string(last)) + " → KV " + std::to_string(g);
     }
     return out + (d.keyValueHeads > 8 ? "; …" : "");
 }

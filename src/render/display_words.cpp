@@ -25,6 +25,28 @@ constexpr const char* kPhrases[] = {
     QT_TRANSLATE_NOOP("DisplayWords",
                       "D = {1} cannot be split into {2} equal heads: choose D as a "
                       "multiple of H, or set d_v yourself."),
+    QT_TRANSLATE_NOOP("DisplayWords",
+                      "Sliding window of {1} keys: query i sees keys i − {2} … i only, so each "
+                      "row's allowed cells are a band along the diagonal; information from "
+                      "further back reaches it through the layers below."),
+    QT_TRANSLATE_NOOP("DisplayWords",
+                      "A sliding window limits how far back a causal query looks: choose the "
+                      "causal mask, or set the window to 0."),
+    QT_TRANSLATE_NOOP("DisplayWords",
+                      "θ of the rotary positions must be a number above 1, at most 1e9 (Llama "
+                      "uses 10000 or 500000)."),
+    QT_TRANSLATE_NOOP("DisplayWords",
+                      "Rotary positions turn the features of a head in pairs: d_k = {1} must be "
+                      "even."),
+    QT_TRANSLATE_NOOP("DisplayWords",
+                      "{1} K/V heads cannot serve {2} query heads in equal groups: choose a "
+                      "divisor of H."),
+    QT_TRANSLATE_NOOP("DisplayWords", "no positions added (rotary: q and k turn by position)"),
+    QT_TRANSLATE_NOOP("DisplayWords", "The number of K/V heads {1} is above the limit of {2}"),
+    QT_TRANSLATE_NOOP("DisplayWords", "The sliding window {1} is above the limit of {2}"),
+    QT_TRANSLATE_NOOP("DisplayWords", "K/V head {1} (heads {2}–{3})"),
+    QT_TRANSLATE_NOOP("DisplayWords", "K/V head {1} (head {2})"),
+    QT_TRANSLATE_NOOP("DisplayWords", "+ bias"),
     QT_TRANSLATE_NOOP("DisplayWords", "Type a sentence: there is nothing to attend over."),
     QT_TRANSLATE_NOOP("DisplayWords", "Sentence {1} has no tokens; remove the empty line."),
     QT_TRANSLATE_NOOP("DisplayWords", "A sentence has more than {1} tokens."),
@@ -93,6 +115,7 @@ constexpr const char* kPhrases[] = {
     QT_TRANSLATE_NOOP("DisplayWords", "batch"),
     QT_TRANSLATE_NOOP("DisplayWords", "scores"),
     QT_TRANSLATE_NOOP("DisplayWords", "scaled"),
+    QT_TRANSLATE_NOOP("DisplayWords", "biased"),
     QT_TRANSLATE_NOOP("DisplayWords", "masked"),
     QT_TRANSLATE_NOOP("DisplayWords", "weights"),
     QT_TRANSLATE_NOOP("DisplayWords", "context"),

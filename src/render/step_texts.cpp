@@ -1,5 +1,6 @@
 #include "render/step_texts.h"
 
+#include "lesson/step_view.h"
 #include "render/text_resource.h"
 
 namespace attnviz::render {
@@ -25,8 +26,13 @@ StepText stepText(const lesson::LessonStep& step, const lesson::Walkthrough* w)
     const TextResource text = readTextResource(candidates);
     if (text.fields.isEmpty())
         return {key, key, {}, {}};
+    // Sizes in the explanation ("{H} heads") are this module's; the formula's are filled where
+    // it is shown (lesson::stepFormula), since a model's input step writes its own.
+    const QString explanation = w && w->trace
+        ? QString::fromStdString(lesson::fillSizes(text.body.toStdString(), *w))
+        : text.body;
     return {text.fields.value(QStringLiteral("title")), text.fields.value(QStringLiteral("label")),
-            text.fields.value(QStringLiteral("formula")), text.body};
+            text.fields.value(QStringLiteral("formula")), explanation};
 }
 
 } // namespace attnviz::render

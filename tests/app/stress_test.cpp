@@ -482,7 +482,7 @@ private:
         if (kind < 53) {
             if (!usable(m_window->inputPanel()))
                 return false;
-            switch (pick(13)) {
+            switch (pick(16)) {
             case 0:
                 setSpin(input()->heads, {0, 1, 2, 3, 4, 5, 6, 8, 12, 16, 64, 65, 128}, "heads");
                 break;
@@ -552,13 +552,28 @@ private:
                 input()->tokenizer->setCurrentIndex(i);
                 break;
             }
-            case 10: {
-                QAbstractButton* b = chance(0.5) ? static_cast<QAbstractButton*>(input()->bias)
-                                                 : input()->positionalEncoding;
-                log(QStringLiteral("toggle \"%1\"").arg(b->text()));
-                b->click();
+            case 10:
+                log(QStringLiteral("toggle \"%1\"").arg(input()->bias->text()));
+                input()->bias->click();
+                break;
+            case 12: {
+                const int i = pick(input()->positions->count());
+                log(QStringLiteral("positions %1").arg(i));
+                input()->positions->setCurrentIndex(i);
+                if (chance(0.3)) {
+                    const double thetas[] = {2, 100, 10000, 500000, 1e9};
+                    const double theta = thetas[pick(5)];
+                    log(QStringLiteral("rope theta %1").arg(theta));
+                    input()->ropeTheta->setValue(theta);
+                }
                 break;
             }
+            case 13:
+                setSpin(input()->keyValueHeads, {0, 0, 1, 2, 3, 4, 8, 128}, "K/V heads");
+                break;
+            case 14:
+                setSpin(input()->slidingWindow, {0, 0, 1, 2, 3, 256}, "window");
+                break;
             case 11: {
                 const QStringList lengths = {QString(),
                                              QStringLiteral("3, 2"),

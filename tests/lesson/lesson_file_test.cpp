@@ -37,7 +37,7 @@ LessonFile playgroundLesson()
     l.playground.querySentences = {"the cat sat", "我 爱 你"};
     l.playground.keyValueSentences = {"a b c d"};
     l.playground.tokenUnit = TokenUnit::Character;
-    l.playground.positionalEncoding = false;
+    l.playground.positions = PositionKind::None;
     l.playground.modelWidth = 24;
     l.playground.heads = 3;
     l.playground.queryKeySize = 5;
@@ -76,6 +76,31 @@ TEST(LessonFile, PlaygroundLessonSurvivesARoundTrip)
     EXPECT_EQ(parseLessonFile(lessonFileText(saved)), saved);
 }
 
+TEST(LessonFile, TodaysAttentionNeedsVersionTwoAndSurvivesARoundTrip)
+{
+    LessonFile saved = playgroundLesson();
+    EXPECT_NE(lessonFileText(saved).find("\"version\": 1,"), std::string::npos)
+        << "a lesson without the new members stays readable by version 1";
+    saved.playground.heads = 6;
+    saved.playground.keyValueHeads = 2;
+    saved.playground.positions = PositionKind::Rotary;
+    saved.playground.ropeTheta = 500000;
+    saved.playground.mask = MaskKind::Causal;
+    saved.playground.slidingWindow = 3;
+    const std::string text = lessonFileText(saved);
+    EXPECT_NE(text.find("\"version\": 2,"), std::string::npos) << text;
+    EXPECT_NE(text.find("\"positions\": \"rotary\""), std::string::npos) << text;
+    EXPECT_EQ(parseLessonFile(text), saved);
+    EXPECT_NE(refusal(R"({"format": "attnviz-lesson", "version": 2,
+                          "playground": {"positions": "absolute"}})")
+                  .find("positions"),
+              std::string::npos);
+    EXPECT_NE(refusal(R"({"format": "attnviz-lesson", "version": 2,
+                          "playground": {"rope_theta": "big"}})")
+                  .find("rope_theta"),
+              std::string::npos);
+}
+
 TEST(LessonFile, TextIsReadableJsonWithItsFormatAndVersionFirst)
 {
     const std::string text = lessonFileText(modelLesson());
@@ -95,9 +120,9 @@ TEST(LessonFile, OmittedMembersTakeDefaultsAndUnknownOnesAreIgnored)
 TEST(LessonFile, NewerVersionIsRefusedWithAReason)
 {
     const std::string message =
-        refusal(R"({"format": "attnviz-lesson", "version": 2, "playground": {}})");
+        refusal(R"({"format": "attnviz-lesson", "version": 3, "playground": {}})");
     EXPECT_NE(message.find("newer AttnViz"), std::string::npos) << message;
-    EXPECT_NE(message.find("version 2"), std::string::npos) << message;
+    EXPECT_NE(message.find("version 3"), std::string::npos) << message;
 }
 
 TEST(LessonFile, DamageIsNamedInOneSentence)
