@@ -80,9 +80,10 @@ void checkDescription(const AttentionDescription& d)
             throw InputError("rope_theta is " + number(d.rotary->theta) +
                              "; expected a positive number such as 10000");
         const int r = d.rotatedSize();
-        if (r < 2 || r % 2 != 0 || r > d.queryKeySize)
-            throw InputError("rotary positions turn " + str(r) + " features of a head of " +
-                             str(d.queryKeySize) +
+        if (d.rotary->rotatedSize < 0 || r < 2 || r % 2 != 0 || r > d.queryKeySize)
+            throw InputError("rotary positions turn " +
+                             str(d.rotary->rotatedSize < 0 ? d.rotary->rotatedSize : r) +
+                             " features of a head of " + str(d.queryKeySize) +
                              "; expected an even number from 2 to the head size, since features "
                              "turn in pairs");
     }

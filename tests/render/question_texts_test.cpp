@@ -28,8 +28,13 @@ TEST(QuestionTexts, EveryKindListedHasItsWordsWithEveryPlaceholderFilled)
     self.mask = lesson::MaskKind::Causal;
     lesson::PlaygroundSettings cross;
     cross.keyValueSentences = {"a small black dog"};
+    // Today's attention: shared K/V heads, rotary positions and a window ask their steps too.
+    lesson::PlaygroundSettings modern = self;
+    modern.keyValueHeads = 2;
+    modern.positions = lesson::PositionKind::Rotary;
+    modern.slidingWindow = 3;
     const QRegularExpression placeholder(QStringLiteral("\\{[A-Za-z]+\\}"));
-    for (const auto& settings : {self, cross}) {
+    for (const auto& settings : {self, cross, modern}) {
         const auto w = lesson::computePlayground(settings);
         for (const lesson::LessonStepIndex i : lesson::shownLessonSteps(*w->trace))
             for (const lesson::QuestionKind kind : questionKinds(lesson::kLessonSteps[i])) {
