@@ -383,6 +383,13 @@ std::optional<StepQuestion> shapeQuestion(const Walkthrough& w, const LessonStep
                  {{"batch", b}, {"query", nq}, {"feature", h * dk}},
                  {{"batch", b}, {"head", h}, {"query", nq}, {"feature", h * dk}}};
         break;
+    case engine::AttentionStep::QRotated:
+        // A rotation turns pairs of features: nothing is halved, doubled or merged.
+        wrong = {{{"batch", b}, {"head", h}, {"query", nq}, {"d_k", dk / 2}},
+                 {{"batch", b}, {"head", h}, {"query", nq}, {"d_k", 2 * dk}},
+                 {{"batch", b}, {"query", nq}, {"feature", h * dk}}};
+        break;
+    case engine::AttentionStep::Biased:
     case engine::AttentionStep::Scores:
         wrong = {{{"batch", b}, {"head", h}, {"key", nk}, {"query", nq}},
                  {{"batch", b}, {"head", h}, {"query", nq}, {"d_k", dk}},
