@@ -54,6 +54,18 @@ void linear(const Tensor& x, const RowMatrix& w, const std::optional<Eigen::RowV
         result.rowwise() += *b;
 }
 
+// out = activation(in), elementwise.
+void activate(Activation activation, const Tensor& in, Tensor& out)
+{
+    out.reshape(in.axes());
+    if (activation == Activation::GeluTanh) { // read `in`, write `out`: no copy first
+        geluTanh(in.data(), out.data(), in.size());
+        return;
+    }
+    std::copy(in.values().begin(), in.values().end(), out.values().begin());
+    applyActivation(activation, out.values());
+}
+
 } // namespace
 
 void applyActivation(Activation activation, std::span<float> values)
@@ -72,20 +84,26 @@ void applyActivation(Activation activation, std::span<float> values)
     case Activation::GeluTanh:
         geluTanh(values.data(), values.data(), static_cast<std::int64_t>(values.size()));
         break;
+    case Activation::Silu:
+        for (float& v : values) {
+            const double x = v;
+            v = static_cast<float>(x / (1.0 + std::exp(-x)));
+        }
+        break;
     }
 }
 
-void feedForward(const Tensor& x, const FeedForwardWeights& w, Activation activation,
-                 FeedForwardTrace& trace)
+void feedForward(const Tensor& x, const FeedForwardWeights& w, FeedForwardKind kind,
+                 Activation activation, FeedForwardTrace& trace)
 {
     linear(x, w.w1, w.b1, trace.hiddenPre);
-    trace.hidden.reshape(trace.hiddenPre.axes());
-    if (activation == Activation::GeluTanh) { // read hidden_pre, write hidden: no copy first
-        geluTanh(trace.hiddenPre.data(), trace.hidden.data(), trace.hiddenPre.size());
+    if (kind == FeedForwardKind::Gated) {
+        linear(x, w.gate, w.bGate, trace.gatePre);
+        activate(activation, trace.gatePre, trace.hidden);
+        Eigen::Map<Eigen::ArrayXf>(trace.hidden.data(), trace.hidden.size()) *=
+            Eigen::Map<const Eigen::ArrayXf>(trace.hiddenPre.data(), trace.hiddenPre.size());
     } else {
-        std::copy(trace.hiddenPre.values().begin(), trace.hiddenPre.values().end(),
-                  trace.hidden.values().begin());
-        applyActivation(activation, trace.hidden.values());
+        activate(activation, trace.hiddenPre, trace.hidden);
     }
     linear(trace.hidden, w.w2, w.b2, trace.output);
 }

@@ -4,60 +4,161 @@
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 
 namespace attnviz::engine {
+namespace {
+
+std::string number(double v)
+{
+    std::ostringstream s;
+    s << v;
+    return s.str();
+}
+
+// Turns what is wrong with a field into the one sentence checkConfig throws.
+struct ConfigCheck {
+    const std::string& file;
+
+    [[noreturn]] void fail(const std::string& sentence) const
+    {
+        throw InputError(file + ": " + sentence);
+    }
+
+    void inRange(int value, const char* field, int low, int high) const
+    {
+        if (value < low || value > high)
+            fail(std::string(field) + " is " + std::to_string(value) +
+                 "; expected an integer from " + std::to_string(low) + " to " +
+                 std::to_string(high) + ".");
+    }
+};
+
+void checkSizes(const ModelConfig& c, const ConfigCheck& check)
+{
+    check.inRange(c.vocabSize, "vocab_size", 1, ConfigLimits::kVocabulary);
+    check.inRange(c.modelWidth, "d_model", 1, ConfigLimits::kWidth);
+    check.inRange(c.numHeads, "num_heads", 1, ConfigLimits::kHeads);
+    check.inRange(c.feedForwardWidth, "d_ff", 1, ConfigLimits::kFeedForward);
+    check.inRange(c.maxLength, "max_length", 1, ConfigLimits::kLength);
+    check.inRange(c.encoderLayers, "encoder_layers", 0, ConfigLimits::kLayers);
+    check.inRange(c.decoderLayers, "decoder_layers", 0, ConfigLimits::kLayers);
+    check.inRange(c.tokenTypes, "type_vocab_size", 0, ConfigLimits::kTokenTypes);
+}
+
+void checkHeads(const ModelConfig& c, const ConfigCheck& check)
+{
+    check.inRange(c.numKeyValueHeads, "num_key_value_heads", 0, c.numHeads);
+    if (c.numHeads % c.keyValueHeads() != 0)
+        check.fail("num_key_value_heads " + std::to_string(c.numKeyValueHeads) +
+                   " does not divide num_heads " + std::to_string(c.numHeads) +
+                   " (every K/V head serves a group of query heads of the same size).");
+    check.inRange(c.headDim, "head_dim", 0, ConfigLimits::kWidth);
+    // An explicit head size frees the heads from sharing d_model out.
+    if (c.headDim == 0 && c.modelWidth % c.numHeads != 0)
+        check.fail("d_model " + std::to_string(c.modelWidth) + " cannot be split into " +
+                   std::to_string(c.numHeads) +
+                   " heads of equal width (d_model must be a multiple of num_heads).");
+}
+
+void checkArchitecture(const ModelConfig& c, const ConfigCheck& check)
+{
+    if (c.hasEncoder() && c.encoderLayers <= 0)
+        check.fail(std::string("a ") + architectureName(c.architecture) +
+                   " model needs encoder_layers ≥ 1.");
+    if (c.hasDecoder() && c.decoderLayers <= 0)
+        check.fail(std::string("a ") + architectureName(c.architecture) +
+                   " model needs decoder_layers ≥ 1.");
+    if (!c.hasEncoder() && c.encoderLayers != 0)
+        check.fail("a decoder-only model has encoder_layers 0, not " +
+                   std::to_string(c.encoderLayers) + ".");
+    if (!c.hasDecoder() && c.decoderLayers != 0)
+        check.fail("an encoder-only model has decoder_layers 0, not " +
+                   std::to_string(c.decoderLayers) + ".");
+}
+
+void checkRotary(const ModelConfig& c, const ConfigCheck& check)
+{
+    if (c.positional != PositionalKind::Rotary)
+        return;
+    if (!std::isfinite(c.ropeTheta) || !(c.ropeTheta > 0))
+        check.fail("rope_theta is " + number(c.ropeTheta) +
+                   "; expected a positive finite number such as 10000.");
+    check.inRange(c.rotatedSize, "rotary_dim", 0, c.headSize());
+    if (c.rotatedSize == 0 && c.headSize() % 2 != 0)
+        check.fail("the head size " + std::to_string(c.headSize()) +
+                   " is odd; rotary positions turn features in pairs, so it must be even.");
+    if (c.rotatedSize % 2 != 0)
+        check.fail("rotary_dim " + std::to_string(c.rotatedSize) +
+                   " is odd; rotary positions turn features in pairs, so it must be even.");
+}
+
+void checkWindow(const ModelConfig& c, const ConfigCheck& check)
+{
+    if (!c.slidingWindow) {
+        if (!c.slidingWindowLayers.empty())
+            check.fail("the layers that use a sliding window are listed, but sliding_window is "
+                       "not set.");
+        return;
+    }
+    if (!c.hasDecoder())
+        check.fail("sliding_window limits a decoder's causal self-attention; an encoder-only "
+                   "model has none.");
+    check.inRange(*c.slidingWindow, "sliding_window", 1, ConfigLimits::kLength);
+    if (!c.slidingWindowLayers.empty() &&
+        c.slidingWindowLayers.size() != static_cast<std::size_t>(c.decoderLayers))
+        check.fail(
+            "the sliding-window layer list has " + std::to_string(c.slidingWindowLayers.size()) +
+            " entries; expected one per decoder layer, " + std::to_string(c.decoderLayers) + ".");
+}
+
+void checkTokens(const ModelConfig& c, const ConfigCheck& check)
+{
+    if (c.architecture == Architecture::EncoderDecoder && !c.bosTokenId)
+        check.fail("an encoder-decoder model needs bos_token, the token its decoder starts from.");
+    for (const auto& [id, field] :
+         {std::pair{c.bosTokenId, "bos_token"}, std::pair{c.eosTokenId, "eos_token"}})
+        if (id && (*id < 0 || *id >= c.vocabSize))
+            check.fail(std::string(field) + " has id " + std::to_string(*id) +
+                       ", outside the vocabulary of " + std::to_string(c.vocabSize) + ".");
+}
+
+} // namespace
 
 int ModelConfig::layerCount() const
 {
     return std::max(hasEncoder() ? encoderLayers : 0, hasDecoder() ? decoderLayers : 0);
 }
 
+int ModelConfig::headSize() const
+{
+    if (headDim > 0)
+        return headDim;
+    return numHeads ? modelWidth / numHeads : 0;
+}
+
+bool ModelConfig::windowed(int layer) const
+{
+    if (!slidingWindow)
+        return false;
+    return slidingWindowLayers.empty() ||
+        (layer >= 0 && layer < static_cast<int>(slidingWindowLayers.size()) &&
+         slidingWindowLayers[static_cast<std::size_t>(layer)]);
+}
+
 void checkConfig(const ModelConfig& c, const std::string& file)
 {
-    const auto fail = [&](const std::string& sentence) {
-        throw InputError(file + ": " + sentence);
-    };
-    const auto inRange = [&](int value, const char* field, int low, int high) {
-        if (value < low || value > high)
-            fail(std::string(field) + " is " + std::to_string(value) +
-                 "; expected an integer from " + std::to_string(low) + " to " +
-                 std::to_string(high) + ".");
-    };
-    inRange(c.vocabSize, "vocab_size", 1, ConfigLimits::kVocabulary);
-    inRange(c.modelWidth, "d_model", 1, ConfigLimits::kWidth);
-    inRange(c.numHeads, "num_heads", 1, ConfigLimits::kHeads);
-    inRange(c.feedForwardWidth, "d_ff", 1, ConfigLimits::kFeedForward);
-    inRange(c.maxLength, "max_length", 1, ConfigLimits::kLength);
-    inRange(c.encoderLayers, "encoder_layers", 0, ConfigLimits::kLayers);
-    inRange(c.decoderLayers, "decoder_layers", 0, ConfigLimits::kLayers);
-    inRange(c.tokenTypes, "type_vocab_size", 0, ConfigLimits::kTokenTypes);
-    if (c.modelWidth % c.numHeads != 0)
-        fail("d_model " + std::to_string(c.modelWidth) + " cannot be split into " +
-             std::to_string(c.numHeads) +
-             " heads of equal width (d_model must be a multiple of num_heads).");
-    if (c.hasEncoder() && c.encoderLayers <= 0)
-        fail(std::string("a ") + architectureName(c.architecture) +
-             " model needs encoder_layers ≥ 1.");
-    if (c.hasDecoder() && c.decoderLayers <= 0)
-        fail(std::string("a ") + architectureName(c.architecture) +
-             " model needs decoder_layers ≥ 1.");
-    if (!c.hasEncoder() && c.encoderLayers != 0)
-        fail("a decoder-only model has encoder_layers 0, not " + std::to_string(c.encoderLayers) +
-             ".");
-    if (!c.hasDecoder() && c.decoderLayers != 0)
-        fail("an encoder-only model has decoder_layers 0, not " + std::to_string(c.decoderLayers) +
-             ".");
+    const ConfigCheck check{file};
+    checkSizes(c, check);
+    checkHeads(c, check);
+    checkArchitecture(c, check);
     // As a float: 1e39 would become +Inf and LayerNorm would output only its bias.
     if (!std::isfinite(c.layerNormEps) || !(c.layerNormEps > 0) || c.layerNormEps > 1)
-        fail(
+        check.fail(
             "layer_norm_eps must be a positive number no larger than 1 (typically 1e-5 or 1e-12).");
-    if (c.architecture == Architecture::EncoderDecoder && !c.bosTokenId)
-        fail("an encoder-decoder model needs bos_token, the token its decoder starts from.");
-    for (const auto& [id, field] :
-         {std::pair{c.bosTokenId, "bos_token"}, std::pair{c.eosTokenId, "eos_token"}})
-        if (id && (*id < 0 || *id >= c.vocabSize))
-            fail(std::string(field) + " has id " + std::to_string(*id) +
-                 ", outside the vocabulary of " + std::to_string(c.vocabSize) + ".");
+    checkRotary(c, check);
+    checkWindow(c, check);
+    checkTokens(c, check);
 }
 
 const char* architectureName(Architecture a)
@@ -82,6 +183,8 @@ const char* activationName(Activation a)
         return "gelu";
     case Activation::GeluTanh:
         return "gelu_tanh";
+    case Activation::Silu:
+        return "silu";
     }
     return "";
 }
@@ -100,6 +203,8 @@ const char* positionalName(PositionalKind p)
         return "learned";
     case PositionalKind::None:
         return "none";
+    case PositionalKind::Rotary:
+        return "rotary";
     }
     return "";
 }

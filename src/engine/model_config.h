@@ -2,14 +2,24 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace attnviz::engine {
 
 enum class Architecture { EncoderDecoder, DecoderOnly, EncoderOnly };
-enum class Activation { Relu, Gelu, GeluTanh };
+enum class Activation { Relu, Gelu, GeluTanh, Silu };
 /// Pre-norm: x + f(LayerNorm(x)). Post-norm (the original Transformer): LayerNorm(x + f(x)).
 enum class NormPosition { Pre, Post };
-enum class PositionalKind { Sinusoidal, Learned, None };
+/// What every norm of the model computes (engine/layer_norm.h): LayerNorm with its bias (GPT-2,
+/// BERT), LayerNorm with a gain only, or RMSNorm (Llama, Mistral, Qwen2, Gemma), which neither
+/// centres nor shifts.
+enum class NormKind { LayerNorm, LayerNormWithoutBias, RmsNorm };
+/// The feed-forward block: plain `W2 act(W1 x)`, or gated `W2 (act(W_gate x) ⊙ W1 x)` (Shazeer
+/// 2020; Llama's SwiGLU with SiLU, Gemma's GeGLU with GELU).
+enum class FeedForwardKind { Plain, Gated };
+/// Rotary: nothing is added to the embeddings; every self-attention module turns its queries and
+/// keys by position instead (AttentionDescription::rotary).
+enum class PositionalKind { Sinusoidal, Learned, None, Rotary };
 
 /// The shape and options of a Transformer model, whatever checkpoint layout it was read from
 /// (AttnViz's own, Hugging Face GPT-2 or BERT; see io/checkpoint). Sizes are `int` because the
@@ -24,17 +34,38 @@ struct ModelConfig {
     int feedForwardWidth = 0; ///< d_ff
     int encoderLayers = 0;
     int decoderLayers = 0;
+    /// H_kv, the K/V heads of every attention module (grouped-query attention); 0 = numHeads.
+    int numKeyValueHeads = 0;
+    /// The size of one head; 0 = d_model / num_heads. Gemma's differs: then w_q is
+    /// [H·head_dim, D] and w_o [D, H·head_dim].
+    int headDim = 0;
     Activation activation = Activation::Relu;
+    FeedForwardKind feedForwardKind = FeedForwardKind::Plain;
     NormPosition norm = NormPosition::Pre;
-    bool finalNorm = false; ///< a LayerNorm after the last layer of each stack
+    NormKind normKind = NormKind::LayerNorm; ///< the sublayers', the embedding and the final norm
+    bool finalNorm = false; ///< a norm after the last layer of each stack
     PositionalKind positional = PositionalKind::Sinusoidal;
+    double ropeTheta = 10000.0; ///< rotary positions' base θ (rope_theta)
+    /// How many features of each head rotary positions turn; 0 = the whole head. GPT-NeoX's
+    /// rotary_pct and Phi's partial_rotary_factor turn fewer.
+    int rotatedSize = 0;
+    /// Mistral's sliding window: a decoder's causal self-attention sees the last W keys only.
+    std::optional<int> slidingWindow;
+    /// Which decoder layers use the window (Qwen2 windows only some); empty = every layer.
+    std::vector<bool> slidingWindowLayers;
     int maxLength = 0;
     bool scaleEmbedding = false; ///< multiply token embeddings by √d_model (Vaswani et al. 3.4)
     int tokenTypes = 0; ///< BERT's segment embeddings (type_vocab_size); 0 = none
-    bool embeddingNorm = false; ///< BERT: a LayerNorm over the summed embeddings
+    bool embeddingNorm = false; ///< BERT: a norm over the summed embeddings
     bool tiedOutput = false; ///< the logits reuse the token embedding matrix (GPT-2)
-    float layerNormEps = 1e-5f;
+    float layerNormEps = 1e-5f; ///< the epsilon of every norm, whatever its kind
+    /// Biases on the projections of attention and of the feed-forward block. The three fields
+    /// below override it where a family differs (Qwen2: q, k and v have one, o_proj and the MLP
+    /// none); unset, they follow it. The logits' bias is the weights' business (GPT-2 has none).
     bool bias = true;
+    std::optional<bool> attentionBias; ///< on q_proj, k_proj and v_proj
+    std::optional<bool> outputProjectionBias; ///< on o_proj
+    std::optional<bool> mlpBias; ///< on the feed-forward block's projections
     std::optional<int> bosTokenId; ///< the token an encoder-decoder's decoder starts from
     std::optional<int> eosTokenId; ///< greedy decoding stops after choosing it
     /// A sentence the app opens the model with.
@@ -44,7 +75,13 @@ struct ModelConfig {
     bool hasEncoder() const { return architecture != Architecture::DecoderOnly; }
     bool hasDecoder() const { return architecture != Architecture::EncoderOnly; }
     int layerCount() const;
-    int headSize() const { return numHeads ? modelWidth / numHeads : 0; }
+    int headSize() const; ///< head_dim when set, else d_model / num_heads
+    int keyValueHeads() const { return numKeyValueHeads ? numKeyValueHeads : numHeads; }
+    /// Whether decoder layer `layer`'s self-attention has the sliding window.
+    bool windowed(int layer) const;
+    bool hasAttentionBias() const { return attentionBias.value_or(bias); }
+    bool hasOutputProjectionBias() const { return outputProjectionBias.value_or(bias); }
+    bool hasMlpBias() const { return mlpBias.value_or(bias); }
 };
 
 /// The largest sizes checkConfig accepts. Far above any model a desktop can run, yet small
@@ -61,8 +98,9 @@ struct ConfigLimits {
 
 /// Throws InputError with one sentence when the configuration cannot describe a model (a width
 /// not divisible by the heads, a decoder-only model with encoder layers, a size beyond
-/// ConfigLimits, an epsilon that is not a small positive float, ...). `file` names where the
-/// fields came from in the message ("config.json").
+/// ConfigLimits, an epsilon that is not a small positive float, K/V heads that do not divide the
+/// heads, an odd number of rotated features, a window list of the wrong length, ...). `file`
+/// names where the fields came from in the message ("config.json").
 void checkConfig(const ModelConfig& config, const std::string& file = "config.json");
 
 const char* architectureName(Architecture a);

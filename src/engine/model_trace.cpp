@@ -47,6 +47,7 @@ void forEachLayerTensor(const LayerTrace& layer, int index, const TensorVisitor&
     }
     const FeedForwardBlockTrace& f = layer.feedForward;
     const std::string block = prefix + blockName(f.block) + ".";
+    visitKept(visit, block + "gate_pre", f.feedForward.gatePre);
     visitKept(visit, block + "hidden_pre", f.feedForward.hiddenPre);
     visitKept(visit, block + "hidden", f.feedForward.hidden);
     visitKept(visit, block + "output", f.feedForward.output);

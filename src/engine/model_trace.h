@@ -11,7 +11,7 @@
 
 namespace attnviz::engine {
 
-/// One sublayer with its residual connection and LayerNorm. With pre-norm, `norm` is the
+/// One sublayer with its residual connection and norm. With pre-norm, `norm` is the
 /// normalised input the sublayer reads and `residual` the block's output; with post-norm,
 /// `residual` = x + sublayer(x) and `norm` (its normalisation) the block's output.
 struct AttentionBlockTrace {
@@ -42,11 +42,13 @@ struct LayerTrace {
 /// An encoder's or a decoder's activations, `[batch, token, feature]` each.
 struct StackTrace {
     Tensor embedding; ///< token embeddings (× √d_model when the model scales them)
-    Tensor positional; ///< the positional encoding added to them
+    /// The positional encoding added to them; zeros when nothing is added (positions none, or
+    /// rotary: then every self-attention block turns q and k by position instead).
+    Tensor positional;
     Tensor tokenType; ///< BERT's segment embeddings added too; empty otherwise
-    Tensor input; ///< their sum (LayerNorm'd for BERT): what layer 0 reads
+    Tensor input; ///< their sum (normalised for BERT): what layer 0 reads
     std::vector<LayerTrace> layers;
-    Tensor finalNorm; ///< empty unless the model has a final LayerNorm
+    Tensor finalNorm; ///< empty unless the model has a final norm
     Tensor output; ///< what the stack hands on (always kept; not a dump name of its own)
 };
 
@@ -83,9 +85,10 @@ struct CapturePolicy {
 /// `encoder.positional`, `encoder.token_type`, `encoder.input`, `encoder.final_norm`, the same
 /// under `decoder.`, `decoder.logits`, and per layer `layer{L}.{block}.{step}`: the thirteen
 /// attention steps of AttentionTrace plus `norm` and `residual` for the attention blocks (self,
-/// masked_self, cross), and `hidden_pre`, `hidden`, `output`, `norm`, `residual` for the
-/// feed-forward blocks (enc_ffn, dec_ffn). An encoder-decoder model's encoder layer L and decoder
-/// layer L share the prefix `layer{L}`; their block names tell them apart.
+/// masked_self, cross), and `gate_pre` (gated blocks only), `hidden_pre`, `hidden`, `output`,
+/// `norm`, `residual` for the feed-forward blocks (enc_ffn, dec_ffn). An encoder-decoder model's
+/// encoder layer L and decoder layer L share the prefix `layer{L}`; their block names tell them
+/// apart. `norm` is whichever norm the model has (LayerNorm or RMSNorm).
 struct ModelTrace {
     std::vector<int> sourceIds; ///< the encoder's input
     std::vector<int> targetIds; ///< the decoder's input

@@ -22,27 +22,28 @@ void add(const Tensor& a, const Tensor& b, Tensor& out)
         out.data()[i] = a.data()[i] + b.data()[i];
 }
 
-void normalise(const Tensor& x, const LayerNormWeights& w, float eps, Tensor& out)
+// The model's norm (LayerNorm or RMSNorm, as configured) over every token of x.
+void normaliseTokens(const Tensor& x, const LayerNormWeights& w, const ModelConfig& c, Tensor& out)
 {
     out.reshape(x.axes());
     const auto rows = x.dim(0) * x.dim(1);
-    layerNorm(ConstMatrixView(x.data(), rows, x.dim(2)), w, eps,
+    normalise(c.normKind, ConstMatrixView(x.data(), rows, x.dim(2)), w, c.layerNormEps,
               MatrixView(out.data(), rows, x.dim(2)));
 }
 
-// Residual connection and LayerNorm around a sublayer: pre-norm x + f(LN(x)), post-norm
-// LN(x + f(x)). Returns the block's output.
+// Residual connection and norm around a sublayer: pre-norm x + f(N(x)), post-norm N(x + f(x)).
+// Returns the block's output.
 template <typename Sublayer>
 const Tensor& residualBlock(const Tensor& x, const LayerNormWeights& norm, const ModelConfig& c,
                             Tensor& normOut, Tensor& residualOut, Sublayer&& sublayer)
 {
     if (c.norm == NormPosition::Pre) {
-        normalise(x, norm, c.layerNormEps, normOut);
+        normaliseTokens(x, norm, c, normOut);
         add(x, sublayer(normOut), residualOut);
         return residualOut;
     }
     add(x, sublayer(x), residualOut);
-    normalise(residualOut, norm, c.layerNormEps, normOut);
+    normaliseTokens(residualOut, norm, c, normOut);
     return normOut;
 }
 
@@ -65,10 +66,64 @@ void expectSize(const Eigen::RowVectorXf& v, Eigen::Index size, const std::strin
                          " values; the configuration expects " + std::to_string(size) + ".");
 }
 
-void expectNorm(const LayerNormWeights& n, Eigen::Index size, const std::string& what)
+// A bias is there exactly when the configuration gives the projection one.
+void expectBias(const std::optional<Eigen::RowVectorXf>& b, bool configured, Eigen::Index size,
+                const std::string& what)
 {
-    expectSize(n.gain, size, what + " gain");
-    expectSize(n.bias, size, what + " bias");
+    if (b && !configured)
+        throw InputError(what + " has a bias; the configuration expects none.");
+    if (!b && configured)
+        throw InputError(what + " has no bias; the configuration expects one of " +
+                         std::to_string(size) + " values.");
+    if (b)
+        expectSize(*b, size, what + " bias");
+}
+
+// "LayerNorm" or "RMSNorm": what messages call the model's norms.
+std::string normLabel(const ModelConfig& c)
+{
+    return c.normKind == NormKind::RmsNorm ? "RMSNorm" : "LayerNorm";
+}
+
+// A gain, and a bias only for a LayerNorm that has one.
+void expectNorm(const LayerNormWeights& n, const ModelConfig& c, const std::string& what)
+{
+    const std::string norm = what + " " + normLabel(c);
+    expectSize(n.gain, c.modelWidth, norm + " gain");
+    expectSize(n.bias, c.normKind == NormKind::LayerNorm ? c.modelWidth : 0, norm + " bias");
+}
+
+// Shapes from the block's description: w_q [H·Pqk, D], w_k [H_kv·Pqk, D], w_v [H_kv·Pv, D],
+// w_o [D, H·Pv], and the biases the configuration gives them.
+void expectAttention(const AttentionWeights& w, const AttentionDescription& d, const ModelConfig& c,
+                     const std::string& what)
+{
+    const Eigen::Index D = c.modelWidth, H = d.queryHeads, Hkv = d.keyValueHeads;
+    const Eigen::Index queries = H * d.queryKeySize, keys = Hkv * d.queryKeySize,
+                       values = Hkv * d.valueSize, concat = H * d.valueSize;
+    expectShape(w.wQ, queries, D, what + " w_q");
+    expectShape(w.wK, keys, D, what + " w_k");
+    expectShape(w.wV, values, D, what + " w_v");
+    expectShape(w.wO, D, concat, what + " w_o");
+    expectBias(w.bQ, c.hasAttentionBias(), queries, what + " q_proj");
+    expectBias(w.bK, c.hasAttentionBias(), keys, what + " k_proj");
+    expectBias(w.bV, c.hasAttentionBias(), values, what + " v_proj");
+    expectBias(w.bO, c.hasOutputProjectionBias(), D, what + " o_proj");
+}
+
+void expectFeedForward(const FeedForwardWeights& f, const ModelConfig& c, const std::string& what)
+{
+    const Eigen::Index D = c.modelWidth, F = c.feedForwardWidth;
+    const bool gated = c.feedForwardKind == FeedForwardKind::Gated;
+    expectShape(f.w1, F, D, what + " W1");
+    expectShape(f.w2, D, F, what + " W2");
+    if (gated)
+        expectShape(f.gate, F, D, what + " gate");
+    else if (f.gate.size() > 0)
+        throw InputError(what + " has a gate; the configuration's feed-forward block is plain.");
+    expectBias(f.b1, c.hasMlpBias(), F, what + " W1");
+    expectBias(f.b2, c.hasMlpBias(), D, what + " W2");
+    expectBias(f.bGate, gated && c.hasMlpBias(), F, what + " gate");
 }
 
 // Drops what the capture policy does not keep of a layer computed in full. With `spare`, what is
@@ -100,6 +155,7 @@ void trimLayer(LayerTrace& layer, const AttentionKeep& keep, bool layerTensors,
     if (!layerTensors) {
         FeedForwardBlockTrace& f = layer.feedForward;
         FeedForwardBlockTrace* s = spare ? &spare->feedForward : nullptr;
+        drop(f.feedForward.gatePre, s ? &s->feedForward.gatePre : nullptr);
         drop(f.feedForward.hiddenPre, s ? &s->feedForward.hiddenPre : nullptr);
         drop(f.feedForward.hidden, s ? &s->feedForward.hidden : nullptr);
         drop(f.feedForward.output, s ? &s->feedForward.output : nullptr);
@@ -110,14 +166,20 @@ void trimLayer(LayerTrace& layer, const AttentionKeep& keep, bool layerTensors,
 
 } // namespace
 
-AttentionDescription attentionDescription(const ModelConfig& config, int, Block block)
+AttentionDescription attentionDescription(const ModelConfig& config, int layer, Block block)
 {
     AttentionDescription d;
     d.queryHeads = config.numHeads;
-    d.keyValueHeads = config.numHeads;
+    d.keyValueHeads = config.keyValueHeads();
     d.queryKeySize = config.headSize();
     d.valueSize = config.headSize();
+    // A query and a key of cross-attention sit in different sequences: their distance means
+    // nothing, so only self-attention turns by position.
+    if (config.positional == PositionalKind::Rotary && block != Block::Cross)
+        d.rotary = RotaryPositions{config.ropeTheta, config.rotatedSize};
     d.mask.causal = block == Block::MaskedSelf;
+    if (d.mask.causal && config.windowed(layer))
+        d.mask.slidingWindow = *config.slidingWindow;
     return d;
 }
 
@@ -155,56 +217,59 @@ TransformerModel::TransformerModel(ModelConfig config, ModelWeights weights)
 void TransformerModel::checkWeights() const
 {
     const ModelConfig& c = m_config;
-    const Eigen::Index D = c.modelWidth, F = c.feedForwardWidth;
-    const auto stack = [&](const StackWeights& s, bool decoder) {
-        const std::string name = decoder ? "decoder" : "encoder";
-        expectShape(s.embedding, c.vocabSize, D, name + " embedding");
-        if (c.positional == PositionalKind::Learned)
-            expectShape(s.positional, c.maxLength, D, name + " positional embedding");
-        if (c.tokenTypes > 0)
-            expectShape(s.tokenType, c.tokenTypes, D, name + " token-type embedding");
-        if (c.embeddingNorm != s.embeddingNorm.has_value())
-            throw InputError(name +
-                             " embedding LayerNorm: the configuration and the weights disagree.");
-        if (s.embeddingNorm)
-            expectNorm(*s.embeddingNorm, D, name + " embedding LayerNorm");
-        const auto layers = static_cast<std::size_t>(decoder ? c.decoderLayers : c.encoderLayers);
-        if (s.layers.size() != layers)
-            throw InputError(name + " has " + std::to_string(s.layers.size()) +
-                             " layers of weights; the configuration expects " +
-                             std::to_string(layers) + ".");
-        const std::size_t attentionBlocks = layerBlocks(c, decoder).size() - 1;
-        for (std::size_t L = 0; L < layers; ++L) {
-            const LayerWeights& lw = s.layers[L];
-            const std::string layer = name + " layer " + std::to_string(L);
-            if (lw.attention.size() != attentionBlocks)
-                throw InputError(layer + " has " + std::to_string(lw.attention.size()) +
-                                 " attention blocks; expected " + std::to_string(attentionBlocks) +
-                                 ".");
-            for (const AttentionSublayerWeights& a : lw.attention) {
-                expectNorm(a.norm, D, layer + " " + blockName(a.block) + " LayerNorm");
-                expectShape(a.attention.wQ, D, D, layer + " " + blockName(a.block) + " w_q");
-                expectShape(a.attention.wO, D, D, layer + " " + blockName(a.block) + " w_o");
-            }
-            expectShape(lw.feedForward.w1, F, D, layer + " feed-forward W1");
-            expectShape(lw.feedForward.w2, D, F, layer + " feed-forward W2");
-            expectNorm(lw.feedForwardNorm, D, layer + " feed-forward LayerNorm");
-        }
-        if (c.finalNorm != s.finalNorm.has_value())
-            throw InputError(name +
-                             " final LayerNorm: the configuration and the weights disagree.");
-        if (s.finalNorm)
-            expectNorm(*s.finalNorm, D, name + " final LayerNorm");
-    };
     if (c.hasEncoder())
-        stack(m_weights.encoder, false);
+        checkStackWeights(m_weights.encoder, false);
     if (c.hasDecoder()) {
-        stack(m_weights.decoder, true);
+        checkStackWeights(m_weights.decoder, true);
         if (!c.tiedOutput)
-            expectShape(m_weights.output, c.vocabSize, D, "the output projection");
+            expectShape(m_weights.output, c.vocabSize, c.modelWidth, "the output projection");
         if (m_weights.outputBias)
             expectSize(*m_weights.outputBias, c.vocabSize, "the output bias");
     }
+}
+
+void TransformerModel::checkStackWeights(const StackWeights& s, bool decoder) const
+{
+    const ModelConfig& c = m_config;
+    const Eigen::Index D = c.modelWidth;
+    const std::string name = decoder ? "decoder" : "encoder";
+    expectShape(s.embedding, c.vocabSize, D, name + " embedding");
+    if (c.positional == PositionalKind::Learned)
+        expectShape(s.positional, c.maxLength, D, name + " positional embedding");
+    if (c.tokenTypes > 0)
+        expectShape(s.tokenType, c.tokenTypes, D, name + " token-type embedding");
+    if (c.embeddingNorm != s.embeddingNorm.has_value())
+        throw InputError(name + " embedding " + normLabel(c) +
+                         ": the configuration and the weights disagree.");
+    if (s.embeddingNorm)
+        expectNorm(*s.embeddingNorm, c, name + " embedding");
+    const auto layers = static_cast<std::size_t>(decoder ? c.decoderLayers : c.encoderLayers);
+    if (s.layers.size() != layers)
+        throw InputError(name + " has " + std::to_string(s.layers.size()) +
+                         " layers of weights; the configuration expects " + std::to_string(layers) +
+                         ".");
+    const std::size_t attentionBlocks = layerBlocks(c, decoder).size() - 1;
+    for (std::size_t L = 0; L < layers; ++L) {
+        const LayerWeights& lw = s.layers[L];
+        const std::string layer = name + " layer " + std::to_string(L);
+        if (lw.attention.size() != attentionBlocks)
+            throw InputError(layer + " has " + std::to_string(lw.attention.size()) +
+                             " attention blocks; expected " + std::to_string(attentionBlocks) +
+                             ".");
+        for (const AttentionSublayerWeights& a : lw.attention) {
+            const std::string block = layer + " " + blockName(a.block);
+            expectNorm(a.norm, c, block);
+            expectAttention(a.attention, attentionDescription(c, static_cast<int>(L), a.block), c,
+                            block);
+        }
+        expectFeedForward(lw.feedForward, c, layer + " feed-forward");
+        expectNorm(lw.feedForwardNorm, c, layer + " feed-forward");
+    }
+    if (c.finalNorm != s.finalNorm.has_value())
+        throw InputError(name + " final " + normLabel(c) +
+                         ": the configuration and the weights disagree.");
+    if (s.finalNorm)
+        expectNorm(*s.finalNorm, c, name + " final");
 }
 
 const MultiHeadAttention& TransformerModel::attentionModule(int layer, Block block) const
@@ -326,6 +391,7 @@ void TransformerModel::embed(const Stack& stack, const std::vector<int>& ids,
     for (std::int64_t t = 0; t < n; ++t)
         trace.embedding.matrix({0}).row(t) =
             w.embedding.row(ids[static_cast<std::size_t>(t)]) * scale;
+    // Without positions, or with rotary ones (turned inside attention), zeros are added.
     if (m_config.positional == PositionalKind::Learned)
         trace.positional.matrix({0}) = w.positional.topRows(n);
     else if (m_config.positional == PositionalKind::Sinusoidal)
@@ -342,7 +408,7 @@ void TransformerModel::embed(const Stack& stack, const std::vector<int>& ids,
     }
     if (w.embeddingNorm) {
         Tensor normed;
-        normalise(trace.input, *w.embeddingNorm, m_config.layerNormEps, normed);
+        normaliseTokens(trace.input, *w.embeddingNorm, m_config, normed);
         trace.input = std::move(normed);
     }
 }
@@ -400,7 +466,7 @@ void TransformerModel::runStack(const Stack& stack, const Tensor* memory, bool d
                             m_config.encoderLayers + m_config.decoderLayers);
     }
     if (w.finalNorm) {
-        normalise(x, *w.finalNorm, m_config.layerNormEps, trace.finalNorm);
+        normaliseTokens(x, *w.finalNorm, m_config, trace.finalNorm);
         trace.output = trace.finalNorm;
         if (policy.observer)
             policy.observer(name + ".final_norm", trace.finalNorm);
@@ -436,12 +502,12 @@ Tensor TransformerModel::runLayer(const Stack& stack, int layer, const Tensor& x
     }
     FeedForwardBlockTrace& ft = lt.feedForward;
     ft.block = decoder ? Block::DecoderFeedForward : Block::EncoderFeedForward;
-    current =
-        &residualBlock(*current, lw.feedForwardNorm, m_config, ft.norm, ft.residual,
-                       [&](const Tensor& in) -> const Tensor& {
-                           feedForward(in, lw.feedForward, m_config.activation, ft.feedForward);
-                           return ft.feedForward.output;
-                       });
+    current = &residualBlock(*current, lw.feedForwardNorm, m_config, ft.norm, ft.residual,
+                             [&](const Tensor& in) -> const Tensor& {
+                                 feedForward(in, lw.feedForward, m_config.feedForwardKind,
+                                             m_config.activation, ft.feedForward);
+                                 return ft.feedForward.output;
+                             });
     return *current;
 }
 

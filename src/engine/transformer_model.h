@@ -31,16 +31,19 @@ struct Ablation {
 };
 
 /// The attention module of block `block` in layer `layer` of a model with this configuration:
-/// its heads, positions and mask. The one place that decides, say, that a decoder's
-/// self-attention is causal; walkthroughs read it from the module.
+/// its query and K/V heads, head sizes, rotary positions and mask. The one place that decides,
+/// say, that a decoder's self-attention is causal and which layers have a sliding window; the
+/// model builds its modules and checks their weights from it, walkthroughs read it from the module.
 AttentionDescription attentionDescription(const ModelConfig& config, int layer, Block block);
 
 /// A whole Transformer (Vaswani et al.; D2L 11.7): embeddings and positions, encoder layers
 /// (self-attention, feed-forward), decoder layers (masked self-attention, cross-attention over the
-/// encoder's output, feed-forward), residual connections and LayerNorm before or after each
-/// sublayer. Every activation the capture policy asks for lands in a ModelTrace; attention
-/// reuses MultiHeadAttention, so each block's trace is the single-module trace the walkthrough
-/// explains. The model knows ids, not text: tokenizers live in io.
+/// encoder's output, feed-forward), residual connections and a norm (LayerNorm or RMSNorm) before
+/// or after each sublayer; today's decoder-only models (Llama and its kin) are the same with
+/// rotary positions, grouped K/V heads, sliding windows and gated feed-forward blocks. Every
+/// activation the capture policy asks for lands in a ModelTrace; attention reuses
+/// MultiHeadAttention, so each block's trace is the single-module trace the walkthrough explains.
+/// The model knows ids, not text: tokenizers live in io.
 class TransformerModel {
 public:
     /// Checks the configuration and that the weights have its shapes (InputError otherwise).
@@ -77,6 +80,7 @@ private:
         std::vector<std::vector<MultiHeadAttention>> attention; ///< per layer, per attention block
     };
     void checkWeights() const;
+    void checkStackWeights(const StackWeights& stack, bool decoder) const;
     void checkIds(const std::vector<int>& ids, const char* what) const;
     void checkAblation(const Ablation& ablation) const;
     void embed(const Stack& stack, const std::vector<int>& ids, const std::vector<int>& types,
