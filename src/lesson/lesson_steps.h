@@ -41,6 +41,16 @@ inline constexpr TraceView kConcatViews[] = {
 inline constexpr TraceView kOutputViews[] = {
     {engine::AttentionStep::Output, "output", "output = concat W_oᵀ + b_o"}};
 
+/// What a step can play when asked (▶ Animate): its numbers come from the trace, and
+/// app/step_animation draws it.
+enum class StepAnimationKind {
+    None,
+    Split, ///< columns slide apart into heads
+    Concat, ///< heads slide back side by side
+    Softmax, ///< a row of scores → exp(score − max) → weights that sum to 1
+    WeightedSum, ///< value rows scaled by their weights add up to the context row
+};
+
 /// A stop of the walkthrough, in the order a student meets them. Everything that knows about
 /// steps — the navigator, the text resources (resources/steps/<key>.txt, and <key>_in_model.txt
 /// where a model's block needs other words), settings and lesson files, handout pages, the
@@ -55,6 +65,7 @@ struct LessonStep {
     bool alternatives = false;
     /// The learned matrices this step applies ("W_q", …), whose parameters it counts.
     std::span<const std::string_view> weights = {};
+    StepAnimationKind animation = StepAnimationKind::None;
 
     /// Every view is query × key (mask drawing and cell drill-down work on it).
     bool scoreShaped() const;
@@ -71,15 +82,15 @@ inline constexpr std::string_view kOutputWeights[] = {"W_o"};
 inline constexpr std::array kLessonSteps = {
     LessonStep{"input", {}},
     LessonStep{"projections", kProjectionViews, false, kProjectionWeights},
-    LessonStep{"split", kSplitViews, true},
+    LessonStep{"split", kSplitViews, true, {}, StepAnimationKind::Split},
     LessonStep{"rotate", kRotateViews, true},
     LessonStep{"scores", kScoresViews},
     LessonStep{"scaled", kScaledViews},
     LessonStep{"biased", kBiasedViews},
     LessonStep{"masked", kMaskedViews},
-    LessonStep{"softmax", kSoftmaxViews},
-    LessonStep{"context", kContextViews},
-    LessonStep{"concat", kConcatViews},
+    LessonStep{"softmax", kSoftmaxViews, false, {}, StepAnimationKind::Softmax},
+    LessonStep{"context", kContextViews, false, {}, StepAnimationKind::WeightedSum},
+    LessonStep{"concat", kConcatViews, false, {}, StepAnimationKind::Concat},
     LessonStep{"output", kOutputViews, false, kOutputWeights},
 };
 
