@@ -189,8 +189,7 @@ void PredictionPrompt::ask(bool takeFocus)
     const lesson::LessonStepIndex step = m_steps->step();
     if (m_revealed.count(step))
         return;
-    const std::vector<lesson::QuestionKind> kinds =
-        render::questionKinds(lesson::kLessonSteps[step]);
+    const std::span<const lesson::QuestionKind> kinds = lesson::kLessonSteps[step].questions;
     if (kinds.empty())
         return;
     m_question = lesson::stepQuestion(*walkthrough, step, kinds, m_steps->batchIndex(), m_seed);
