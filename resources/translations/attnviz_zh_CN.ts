@@ -1470,10 +1470,6 @@
         <translation>未知</translation>
     </message>
     <message>
-        <source>Presentation: ←/→ steps · 1…9, 0 a step · H one head after another · S the settings · click a cell to mark it (Shift: its row, Ctrl: its column) · Esc leaves</source>
-        <translation>演示模式：←/→ 切换步骤 · 1…9、0 跳到某一步 · H 逐个显示各头 · S 显示设置 · 单击单元格可标记它（Shift：整行，Ctrl：整列）· Esc 退出</translation>
-    </message>
-    <message>
         <source>In presentation mode: go to step 1 … 10</source>
         <translation>演示模式下：跳到第 1 … 10 步</translation>
     </message>
@@ -1740,6 +1736,13 @@
     <message>
         <source>“%1” is not a size; expected a number with K, M, G or T, like 512M or 2G, or nothing for no limit of your own.</source>
         <translation>“%1”不是有效的大小；应为带 K、M、G 或 T 的数字，例如 512M 或 2G；留空则不自行设定上限。</translation>
+    </message>
+</context>
+<context>
+    <name>attnviz::app::PresentationMode</name>
+    <message>
+        <source>Presentation: ←/→ steps · 1…9, 0 a step · H one head after another · S the settings · click a cell to mark it (Shift: its row, Ctrl: its column) · Esc leaves</source>
+        <translation>演示模式：←/→ 切换步骤 · 1…9、0 跳到某一步 · H 逐个显示各头 · S 显示设置 · 单击单元格可标记它（Shift：整行，Ctrl：整列）· Esc 退出</translation>
     </message>
 </context>
 <context>

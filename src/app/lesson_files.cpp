@@ -1,5 +1,7 @@
 #include "app/lesson_files.h"
 
+#include "app/settings_store.h"
+
 #include "engine/input_error.h"
 #include "io/atomic_file.h"
 #include "io/file_error.h"
@@ -15,8 +17,6 @@ namespace attnviz::app {
 namespace {
 
 constexpr int kRecentLessons = 8;
-const QString kRecentKey = QStringLiteral("lessons/recent");
-const QString kSessionKey = QStringLiteral("session/lesson");
 
 QString shown(const QString& path)
 {
@@ -68,11 +68,8 @@ QString writeLessonFile(const QString& path, const lesson::LessonFile& lesson)
 
 QStringList recentLessons()
 {
-    QSettings store;
-    QStringList paths = store.value(kRecentKey).toStringList();
-    if (paths.size() > kRecentLessons) // a settings file edited by hand
-        paths = paths.mid(0, kRecentLessons);
-    return paths;
+    const QSettings store;
+    return loadRecentLessons(store, kRecentLessons);
 }
 
 void rememberLesson(const QString& path)
@@ -82,19 +79,19 @@ void rememberLesson(const QString& path)
     paths.removeAll(absolute);
     paths.prepend(absolute);
     QSettings store;
-    store.setValue(kRecentKey, paths.mid(0, kRecentLessons));
+    saveRecentLessons(store, paths.mid(0, kRecentLessons));
 }
 
 void forgetRecentLessons()
 {
     QSettings store;
-    store.remove(kRecentKey);
+    removeRecentLessons(store);
 }
 
 std::optional<lesson::LessonFile> sessionLesson()
 {
     const QSettings store;
-    const QString text = store.value(kSessionKey).toString();
+    const QString text = loadSessionLessonText(store);
     if (text.isEmpty() || text.size() > static_cast<qsizetype>(lesson::kMaxLessonFileBytes))
         return std::nullopt;
     try {
@@ -107,7 +104,7 @@ std::optional<lesson::LessonFile> sessionLesson()
 void saveSessionLesson(const lesson::LessonFile& lesson)
 {
     QSettings store;
-    store.setValue(kSessionKey, QString::fromStdString(lesson::lessonFileText(lesson)));
+    saveSessionLessonText(store, QString::fromStdString(lesson::lessonFileText(lesson)));
 }
 
 } // namespace attnviz::app

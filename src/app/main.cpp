@@ -2,6 +2,7 @@
 #include "app/language.h"
 #include "app/main_window.h"
 #include "app/model_panel.h"
+#include "app/settings_store.h"
 #include "app/step_panel.h"
 #include "app/walkthrough_runner.h"
 #include "ui_model_panel.h"
@@ -134,7 +135,7 @@ int main(int argc, char** argv)
     attnviz::app::applyLanguage(
         parser.isSet(options.language)
             ? parser.value(options.language)
-            : store.value(QStringLiteral("language"), attnviz::app::systemLanguage()).toString());
+            : attnviz::app::loadLanguage(store, attnviz::app::systemLanguage()));
 
     // On the heap: switching the language replaces the window with one built in the new language.
     auto* first = new attnviz::app::MainWindow;

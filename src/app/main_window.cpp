@@ -13,6 +13,7 @@
 #include "app/model_panel.h"
 #include "app/prediction_prompt.h"
 #include "app/preferences_dialog.h"
+#include "app/presentation_mode.h"
 #include "app/scaling_dialog.h"
 #include "app/settings_store.h"
 #include "app/step_panel.h"
@@ -34,7 +35,6 @@
 #include <QScreen>
 #include <QScrollArea>
 #include <QSettings>
-#include <QShortcut>
 #include <QSplitter>
 #include <QStackedWidget>
 #include <QStatusBar>
@@ -72,7 +72,6 @@ MainWindow::MainWindow(QWidget* parent)
     scroll->setWidgetResizable(true);
     scroll->setMinimumWidth(340);
     scroll->setObjectName(QStringLiteral("settingsPanel"));
-    m_settingsPanel = scroll;
     m_steps->grid()->setObjectName(QStringLiteral("headGrid"));
     m_views->addWidget(m_steps);
     m_views->addWidget(m_overview);
@@ -93,18 +92,17 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_ui->actionPrevious, &QAction::triggered, m_steps, &StepPanel::previous);
     connect(m_ui->actionFirst, &QAction::triggered, m_steps, &StepPanel::first);
     connect(m_ui->actionLast, &QAction::triggered, m_steps, &StepPanel::last);
-    connect(m_ui->actionPresentation, &QAction::toggled, this, &MainWindow::setPresentationMode);
     {
         const QSettings store;
-        m_ui->actionAnimations->setChecked(
-            store.value(QStringLiteral("view/animations"), true).toBool());
+        m_ui->actionAnimations->setChecked(loadAnimations(store));
         m_steps->setAnimationsEnabled(m_ui->actionAnimations->isChecked());
     }
     connect(m_ui->actionAnimations, &QAction::toggled, this, [this](bool on) {
-        QSettings().setValue(QStringLiteral("view/animations"), on);
+        QSettings store;
+        saveAnimations(store, on);
         m_steps->setAnimationsEnabled(on);
     });
-    addPresentationKeys();
+    m_presentation = new PresentationMode(this, m_ui->actionPresentation, scroll, m_steps);
     connect(m_ui->actionAbout, &QAction::triggered, this, [this] {
         QMessageBox::about(
             this, tr("About AttnViz"),
@@ -228,11 +226,11 @@ MainWindow::MainWindow(QWidget* parent)
     QSettings store;
     // A first start has the form's 1400 × 900; a saved geometry may come from a larger screen
     // than today's projector.
-    restoreGeometry(store.value(QStringLiteral("window/geometry")).toByteArray());
+    restoreGeometry(loadWindowGeometry(store));
     fitToScreen();
-    if (!store.value(QStringLiteral("tour/offered")).toBool()) {
+    if (!loadTourOffered(store)) {
         // A first start offers the tour without interrupting: one line, one button.
-        store.setValue(QStringLiteral("tour/offered"), true);
+        saveTourOffered(store);
         auto* offer = new QPushButton(tr("New here? Take the guided tour"));
         offer->setObjectName(QStringLiteral("tourOffer"));
         offer->setFlat(true);
@@ -487,80 +485,10 @@ void MainWindow::showModelBlock(const lesson::BlockChoice& choice)
                                           : QString::number(m_walkthrough->dk())));
 }
 
-void MainWindow::setPresentationMode(bool on)
-{
-    // Readable from the back of a classroom: every font in the window grows (the step's title and
-    // formula more), the settings panel makes room for the heatmaps (S brings it back), and the
-    // keyboard alone walks the lesson. Off restores the desktop's own size.
-    QFont f = QApplication::font();
-    if (on)
-        f.setPointSizeF(std::max(16.0, f.pointSizeF() * 1.6));
-    setFont(f);
-    // The whole screen of the projector; leaving returns to the window as it was.
-    if (on && !isFullScreen()) {
-        m_stateBeforePresentation = windowState();
-        setWindowState(Qt::WindowFullScreen);
-    } else if (!on && isFullScreen()) {
-        setWindowState(m_stateBeforePresentation);
-    }
-    m_settingsPanel->setVisible(!on);
-    m_steps->setPresentation(on);
-    if (m_ui->actionPresentation->isChecked() != on)
-        m_ui->actionPresentation->setChecked(on);
-    for (QShortcut* key : m_presentationKeys)
-        key->setEnabled(on);
-    if (on) {
-        statusBar()->showMessage(
-            tr("Presentation: ←/→ steps · 1…9, 0 a step · H one head after another · S the "
-               "settings · click a cell to mark it (Shift: its row, Ctrl: its column) · Esc "
-               "leaves"));
-        m_steps->setFocus();
-    } else {
-        statusBar()->clearMessage();
-    }
-}
-
-void MainWindow::addPresentationKeys()
-{
-    const auto add = [this](const QKeySequence& sequence, auto action) {
-        auto* key = new QShortcut(sequence, this);
-        key->setEnabled(false);
-        connect(key, &QShortcut::activated, this, action);
-        m_presentationKeys.push_back(key);
-    };
-    for (int digit = 0; digit <= 9; ++digit) {
-        // 1 … 9 are the steps numbered 1 … 9 on screen and 0 is step 10, as on a keyboard's row
-        // of digits; the numbers count the steps this module has.
-        const auto number = static_cast<std::size_t>(digit == 0 ? 9 : digit - 1);
-        add(QKeySequence(Qt::Key_0 + digit), [this, number] {
-            const auto shown = lesson::shownLessonSteps(m_steps->shownTrace());
-            if (number < shown.size())
-                m_steps->setStep(shown[number]);
-        });
-    }
-    add(QKeySequence(Qt::Key_H), [this] {
-        // All heads → head 0 → head 1 → … → all heads again.
-        HeadGridView* grid = m_steps->grid();
-        const int next = grid->focusedHead() + 1;
-        if (next < static_cast<int>(grid->matrices().size()) && grid->focusedHead() >= -1)
-            grid->focusHead(next);
-        if (grid->focusedHead() != next)
-            grid->showAll();
-    });
-    add(QKeySequence(Qt::Key_S), [this] {
-        m_settingsPanel->setVisible(!m_settingsPanel->isVisible());
-        // Digits and letters typed into the settings must reach the fields.
-        for (QShortcut* key : m_presentationKeys)
-            if (key->key() != QKeySequence(Qt::Key_S) && key->key() != QKeySequence(Qt::Key_Escape))
-                key->setEnabled(!m_settingsPanel->isVisible());
-    });
-    add(QKeySequence(Qt::Key_Escape), [this] { setPresentationMode(false); });
-}
-
 void MainWindow::saveSession()
 {
     QSettings store;
-    store.setValue(QStringLiteral("window/geometry"), saveGeometry());
+    saveWindowGeometry(store, saveGeometry());
     saveStep(store, m_steps->step());
     savePlaygroundSettings(store, m_input->settings());
     saveModelRequest(store, m_model->request());
@@ -814,7 +742,7 @@ MainWindow* MainWindow::rebuildIn(const QString& code, const lesson::LessonFile&
     saveSessionLesson(shown);
     applyLanguage(code);
     QSettings store;
-    store.setValue(QStringLiteral("language"), currentLanguage());
+    saveLanguage(store, currentLanguage());
     auto* next = new MainWindow;
     next->setAttribute(Qt::WA_DeleteOnClose);
     next->restoreGeometry(saveGeometry());

@@ -13,7 +13,6 @@
 #include <optional>
 #include <vector>
 
-class QShortcut;
 class QStackedWidget;
 
 namespace Ui {
@@ -32,6 +31,7 @@ class ScalingDialog;
 class ImportanceDialog;
 class ModelOverview;
 class ModelPanel;
+class PresentationMode;
 class StepPanel;
 class WalkthroughRunner;
 
@@ -95,9 +95,6 @@ private:
     void showModelResult(const ModelResult& result);
     void showModelBlock(const lesson::BlockChoice& choice);
     void showPlayground();
-    void setPresentationMode(bool on);
-    /// Presentation mode's keys (digits, H, S, Esc), enabled only in it.
-    void addPresentationKeys();
     void runModel(const ModelRequest& request);
     /// File ▸ Preferences: a new memory limit is saved and the model shown runs again under it.
     void openPreferences();
@@ -131,9 +128,7 @@ private:
     StepPanel* m_steps;
     ModelOverview* m_overview;
     QStackedWidget* m_views;
-    QWidget* m_settingsPanel = nullptr;
-    Qt::WindowStates m_stateBeforePresentation;
-    std::vector<QShortcut*> m_presentationKeys;
+    PresentationMode* m_presentation = nullptr;
     WalkthroughRunner* m_runner;
     ModelRunner* m_modelRunner;
     ExportMenu* m_exports = nullptr;

@@ -89,16 +89,14 @@ PredictionPrompt::PredictionPrompt(StepPanel* steps, QMenu* menu)
     verdictLayout->setColumnStretch(0, 1);
     connect(m_verdictClose, &QToolButton::clicked, m_verdict, &QWidget::hide);
     m_verdict->hide();
-    // Right below "Step 7 of 10 — …", above the formula.
-    if (auto* box = qobject_cast<QBoxLayout*>(steps->layout()))
-        box->insertWidget(1, m_verdict);
+    steps->addBanner(m_verdict);
 
     hide();
-    steps->installEventFilter(this);
-    for (const char* name : {"formula", "explanation"})
-        if (QWidget* w =
-                steps->findChild<QWidget*>(QLatin1String(name), Qt::FindDirectChildrenOnly))
-            w->installEventFilter(this);
+    steps->installEventFilter(this); // its font: presentation mode grows the question with it
+    connect(steps, &StepPanel::stepAreaMoved, this, [this] {
+        if (m_asking)
+            place();
+    });
     applyFonts();
 
     connect(m_steps, &StepPanel::stepChanged, this, [this] {
@@ -191,8 +189,7 @@ void PredictionPrompt::ask(bool takeFocus)
     const lesson::LessonStepIndex step = m_steps->step();
     if (m_revealed.count(step))
         return;
-    const std::vector<lesson::QuestionKind> kinds =
-        render::questionKinds(lesson::kLessonSteps[step]);
+    const std::span<const lesson::QuestionKind> kinds = lesson::kLessonSteps[step].questions;
     if (kinds.empty())
         return;
     m_question = lesson::stepQuestion(*walkthrough, step, kinds, m_steps->batchIndex(), m_seed);
@@ -343,32 +340,15 @@ void PredictionPrompt::applyFonts()
 
 void PredictionPrompt::place()
 {
-    const auto child = [this](const char* name) {
-        return m_steps->findChild<QWidget*>(QLatin1String(name), Qt::FindDirectChildrenOnly);
-    };
-    const QWidget* top = child("formula");
-    const QWidget* bottom = child("explanation");
-    const int y0 = top ? top->y() : 0;
-    const int y1 = bottom ? bottom->geometry().bottom() : m_steps->height() - 1;
-    setGeometry(0, y0, m_steps->width(), std::max(y1 - y0 + 1, 200));
+    setGeometry(m_steps->stepArea());
 }
 
 bool PredictionPrompt::eventFilter(QObject* watched, QEvent* event)
 {
-    switch (event->type()) {
-    case QEvent::Resize:
-    case QEvent::Move:
-    case QEvent::LayoutRequest:
-        if (m_asking)
-            place();
-        break;
-    case QEvent::FontChange:
-        if (watched == m_steps)
-            applyFonts();
-        break;
-    default:
-        break;
-    }
+    if (watched == m_steps && event->type() == QEvent::FontChange)
+        applyFonts();
+    if (watched == m_steps && event->type() == QEvent::Resize && m_asking)
+        place();
     return QFrame::eventFilter(watched, event);
 }
 

@@ -173,4 +173,70 @@ bool loadPredictMode(const QSettings& store)
     return store.value(QStringLiteral("experiments/predictThenReveal"), false).toBool();
 }
 
+void saveAnimations(QSettings& store, bool on)
+{
+    store.setValue(QStringLiteral("view/animations"), on);
+}
+
+bool loadAnimations(const QSettings& store)
+{
+    return store.value(QStringLiteral("view/animations"), true).toBool();
+}
+
+void saveWindowGeometry(QSettings& store, const QByteArray& geometry)
+{
+    store.setValue(QStringLiteral("window/geometry"), geometry);
+}
+
+QByteArray loadWindowGeometry(const QSettings& store)
+{
+    return store.value(QStringLiteral("window/geometry")).toByteArray();
+}
+
+void saveTourOffered(QSettings& store)
+{
+    store.setValue(QStringLiteral("tour/offered"), true);
+}
+
+bool loadTourOffered(const QSettings& store)
+{
+    return store.value(QStringLiteral("tour/offered")).toBool();
+}
+
+void saveLanguage(QSettings& store, const QString& code)
+{
+    store.setValue(QStringLiteral("language"), code);
+}
+
+QString loadLanguage(const QSettings& store, const QString& fallback)
+{
+    return store.value(QStringLiteral("language"), fallback).toString();
+}
+
+void saveRecentLessons(QSettings& store, const QStringList& paths)
+{
+    store.setValue(QStringLiteral("lessons/recent"), paths);
+}
+
+QStringList loadRecentLessons(const QSettings& store, int limit)
+{
+    // A settings file edited by hand may hold more.
+    return store.value(QStringLiteral("lessons/recent")).toStringList().mid(0, limit);
+}
+
+void removeRecentLessons(QSettings& store)
+{
+    store.remove(QStringLiteral("lessons/recent"));
+}
+
+void saveSessionLessonText(QSettings& store, const QString& text)
+{
+    store.setValue(QStringLiteral("session/lesson"), text);
+}
+
+QString loadSessionLessonText(const QSettings& store)
+{
+    return store.value(QStringLiteral("session/lesson")).toString();
+}
+
 } // namespace attnviz::app

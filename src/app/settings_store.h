@@ -5,7 +5,11 @@
 #include "lesson/lesson_steps.h"
 #include "lesson/playground.h"
 
+#include <QStringList>
+
+class QByteArray;
 class QSettings;
+class QString;
 
 namespace attnviz::app {
 
@@ -32,5 +36,30 @@ Preferences loadPreferences(const QSettings& store);
 /// Experiments ▸ Predict, then reveal: on or off (off unless saved on).
 void savePredictMode(QSettings& store, bool on);
 bool loadPredictMode(const QSettings& store);
+
+/// View ▸ Animations: on unless saved off.
+void saveAnimations(QSettings& store, bool on);
+bool loadAnimations(const QSettings& store);
+
+/// The window's geometry (QWidget::saveGeometry), empty when none was saved.
+void saveWindowGeometry(QSettings& store, const QByteArray& geometry);
+QByteArray loadWindowGeometry(const QSettings& store);
+
+/// Whether a first start already offered the guided tour.
+void saveTourOffered(QSettings& store);
+bool loadTourOffered(const QSettings& store);
+
+/// The interface's language code (View ▸ Language); `fallback` when none was chosen.
+void saveLanguage(QSettings& store, const QString& code);
+QString loadLanguage(const QSettings& store, const QString& fallback);
+
+/// File ▸ Recent lessons, newest first, at most `limit`.
+void saveRecentLessons(QSettings& store, const QStringList& paths);
+QStringList loadRecentLessons(const QSettings& store, int limit);
+void removeRecentLessons(QSettings& store);
+
+/// The lesson the window showed when it closed, as lesson-file text ("" when none).
+void saveSessionLessonText(QSettings& store, const QString& text);
+QString loadSessionLessonText(const QSettings& store);
 
 } // namespace attnviz::app

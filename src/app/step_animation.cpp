@@ -75,24 +75,11 @@ bool StepAnimation::eventFilter(QObject* watched, QEvent* event)
     return QWidget::eventFilter(watched, event);
 }
 
-std::optional<StepAnimation::Kind> StepAnimation::kindForStep(const lesson::LessonStep& step)
-{
-    if (step.key == "split")
-        return Kind::Split;
-    if (step.key == "concat")
-        return Kind::Concat;
-    if (step.key == "softmax")
-        return Kind::Softmax;
-    if (step.key == "context")
-        return Kind::WeightedSum;
-    return std::nullopt;
-}
-
 bool StepAnimation::play(const std::shared_ptr<const lesson::Walkthrough>& walkthrough, Kind kind,
                          int batch, int head, int query)
 {
     m_animation.stop();
-    if (!walkthrough || walkthrough->weightsOnly())
+    if (kind == Kind::None || !walkthrough || walkthrough->weightsOnly())
         return false;
     const engine::AttentionTrace& t = *walkthrough->trace;
     const engine::Tensor& source = kind == Kind::Concat ? t.concat : t.qProj;
@@ -164,6 +151,8 @@ void StepAnimation::setProgress(double progress)
 QString StepAnimation::caption() const
 {
     switch (m_kind) {
+    case Kind::None:
+        return {};
     case Kind::Split:
         return m_progress < 0.5
             ? tr("Q = X W_qᵀ: one row per token, H·d_k = %1 columns").arg(m_heads * m_headWidth)
@@ -236,6 +225,8 @@ void StepAnimation::paintEvent(QPaintEvent*)
     p.drawText(QRect(kMargin, height() - 28, width() - 2 * kMargin, 24), Qt::AlignRight,
                tr("click or press a key to skip · Esc closes"));
     switch (m_kind) {
+    case Kind::None:
+        break;
     case Kind::Split:
         paintSplit(p, false);
         break;

@@ -21,12 +21,9 @@ namespace attnviz::app {
 class StepAnimation : public QWidget {
     Q_OBJECT
 public:
-    enum class Kind { Split, Concat, Softmax, WeightedSum };
+    using Kind = lesson::StepAnimationKind;
 
     explicit StepAnimation(QWidget* parent = nullptr);
-
-    /// Which animation a lesson step has, if any.
-    static std::optional<Kind> kindForStep(const lesson::LessonStep& step);
 
     /// Starts `kind` on batch item `batch`, head `head` (split/concat: all heads) and query
     /// `query` (softmax, weighted sum). False, with nothing shown, when the walkthrough did not

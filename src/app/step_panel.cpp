@@ -63,6 +63,8 @@ StepPanel::StepPanel(QWidget* parent)
     m_shape->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_shape->setWordWrap(true);
     m_explanation->setObjectName(QStringLiteral("explanation"));
+    for (QWidget* edge : {static_cast<QWidget*>(m_formula), static_cast<QWidget*>(m_explanation)})
+        edge->installEventFilter(this);
     // Glossary terms are links: a hover shows the term's explanation, a click opens the glossary.
     m_explanation->setOpenLinks(false);
     connect(m_explanation, &QTextBrowser::anchorClicked, this, [this](const QUrl& url) {
@@ -360,6 +362,27 @@ int StepPanel::batchIndex() const
     return m_batch->value() - 1;
 }
 
+QRect StepPanel::stepArea() const
+{
+    const int top = m_formula->y();
+    const int bottom = m_explanation->geometry().bottom();
+    return QRect(0, top, width(), std::max(bottom - top + 1, 200));
+}
+
+void StepPanel::addBanner(QWidget* banner)
+{
+    static_cast<QBoxLayout*>(layout())->insertWidget(1, banner);
+}
+
+bool StepPanel::eventFilter(QObject* watched, QEvent* event)
+{
+    if ((watched == m_formula || watched == m_explanation) &&
+        (event->type() == QEvent::Resize || event->type() == QEvent::Move ||
+         event->type() == QEvent::LayoutRequest))
+        emit stepAreaMoved();
+    return QWidget::eventFilter(watched, event);
+}
+
 QString StepPanel::positionText() const
 {
     return m_position->text();
@@ -386,8 +409,8 @@ std::shared_ptr<const lesson::Walkthrough> StepPanel::shownDifference()
 
 bool StepPanel::animate()
 {
-    const auto kind = StepAnimation::kindForStep(lessonStep());
-    if (!kind || !m_walkthrough)
+    const lesson::StepAnimationKind kind = lessonStep().animation;
+    if (kind == lesson::StepAnimationKind::None || !m_walkthrough)
         return false;
     // The head in focus (else head 0) and the query the teacher marked (else the last, which
     // sees every key under a causal mask).
@@ -395,7 +418,7 @@ bool StepPanel::animate()
     const int query = m_grid->mark() && m_grid->mark()->kind != render::Highlight::Kind::Column
         ? m_grid->mark()->row
         : static_cast<int>(m_walkthrough->trace->queryLength()) - 1;
-    return m_animation->play(m_walkthrough, *kind, batchIndex(), head, query);
+    return m_animation->play(m_walkthrough, kind, batchIndex(), head, query);
 }
 
 void StepPanel::setAnimationsEnabled(bool on)
@@ -409,7 +432,7 @@ void StepPanel::refresh()
     const lesson::LessonStep& step = lessonStep();
     m_animation->hide();
     m_animate->setVisible(m_animationsEnabled && m_walkthrough && !m_walkthrough->weightsOnly() &&
-                          StepAnimation::kindForStep(step).has_value());
+                          step.animation != lesson::StepAnimationKind::None);
     render::StepText text = render::stepText(step, m_walkthrough.get());
     text.explanation = render::linkGlossaryTerms(text.explanation, m_glossary);
     const std::vector<lesson::LessonStepIndex> shown = lesson::shownLessonSteps(shownTrace());

@@ -83,6 +83,12 @@ public:
     QString formulaText() const;
     QString shapeText() const;
 
+    /// Where a card that covers the step goes (Predict, then reveal): from the formula down to
+    /// the explanation, in this panel's coordinates.
+    QRect stepArea() const;
+    /// Puts `banner` right below the step's title ("Step 7 of 10 — …"), above the formula.
+    void addBanner(QWidget* banner);
+
 signals:
     void stepChanged(attnviz::lesson::LessonStepIndex step);
     void cellClicked(int row, int column);
@@ -94,9 +100,12 @@ signals:
     /// After every refresh: the walkthrough shown (null when none) and the batch item.
     void walkthroughShown(std::shared_ptr<const attnviz::lesson::Walkthrough> walkthrough,
                           int batch);
+    /// stepArea() moved or changed size.
+    void stepAreaMoved();
 
 protected:
     void changeEvent(QEvent* event) override;
+    bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
     void applyFonts();

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <sstream>
 
 namespace attnviz::cli {
 namespace {
@@ -22,10 +23,12 @@ its shape, and with --dump writes every intermediate to OUT as F32 tensors named
 %s.
 
 CASE holds F32 tensors query [B,Nq,Dq], key [B,Nk,Dk], value [B,Nk,Dv], w_q [H*Pqk,Dq],
-w_k [H*Pqk,Dk], w_v [H*Pv,Dv], w_o [Po,H*Pv]; optionally b_q, b_k, b_v, b_o, valid_lens
-(I32/I64, [B] or [B,Nq]) and mask (U8/BOOL, [Nq,Nk] or [B,Nq,Nk], 1 = may attend). Its
-__metadata__ gives num_heads (required) and causal ("true"/"false", default false).
-See docs/case-format.md.
+w_k [Hkv*Pqk,Dk], w_v [Hkv*Pv,Dv], w_o [Po,H*Pv]; optionally b_q, b_k, b_v, b_o, valid_lens
+(I32/I64, [B] or [B,Nq]), mask (U8/BOOL, [Nq,Nk] or [B,Nq,Nk], 1 = may attend) and, with
+rotary positions, query_positions [B,Nq] and key_positions [B,Nk] (I32/I64). Its __metadata__
+gives num_heads (required), num_kv_heads (default num_heads; grouped-query attention),
+causal ("true"/"false", default false), sliding_window (W keys, with causal) and rope_theta
+(rotary positions). See docs/case-format.md.
 
 Options:
   --dump OUT     write the trace to OUT (atomically: never a partial file)
@@ -42,15 +45,28 @@ OUT written; 1 when OUT could not be written.
 void printSummary(const lesson::Walkthrough& w)
 {
     const engine::AttentionTrace& t = *w.trace;
+    const engine::AttentionDescription& d = w.description();
+    std::string variant;
+    if (d.groupedKeyValues())
+        variant += ", kv_heads=" + std::to_string(d.keyValueHeads);
+    if (d.rotary) {
+        std::ostringstream theta;
+        theta << d.rotary->theta;
+        variant += ", rope_theta=" + theta.str();
+    }
+    if (w.mask.causal)
+        variant += ", causal";
+    if (w.mask.window)
+        variant += ", sliding_window=" + std::to_string(*w.mask.window);
     std::printf("multi-head attention: batch=%lld, heads=%d, Nq=%lld, Nk=%lld, d_k=%d, d_v=%d, "
                 "out=%lld%s\n",
                 static_cast<long long>(t.batchSize()), w.heads(),
                 static_cast<long long>(t.queryLength()), static_cast<long long>(t.keyLength()),
-                w.dk(), w.dv(), static_cast<long long>(w.weights()->wO.rows()),
-                w.mask.causal ? ", causal" : "");
+                w.dk(), w.dv(), static_cast<long long>(w.weights()->wO.rows()), variant.c_str());
     for (const engine::AttentionStepInfo& info : engine::kAttentionStepTable)
-        std::printf("  %-8s %s\n", std::string(info.name).c_str(),
-                    (t.*info.field).shapeString().c_str());
+        if (t.computes(info.step))
+            std::printf("  %-8s %s\n", std::string(info.name).c_str(),
+                        (t.*info.field).shapeString().c_str());
     const std::vector<lesson::MatrixParameters> parameters =
         lesson::attentionParameters(*w.weights());
     std::printf("parameters:");
@@ -111,7 +127,7 @@ int run(const std::vector<std::string>& args)
     if (!parsed.has("--quiet")) {
         printSummary(*w);
         if (dump)
-            std::printf("wrote %zu steps to %s\n", engine::kAttentionStepTable.size(),
+            std::printf("wrote %zu steps to %s\n", w->trace->computedSteps().size(),
                         io::printable(*dump).c_str());
     }
     return kExitOk;

@@ -37,6 +37,15 @@ bool AttentionTrace::computes(AttentionStep s) const
     return stepPresent(s, description);
 }
 
+std::vector<AttentionStep> AttentionTrace::computedSteps() const
+{
+    std::vector<AttentionStep> out;
+    for (const AttentionStep s : kAttentionSteps)
+        if (computes(s))
+            out.push_back(s);
+    return out;
+}
+
 std::string_view stepName(AttentionStep step)
 {
     return stepInfo(step).name;

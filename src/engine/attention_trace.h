@@ -115,6 +115,8 @@ struct AttentionTrace {
     /// Whether the module that made this trace computes the step at all (q_rotated only with
     /// rotary positions, ...): what views, dumps and the step bar offer.
     bool computes(AttentionStep s) const;
+    /// Every step the module computes, in order.
+    std::vector<AttentionStep> computedSteps() const;
 };
 
 /// Which feature columns of a step belong to which head: none, d_k-wide slices (q_proj, k_proj)

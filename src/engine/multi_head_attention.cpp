@@ -25,7 +25,7 @@ std::string str(Eigen::Index v)
 
 std::string shapeOf(const RowMatrix& m)
 {
-    return "[" + str(m.rows()) + ", " + str(m.cols()) + "]";
+    return shapeText(std::vector<std::int64_t>{m.rows(), m.cols()});
 }
 
 void checkBias(const std::optional<Eigen::RowVectorXf>& bias, const char* name, Eigen::Index size,

@@ -93,15 +93,25 @@ ConstMatrixView Tensor::matrix(std::initializer_list<std::int64_t> leading) cons
     return {m_data.data() + offset, m_axes[rank() - 2].size, m_axes[rank() - 1].size};
 }
 
-std::string Tensor::shapeString() const
+std::string shapeText(std::span<const std::int64_t> sizes)
+{
+    std::string s = "[";
+    for (std::size_t i = 0; i < sizes.size(); ++i)
+        s += (i ? ", " : "") + std::to_string(sizes[i]);
+    return s + "]";
+}
+
+std::string shapeText(std::span<const Axis> axes)
 {
     std::string s = "(";
-    for (std::size_t i = 0; i < m_axes.size(); ++i) {
-        if (i > 0)
-            s += ", ";
-        s += m_axes[i].name + "=" + std::to_string(m_axes[i].size);
-    }
+    for (std::size_t i = 0; i < axes.size(); ++i)
+        s += (i ? ", " : "") + axes[i].name + "=" + std::to_string(axes[i].size);
     return s + ")";
+}
+
+std::string Tensor::shapeString() const
+{
+    return shapeText(m_axes);
 }
 
 } // namespace attnviz::engine

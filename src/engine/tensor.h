@@ -24,6 +24,11 @@ struct Axis {
     bool operator==(const Axis&) const = default;
 };
 
+/// The one way a shape is printed: "[2, 5, 16]" for sizes, and "(batch=2, query=5, feature=16)"
+/// when the axes have names (the shape lines of the steps, Tensor::shapeString).
+std::string shapeText(std::span<const std::int64_t> sizes);
+std::string shapeText(std::span<const Axis> axes);
+
 /// A dense, contiguous, row-major float tensor whose axes carry names.
 ///
 /// Every intermediate of the engine is one of these. The last two axes form matrices, so a view can

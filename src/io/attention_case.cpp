@@ -18,14 +18,6 @@ std::string quoted(std::string_view name)
     return "'" + std::string(name) + "'";
 }
 
-std::string shapeString(const std::vector<std::int64_t>& shape)
-{
-    std::string s = "[";
-    for (std::size_t i = 0; i < shape.size(); ++i)
-        s += (i ? ", " : "") + std::to_string(shape[i]);
-    return s + "]";
-}
-
 std::string multiIndex(std::int64_t flat, const std::vector<std::int64_t>& shape)
 {
     std::vector<std::int64_t> index(shape.size());
@@ -33,7 +25,7 @@ std::string multiIndex(std::int64_t flat, const std::vector<std::int64_t>& shape
         index[a] = flat % shape[a];
         flat /= shape[a];
     }
-    return shapeString(index);
+    return engine::shapeText(index);
 }
 
 /// What a tensor of the case must look like: its dtypes, its rank and the names of its axes.
@@ -303,8 +295,9 @@ std::optional<engine::AttentionMask::Explicit> loadExplicitMask(const Safetensor
         : std::vector<std::int64_t>{queries, keys};
     if (t->shape != expected)
         throw FormatError("tensor 'mask' has shape " + t->shapeString() + "; expected " +
-                          shapeString({queries, keys}) + " or " +
-                          shapeString({batch, queries, keys}) + " ([Nq, Nk] or [B, Nq, Nk])");
+                          engine::shapeText(std::vector<std::int64_t>{queries, keys}) + " or " +
+                          engine::shapeText(std::vector<std::int64_t>{batch, queries, keys}) +
+                          " ([Nq, Nk] or [B, Nq, Nk])");
     engine::AttentionMask::Explicit m;
     m.perBatch = perBatch;
     m.allowed.assign(t->bytes.begin(), t->bytes.end());

@@ -1,5 +1,6 @@
 #include "io/safetensors.h"
 
+#include "engine/tensor.h"
 #include "io/atomic_file.h"
 
 #include <nlohmann/json.hpp>
@@ -109,10 +110,7 @@ std::int64_t TensorEntry::elementCount() const
 
 std::string TensorEntry::shapeString() const
 {
-    std::string s = "[";
-    for (std::size_t i = 0; i < shape.size(); ++i)
-        s += (i ? ", " : "") + std::to_string(shape[i]);
-    return s + "]";
+    return engine::shapeText(shape);
 }
 
 SafetensorsFile SafetensorsFile::read(const std::string& path)

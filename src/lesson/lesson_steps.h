@@ -1,6 +1,7 @@
 #pragma once
 
 #include "engine/attention_trace.h"
+#include "lesson/question_kind.h"
 
 #include <array>
 #include <optional>
@@ -41,6 +42,16 @@ inline constexpr TraceView kConcatViews[] = {
 inline constexpr TraceView kOutputViews[] = {
     {engine::AttentionStep::Output, "output", "output = concat W_oᵀ + b_o"}};
 
+/// What a step can play when asked (▶ Animate): its numbers come from the trace, and
+/// app/step_animation draws it.
+enum class StepAnimationKind {
+    None,
+    Split, ///< columns slide apart into heads
+    Concat, ///< heads slide back side by side
+    Softmax, ///< a row of scores → exp(score − max) → weights that sum to 1
+    WeightedSum, ///< value rows scaled by their weights add up to the context row
+};
+
 /// A stop of the walkthrough, in the order a student meets them. Everything that knows about
 /// steps — the navigator, the text resources (resources/steps/<key>.txt, and <key>_in_model.txt
 /// where a model's block needs other words), settings and lesson files, handout pages, the
@@ -55,6 +66,9 @@ struct LessonStep {
     bool alternatives = false;
     /// The learned matrices this step applies ("W_q", …), whose parameters it counts.
     std::span<const std::string_view> weights = {};
+    StepAnimationKind animation = StepAnimationKind::None;
+    /// What Predict, then reveal asks before the step is shown, in order of preference.
+    std::span<const QuestionKind> questions = {};
 
     /// Every view is query × key (mask drawing and cell drill-down work on it).
     bool scoreShaped() const;
@@ -66,21 +80,34 @@ struct LessonStep {
 };
 
 inline constexpr std::string_view kProjectionWeights[] = {"W_q", "W_k", "W_v"};
+inline constexpr QuestionKind kAskShape[] = {QuestionKind::Shape};
+inline constexpr QuestionKind kAskShapeThenHead[] = {QuestionKind::Shape,
+                                                     QuestionKind::ImportantHead};
+inline constexpr QuestionKind kAskHeadThenShape[] = {QuestionKind::ImportantHead,
+                                                     QuestionKind::Shape};
+inline constexpr QuestionKind kAskHighestScore[] = {QuestionKind::HighestScore,
+                                                    QuestionKind::Shape};
+inline constexpr QuestionKind kAskDivisor[] = {QuestionKind::Divisor};
+inline constexpr QuestionKind kAskVisibleKeys[] = {QuestionKind::VisibleKeys};
+inline constexpr QuestionKind kAskStrongestKey[] = {QuestionKind::StrongestKey};
 inline constexpr std::string_view kOutputWeights[] = {"W_o"};
 
 inline constexpr std::array kLessonSteps = {
     LessonStep{"input", {}},
-    LessonStep{"projections", kProjectionViews, false, kProjectionWeights},
-    LessonStep{"split", kSplitViews, true},
-    LessonStep{"rotate", kRotateViews, true},
-    LessonStep{"scores", kScoresViews},
-    LessonStep{"scaled", kScaledViews},
-    LessonStep{"biased", kBiasedViews},
-    LessonStep{"masked", kMaskedViews},
-    LessonStep{"softmax", kSoftmaxViews},
-    LessonStep{"context", kContextViews},
-    LessonStep{"concat", kConcatViews},
-    LessonStep{"output", kOutputViews, false, kOutputWeights},
+    LessonStep{"projections", kProjectionViews, false, kProjectionWeights, StepAnimationKind::None,
+               kAskShape},
+    LessonStep{"split", kSplitViews, true, {}, StepAnimationKind::Split, kAskShape},
+    LessonStep{"rotate", kRotateViews, true, {}, StepAnimationKind::None, kAskShape},
+    LessonStep{"scores", kScoresViews, false, {}, StepAnimationKind::None, kAskHighestScore},
+    LessonStep{"scaled", kScaledViews, false, {}, StepAnimationKind::None, kAskDivisor},
+    LessonStep{"biased", kBiasedViews, false, {}, StepAnimationKind::None, kAskShape},
+    LessonStep{"masked", kMaskedViews, false, {}, StepAnimationKind::None, kAskVisibleKeys},
+    LessonStep{"softmax", kSoftmaxViews, false, {}, StepAnimationKind::Softmax, kAskStrongestKey},
+    LessonStep{
+        "context", kContextViews, false, {}, StepAnimationKind::WeightedSum, kAskHeadThenShape},
+    LessonStep{"concat", kConcatViews, false, {}, StepAnimationKind::Concat, kAskShapeThenHead},
+    LessonStep{"output", kOutputViews, false, kOutputWeights, StepAnimationKind::None,
+               kAskHeadThenShape},
 };
 
 /// A position in kLessonSteps.

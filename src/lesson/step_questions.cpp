@@ -348,15 +348,7 @@ std::optional<StepQuestion> visibleKeysQuestion(const Walkthrough& w, int batch,
     return q;
 }
 
-using Axes = std::vector<std::pair<std::string, std::int64_t>>;
-
-std::string shapeLabel(const Axes& axes)
-{
-    std::string s = "(";
-    for (std::size_t i = 0; i < axes.size(); ++i)
-        s += (i ? ", " : "") + axes[i].first + "=" + std::to_string(axes[i].second);
-    return s + ")";
-}
+using Axes = std::vector<engine::Axis>;
 
 std::optional<StepQuestion> shapeQuestion(const Walkthrough& w, const LessonStep& lessonStep,
                                           int batch, std::mt19937& rng)
@@ -417,7 +409,7 @@ std::optional<StepQuestion> shapeQuestion(const Walkthrough& w, const LessonStep
     const std::string truth = t.step(view.step).shapeString();
     std::vector<QuestionChoice> choices = {{truth, -1}};
     for (const Axes& axes : wrong) {
-        const std::string label = shapeLabel(axes);
+        const std::string label = engine::shapeText(axes);
         if (choices.size() < 4 &&
             std::none_of(choices.begin(), choices.end(),
                          [&](const QuestionChoice& c) { return c.label == label; }))

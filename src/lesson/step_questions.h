@@ -1,6 +1,7 @@
 #pragma once
 
 #include "lesson/lesson_steps.h"
+#include "lesson/question_kind.h"
 #include "lesson/walkthrough.h"
 
 #include <array>
@@ -16,32 +17,6 @@ namespace attnviz::lesson {
 
 /// What "Predict, then reveal" can ask before a step is shown. Which kinds a step asks, and in
 /// which words, is written in resources/questions/<step key>.txt; the answers come from here.
-enum class QuestionKind {
-    StrongestKey, ///< which key query i attends to most in head h (argmax of a weights row)
-    HighestScore, ///< which key gets query i's highest score in head h (argmax of a scores row)
-    Divisor, ///< what the scores are divided by (measured: a score over its scaled value)
-    VisibleKeys, ///< how many keys query i may attend to (finite cells of a masked row)
-    Shape, ///< the shape of the step's first tensor, with named axes
-    ImportantHead, ///< which head changes the output most when switched off (engine ablation)
-};
-
-struct QuestionKindInfo {
-    QuestionKind kind;
-    std::string_view name; ///< the prefix of its fields in the question files: "strongest_key"
-};
-
-inline constexpr std::array kQuestionKinds = {
-    QuestionKindInfo{QuestionKind::StrongestKey, "strongest_key"},
-    QuestionKindInfo{QuestionKind::HighestScore, "highest_score"},
-    QuestionKindInfo{QuestionKind::Divisor, "divisor"},
-    QuestionKindInfo{QuestionKind::VisibleKeys, "visible_keys"},
-    QuestionKindInfo{QuestionKind::Shape, "shape"},
-    QuestionKindInfo{QuestionKind::ImportantHead, "important_head"},
-};
-
-std::string_view questionKindName(QuestionKind kind);
-std::optional<QuestionKind> questionKindFromName(std::string_view name);
-
 /// One answer the student can click.
 struct QuestionChoice {
     std::string label; ///< "key 5 “mat”", "head 2", "(batch=1, head=4, query=6, d_k=4)"

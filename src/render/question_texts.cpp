@@ -16,17 +16,6 @@ TextResource questionFile(const lesson::LessonStep& step)
 
 } // namespace
 
-std::vector<lesson::QuestionKind> questionKinds(const lesson::LessonStep& step)
-{
-    std::vector<lesson::QuestionKind> kinds;
-    const TextResource file = questionFile(step);
-    for (const QString& name :
-         file.fields.value(QStringLiteral("kinds")).split(QLatin1Char(','), Qt::SkipEmptyParts))
-        if (const auto kind = lesson::questionKindFromName(name.trimmed().toStdString()))
-            kinds.push_back(*kind);
-    return kinds;
-}
-
 QuestionText questionText(lesson::StepQuestion question, const lesson::Walkthrough& w)
 {
     // The values are written by the lesson layer in English ("3 keys", "head 2", "none"); the

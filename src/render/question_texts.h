@@ -10,10 +10,6 @@
 
 namespace attnviz::render {
 
-/// The kinds of question a lesson step asks before it is shown, in the order its file
-/// resources/questions/<key>.txt lists them (field `kinds:`); empty for a step without a file.
-std::vector<lesson::QuestionKind> questionKinds(const lesson::LessonStep& step);
-
 /// The words of one question, with its numbers and the walkthrough's sizes filled in (plain
 /// text, not HTML: tokens are shown as typed).
 struct QuestionText {

@@ -14,11 +14,12 @@ TEST(QuestionTexts, TheStepsThatComputeSomethingAskAQuestion)
 {
     for (const lesson::LessonStep& step : lesson::kLessonSteps) {
         SCOPED_TRACE(std::string(step.key));
-        const std::vector<lesson::QuestionKind> kinds = questionKinds(step);
+        const std::span<const lesson::QuestionKind> kinds = step.questions;
         // the input step shows what comes in; every other step computes something to predict
         EXPECT_EQ(kinds.empty(), step.key == "input");
     }
-    EXPECT_EQ(questionKinds(lesson::kLessonSteps[*lesson::lessonStepIndex("softmax")]),
+    const auto softmax = lesson::kLessonSteps[*lesson::lessonStepIndex("softmax")].questions;
+    EXPECT_EQ(std::vector(softmax.begin(), softmax.end()),
               std::vector<lesson::QuestionKind>{lesson::QuestionKind::StrongestKey});
 }
 
@@ -37,7 +38,7 @@ TEST(QuestionTexts, EveryKindListedHasItsWordsWithEveryPlaceholderFilled)
     for (const auto& settings : {self, cross, modern}) {
         const auto w = lesson::computePlayground(settings);
         for (const lesson::LessonStepIndex i : lesson::shownLessonSteps(*w->trace))
-            for (const lesson::QuestionKind kind : questionKinds(lesson::kLessonSteps[i])) {
+            for (const lesson::QuestionKind kind : lesson::kLessonSteps[i].questions) {
                 SCOPED_TRACE(std::string(lesson::kLessonSteps[i].key) + " " +
                              std::string(lesson::questionKindName(kind)));
                 const auto q = lesson::stepQuestion(*w, i, kind, 0, 5);

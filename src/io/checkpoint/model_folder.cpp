@@ -16,14 +16,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string shapeText(const std::vector<std::int64_t>& shape)
-{
-    std::string s = "[";
-    for (std::size_t i = 0; i < shape.size(); ++i)
-        s += (i ? ", " : "") + std::to_string(shape[i]);
-    return s + "]";
-}
-
 JsonValue readConfig(const fs::path& dir)
 {
     try {
@@ -158,12 +150,13 @@ LoadedModel loadModel(const std::string& folder)
                 continue;
             throw ModelError(file + " has no tensor '" +
                              printable((slot.unprefixed ? "" : prefix) + slot.names.front()) +
-                             "'; the configuration expects F32 " + shapeText(slot.shape) + ".");
+                             "'; the configuration expects F32 " + engine::shapeText(slot.shape) +
+                             ".");
         }
         if (found[i]->shape != slot.shape)
             throw ModelError(file + ": tensor '" + printable(found[i]->name) + "' has shape " +
-                             shapeText(found[i]->shape) + "; the configuration expects " +
-                             shapeText(slot.shape) + ".");
+                             engine::shapeText(found[i]->shape) + "; the configuration expects " +
+                             engine::shapeText(slot.shape) + ".");
         used.insert(found[i]->name);
     }
     for (const TensorEntry* t : files.tensors()) {
