@@ -90,14 +90,14 @@ ExportMenu::ExportMenu(QMenu* menu, QWidget* window, std::function<ViewState()> 
                                       guarded([this] { askAndExportImage(false); }));
     // Which of the heads on screen "the current heatmap" is, said before it is chosen.
     connect(menu, &QMenu::aboutToShow, this, [this] {
-        const ViewState state = m_state();
-        const std::vector<engine::AttentionStep> steps = shownSteps(state, true);
+        const ViewState shown = m_state();
+        const std::vector<engine::AttentionStep> steps = shownSteps(shown, true);
         const bool perHead = !steps.empty() && engine::stepInfo(steps.front()).perHead;
-        const int head = std::max(0, state.focusedHead);
+        const int head = std::max(0, shown.focusedHead);
         m_heatmapAction->setText(perHead ? tr("Current &heatmap as image: head %1…").arg(head)
                                          : tr("Current &heatmap as image…"));
         m_heatmapAction->setStatusTip(
-            perHead && state.focusedHead < 0
+            perHead && shown.focusedHead < 0
                 ? tr("All heads are shown: head 0 is exported. Click a head to show it alone and "
                      "export that one, or export the head grid.")
                 : QString());

@@ -49,7 +49,7 @@ const Tensor& residualBlock(const Tensor& x, const LayerNormWeights& norm, const
 
 std::string shapeOf(const RowMatrix& m)
 {
-    return "[" + std::to_string(m.rows()) + ", " + std::to_string(m.cols()) + "]";
+    return shapeText(std::vector<std::int64_t>{m.rows(), m.cols()});
 }
 
 void expectShape(const RowMatrix& m, Eigen::Index rows, Eigen::Index cols, const std::string& what)

@@ -180,8 +180,11 @@ std::uint64_t modelRunBytes(const engine::ModelConfig& c, std::int64_t tokens,
         plus(attentionTraceBytes(s, d, c.modelWidth, engine::AttentionKeep::all()),
              times(times(2, times(n, D)), kFloat)); // norm, residual
     const std::uint64_t keptAttention = attentionTraceBytes(s, d, c.modelWidth, policy.attention);
+    // hidden_pre and hidden, and a gated block's gate_pre.
+    const std::uint64_t hiddenTensors =
+        c.feedForwardKind == engine::FeedForwardKind::Gated ? 3 : 2;
     const std::uint64_t feedForward =
-        times(plus(times(2, times(n, F)), times(3, times(n, D))), kFloat);
+        times(plus(times(hiddenTensors, times(n, F)), times(3, times(n, D))), kFloat);
     const std::uint64_t attentionBlocksPerDecoderLayer =
         c.architecture == engine::Architecture::EncoderDecoder ? 2 : 1;
     const std::uint64_t layers = size(c.encoderLayers) + size(c.decoderLayers);

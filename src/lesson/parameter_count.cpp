@@ -40,7 +40,8 @@ std::vector<std::int64_t> layerCounts(const engine::TransformerModel& model,
         for (const engine::AttentionSublayerWeights& a : layer.attention)
             n += size(a.norm);
         const engine::FeedForwardWeights& f = layer.feedForward;
-        n += size(f.w1) + size(f.b1) + size(f.w2) + size(f.b2) + size(layer.feedForwardNorm);
+        n += size(f.w1) + size(f.b1) + size(f.gate) + size(f.bGate) + size(f.w2) + size(f.b2) +
+            size(layer.feedForwardNorm);
         out.push_back(n);
     }
     return out;

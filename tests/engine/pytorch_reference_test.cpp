@@ -57,9 +57,10 @@ TEST_P(PyTorchReference, EveryStepMatches)
             const std::string name(engine::stepName(step));
             ASSERT_EQ(trace.computes(step), expected.find(name) != nullptr) << "step " << name;
             EXPECT_EQ(trace.has(step), trace.computes(step)) << "step " << name;
-            if (trace.computes(step))
+            if (trace.computes(step)) {
                 EXPECT_TRUE(tensorsNear(trace.step(step), tensorFrom(expected, name)))
                     << "step " << name;
+            }
         }
         EXPECT_EQ(fullyMaskedRowsText(trace),
                   expected.metadata().find("fully_masked_rows")->asString());
