@@ -1,6 +1,7 @@
 #include "engine/attention_description.h"
 
 #include "engine/input_error.h"
+#include "engine/resolved_mask.h"
 
 #include <cmath>
 #include <sstream>
@@ -98,14 +99,7 @@ void checkDescription(const AttentionDescription& d)
             if (!std::isfinite(s))
                 throw InputError("a slope of the score bias is not a finite number");
     }
-    if (d.mask.slidingWindow) {
-        if (!d.mask.causal)
-            throw InputError("a sliding window needs a causal mask; it limits how far back a "
-                             "query may look");
-        if (*d.mask.slidingWindow < 1)
-            throw InputError("sliding_window is " + str(*d.mask.slidingWindow) +
-                             "; expected a positive number of keys");
-    }
+    checkSlidingWindow(d.mask.causal, d.mask.slidingWindow);
 }
 
 } // namespace attnviz::engine

@@ -133,7 +133,8 @@ struct AttentionStepInfo {
     HeadColumns headColumns;
     Tensor AttentionTrace::*field;
     AttentionStage stage; ///< the stage that computes it
-    /// Its head axis counts K/V heads (H_kv), not query heads.
+    /// Its heads (the head axis, or the head slices of its features) are the K/V heads (H_kv),
+    /// not the query heads.
     bool keyValueHeads = false;
 };
 
@@ -141,9 +142,9 @@ inline constexpr std::array kAttentionStepTable = {
     AttentionStepInfo{AttentionStep::QProj, "q_proj", "batch,query,feature", false, false,
                       HeadColumns::QueryKey, &AttentionTrace::qProj, AttentionStage::Project},
     AttentionStepInfo{AttentionStep::KProj, "k_proj", "batch,key,feature", false, false,
-                      HeadColumns::QueryKey, &AttentionTrace::kProj, AttentionStage::Project},
+                      HeadColumns::QueryKey, &AttentionTrace::kProj, AttentionStage::Project, true},
     AttentionStepInfo{AttentionStep::VProj, "v_proj", "batch,key,feature", false, false,
-                      HeadColumns::Value, &AttentionTrace::vProj, AttentionStage::Project},
+                      HeadColumns::Value, &AttentionTrace::vProj, AttentionStage::Project, true},
     AttentionStepInfo{AttentionStep::QHeads, "q_heads", "batch,head,query,d_k", true, false,
                       HeadColumns::None, &AttentionTrace::qHeads, AttentionStage::Split},
     AttentionStepInfo{AttentionStep::KHeads, "k_heads", "batch,head,key,d_k", true, false,

@@ -15,6 +15,18 @@ std::string str(std::int64_t v)
 
 } // namespace
 
+void checkSlidingWindow(bool causal, std::optional<std::int64_t> window)
+{
+    if (!window)
+        return;
+    if (!causal)
+        throw InputError("a sliding window needs a causal mask; it limits how far back a query "
+                         "may look");
+    if (*window < 1)
+        throw InputError("sliding_window is " + str(*window) +
+                         "; expected a positive number of keys");
+}
+
 ResolvedMask::ResolvedMask(const AttentionMask& mask, std::int64_t batch, std::int64_t queries,
                            std::int64_t keys)
     : m_mask(mask)
@@ -41,14 +53,7 @@ ResolvedMask::ResolvedMask(const AttentionMask& mask, std::int64_t batch, std::i
             }
         }
     }
-    if (mask.window) {
-        if (!mask.causal)
-            throw InputError("a sliding window needs a causal mask; it limits how far back a "
-                             "query may look");
-        if (*mask.window < 1)
-            throw InputError("sliding_window is " + str(*mask.window) +
-                             "; expected a positive number of keys");
-    }
+    checkSlidingWindow(mask.causal, mask.window);
     if (mask.explicitMask) {
         const auto& e = *mask.explicitMask;
         const std::int64_t expected = (e.perBatch ? batch : 1) * queries * keys;

@@ -3,8 +3,13 @@
 #include "engine/attention_mask.h"
 
 #include <cstdint>
+#include <optional>
 
 namespace attnviz::engine {
+
+/// Throws InputError unless a sliding window (when there is one) has at least one key and comes
+/// with a causal mask: the module's own policy and a call's mask are checked alike.
+void checkSlidingWindow(bool causal, std::optional<std::int64_t> window);
 
 /// An AttentionMask checked against concrete sizes and ready for the softmax pass: for each
 /// (batch, query) row it says which run of keys the causal, window and length masks allow, and

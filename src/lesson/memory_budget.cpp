@@ -37,6 +37,7 @@ std::uint64_t size(std::int64_t n)
 std::uint64_t stepElements(const engine::AttentionStepInfo& info,
                            const engine::AttentionTrace::Sizes& s, std::int64_t outputWidth)
 {
+    const std::int64_t heads = info.keyValueHeads ? s.keyValueHeads : s.heads;
     std::uint64_t n = 1;
     std::string_view axes = info.axes;
     while (!axes.empty()) {
@@ -47,7 +48,7 @@ std::uint64_t stepElements(const engine::AttentionStepInfo& info,
         if (axis == "batch")
             extent = s.batch;
         else if (axis == "head")
-            extent = info.keyValueHeads ? s.keyValueHeads : s.heads;
+            extent = heads;
         else if (axis == "query")
             extent = s.queries;
         else if (axis == "key")
@@ -57,11 +58,9 @@ std::uint64_t stepElements(const engine::AttentionStepInfo& info,
         else if (axis == "d_v")
             extent = s.value;
         else if (info.headColumns == engine::HeadColumns::QueryKey)
-            extent = (info.step == engine::AttentionStep::QProj ? s.heads : s.keyValueHeads) *
-                s.queryKey;
+            extent = heads * s.queryKey;
         else if (info.headColumns == engine::HeadColumns::Value)
-            extent =
-                (info.step == engine::AttentionStep::VProj ? s.keyValueHeads : s.heads) * s.value;
+            extent = heads * s.value;
         else
             extent = outputWidth;
         n = times(n, size(extent));
@@ -181,8 +180,7 @@ std::uint64_t modelRunBytes(const engine::ModelConfig& c, std::int64_t tokens,
              times(times(2, times(n, D)), kFloat)); // norm, residual
     const std::uint64_t keptAttention = attentionTraceBytes(s, d, c.modelWidth, policy.attention);
     // hidden_pre and hidden, and a gated block's gate_pre.
-    const std::uint64_t hiddenTensors =
-        c.feedForwardKind == engine::FeedForwardKind::Gated ? 3 : 2;
+    const std::uint64_t hiddenTensors = c.feedForwardKind == engine::FeedForwardKind::Gated ? 3 : 2;
     const std::uint64_t feedForward =
         times(plus(times(hiddenTensors, times(n, F)), times(3, times(n, D))), kFloat);
     const std::uint64_t attentionBlocksPerDecoderLayer =

@@ -120,11 +120,9 @@ std::string fillSizes(std::string_view text, const Walkthrough& w)
     const engine::AttentionDescription& d = t.description;
     const std::pair<const char*, std::int64_t> sizes[] = {
         {"{Hkvdk}", t.numKeyValueHeads() * w.dk()},
-        {"{Hkvdv}", t.numKeyValueHeads() * w.dv()},
         {"{Hkv}", t.numKeyValueHeads()},
         {"{G}", d.groupSize()},
         {"{rot}", d.rotatedSize()},
-        {"{W}", d.mask.slidingWindow.value_or(w.mask.window.value_or(0))},
         {"{B}", t.batchSize()},
         {"{Hlast}", t.numHeads() - 1},
         {"{H}", t.numHeads()},

@@ -15,6 +15,8 @@
 #include "engine/attention_trace.h"
 #include "engine/input_error.h"
 #include "engine/multi_head_attention.h"
+#include "engine/naive_attention.h"
+#include "engine/random_case.h"
 #include "engine/thread_count.h"
 #include "support/tensor_compare.h"
 
@@ -79,53 +81,33 @@ struct Variant {
     std::int64_t keys() const { return key.dim(1); }
 };
 
-struct Sizes {
-    std::int64_t batch = 1, queries = 4, keys = 4, dq = 6, dk = 5, dv = 4;
-    int heads = 4, kvHeads = 2, pqk = 4, pv = 3, po = 5;
-    bool bias = true;
-};
-
-RowMatrix randomMatrix(std::int64_t rows, std::int64_t cols, float scale, std::mt19937& random)
+// The sizes the tests start from: every size different, so that a mix-up of two shows.
+CaseShape variantShape()
 {
-    std::normal_distribution<float> normal(0.0f, scale);
-    RowMatrix m(rows, cols);
-    for (float& x : m.reshaped())
-        x = normal(random);
-    return m;
-}
-
-Tensor randomSequence(std::int64_t batch, const char* tokens, std::int64_t n, std::int64_t width,
-                      std::mt19937& random)
-{
-    Tensor t({{"batch", batch}, {tokens, n}, {"feature", width}});
-    std::normal_distribution<float> normal(0.0f, 1.0f);
-    for (float& x : t.values())
-        x = normal(random);
-    return t;
+    return {.batch = 1,
+            .queries = 4,
+            .keys = 4,
+            .dq = 6,
+            .dk = 5,
+            .dv = 4,
+            .heads = 4,
+            .kvHeads = 2,
+            .pqk = 4,
+            .pv = 3,
+            .po = 5,
+            .bias = true};
 }
 
 // Weights and inputs of the given sizes, and the description of their heads (nothing else).
-Variant makeVariant(const Sizes& s, std::mt19937& random)
+Variant makeVariant(const CaseShape& s, std::mt19937& random)
 {
+    RandomCase r = makeRandomCase(s, random);
     Variant c;
-    c.d.queryHeads = s.heads;
-    c.d.keyValueHeads = s.kvHeads;
-    c.d.queryKeySize = s.pqk;
-    c.d.valueSize = s.pv;
-    c.query = randomSequence(s.batch, "query", s.queries, s.dq, random);
-    c.key = randomSequence(s.batch, "key", s.keys, s.dk, random);
-    c.value = randomSequence(s.batch, "key", s.keys, s.dv, random);
-    const auto init = [](std::int64_t in) { return 1.0f / std::sqrt(static_cast<float>(in)); };
-    c.w.wQ = randomMatrix(s.heads * s.pqk, s.dq, init(s.dq), random);
-    c.w.wK = randomMatrix(s.kvHeads * s.pqk, s.dk, init(s.dk), random);
-    c.w.wV = randomMatrix(s.kvHeads * s.pv, s.dv, init(s.dv), random);
-    c.w.wO = randomMatrix(s.po, s.heads * s.pv, init(s.heads * s.pv), random);
-    if (s.bias) {
-        c.w.bQ = randomMatrix(1, s.heads * s.pqk, 0.1f, random);
-        c.w.bK = randomMatrix(1, s.kvHeads * s.pqk, 0.1f, random);
-        c.w.bV = randomMatrix(1, s.kvHeads * s.pv, 0.1f, random);
-        c.w.bO = randomMatrix(1, s.po, 0.1f, random);
-    }
+    c.d = AttentionDescription::fromWeights(r.weights, s.heads, s.kvHeads);
+    c.w = std::move(r.weights);
+    c.query = std::move(r.query);
+    c.key = std::move(r.key);
+    c.value = std::move(r.value);
     return c;
 }
 
@@ -194,7 +176,7 @@ std::vector<std::int64_t> randomPositions(std::int64_t count, std::int64_t maxPo
 
 Variant randomVariant(std::mt19937& random, int trial)
 {
-    Sizes s;
+    CaseShape s = variantShape();
     const bool large = chance(0.15, random);
     const bool longKeys = !large && chance(0.1, random);
     s.batch = uniform(1, large ? 2 : 3, random);
@@ -351,36 +333,6 @@ bool blockedAt(const Variant& c, std::int64_t b, std::int64_t i, std::int64_t j)
             return true;
     }
     return false;
-}
-
-// y[b, n, o] = Σ_d x[b, n, d] · w[o, d] + bias[o]
-Tensor naiveLinear(const Tensor& x, const RowMatrix& w,
-                   const std::optional<Eigen::RowVectorXf>& bias, const char* tokens)
-{
-    const std::int64_t B = x.dim(0), N = x.dim(1), D = x.dim(2), O = w.rows();
-    Tensor y({{"batch", B}, {tokens, N}, {"feature", O}});
-    for (std::int64_t bn = 0; bn < B * N; ++bn)
-        for (std::int64_t o = 0; o < O; ++o) {
-            double sum = bias ? static_cast<double>((*bias)(o)) : 0.0;
-            for (std::int64_t k = 0; k < D; ++k)
-                sum += static_cast<double>(x.data()[bn * D + k]) * w(o, k);
-            y.data()[bn * O + o] = static_cast<float>(sum);
-        }
-    return y;
-}
-
-// [B, N, heads·P] → [B, heads, N, P]: head h owns feature columns [h·P, (h+1)·P).
-Tensor naiveSplit(const Tensor& x, std::int64_t heads, const char* tokens, const char* feature)
-{
-    const std::int64_t B = x.dim(0), N = x.dim(1), P = x.dim(2) / heads;
-    Tensor y({{"batch", B}, {"head", heads}, {tokens, N}, {feature, P}});
-    for (std::int64_t b = 0; b < B; ++b)
-        for (std::int64_t h = 0; h < heads; ++h)
-            for (std::int64_t n = 0; n < N; ++n)
-                for (std::int64_t p = 0; p < P; ++p)
-                    y.data()[((b * heads + h) * N + n) * P + p] =
-                        x.data()[(b * N + n) * heads * P + h * P + p];
-    return y;
 }
 
 // Rotary positions as Hugging Face's rotate_half reads them: features i and i + r/2 are the real
@@ -785,7 +737,7 @@ TEST_F(AttentionVariants, GroupedKeyValuesEqualRepeatedKeyValueHeads)
         {4, 4, true, false, false, 3, 3},  {2, 1, true, true, true, 9, 5},
     };
     for (const Config& k : configs) {
-        Sizes s;
+        CaseShape s = variantShape();
         s.batch = 2;
         s.queries = k.queries;
         s.keys = k.keys;
@@ -847,7 +799,7 @@ TEST_F(AttentionVariants, RotaryScoresDependOnlyOnRelativePosition)
     std::mt19937 random(31);
     for (const int rotated : {0, 2, 4}) {
         for (const double theta : {10.0, 10000.0, 1e6}) {
-            Sizes s;
+            CaseShape s = variantShape();
             s.batch = 2;
             s.queries = 6;
             s.keys = 8;
@@ -894,7 +846,7 @@ TEST_F(AttentionVariants, RotaryTurnsPairsByPositionTimesFrequency)
 {
     // One head of four features, all rotated (pairs (0, 2) and (1, 3)); q = identity rows so that
     // the rotated query is the rotation itself.
-    Sizes s;
+    CaseShape s = variantShape();
     s.queries = 1;
     s.keys = 1;
     s.dq = s.dk = s.dv = 4;
@@ -930,7 +882,7 @@ TEST_F(AttentionVariants, SlidingWindowAsLongAsTheInputIsPlainCausal)
 {
     std::mt19937 random(5);
     for (const std::int64_t n : {std::int64_t{1}, std::int64_t{9}, std::int64_t{70}}) {
-        Sizes s;
+        CaseShape s = variantShape();
         s.batch = 2;
         s.queries = s.keys = n;
         s.heads = 4;
@@ -961,7 +913,7 @@ TEST_F(AttentionVariants, SlidingWindowOfOneKeySeesOnlyItself)
 {
     std::mt19937 random(6);
     for (const std::int64_t n : {std::int64_t{1}, std::int64_t{7}, std::int64_t{70}}) {
-        Sizes s;
+        CaseShape s = variantShape();
         s.batch = 2;
         s.queries = s.keys = n;
         s.heads = 6;
@@ -1020,7 +972,7 @@ void expectRefused(const Refusal& r, const std::string& fragment, const std::str
 Variant validVariant()
 {
     std::mt19937 random(2);
-    Sizes s;
+    CaseShape s = variantShape();
     s.batch = 2;
     s.queries = 3;
     s.keys = 5;

@@ -30,9 +30,11 @@ bool isBlocked(const engine::AttentionMask& mask, std::int64_t b, std::int64_t i
     return false;
 }
 
+} // namespace
+
 // y[b, n, o] = sum_d x[b, n, d] * w[o, d] + bias[o]
-Tensor linear(const Tensor& x, const engine::RowMatrix& w,
-              const std::optional<Eigen::RowVectorXf>& bias, const char* tokens)
+Tensor naiveLinear(const Tensor& x, const engine::RowMatrix& w,
+                   const std::optional<Eigen::RowVectorXf>& bias, const char* tokens)
 {
     const std::int64_t B = x.dim(0), N = x.dim(1), D = x.dim(2), O = w.rows();
     Tensor y({{"batch", B}, {tokens, N}, {"feature", O}});
@@ -48,7 +50,7 @@ Tensor linear(const Tensor& x, const engine::RowMatrix& w,
     return y;
 }
 
-Tensor split(const Tensor& x, std::int64_t heads, const char* tokens, const char* feature)
+Tensor naiveSplit(const Tensor& x, std::int64_t heads, const char* tokens, const char* feature)
 {
     const std::int64_t B = x.dim(0), N = x.dim(1), P = x.dim(2) / heads;
     Tensor y({{"batch", B}, {"head", heads}, {tokens, N}, {feature, P}});
@@ -61,20 +63,18 @@ Tensor split(const Tensor& x, std::int64_t heads, const char* tokens, const char
     return y;
 }
 
-} // namespace
-
 engine::AttentionTrace naiveAttention(const Tensor& query, const Tensor& key, const Tensor& value,
                                       const engine::AttentionWeights& w, int heads,
                                       const engine::AttentionMask& mask, double divisor)
 {
     engine::AttentionTrace t;
     const std::int64_t B = query.dim(0), Nq = query.dim(1), Nk = key.dim(1), H = heads;
-    t.qProj = linear(query, w.wQ, w.bQ, "query");
-    t.kProj = linear(key, w.wK, w.bK, "key");
-    t.vProj = linear(value, w.wV, w.bV, "key");
-    t.qHeads = split(t.qProj, H, "query", "d_k");
-    t.kHeads = split(t.kProj, H, "key", "d_k");
-    t.vHeads = split(t.vProj, H, "key", "d_v");
+    t.qProj = naiveLinear(query, w.wQ, w.bQ, "query");
+    t.kProj = naiveLinear(key, w.wK, w.bK, "key");
+    t.vProj = naiveLinear(value, w.wV, w.bV, "key");
+    t.qHeads = naiveSplit(t.qProj, H, "query", "d_k");
+    t.kHeads = naiveSplit(t.kProj, H, "key", "d_k");
+    t.vHeads = naiveSplit(t.vProj, H, "key", "d_v");
     const std::int64_t Pqk = t.qHeads.dim(3), Pv = t.vHeads.dim(3);
 
     const std::vector<engine::Axis> scoreAxes = {
@@ -145,7 +145,7 @@ engine::AttentionTrace naiveAttention(const Tensor& query, const Tensor& key, co
                 for (std::int64_t p = 0; p < Pv; ++p)
                     t.concat.values()[static_cast<std::size_t>(
                         t.concat.flatIndex({b, i, h * Pv + p}))] = t.context.at({b, h, i, p});
-    t.output = linear(t.concat, w.wO, w.bO, "query");
+    t.output = naiveLinear(t.concat, w.wO, w.bO, "query");
     return t;
 }
 

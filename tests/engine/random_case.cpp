@@ -31,18 +31,19 @@ RandomCase makeRandomCase(const CaseShape& s, std::mt19937& random, float inputS
 {
     RandomCase c;
     c.heads = s.heads;
+    const int kv = s.kvHeads ? s.kvHeads : s.heads;
     c.query = randomSequence(s.batch, "query", s.queries, s.dq, inputScale, random);
     c.key = randomSequence(s.batch, "key", s.keys, s.dk, inputScale, random);
     c.value = randomSequence(s.batch, "key", s.keys, s.dv, 1.0f, random);
     const auto init = [](std::int64_t in) { return 1.0f / std::sqrt(static_cast<float>(in)); };
     c.weights.wQ = randomMatrix(s.heads * s.pqk, s.dq, init(s.dq), random);
-    c.weights.wK = randomMatrix(s.heads * s.pqk, s.dk, init(s.dk), random);
-    c.weights.wV = randomMatrix(s.heads * s.pv, s.dv, init(s.dv), random);
+    c.weights.wK = randomMatrix(kv * s.pqk, s.dk, init(s.dk), random);
+    c.weights.wV = randomMatrix(kv * s.pv, s.dv, init(s.dv), random);
     c.weights.wO = randomMatrix(s.po, s.heads * s.pv, init(s.heads * s.pv), random);
     if (s.bias) {
         c.weights.bQ = randomMatrix(1, s.heads * s.pqk, 0.1f, random);
-        c.weights.bK = randomMatrix(1, s.heads * s.pqk, 0.1f, random);
-        c.weights.bV = randomMatrix(1, s.heads * s.pv, 0.1f, random);
+        c.weights.bK = randomMatrix(1, kv * s.pqk, 0.1f, random);
+        c.weights.bV = randomMatrix(1, kv * s.pv, 0.1f, random);
         c.weights.bO = randomMatrix(1, s.po, 0.1f, random);
     }
     return c;

@@ -13,6 +13,7 @@ struct CaseShape {
     std::int64_t batch = 1, queries = 4, keys = 4;
     std::int64_t dq = 8, dk = 8, dv = 8;
     int heads = 2;
+    int kvHeads = 0; ///< K/V heads (grouped-query attention); 0 = as many as `heads`
     std::int64_t pqk = 4, pv = 4, po = 8;
     bool bias = true;
 };
