@@ -12,6 +12,21 @@ void escapeByte(std::string& out, unsigned char c)
     out += hex;
 }
 
+// The code point of a well-formed UTF-8 character when it is a bidirectional formatting
+// character (U+061C, U+200E–U+200F, U+202A–U+202E, U+2066–U+2069), else 0.
+char32_t bidiControl(std::string_view character)
+{
+    const auto byte = [&](std::size_t k) { return static_cast<char32_t>(character[k] & 0x3f); };
+    char32_t cp = 0;
+    if (character.size() == 2)
+        cp = (static_cast<char32_t>(character[0] & 0x1f) << 6) | byte(1);
+    else if (character.size() == 3)
+        cp = (static_cast<char32_t>(character[0] & 0x0f) << 12) | (byte(1) << 6) | byte(2);
+    const bool bidi = cp == 0x061c || cp == 0x200e || cp == 0x200f ||
+        (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
+    return bidi ? cp : 0;
+}
+
 // The length of the well-formed UTF-8 sequence starting at text[i] (RFC 3629: no overlong forms,
 // no surrogates, nothing above U+10FFFF), or 0 when the byte there starts none.
 std::size_t sequenceLength(std::string_view text, std::size_t i)
@@ -87,6 +102,12 @@ std::string printable(std::string_view text, std::size_t limit)
             std::snprintf(hex, sizeof hex, "\\u%04x", static_cast<unsigned char>(text[i + 1]));
             out += hex;
             ++i;
+        } else if (const char32_t bidi = bidiControl(text.substr(i, n))) {
+            // A bidi override or isolate would reorder the rest of the line on screen.
+            char hex[8];
+            std::snprintf(hex, sizeof hex, "\\u%04x", static_cast<unsigned>(bidi));
+            out += hex;
+            i += n - 1;
         } else {
             out.append(text.substr(i, n)); // whole characters only, also at the limit
             i += n - 1;

@@ -11,6 +11,7 @@
 #include "engine/multi_head_attention.h"
 #include "engine/thread_count.h"
 #include "io/attention_case.h"
+#include "io/file_error.h"
 #include "io/safetensors.h"
 
 #include <gmock/gmock.h>
@@ -29,6 +30,7 @@ namespace attnviz::io {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 /// A valid grouped-query case that each test changes in one place: B = 2, Nq = 3, Nk = 4,
 /// Dq = Dk = Dv = 4, H = 4 query heads, H_kv = 2 K/V heads, Pqk = Pv = 2, Po = 4.
@@ -568,6 +570,21 @@ TEST_F(AttentionCaseVariants, SlidingWindowThatIsNotAPositiveInteger)
             expectRefused(f, "sliding_window", b.fragment,
                           std::string(b.raw) + (causal ? " with causal" : " without causal"));
         }
+}
+
+// A value echoed in an error cannot reorder the terminal line (a bidi override) or ring, clear or
+// colour it (controls): both are escaped.
+TEST_F(AttentionCaseVariants, AnEchoedValueIsEscaped)
+{
+    CaseFile f;
+    f.text("causal", "true");
+    f.json("sliding_window", "\"3\u202e\\u0007\u2067x\""); // JSON escapes the bell
+    const Outcome o = outcome(f);
+    EXPECT_THAT(o.message, HasSubstr("\\u202e\\x07\\u2067x")) << o;
+    EXPECT_THAT(o.message, Not(HasSubstr("\u202e"))) << o;
+    EXPECT_THAT(o.message, Not(HasSubstr("\a"))) << o;
+    EXPECT_EQ(printable("a\u061cb\u200fc\u202ad\u2069e"), "a\\u061cb\\u200fc\\u202ad\\u2069e");
+    EXPECT_EQ(printable("Ελληνικά 注意力 \u200e"), "Ελληνικά 注意力 \\u200e") << "other text stays";
 }
 
 } // namespace
