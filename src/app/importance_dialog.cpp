@@ -5,7 +5,6 @@
 #include "render/heatmap_layout.h"
 #include "ui_importance_dialog.h"
 
-#include <QtConcurrent/QtConcurrentRun>
 
 namespace attnviz::app {
 namespace {
@@ -17,6 +16,8 @@ struct Stopped { };
 ImportanceDialog::ImportanceDialog(QWidget* parent)
     : QDialog(parent)
     , m_ui(std::make_unique<Ui::ImportanceDialog>())
+    , m_work([this](const Measurement& m) { return prepare(m); },
+             [this](const Outcome& outcome, JobFate fate) { finish(outcome, fate); })
 {
     m_ui->setupUi(this);
     m_ui->ranking->setColumnCount(6);
@@ -25,7 +26,7 @@ ImportanceDialog::ImportanceDialog(QWidget* parent)
     m_ui->ranking->verticalHeader()->setVisible(false);
     connect(m_ui->measure, &QPushButton::clicked, this, [this] {
         if (busy())
-            stop();
+            m_work.cancel();
         else
             measure();
     });
@@ -36,17 +37,11 @@ ImportanceDialog::ImportanceDialog(QWidget* parent)
         if (row >= 0 && static_cast<std::size_t>(row) < order.size())
             emit headChosen(m_report->heads[order[static_cast<std::size_t>(row)]].head);
     });
-    connect(&m_watcher, &QFutureWatcherBase::finished, this,
-            [this] { finish(m_watcher.future().result()); });
     clearReport(tr("Open a trained model: the playground's random module has nothing to be "
                    "scored on."));
 }
 
-ImportanceDialog::~ImportanceDialog()
-{
-    stop();
-    m_watcher.waitForFinished();
-}
+ImportanceDialog::~ImportanceDialog() = default;
 
 void ImportanceDialog::setModel(std::shared_ptr<const io::LoadedModel> model, std::string text,
                                 std::optional<std::uint64_t> maxMemory)
@@ -55,7 +50,9 @@ void ImportanceDialog::setModel(std::shared_ptr<const io::LoadedModel> model, st
     m_maxMemory = maxMemory;
     if (model == m_model)
         return;
-    stop();
+    // A measurement of the model shown before would report on a model no longer shown.
+    m_work.discard();
+    showIdle();
     m_model = std::move(model);
     m_ui->measure->setEnabled(m_model && m_model->model);
     if (!m_model || !m_model->model)
@@ -81,76 +78,83 @@ void ImportanceDialog::clearReport(const QString& summary)
     m_ui->summary->setText(summary);
 }
 
-void ImportanceDialog::stop()
+void ImportanceDialog::showIdle()
 {
-    if (m_cancel)
-        *m_cancel = true;
+    m_ui->measure->setText(tr("&Measure"));
+    m_ui->progress->setVisible(false);
 }
 
 void ImportanceDialog::measure()
 {
-    if (busy() || !m_model || !m_model->model)
+    if (!m_model || !m_model->model)
         return;
-    lesson::EvaluationSet examples;
+    Measurement measurement{m_model, {}, m_maxMemory};
     try {
         if (auto heldOut = lesson::readEvaluationSet(m_model->folder))
-            examples = lesson::firstExamples(std::move(*heldOut),
-                                             static_cast<std::size_t>(m_ui->examples->value()));
+            measurement.examples = lesson::firstExamples(
+                std::move(*heldOut), static_cast<std::size_t>(m_ui->examples->value()));
     } catch (const std::exception& e) {
         clearReport(tr("heldout.txt cannot be used: %1").arg(QString::fromStdString(e.what())));
         return;
     }
-    if (examples.inputs.empty()) {
-        examples.inputs = {m_text};
-        examples.description = tr("the text shown").toStdString();
+    if (measurement.examples.inputs.empty()) {
+        measurement.examples.inputs = {m_text};
+        measurement.examples.description = tr("the text shown").toStdString();
     }
-    clearReport(tr("Measuring on %1…").arg(QString::fromStdString(examples.description)));
+    clearReport(
+        tr("Measuring on %1…").arg(QString::fromStdString(measurement.examples.description)));
     m_ui->measure->setText(tr("&Stop"));
     m_ui->progress->setValue(0);
     m_ui->progress->setVisible(true);
-    m_cancel = std::make_shared<std::atomic<bool>>(false);
-    // Progress crosses to the GUI thread as queued calls; Qt drops them if the dialog is gone.
-    const auto progress = [this, cancel = m_cancel](int done, int total) {
-        if (*cancel)
-            throw Stopped();
-        QMetaObject::invokeMethod(
-            this,
-            [this, done, total] {
-                m_ui->progress->setMaximum(total);
-                m_ui->progress->setValue(done);
-            },
-            Qt::QueuedConnection);
-    };
-    m_watcher.setFuture(QtConcurrent::run(
-        [model = m_model, examples = std::move(examples), progress, limit = m_maxMemory] {
-            Outcome outcome;
-            // The worker's exception boundary: nothing escapes into Qt's thread pool.
-            try {
-                outcome.report = lesson::headImportance(*model, examples, progress, limit);
-            } catch (const Stopped&) {
-                outcome.error = ImportanceDialog::tr("Stopped.");
-            } catch (const std::bad_alloc&) {
-                outcome.error =
-                    ImportanceDialog::tr("There was not enough memory to measure the heads.");
-            } catch (const std::exception& e) {
-                outcome.error = QString::fromStdString(e.what());
-            } catch (...) {
-                outcome.error =
-                    ImportanceDialog::tr("Measuring the heads failed for an unknown reason.");
-            }
-            return outcome;
-        }));
+    m_work.request(measurement);
 }
 
-void ImportanceDialog::finish(const Outcome& outcome)
+ImportanceDialog::Job ImportanceDialog::prepare(const Measurement& measurement)
 {
-    m_ui->measure->setText(tr("&Measure"));
-    m_ui->progress->setVisible(false);
-    if (outcome.report) {
+    return [this, measurement](const std::atomic<bool>& stop) {
+        // Progress crosses to the GUI thread as queued calls; Qt drops them if the dialog is
+        // gone.
+        const auto progress = [this, &stop](int done, int total) {
+            if (stop)
+                throw Stopped();
+            QMetaObject::invokeMethod(
+                this,
+                [this, done, total] {
+                    m_ui->progress->setMaximum(total);
+                    m_ui->progress->setValue(done);
+                },
+                Qt::QueuedConnection);
+        };
+        Outcome outcome;
+        // The worker's exception boundary: nothing escapes into Qt's thread pool.
+        try {
+            outcome.report = lesson::headImportance(*measurement.model, measurement.examples,
+                                                    progress, measurement.maxMemory);
+        } catch (const Stopped&) {
+            // Its fate says why: stopped by the user, or by a newer measurement.
+        } catch (const std::bad_alloc&) {
+            outcome.error =
+                ImportanceDialog::tr("There was not enough memory to measure the heads.");
+        } catch (const std::exception& e) {
+            outcome.error = QString::fromStdString(e.what());
+        } catch (...) {
+            outcome.error =
+                ImportanceDialog::tr("Measuring the heads failed for an unknown reason.");
+        }
+        return outcome;
+    };
+}
+
+void ImportanceDialog::finish(const Outcome& outcome, JobFate fate)
+{
+    if (fate == JobFate::Overtaken)
+        return;
+    showIdle();
+    if (outcome.report && fate == JobFate::Current) {
         m_report = outcome.report;
         showReport();
     } else {
-        clearReport(outcome.error);
+        clearReport(fate == JobFate::Cancelled ? tr("Stopped.") : outcome.error);
     }
     emit measured();
 }

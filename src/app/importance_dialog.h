@@ -1,12 +1,11 @@
 #pragma once
 
+#include "app/newest_request_wins.h"
 #include "io/checkpoint/model_folder.h"
 #include "lesson/head_importance.h"
 
 #include <QDialog>
-#include <QFutureWatcher>
 
-#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -37,7 +36,7 @@ public:
                   std::optional<std::uint64_t> maxMemory);
     /// Starts measuring (the Measure button).
     void measure();
-    bool busy() const { return m_watcher.isRunning(); }
+    bool busy() const { return m_work.busy(); }
     const std::optional<lesson::ImportanceReport>& report() const { return m_report; }
     Ui::ImportanceDialog* ui() const { return m_ui.get(); }
 
@@ -47,14 +46,22 @@ signals:
     void measured();
 
 private:
+    struct Measurement {
+        std::shared_ptr<const io::LoadedModel> model;
+        lesson::EvaluationSet examples;
+        std::optional<std::uint64_t> maxMemory;
+    };
     struct Outcome {
         std::optional<lesson::ImportanceReport> report;
         QString error;
     };
-    void finish(const Outcome& outcome);
+    using Job = NewestRequestWins<Measurement, Outcome>::Job;
+    Job prepare(const Measurement& measurement);
+    void finish(const Outcome& outcome, JobFate fate);
     void showReport();
     void clearReport(const QString& summary);
-    void stop();
+    /// The Measure button and the progress bar as when nothing runs.
+    void showIdle();
 
     std::unique_ptr<Ui::ImportanceDialog> m_ui;
     std::shared_ptr<const io::LoadedModel> m_model;
@@ -62,8 +69,7 @@ private:
     std::optional<std::uint64_t> m_maxMemory;
     std::optional<lesson::ImportanceReport> m_report;
     std::vector<HeatmapView*> m_views;
-    QFutureWatcher<Outcome> m_watcher;
-    std::shared_ptr<std::atomic<bool>> m_cancel;
+    NewestRequestWins<Measurement, Outcome> m_work;
 };
 
 } // namespace attnviz::app

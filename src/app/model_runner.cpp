@@ -5,8 +5,6 @@
 
 #include <QFileInfo>
 
-#include <QtConcurrent/QtConcurrentRun>
-
 #include <new>
 
 namespace attnviz::app {
@@ -19,70 +17,56 @@ struct Cancelled { };
 
 ModelRunner::ModelRunner(QObject* parent)
     : QObject(parent)
+    , m_work([this](const ModelRequest& r) { return prepare(r); },
+             [this](ModelResult result, JobFate fate) { done(std::move(result), fate); })
 {
-    connect(&m_watcher, &QFutureWatcherBase::finished, this, [this] {
-        ModelResult result = m_watcher.result();
-        if (result.model) {
-            m_loadedFolder = result.request.folder;
-            m_loaded = result.model;
-        }
-        if (m_pending) {
-            if (!result.model && !result.error.isEmpty())
-                emit overtakenUnopened(result.request.folder);
-            const ModelRequest next = *m_pending;
-            m_pending.reset();
-            start(next);
-            return;
-        }
-        m_busy = false;
-        if (*m_cancel && !result.cancelled) {
-            // Cancelled after the worker's last check (a text the model cannot read fails before
-            // the first layer): the user asked to stop, so nothing of it is shown. The error is
-            // kept: a folder that did not load is still known not to load.
-            result.run.reset();
-            result.cancelled = true;
-        }
-        emit finished(result);
-    });
 }
 
-ModelRunner::~ModelRunner()
-{
-    m_watcher.waitForFinished();
-}
+ModelRunner::~ModelRunner() = default;
 
 void ModelRunner::request(const ModelRequest& request)
 {
-    // m_busy, not isRunning(): a run that has just finished has a result not yet delivered,
-    // which would be dropped unseen by starting another (and with it a folder that failed).
-    if (m_busy) {
-        // What runs now is stale: stop it at its next layer and run the newest request instead.
-        m_pending = request;
-        *m_cancel = true;
-    } else
-        start(request);
+    m_work.request(request);
 }
 
 void ModelRunner::cancel()
 {
-    m_pending.reset();
-    if (m_cancel)
-        *m_cancel = true;
+    m_work.cancel();
 }
 
-void ModelRunner::start(const ModelRequest& request)
+void ModelRunner::done(ModelResult result, JobFate fate)
+{
+    if (result.model) {
+        m_loadedFolder = result.request.folder;
+        m_loaded = result.model;
+    }
+    if (fate == JobFate::Overtaken) {
+        if (!result.model && !result.error.isEmpty())
+            emit overtakenUnopened(result.request.folder);
+        return;
+    }
+    if (fate == JobFate::Cancelled && !result.cancelled) {
+        // Cancelled after the worker's last check (a text the model cannot read fails before
+        // the first layer): the user asked to stop, so nothing of it is shown. The error is
+        // kept: a folder that did not load is still known not to load.
+        result.run.reset();
+        result.cancelled = true;
+    }
+    emit finished(result);
+}
+
+ModelRunner::Job ModelRunner::prepare(const ModelRequest& request)
 {
     auto loaded = request.folder == m_loadedFolder ? m_loaded : nullptr;
-    m_busy = true;
-    m_cancel = std::make_shared<std::atomic<bool>>(false);
-    // Progress crosses to the GUI thread as queued calls; Qt drops them if the runner is gone.
-    const auto report = [this, cancel = m_cancel](int done, int total) {
-        if (*cancel)
-            throw Cancelled();
-        QMetaObject::invokeMethod(
-            this, [this, done, total] { emit progress(done, total); }, Qt::QueuedConnection);
-    };
-    m_watcher.setFuture(QtConcurrent::run([request, loaded, report, limit = m_memoryLimit] {
+    return [this, request, loaded, limit = m_memoryLimit](const std::atomic<bool>& stop) {
+        // Progress crosses to the GUI thread as queued calls; Qt drops them if the runner is
+        // gone.
+        const auto report = [this, &stop](int done, int total) {
+            if (stop)
+                throw Cancelled();
+            QMetaObject::invokeMethod(
+                this, [this, done, total] { emit progress(done, total); }, Qt::QueuedConnection);
+        };
         ModelResult result;
         result.request = request;
         // The worker's exception boundary: nothing escapes into Qt's thread pool.
@@ -119,7 +103,7 @@ void ModelRunner::start(const ModelRequest& request)
             result.error = ModelRunner::tr("Running the model failed for an unknown reason.");
         }
         return result;
-    }));
+    };
 }
 
 } // namespace attnviz::app

@@ -1,9 +1,9 @@
 #pragma once
 
+#include "app/newest_request_wins.h"
 #include "io/checkpoint/model_folder.h"
 #include "lesson/model_run.h"
 
-#include <QFutureWatcher>
 #include <QObject>
 #include <QString>
 
@@ -33,9 +33,9 @@ struct ModelResult {
     bool cancelled = false; ///< the user stopped it: nothing new to show
 };
 
-/// Loads models and runs them off the GUI thread. The last loaded model is kept, so changing the
-/// text does not read the folder again; only the newest pending request waits behind a running
-/// one, as with the playground. Whatever goes wrong in the worker — a damaged folder, a text the
+/// Loads models and runs them off the GUI thread, the newest request winning (a running one stops
+/// at its next layer). The last loaded model is kept, so changing the text does not read the
+/// folder again. Whatever goes wrong in the worker — a damaged folder, a text the
 /// model cannot read, an unexpected exception, running out of memory — arrives as `error`.
 class ModelRunner : public QObject {
     Q_OBJECT
@@ -51,7 +51,7 @@ public:
     /// memory. Applies from the next request on.
     void setMemoryLimit(std::optional<std::uint64_t> bytes) { m_memoryLimit = bytes; }
     /// Until the newest result has been delivered.
-    bool busy() const { return m_busy; }
+    bool busy() const { return m_work.busy(); }
 
 signals:
     void finished(const attnviz::app::ModelResult& result);
@@ -62,15 +62,14 @@ signals:
     void overtakenUnopened(const QString& folder);
 
 private:
-    void start(const ModelRequest& request);
+    using Job = NewestRequestWins<ModelRequest, ModelResult>::Job;
+    Job prepare(const ModelRequest& request);
+    void done(ModelResult result, JobFate fate);
 
-    QFutureWatcher<ModelResult> m_watcher;
-    std::optional<ModelRequest> m_pending;
     QString m_loadedFolder;
     std::shared_ptr<const io::LoadedModel> m_loaded;
-    bool m_busy = false;
-    std::shared_ptr<std::atomic<bool>> m_cancel;
     std::optional<std::uint64_t> m_memoryLimit;
+    NewestRequestWins<ModelRequest, ModelResult> m_work;
 };
 
 } // namespace attnviz::app
