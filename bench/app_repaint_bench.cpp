@@ -9,7 +9,7 @@
 #include "app/model_overview.h"
 #include "app/model_panel.h"
 #include "app/step_panel.h"
-#include "app/walkthrough_runner.h"
+#include "app/session.h"
 #include "lesson/imported_run.h"
 #include "lesson/model_walkthrough.h"
 #include "lesson/step_view.h"
@@ -40,7 +40,7 @@ QApplication& application()
 void waitForComputation(MainWindow& window)
 {
     QEventLoop loop;
-    QObject::connect(window.runner(), &WalkthroughRunner::computed, &loop, &QEventLoop::quit);
+    QObject::connect(window.session(), &Session::becameIdle, &loop, &QEventLoop::quit);
     loop.exec();
 }
 
@@ -61,7 +61,7 @@ void BM_ParameterChangeToRepaint(benchmark::State& state)
     MainWindow window;
     window.resize(1400, 900);
     window.show();
-    window.modelPanel()->setRequest(ModelRequest{}); // the random-weights playground
+    window.modelPanel()->setRequest(lesson::ModelSource{}); // the random-weights playground
     window.stepPanel()->setStep(*lesson::lessonStepIndex("softmax"));
     window.inputPanel()->setSettings(settings);
     waitForComputation(window);

@@ -1412,62 +1412,8 @@
         <translation>保存课件</translation>
     </message>
     <message>
-        <source>these settings cannot be computed; fix the fields marked in red.</source>
-        <translation>这些设置无法计算；请修正标红的字段。</translation>
-    </message>
-    <message>
-        <source>Not computed: fix the settings marked in red.</source>
-        <translation>未计算：请修正标红的设置。</translation>
-    </message>
-    <message>
-        <source>Not computed: %1</source>
-        <translation>未计算：%1</translation>
-    </message>
-    <message>
         <source>New here? Take the guided tour</source>
         <translation>第一次使用？来看看导览吧</translation>
-    </message>
-    <message>
-        <source>Running %1…</source>
-        <translation>正在运行 %1…</translation>
-    </message>
-    <message numerus="yes">
-        <source> · %n query row(s) fully masked (zero weights)</source>
-        <translation>
-            <numerusform> · %n 个查询行被完全掩码（权重全为零）</numerusform>
-        </translation>
-    </message>
-    <message>
-        <source>computed in %1 ms · batch %2 · %3 heads · %4 queries × %5 keys · d_k %6, d_v %7%8</source>
-        <translation>计算用时 %1 毫秒 · 批量大小 %2 · %3 个头 · %4 个查询 × %5 个键 · d_k %6，d_v %7%8</translation>
-    </message>
-    <message>
-        <source>Cancelled: the window still shows the previous run.</source>
-        <translation>已取消：窗口中仍是上一次运行的结果。</translation>
-    </message>
-    <message>
-        <source>The model opened last time, “%1”, could not be opened again (%2), so the %3 demo is shown instead.</source>
-        <translation>上次打开的模型“%1”无法再次打开（%2），因此改为显示演示模型 %3。</translation>
-    </message>
-    <message>
-        <source>“%1” was not opened: %2.</source>
-        <translation>未能打开“%1”：%2。</translation>
-    </message>
-    <message>
-        <source>the model has not run yet.</source>
-        <translation>模型尚未运行。</translation>
-    </message>
-    <message>
-        <source>Loading…</source>
-        <translation>正在加载…</translation>
-    </message>
-    <message>
-        <source>%1 · layer %2 · %3 · %4 heads · %5 queries × %6 keys · d_k %7</source>
-        <translation>%1 · 第 %2 层 · %3 · %4 个头 · %5 个查询 × %6 个键 · d_k %7</translation>
-    </message>
-    <message>
-        <source>unknown</source>
-        <translation>未知</translation>
     </message>
     <message>
         <source>In presentation mode: go to step 1 … 10</source>
@@ -1798,6 +1744,63 @@
     <message>
         <source>q · k ÷ √d_k: about 1</source>
         <translation>q · k ÷ √d_k：约为 1</translation>
+    </message>
+</context>
+<context>
+    <name>attnviz::app::Session</name>
+    <message>
+        <source>these settings cannot be computed; fix the fields marked in red.</source>
+        <translation>这些设置无法计算；请修正标红的字段。</translation>
+    </message>
+    <message>
+        <source>Not computed: fix the settings marked in red.</source>
+        <translation>未计算：请修正标红的设置。</translation>
+    </message>
+    <message>
+        <source>Not computed: %1</source>
+        <translation>未计算：%1</translation>
+    </message>
+    <message>
+        <source>Running %1…</source>
+        <translation>正在运行 %1…</translation>
+    </message>
+    <message numerus="yes">
+        <source> · %n query row(s) fully masked (zero weights)</source>
+        <translation>
+            <numerusform> · %n 个查询行被完全掩码（权重全为零）</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>computed in %1 ms · batch %2 · %3 heads · %4 queries × %5 keys · d_k %6, d_v %7%8</source>
+        <translation>计算用时 %1 毫秒 · 批量大小 %2 · %3 个头 · %4 个查询 × %5 个键 · d_k %6，d_v %7%8</translation>
+    </message>
+    <message>
+        <source>Cancelled: the window still shows the previous run.</source>
+        <translation>已取消：窗口中仍是上一次运行的结果。</translation>
+    </message>
+    <message>
+        <source>The model opened last time, “%1”, could not be opened again (%2), so the %3 demo is shown instead.</source>
+        <translation>上次打开的模型“%1”无法再次打开（%2），因此改为显示演示模型 %3。</translation>
+    </message>
+    <message>
+        <source>“%1” was not opened: %2.</source>
+        <translation>未能打开“%1”：%2。</translation>
+    </message>
+    <message>
+        <source>the model has not run yet.</source>
+        <translation>模型尚未运行。</translation>
+    </message>
+    <message>
+        <source>Loading…</source>
+        <translation>正在加载…</translation>
+    </message>
+    <message>
+        <source>%1 · layer %2 · %3 · %4 heads · %5 queries × %6 keys · d_k %7</source>
+        <translation>%1 · 第 %2 层 · %3 · %4 个头 · %5 个查询 × %6 个键 · d_k %7</translation>
+    </message>
+    <message>
+        <source>unknown</source>
+        <translation>未知</translation>
     </message>
 </context>
 <context>

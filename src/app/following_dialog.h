@@ -8,8 +8,8 @@
 
 namespace attnviz::app {
 
-/// A non-modal experiment window that follows the walkthrough the main window shows (the step
-/// panel's walkthroughShown): it computes again only when the walkthrough or the batch item
+/// A non-modal experiment window that follows the walkthrough the main window shows (the
+/// session's shownChanged): it computes again only when the walkthrough or the batch item
 /// changes, and only while it is open, since a long model run's block would cost a second pass;
 /// what changed while it was closed is computed when it opens.
 class FollowingDialog : public QDialog {

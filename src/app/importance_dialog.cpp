@@ -17,7 +17,8 @@ ImportanceDialog::ImportanceDialog(QWidget* parent)
     : QDialog(parent)
     , m_ui(std::make_unique<Ui::ImportanceDialog>())
     , m_work([this](const Measurement& m) { return prepare(m); },
-             [this](const Outcome& outcome, JobFate fate) { finish(outcome, fate); })
+             [this](const Outcome& outcome, JobFate fate) { finish(outcome, fate); },
+             [] {})
 {
     m_ui->setupUi(this);
     m_ui->ranking->setColumnCount(6);

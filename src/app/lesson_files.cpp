@@ -44,7 +44,7 @@ LessonRead readLessonFile(const QString& path)
                          .arg(shown(path), QString::fromStdString(e.what()));
         return read;
     }
-    std::string& model = read.lesson->model;
+    std::string& model = read.lesson->model.folder;
     if (!model.empty() && !isBundledName(model) &&
         QDir::isRelativePath(QString::fromStdString(model)))
         model =

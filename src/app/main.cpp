@@ -145,9 +145,9 @@ int main(int argc, char** argv)
     if (!parser.positionalArguments().isEmpty())
         window.openLessonFile(parser.positionalArguments().constFirst());
     if (parser.isSet(options.model)) {
-        attnviz::app::ModelRequest request;
-        request.folder = parser.value(options.model);
-        request.text = parser.value(options.text);
+        attnviz::lesson::ModelSource request;
+        request.folder = parser.value(options.model).toStdString();
+        request.text = parser.value(options.text).toStdString();
         window.modelPanel()->setRequest(request);
     }
     if (parser.isSet(options.screenshots)) {
@@ -155,7 +155,7 @@ int main(int argc, char** argv)
         const QString dir = parser.value(options.screenshots);
         auto* poll = new QTimer(&window);
         QObject::connect(poll, &QTimer::timeout, &window, [&window, dir, poll] {
-            if (!window.walkthrough() || window.runner()->busy() || window.modelRunner()->busy())
+            if (!window.walkthrough() || !window.session()->idle())
                 return;
             poll->stop();
             QTimer::singleShot(300, &window, [&window, dir] { saveEveryStep(window, dir); });

@@ -17,7 +17,6 @@
 #include "app/scaling_dialog.h"
 #include "app/settings_store.h"
 #include "app/step_panel.h"
-#include "app/walkthrough_runner.h"
 #include "ui_main_window.h"
 
 #include <algorithm>
@@ -56,8 +55,7 @@ MainWindow::MainWindow(QWidget* parent)
     , m_steps(new StepPanel)
     , m_overview(new ModelOverview)
     , m_views(new QStackedWidget)
-    , m_runner(new WalkthroughRunner(this))
-    , m_modelRunner(new ModelRunner(this))
+    , m_session(new Session(this))
 {
     m_ui->setupUi(this);
     m_exports = new ExportMenu(m_ui->menuExport, this, [this] { return viewState(); });
@@ -140,48 +138,7 @@ MainWindow::MainWindow(QWidget* parent)
     fillRecentMenu();
     fillLanguageMenu();
 
-    connect(m_input, &InputPanel::settingsChanged, this, [this] {
-        if (m_model->playground())
-            m_runner->request(m_input->settings());
-    });
-    connect(m_model, &ModelPanel::playgroundChosen, this, &MainWindow::showPlayground);
-    connect(m_model, &ModelPanel::requestChanged, this, &MainWindow::runModel);
-    connect(m_modelRunner, &ModelRunner::finished, this, &MainWindow::showModelResult);
-    // A head switched off from its context menu: the playground's module, or the model's head in
-    // the block shown; the runners compute the consequence, the views only show it.
-    connect(m_steps, &StepPanel::headSwitched, this, [this](int head, bool off) {
-        if (m_model->playground()) {
-            m_input->setHeadSwitchedOff(head, off);
-            return;
-        }
-        const lesson::BlockChoice c = m_model->choice();
-        m_model->setHeadSwitchedOff({c.layer, c.block, head}, off);
-    });
-    connect(m_steps, &StepPanel::allHeadsSwitchedOn, this, [this] {
-        if (m_model->playground())
-            m_input->switchAllHeadsOn();
-        else
-            m_model->switchAllHeadsOn();
-    });
-    connect(m_modelRunner, &ModelRunner::progress, m_model, &ModelPanel::showProgress);
-    connect(m_modelRunner, &ModelRunner::overtakenUnopened, this, [this](const QString& folder) {
-        // Not a model either, though the user moved on before it said so; unless it is chosen
-        // again, when its own result will say why.
-        if (folder != m_model->request().folder)
-            m_model->forgetSource(folder);
-    });
-    connect(m_model, &ModelPanel::cancelRequested, m_modelRunner, &ModelRunner::cancel);
-    connect(m_model, &ModelPanel::choiceChanged, this, &MainWindow::showModelBlock);
-    connect(m_model, &ModelPanel::overviewToggled, this, [this](bool on) {
-        if (on && !m_modelResult.run) {
-            // No run (it failed, or is still loading): the overview would show an earlier one's.
-            m_model->leaveOverview();
-            return;
-        }
-        m_views->setCurrentWidget(on ? static_cast<QWidget*>(m_overview) : m_steps);
-        if (on && m_modelResult.run)
-            m_overview->show(m_modelResult.run, m_model->choice());
-    });
+    wireSession();
     connect(m_overview, &ModelOverview::backRequested, m_model, &ModelPanel::leaveOverview);
     connect(m_overview, &ModelOverview::headChosen, this,
             [this](int layer, engine::Block block, int head) {
@@ -193,21 +150,22 @@ MainWindow::MainWindow(QWidget* parent)
                 m_steps->setStep(*lesson::lessonStepShowing(engine::AttentionStep::Weights));
                 m_steps->grid()->focusHead(head);
             });
-    connect(m_runner, &WalkthroughRunner::rejected, this,
-            [this](const std::vector<lesson::SettingsProblem>& problems) {
-                m_input->showProblems(problems);
-                // The heatmaps of the last settings that worked must not stay beside settings
-                // that cannot be computed.
-                showNothing(tr("these settings cannot be computed; fix the fields marked in red."));
-                statusBar()->showMessage(tr("Not computed: fix the settings marked in red."));
-            });
-    connect(m_runner, &WalkthroughRunner::failed, this, [this](const QString& message) {
-        if (!m_model->playground())
+    // A head switched off from its context menu: the playground's module, or the model's head in
+    // the block shown; the runners compute the consequence, the views only show it.
+    connect(m_steps, &StepPanel::headSwitched, this, [this](int head, bool off) {
+        if (m_session->playground()) {
+            m_input->setHeadSwitchedOff(head, off);
             return;
-        showNothing(message);
-        statusBar()->showMessage(tr("Not computed: %1").arg(message));
+        }
+        const lesson::BlockChoice c = m_session->choice();
+        m_model->setHeadSwitchedOff({c.layer, c.block, head}, off);
     });
-    connect(m_runner, &WalkthroughRunner::computed, this, &MainWindow::showWalkthrough);
+    connect(m_steps, &StepPanel::allHeadsSwitchedOn, this, [this] {
+        if (m_session->playground())
+            m_input->switchAllHeadsOn();
+        else
+            m_model->switchAllHeadsOn();
+    });
     // The step is kept as soon as it changes, so the app reopens on it even after a crash.
     connect(m_steps, &StepPanel::stepChanged, this, [](lesson::LessonStepIndex step) {
         QSettings store;
@@ -221,7 +179,7 @@ MainWindow::MainWindow(QWidget* parent)
     });
 
     // Experiments ▸ Predict, then reveal: a question covers a step until it is answered.
-    new PredictionPrompt(m_steps, m_ui->menuExperiments);
+    new PredictionPrompt(m_session, m_steps, m_ui->menuExperiments);
 
     QSettings store;
     // A first start has the form's 1400 × 900; a saved geometry may come from a larger screen
@@ -241,20 +199,19 @@ MainWindow::MainWindow(QWidget* parent)
         });
     }
     m_preferences = loadPreferences(store);
-    m_modelRunner->setMemoryLimit(m_preferences.memoryLimit);
+    m_session->setMemoryLimit(m_preferences.memoryLimit);
     // Where the user left off: the whole lesson kept at close; without one (a first start, or
     // the app closed by a crash) the model, step and playground kept key by key.
     if (std::optional<lesson::LessonFile> session = sessionLesson()) {
         session->language = currentLanguage().toStdString(); // the menu's language wins
-        if (!session->model.empty())
-            m_savedFolder = QString::fromStdString(session->model);
+        m_session->setReopenedModel(session->model.folder);
         openLesson(*session);
         return;
     }
     m_steps->setStep(loadStep(store));
     m_input->setSettings(loadPlaygroundSettings(store));
-    const ModelRequest saved = loadModelRequest(store);
-    m_savedFolder = saved.folder;
+    const lesson::ModelSource saved = loadModelRequest(store);
+    m_session->setReopenedModel(saved.folder);
     m_model->setRequest(saved);
 }
 
@@ -263,24 +220,14 @@ MainWindow::~MainWindow() = default;
 ViewState MainWindow::viewState() const
 {
     ViewState state;
-    state.walkthrough = m_walkthrough;
-    if (!m_model->playground())
-        state.run = m_modelResult.run;
-    state.choice = m_model->choice();
+    state.walkthrough = m_session->walkthrough();
+    state.run = m_session->run();
+    state.choice = m_session->choice();
     state.step = m_steps->step();
     state.alternative = m_steps->alternative();
-    state.batch = m_steps->batchIndex();
+    state.batch = m_session->batch();
     state.focusedHead = m_steps->grid()->focusedHead();
     return state;
-}
-
-void MainWindow::runModel(const ModelRequest& request)
-{
-    if (request.folder != m_savedFolder)
-        m_savedFolder.clear(); // the user chose another model before the saved one opened
-    statusBar()->showMessage(tr("Running %1…").arg(request.folder));
-    m_model->showProgress(0, 0);
-    m_modelRunner->request(request);
 }
 
 void MainWindow::openMistakes()
@@ -303,7 +250,7 @@ void MainWindow::openImportance()
         m_importance = new ImportanceDialog(this);
         connect(m_importance, &ImportanceDialog::headChosen, this,
                 [this](const engine::Ablation::Head& head) {
-                    if (m_model->playground())
+                    if (m_session->playground())
                         return;
                     m_model->setChoice({head.layer, head.block});
                     m_model->setHeadSwitchedOff(head, true);
@@ -318,17 +265,15 @@ void MainWindow::updateImportanceModel()
 {
     if (!m_importance)
         return;
-    const bool model = !m_model->playground() && m_modelResult.model;
-    m_importance->setModel(model ? m_modelResult.model : nullptr,
-                           model ? m_modelResult.request.text.toStdString() : std::string(),
-                           m_preferences.memoryLimit);
+    const ModelResult& shown = m_session->modelResult();
+    m_importance->setModel(shown.model, shown.request.text, m_preferences.memoryLimit);
 }
 
 void MainWindow::showFollowing(FollowingDialog* dialog)
 {
-    connect(m_steps, &StepPanel::walkthroughShown, dialog, &FollowingDialog::setWalkthrough,
+    connect(m_session, &Session::shownChanged, dialog, &FollowingDialog::setWalkthrough,
             Qt::UniqueConnection);
-    dialog->setWalkthrough(m_steps->walkthrough(), m_steps->batchIndex());
+    dialog->setWalkthrough(m_session->walkthrough(), m_session->batch());
     dialog->show();
     dialog->raise();
 }
@@ -345,144 +290,91 @@ void MainWindow::openPreferences()
         m_preferences = chosen;
         QSettings store;
         savePreferences(store, m_preferences);
-        m_modelRunner->setMemoryLimit(m_preferences.memoryLimit);
-        // The model shown was run (or refused) under the old limit: run it again under the new.
-        if (!m_model->playground())
-            runModel(m_model->request());
+        m_session->setMemoryLimit(m_preferences.memoryLimit);
     });
     dialog->open();
 }
 
-void MainWindow::showNothing(const QString& reason)
+void MainWindow::wireSession()
 {
-    m_walkthrough.reset();
-    m_blockRun.reset();
-    m_steps->clear(reason);
+    connect(m_input, &InputPanel::settingsChanged, this, [this] {
+        if (m_session->playground())
+            m_session->showPlayground(m_input->settings());
+    });
+    connect(m_model, &ModelPanel::playgroundChosen, this, &MainWindow::showPlayground);
+    connect(m_model, &ModelPanel::requestChanged, m_session, &Session::showModel);
+    connect(m_model, &ModelPanel::cancelRequested, m_session, &Session::cancelModel);
+    connect(m_model, &ModelPanel::choiceChanged, m_session, &Session::chooseBlock);
+    connect(m_steps, &StepPanel::batchChanged, m_session, &Session::setBatch);
+    connect(m_model, &ModelPanel::overviewToggled, this, [this](bool on) {
+        if (on && !m_session->run()) {
+            // No run (it failed, or is still loading): the overview would show an earlier one's.
+            m_model->leaveOverview();
+            return;
+        }
+        m_views->setCurrentWidget(on ? static_cast<QWidget*>(m_overview) : m_steps);
+        if (on)
+            m_overview->show(m_session->run(), m_session->choice());
+    });
+
+    connect(m_session, &Session::walkthroughChanged, this, &MainWindow::showWalkthrough);
+    connect(m_session, &Session::modelShown, this, &MainWindow::showModelResult);
+    connect(m_session, &Session::modelKept, this,
+            [this](const ModelResult& shown, const QString& notice) {
+                m_model->hideProgress();
+                m_model->restore(shown);
+                if (!notice.isEmpty())
+                    m_model->setNotice(notice);
+            });
+    connect(m_session, &Session::modelReplaced, this,
+            [this](const lesson::ModelSource& demo, const QString& notice) {
+                m_model->hideProgress();
+                m_model->setRequest(demo);
+                m_model->setNotice(notice);
+            });
+    connect(m_session, &Session::sourceUnopened, m_model, &ModelPanel::forgetSource);
+    connect(m_session, &Session::progress, m_model, &ModelPanel::showProgress);
+    connect(m_session, &Session::playgroundRejected, m_input, &InputPanel::showProblems);
+    connect(m_session, &Session::viewReady, this, &MainWindow::applyView);
+    connect(m_session, &Session::status, this,
+            [this](const QString& message) { statusBar()->showMessage(message); });
 }
 
-void MainWindow::showWalkthrough(std::shared_ptr<const lesson::Walkthrough> walkthrough)
+void MainWindow::showWalkthrough(const std::shared_ptr<const lesson::Walkthrough>& walkthrough,
+                                 const QString& reason)
 {
-    if (!m_model->playground())
-        return; // computed for the playground, which the user left meanwhile
-    m_walkthrough = std::move(walkthrough);
-    m_blockRun.reset();
-    m_input->showProblems({});
-    m_steps->setWalkthrough(m_walkthrough);
-    applyPendingView();
-    const auto& t = *m_walkthrough->trace;
-    QString masked;
-    if (!t.fullyMaskedRows.empty())
-        masked = tr(" · %n query row(s) fully masked (zero weights)", nullptr,
-                    static_cast<int>(t.fullyMaskedRows.size()));
-    statusBar()->showMessage(
-        tr("computed in %1 ms · batch %2 · %3 heads · %4 queries × %5 keys · d_k %6, d_v %7%8")
-            .arg(m_walkthrough->milliseconds, 0, 'f', 2)
-            .arg(t.batchSize())
-            .arg(t.numHeads())
-            .arg(t.queryLength())
-            .arg(t.keyLength())
-            .arg(m_walkthrough->dk())
-            .arg(m_walkthrough->dv())
-            .arg(masked));
+    if (!walkthrough) {
+        m_steps->clear(reason);
+        return;
+    }
+    if (m_session->playground())
+        m_input->showProblems({});
+    m_steps->setWalkthrough(walkthrough);
+    const lesson::LessonStepIndex weights =
+        *lesson::lessonStepShowing(engine::AttentionStep::Weights);
+    if (walkthrough->weightsOnly() && m_steps->step() != weights)
+        m_steps->setStep(weights); // the only step an import has data for
+    if (m_session->run() && m_views->currentWidget() == m_overview)
+        m_overview->show(m_session->run(), m_session->choice());
 }
 
 void MainWindow::showPlayground()
 {
-    m_modelRunner->cancel();
     m_model->hideProgress();
-    m_modelResult = {};
-    updateImportanceModel();
     m_input->setVisible(true);
     m_views->setCurrentWidget(m_steps);
-    m_runner->request(m_input->settings());
+    m_session->showPlayground(m_input->settings());
+    updateImportanceModel();
 }
 
 void MainWindow::showModelResult(const ModelResult& result)
 {
     m_model->hideProgress();
-    // A folder or file that does not open is not kept in the source list, whatever is shown.
-    const bool unopened = !result.model && !result.error.isEmpty();
-    const bool forgotten = unopened && m_model->forgetSource(result.request.folder);
-    const bool saved = !m_savedFolder.isEmpty() && result.request.folder == m_savedFolder;
-    m_savedFolder.clear();
-    if (m_model->playground())
-        return; // the user went back to the playground while the model ran
-    if (result.cancelled) {
-        // The panel names what the window still shows, not the model that was stopped.
-        m_model->restore(m_modelResult);
-        statusBar()->showMessage(tr("Cancelled: the window still shows the previous run."));
-        return;
-    }
-    QString reason = result.error;
-    if (reason.endsWith(QLatin1Char('.')))
-        reason.chop(1);
-    const QString name = QFileInfo(QDir::cleanPath(result.request.folder)).fileName();
-    const ModelRequest demo = defaultModelRequest();
-    if (unopened && saved && result.request.folder != demo.folder) {
-        // The model of the last session broke since (a file removed or replaced): start on the
-        // demo a first start shows rather than on an error.
-        const QString notice =
-            tr("The model opened last time, “%1”, could not be opened again (%2), so the %3 demo "
-               "is shown instead.")
-                .arg(name, reason, demo.folder);
-        m_model->setRequest(demo);
-        m_model->setNotice(notice);
-        statusBar()->showMessage(notice);
-        return;
-    }
-    if (forgotten) {
-        // The window keeps showing what it showed; the panel names it again and says why.
-        const QString notice = tr("“%1” was not opened: %2.").arg(name, reason);
-        m_model->restore(m_modelResult);
-        m_model->setNotice(notice);
-        statusBar()->showMessage(notice);
-        return;
-    }
     m_input->setVisible(false);
-    m_modelResult = result;
     updateImportanceModel();
     m_model->showResult(result);
-    if (result.run)
-        applyPendingView();
-    if (!result.run) {
-        // Heatmaps of an earlier run would not belong to this model or text.
+    if (!result.run)
         m_model->leaveOverview();
-        showNothing(result.error.isEmpty() ? tr("the model has not run yet.") : result.error);
-        statusBar()->showMessage(result.error.isEmpty() ? tr("Loading…")
-                                                        : tr("Not computed: %1").arg(result.error));
-    }
-}
-
-void MainWindow::showModelBlock(const lesson::BlockChoice& choice)
-{
-    if (!m_modelResult.run)
-        return;
-    if (!m_modelResult.run->traceAt(choice.decodingStep).attentionBlock(choice.layer, choice.block))
-        return;
-    // Already on screen (the panel was restored after a cancel or a folder that did not open):
-    // keep the walkthrough, with the step panel's focus and batch item.
-    if (m_walkthrough && m_blockRun == m_modelResult.run && m_blockChoice == choice)
-        return;
-    m_walkthrough = lesson::walkthroughForBlock(m_modelResult.run, choice);
-    m_blockRun = m_modelResult.run;
-    m_blockChoice = choice;
-    m_steps->setWalkthrough(m_walkthrough);
-    const lesson::LessonStepIndex weights =
-        *lesson::lessonStepShowing(engine::AttentionStep::Weights);
-    if (m_walkthrough->weightsOnly() && m_steps->step() != weights)
-        m_steps->setStep(weights); // the only step an import has data for
-    if (m_views->currentWidget() == m_overview)
-        m_overview->show(m_modelResult.run, choice);
-    statusBar()->showMessage(tr("%1 · layer %2 · %3 · %4 heads · %5 queries × %6 keys · d_k %7")
-                                 .arg(QString::fromStdString(m_modelResult.run->config.name))
-                                 .arg(choice.layer)
-                                 .arg(blockTitle(choice.block))
-                                 .arg(m_walkthrough->heads())
-                                 .arg(m_walkthrough->trace->queryLength())
-                                 .arg(m_walkthrough->trace->keyLength())
-                                 .arg(m_walkthrough->weightsOnly()
-                                          ? tr("unknown")
-                                          : QString::number(m_walkthrough->dk())));
 }
 
 void MainWindow::saveSession()
@@ -505,20 +397,14 @@ lesson::LessonFile MainWindow::lesson() const
 {
     lesson::LessonFile l;
     if (!m_model->playground()) {
-        const ModelRequest request = m_model->request();
-        l.model = request.folder.toStdString();
-        l.text = request.text.toStdString();
-        if (request.target)
-            l.target = request.target->toStdString();
-        l.generate = request.generate;
-        l.ablation = request.ablation;
+        l.model = m_model->request();
         l.choice = m_model->choice();
     }
     l.playground = m_input->settings();
     const std::string_view key = m_steps->lessonStep().key;
     l.step.assign(key.begin(), key.end());
     l.alternative = std::max(0, m_steps->alternative());
-    l.batch = std::max(0, m_steps->batchIndex());
+    l.batch = std::max(0, m_session->batch());
     l.focusedHead = m_steps->grid()->focusedHead();
     l.sharedColourRange = m_steps->sharedColourRange();
     l.numbersInCells = m_steps->numbersInCells();
@@ -534,56 +420,22 @@ void MainWindow::openLesson(const lesson::LessonFile& lesson)
         rebuildIn(QString::fromStdString(lesson.language), lesson);
         return;
     }
-    m_pendingView = lesson;
+    m_session->awaitView(lesson);
     m_steps->setSharedColourRange(lesson.sharedColourRange);
     m_steps->setNumbersInCells(lesson.numbersInCells);
     if (const auto step = lesson::lessonStepIndex(lesson.step))
         m_steps->setStep(*step);
-    if (lesson.model.empty()) {
-        m_input->setSettings(lesson.playground);
-        if (m_model->playground())
-            m_runner->request(m_input->settings()); // the same settings emit no change
-        else
-            m_model->setRequest({});
-        return;
-    }
     m_input->setSettings(lesson.playground);
-    ModelRequest request;
-    request.folder = QString::fromStdString(lesson.model);
-    request.text = QString::fromStdString(lesson.text);
-    if (lesson.target)
-        request.target = QString::fromStdString(*lesson.target);
-    request.generate = lesson.generate;
-    request.ablation = lesson.ablation;
-    m_model->setRequest(request);
+    if (lesson.model.playground() && m_model->playground())
+        m_session->showPlayground(m_input->settings()); // the same settings emit no change
+    else
+        m_model->setRequest(lesson.model);
 }
 
-void MainWindow::applyPendingView()
+void MainWindow::applyView(const lesson::LessonFile& view)
 {
-    if (!m_pendingView)
-        return;
-    // A result of what the window showed before the lesson (a run still under way when it was
-    // opened) is not the lesson's: its view waits for the lesson's own result.
-    const bool forModel = !m_pendingView->model.empty();
-    if (forModel == m_model->playground())
-        return;
-    if (forModel &&
-        (m_modelResult.request.folder != QString::fromStdString(m_pendingView->model) ||
-         m_modelResult.request.text != QString::fromStdString(m_pendingView->text) ||
-         m_modelResult.request.generate != m_pendingView->generate))
-        return;
-    const lesson::LessonFile view = *std::exchange(m_pendingView, std::nullopt);
-    if (!view.model.empty() && m_modelResult.run) {
-        const int steps = static_cast<int>(m_modelResult.run->decoding.size());
-        lesson::BlockChoice choice = view.choice;
-        if (choice.decodingStep >= steps)
-            choice.decodingStep = -1;
-        // A block the model lacks (a lesson edited by hand, a model replaced since) leaves the
-        // block the run opened on.
-        if (m_modelResult.run->traceAt(choice.decodingStep)
-                .attentionBlock(choice.layer, choice.block))
-            m_model->setChoice(choice);
-    }
+    if (!view.model.playground())
+        m_model->setChoice(view.choice);
     if (const auto step = lesson::lessonStepIndex(view.step))
         m_steps->setStep(*step);
     m_steps->setBatchIndex(view.batch);
@@ -712,7 +564,7 @@ void MainWindow::fillLanguageMenu()
 MainWindow* MainWindow::switchLanguage(const QString& code)
 {
     // A lesson still waiting for its run is the one to rebuild around, not the half shown.
-    return rebuildIn(code, m_pendingView ? *m_pendingView : lesson());
+    return rebuildIn(code, m_session->pendingView().value_or(lesson()));
 }
 
 void MainWindow::fitToScreen()

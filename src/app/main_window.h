@@ -1,7 +1,7 @@
 #pragma once
 
-#include "app/model_runner.h"
 #include "app/preferences_dialog.h"
+#include "app/session.h"
 #include "app/view_state.h"
 #include "lesson/lesson_file.h"
 #include "lesson/model_walkthrough.h"
@@ -10,8 +10,6 @@
 #include <QMainWindow>
 
 #include <memory>
-#include <optional>
-#include <vector>
 
 class QStackedWidget;
 
@@ -33,12 +31,10 @@ class ModelOverview;
 class ModelPanel;
 class PresentationMode;
 class StepPanel;
-class WalkthroughRunner;
 
-/// Wires the panels, the runners, the views and the Export menu together, and keeps the
-/// window's geometry and last configuration in QSettings. Holds no logic of its own beyond that.
-/// The step panel shows either the playground's walkthrough or one attention block of a model
-/// run.
+/// Builds the window and wires the panels, the views, the menus and the session (what is shown)
+/// together; keeps the window's geometry and the session in QSettings. The step panel shows
+/// either the playground's walkthrough or one attention block of a model run.
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
@@ -48,7 +44,7 @@ public:
     InputPanel* inputPanel() const { return m_input; }
     ModelPanel* modelPanel() const { return m_model; }
     ModelOverview* overview() const { return m_overview; }
-    ModelRunner* modelRunner() const { return m_modelRunner; }
+    Session* session() const { return m_session; }
     ExportMenu* exportMenu() const { return m_exports; }
     /// The common-mistakes gallery, once opened (null before).
     MistakesDialog* mistakesDialog() const { return m_mistakes; }
@@ -57,10 +53,12 @@ public:
     /// The head-importance window, once opened (null before).
     ImportanceDialog* importanceDialog() const { return m_importance; }
     /// The last model result shown (empty in the playground).
-    const ModelResult& modelResult() const { return m_modelResult; }
+    const ModelResult& modelResult() const { return m_session->modelResult(); }
     StepPanel* stepPanel() const { return m_steps; }
-    WalkthroughRunner* runner() const { return m_runner; }
-    std::shared_ptr<const lesson::Walkthrough> walkthrough() const { return m_walkthrough; }
+    std::shared_ptr<const lesson::Walkthrough> walkthrough() const
+    {
+        return m_session->walkthrough();
+    }
     /// What is on screen, for the Export menu and saved lessons.
     ViewState viewState() const;
 
@@ -89,13 +87,14 @@ protected:
 private:
     /// Bounds the window to its screen, now and once shown.
     void fitToScreen();
-    void showWalkthrough(std::shared_ptr<const lesson::Walkthrough> walkthrough);
-    /// No walkthrough, and the step panel says why.
-    void showNothing(const QString& reason);
+    /// Panels and views follow the session; the session follows the panels' requests.
+    void wireSession();
+    void showWalkthrough(const std::shared_ptr<const lesson::Walkthrough>& walkthrough,
+                         const QString& reason);
     void showModelResult(const ModelResult& result);
-    void showModelBlock(const lesson::BlockChoice& choice);
     void showPlayground();
-    void runModel(const ModelRequest& request);
+    /// A lesson's block, step, view, batch item and head, once its run is on screen.
+    void applyView(const lesson::LessonFile& view);
     /// File ▸ Preferences: a new memory limit is saved and the model shown runs again under it.
     void openPreferences();
     /// Experiments ▸ Common mistakes: opens the gallery on what the step panel shows.
@@ -108,8 +107,6 @@ private:
     void updateImportanceModel();
     /// Opens an experiment window on what the step panel shows, following it from then on.
     void showFollowing(FollowingDialog* dialog);
-    /// The part of a lesson that needs its run on screen first: block, step, view, head.
-    void applyPendingView();
     /// A new window in language `code` that opens `shown`; this one hides and is deleted.
     MainWindow* rebuildIn(const QString& code, const lesson::LessonFile& shown);
     void fillLanguageMenu();
@@ -129,24 +126,13 @@ private:
     ModelOverview* m_overview;
     QStackedWidget* m_views;
     PresentationMode* m_presentation = nullptr;
-    WalkthroughRunner* m_runner;
-    ModelRunner* m_modelRunner;
+    Session* m_session;
     ExportMenu* m_exports = nullptr;
     MistakesDialog* m_mistakes = nullptr;
     ScalingDialog* m_scaling = nullptr;
     ImportanceDialog* m_importance = nullptr;
     GlossaryDialog* m_glossary = nullptr;
-    ModelResult m_modelResult;
-    std::shared_ptr<const lesson::Walkthrough> m_walkthrough;
-    /// The run and block m_walkthrough shows, when it is a model's block.
-    std::shared_ptr<const lesson::ModelRun> m_blockRun;
-    lesson::BlockChoice m_blockChoice;
-    /// The model reopened from the last session until its first result: if it no longer opens,
-    /// the reverse demo is opened instead.
-    QString m_savedFolder;
     Preferences m_preferences;
-    /// A lesson opened whose block, step and view wait for its run.
-    std::optional<lesson::LessonFile> m_pendingView;
 };
 
 } // namespace attnviz::app

@@ -100,13 +100,13 @@ bool ModelPanel::playground() const
     return m_ui->source->currentData().toString().isEmpty();
 }
 
-ModelRequest ModelPanel::request() const
+lesson::ModelSource ModelPanel::request() const
 {
-    ModelRequest r;
-    r.folder = m_ui->source->currentData().toString();
-    r.text = m_ui->text->text();
+    lesson::ModelSource r;
+    r.folder = m_ui->source->currentData().toString().toStdString();
+    r.text = m_ui->text->text().toStdString();
     if (!m_ui->target->isHidden() && !m_ui->target->text().isEmpty())
-        r.target = m_ui->target->text();
+        r.target = m_ui->target->text().toStdString();
     r.generate = m_ui->generate->isHidden() ? 0 : m_ui->generate->value();
     r.ablation = m_ablation;
     return r;
@@ -121,21 +121,21 @@ lesson::BlockChoice ModelPanel::choice() const
     return c;
 }
 
-void ModelPanel::setRequest(const ModelRequest& request)
+void ModelPanel::setRequest(const lesson::ModelSource& request)
 {
-    int index = m_ui->source->findData(request.folder);
+    const QString folder = QString::fromStdString(request.folder);
+    int index = m_ui->source->findData(folder);
     if (index < 0) {
         index = m_ui->source->findData(kOpenFolder);
         // cleanPath: "models/gpt2/" is listed as "gpt2", not as an empty entry.
-        m_ui->source->insertItem(index, QFileInfo(QDir::cleanPath(request.folder)).fileName(),
-                                 request.folder);
+        m_ui->source->insertItem(index, QFileInfo(QDir::cleanPath(folder)).fileName(), folder);
     }
     m_ui->source->setCurrentIndex(index);
     {
         const QSignalBlocker blockGenerate(m_ui->generate);
         m_ablation = request.ablation;
-        m_ui->text->setText(request.text);
-        m_ui->target->setText(request.target.value_or(QString()));
+        m_ui->text->setText(QString::fromStdString(request.text));
+        m_ui->target->setText(QString::fromStdString(request.target.value_or(std::string())));
         m_ui->generate->setValue(request.generate);
     }
     sourceActivated(index);
@@ -256,8 +256,9 @@ bool ModelPanel::forgetSource(const QString& folder)
 
 void ModelPanel::restore(const ModelResult& shown)
 {
-    const int index = m_ui->source->findData(shown.request.folder);
-    if (shown.request.folder.isEmpty() || index < 0) {
+    const QString folder = QString::fromStdString(shown.request.folder);
+    const int index = m_ui->source->findData(folder);
+    if (folder.isEmpty() || index < 0) {
         m_ui->source->setCurrentIndex(0);
         sourceActivated(0);
         return;
@@ -265,13 +266,13 @@ void ModelPanel::restore(const ModelResult& shown)
     {
         const QSignalBlocker blockGenerate(m_ui->generate);
         m_ui->source->setCurrentIndex(index);
-        m_ui->text->setText(shown.request.text);
-        m_ui->target->setText(shown.request.target.value_or(QString()));
+        m_ui->text->setText(QString::fromStdString(shown.request.text));
+        m_ui->target->setText(QString::fromStdString(shown.request.target.value_or(std::string())));
         m_ui->generate->setValue(shown.request.generate);
         m_ablation = shown.request.ablation;
     }
     m_notice.clear();
-    showSourceWidgets(shown.request.folder);
+    showSourceWidgets(folder);
     showResult(shown);
 }
 

@@ -28,11 +28,11 @@ public:
 
     Ui::ModelPanel* ui() const { return m_ui.get(); }
     bool playground() const;
-    ModelRequest request() const;
+    lesson::ModelSource request() const;
     lesson::BlockChoice choice() const;
 
     /// Selects a source ("" = playground, a bundled name or a folder) and its text.
-    void setRequest(const ModelRequest& request);
+    void setRequest(const lesson::ModelSource& request);
     /// Shows a finished run (or its error) and refills the layer and block selectors.
     void showResult(const ModelResult& result);
     /// Selects what `shown` ran again, with its text, and shows it, without running anything:
@@ -58,7 +58,7 @@ public:
 
 signals:
     void playgroundChosen();
-    void requestChanged(const attnviz::app::ModelRequest& request);
+    void requestChanged(const attnviz::lesson::ModelSource& request);
     void choiceChanged(const attnviz::lesson::BlockChoice& choice);
     void overviewToggled(bool on);
     void cancelRequested();

@@ -17,14 +17,15 @@ struct Cancelled { };
 
 ModelRunner::ModelRunner(QObject* parent)
     : QObject(parent)
-    , m_work([this](const ModelRequest& r) { return prepare(r); },
-             [this](ModelResult result, JobFate fate) { done(std::move(result), fate); })
+    , m_work([this](const lesson::ModelSource& r) { return prepare(r); },
+             [this](ModelResult result, JobFate fate) { done(std::move(result), fate); },
+             [this] { emit idle(); })
 {
 }
 
 ModelRunner::~ModelRunner() = default;
 
-void ModelRunner::request(const ModelRequest& request)
+void ModelRunner::request(const lesson::ModelSource& request)
 {
     m_work.request(request);
 }
@@ -42,7 +43,7 @@ void ModelRunner::done(ModelResult result, JobFate fate)
     }
     if (fate == JobFate::Overtaken) {
         if (!result.model && !result.error.isEmpty())
-            emit overtakenUnopened(result.request.folder);
+            emit overtakenUnopened(QString::fromStdString(result.request.folder));
         return;
     }
     if (fate == JobFate::Cancelled && !result.cancelled) {
@@ -55,7 +56,7 @@ void ModelRunner::done(ModelResult result, JobFate fate)
     emit finished(result);
 }
 
-ModelRunner::Job ModelRunner::prepare(const ModelRequest& request)
+ModelRunner::Job ModelRunner::prepare(const lesson::ModelSource& request)
 {
     auto loaded = request.folder == m_loadedFolder ? m_loaded : nullptr;
     return [this, request, loaded, limit = m_memoryLimit](const std::atomic<bool>& stop) {
@@ -71,20 +72,19 @@ ModelRunner::Job ModelRunner::prepare(const ModelRequest& request)
         result.request = request;
         // The worker's exception boundary: nothing escapes into Qt's thread pool.
         try {
-            if (QFileInfo(request.folder).isFile()) {
+            if (QFileInfo(QString::fromStdString(request.folder)).isFile()) {
                 // Attention weights computed elsewhere: nothing to load or run.
-                result.run = lesson::openImportedRun(request.folder.toStdString());
+                result.run = lesson::openImportedRun(request.folder);
                 result.model = result.run->model;
                 return result;
             }
             result.model = loaded ? loaded
                                   : std::make_shared<const io::LoadedModel>(io::loadModel(
-                                        io::resolveModelFolder(request.folder.toStdString())));
+                                        io::resolveModelFolder(request.folder)));
             report(0, result.model->model->config().layerCount());
             lesson::RunRequest run;
-            run.text = request.text.toStdString();
-            if (request.target)
-                run.target = request.target->toStdString();
+            run.text = request.text;
+            run.target = request.target;
             run.generate = request.generate;
             run.maxMemory = limit;
             run.ablation = request.ablation;

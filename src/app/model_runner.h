@@ -2,6 +2,7 @@
 
 #include "app/newest_request_wins.h"
 #include "io/checkpoint/model_folder.h"
+#include "lesson/lesson_file.h"
 #include "lesson/model_run.h"
 
 #include <QObject>
@@ -14,19 +15,9 @@
 
 namespace attnviz::app {
 
-/// A model to open and the text to run it on.
-struct ModelRequest {
-    QString folder; ///< a model folder or a bundled model's name
-    QString text;
-    std::optional<QString> target; ///< encoder-decoder: teacher forcing instead of decoding
-    int generate = 0; ///< decoder-only: tokens to continue the text by
-    engine::Ablation ablation; ///< heads switched off
-    bool operator==(const ModelRequest&) const = default;
-};
-
 /// What a request produced: the model and its run, or one sentence saying why not.
 struct ModelResult {
-    ModelRequest request;
+    lesson::ModelSource request;
     std::shared_ptr<const io::LoadedModel> model;
     std::shared_ptr<const lesson::ModelRun> run;
     QString error;
@@ -43,7 +34,7 @@ public:
     explicit ModelRunner(QObject* parent = nullptr);
     ~ModelRunner() override;
 
-    void request(const ModelRequest& request);
+    void request(const lesson::ModelSource& request);
     /// Stops the running request at its next layer (loading a folder finishes first) and drops
     /// the pending one; `finished` then reports `cancelled`, however far the run got.
     void cancel();
@@ -54,6 +45,8 @@ public:
     bool busy() const { return m_work.busy(); }
 
 signals:
+    /// Nothing runs, and the newest result has been delivered (or dropped as stale).
+    void idle();
     void finished(const attnviz::app::ModelResult& result);
     /// Layers computed so far of the pass running now (queued from the worker thread).
     void progress(int done, int total);
@@ -62,14 +55,14 @@ signals:
     void overtakenUnopened(const QString& folder);
 
 private:
-    using Job = NewestRequestWins<ModelRequest, ModelResult>::Job;
-    Job prepare(const ModelRequest& request);
+    using Job = NewestRequestWins<lesson::ModelSource, ModelResult>::Job;
+    Job prepare(const lesson::ModelSource& request);
     void done(ModelResult result, JobFate fate);
 
-    QString m_loadedFolder;
+    std::string m_loadedFolder;
     std::shared_ptr<const io::LoadedModel> m_loaded;
     std::optional<std::uint64_t> m_memoryLimit;
-    NewestRequestWins<ModelRequest, ModelResult> m_work;
+    NewestRequestWins<lesson::ModelSource, ModelResult> m_work;
 };
 
 } // namespace attnviz::app

@@ -27,16 +27,18 @@ enum class JobFate {
 ///
 /// `prepare` turns a request into its job on the GUI thread when the job starts (not when it is
 /// requested), so it may read what the results delivered before have changed; `done` receives
-/// every result on the GUI thread, with its fate.
+/// every result not discarded on the GUI thread, with its fate; `idle` is called once no job is
+/// left (after `done`), whether the last result was shown or discarded.
 template <typename Request, typename Result>
 class NewestRequestWins {
 public:
     using Job = std::function<Result(const std::atomic<bool>& stop)>;
 
     NewestRequestWins(std::function<Job(const Request&)> prepare,
-                      std::function<void(Result, JobFate)> done)
+                      std::function<void(Result, JobFate)> done, std::function<void()> idle)
         : m_prepare(std::move(prepare))
         , m_done(std::move(done))
+        , m_idle(std::move(idle))
     {
         QObject::connect(&m_watcher, &QFutureWatcherBase::finished, &m_watcher,
                          [this] { finished(); });
@@ -98,13 +100,15 @@ private:
             return;
         }
         m_busy = false;
-        if (std::exchange(m_discarded, false))
-            return;
-        m_done(std::move(result), *m_stop ? JobFate::Cancelled : JobFate::Current);
+        if (!std::exchange(m_discarded, false))
+            m_done(std::move(result), *m_stop ? JobFate::Cancelled : JobFate::Current);
+        if (!m_busy) // `done` may have asked for more
+            m_idle();
     }
 
     std::function<Job(const Request&)> m_prepare;
     std::function<void(Result, JobFate)> m_done;
+    std::function<void()> m_idle;
     QFutureWatcher<Result> m_watcher;
     std::optional<Request> m_pending;
     std::shared_ptr<std::atomic<bool>> m_stop;

@@ -1,5 +1,6 @@
 #include "app/prediction_prompt.h"
 
+#include "app/session.h"
 #include "app/settings_store.h"
 #include "app/step_panel.h"
 #include "render/display_words.h"
@@ -35,7 +36,7 @@ QFont scaled(const QFont& base, double factor, bool bold = false)
 
 } // namespace
 
-PredictionPrompt::PredictionPrompt(StepPanel* steps, QMenu* menu)
+PredictionPrompt::PredictionPrompt(const Session* session, StepPanel* steps, QMenu* menu)
     : QFrame(steps)
     , m_ui(std::make_unique<Ui::PredictionPrompt>())
     , m_steps(steps)
@@ -103,12 +104,12 @@ PredictionPrompt::PredictionPrompt(StepPanel* steps, QMenu* menu)
         m_verdict->hide();
         ask(true);
     });
-    connect(m_steps, &StepPanel::walkthroughShown, this, &PredictionPrompt::onWalkthroughShown);
+    connect(session, &Session::shownChanged, this, &PredictionPrompt::onWalkthroughShown);
     connect(m_action, &QAction::toggled, this, &PredictionPrompt::setMode);
 
     QSettings store;
-    m_walkthrough = m_steps->walkthrough();
-    m_batch = m_steps->batchIndex();
+    m_walkthrough = session->walkthrough();
+    m_batch = session->batch();
     m_action->setChecked(loadPredictMode(store));
 }
 

@@ -22,6 +22,7 @@ class PredictionPrompt;
 
 namespace attnviz::app {
 
+class Session;
 class StepPanel;
 
 /// Experiments ▸ Predict, then reveal (#12). While the mode is on, a step that has a question
@@ -34,9 +35,9 @@ class StepPanel;
 class PredictionPrompt : public QFrame {
     Q_OBJECT
 public:
-    /// Lies over `steps`' formula, heatmaps and explanation; its checkable action goes into
-    /// `menu`. The mode starts as QSettings left it.
-    PredictionPrompt(StepPanel* steps, QMenu* menu);
+    /// Lies over `steps`' formula, heatmaps and explanation, and asks about what `session`
+    /// shows; its checkable action goes into `menu`. The mode starts as QSettings left it.
+    PredictionPrompt(const Session* session, StepPanel* steps, QMenu* menu);
     ~PredictionPrompt() override;
 
     QAction* action() const { return m_action; }

@@ -112,34 +112,35 @@ lesson::LessonStepIndex loadStep(const QSettings& store)
         .value_or(0);
 }
 
-void saveModelRequest(QSettings& store, const ModelRequest& request)
+void saveModelRequest(QSettings& store, const lesson::ModelSource& request)
 {
     store.beginGroup(QStringLiteral("model"));
-    store.setValue(QStringLiteral("folder"), request.folder);
-    store.setValue(QStringLiteral("text"), request.text);
-    store.setValue(QStringLiteral("target"), request.target.value_or(QString()));
+    store.setValue(QStringLiteral("folder"), QString::fromStdString(request.folder));
+    store.setValue(QStringLiteral("text"), QString::fromStdString(request.text));
+    store.setValue(QStringLiteral("target"),
+                   QString::fromStdString(request.target.value_or(std::string())));
     store.setValue(QStringLiteral("generate"), request.generate);
     store.endGroup();
 }
 
-ModelRequest loadModelRequest(const QSettings& store)
+lesson::ModelSource loadModelRequest(const QSettings& store)
 {
     if (!store.contains(QStringLiteral("model/folder")))
         return defaultModelRequest();
-    ModelRequest r;
-    r.folder = store.value(QStringLiteral("model/folder")).toString();
-    r.text = store.value(QStringLiteral("model/text")).toString();
+    lesson::ModelSource r;
+    r.folder = store.value(QStringLiteral("model/folder")).toString().toStdString();
+    r.text = store.value(QStringLiteral("model/text")).toString().toStdString();
     const QString target = store.value(QStringLiteral("model/target")).toString();
     if (!target.isEmpty())
-        r.target = target;
+        r.target = target.toStdString();
     r.generate = std::clamp(store.value(QStringLiteral("model/generate")).toInt(), 0, 256);
     return r;
 }
 
-ModelRequest defaultModelRequest()
+lesson::ModelSource defaultModelRequest()
 {
-    ModelRequest r;
-    r.folder = QStringLiteral("reverse"); // its example text comes from its config.json
+    lesson::ModelSource r;
+    r.folder = "reverse"; // its example text comes from its config.json
     return r;
 }
 

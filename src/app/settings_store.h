@@ -24,10 +24,10 @@ lesson::LessonStepIndex loadStep(const QSettings& store);
 
 /// The model and text last shown ("" folder = the playground). On first start, when nothing was
 /// saved, the encoder-decoder demo with its example, so the first screen shows real attention.
-void saveModelRequest(QSettings& store, const ModelRequest& request);
-ModelRequest loadModelRequest(const QSettings& store);
+void saveModelRequest(QSettings& store, const lesson::ModelSource& request);
+lesson::ModelSource loadModelRequest(const QSettings& store);
 /// What a first start opens: the encoder-decoder demo, its example text from its config.json.
-ModelRequest defaultModelRequest();
+lesson::ModelSource defaultModelRequest();
 
 /// Preferences (the memory limit, stored as bytes); a damaged value means no limit of one's own.
 void savePreferences(QSettings& store, const Preferences& preferences);

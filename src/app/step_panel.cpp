@@ -140,7 +140,10 @@ StepPanel::StepPanel(QWidget* parent)
             [this](int id) { setStep(static_cast<lesson::LessonStepIndex>(id)); });
     connect(m_previous, &QPushButton::clicked, this, &StepPanel::previous);
     connect(m_next, &QPushButton::clicked, this, &StepPanel::next);
-    connect(m_batch, &QSpinBox::valueChanged, this, &StepPanel::refresh);
+    connect(m_batch, &QSpinBox::valueChanged, this, [this](int item) {
+        refresh();
+        emit batchChanged(item - 1);
+    });
     connect(m_sharedRange, &QCheckBox::toggled, this, &StepPanel::refresh);
     connect(m_values, &QCheckBox::toggled, this, &StepPanel::refresh);
     connect(m_difference, &QCheckBox::toggled, this, &StepPanel::refresh);
@@ -466,7 +469,6 @@ void StepPanel::refresh()
         m_learned->setVisible(false);
         if (m_arithmetic)
             m_arithmetic->setWalkthrough(nullptr);
-        emit walkthroughShown(nullptr, 0);
         return;
     }
     const bool missing = m_walkthrough->weightsOnly() &&
@@ -561,7 +563,6 @@ void StepPanel::refresh()
         cell.batch = batchIndex();
         m_arithmetic->showCell(m_walkthrough, drillableStep().value_or(m_arithmetic->step()), cell);
     }
-    emit walkthroughShown(m_walkthrough, batchIndex());
 }
 
 void StepPanel::showMaskDrawing(const lesson::LessonStep& step, bool otherMatrices)

@@ -97,9 +97,8 @@ signals:
     void allHeadsSwitchedOn();
     /// A glossary term of the explanation was clicked (its key, render/glossary.h).
     void termChosen(const QString& key);
-    /// After every refresh: the walkthrough shown (null when none) and the batch item.
-    void walkthroughShown(std::shared_ptr<const attnviz::lesson::Walkthrough> walkthrough,
-                          int batch);
+    /// The user (or a lesson) chose another batch item (0-based).
+    void batchChanged(int batch);
     /// stepArea() moved or changed size.
     void stepAreaMoved();
 

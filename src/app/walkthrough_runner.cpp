@@ -27,7 +27,8 @@ WalkthroughRunner::WalkthroughRunner(QObject* parent)
                   emit computed(outcome.walkthrough);
               else
                   emit failed(outcome.error);
-          })
+          },
+          [this] { emit idle(); })
 {
 }
 

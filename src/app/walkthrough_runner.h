@@ -25,6 +25,8 @@ public:
     int computationsStarted() const { return m_work.jobsStarted(); }
 
 signals:
+    /// Nothing runs, and the newest result has been delivered (or dropped as stale).
+    void idle();
     void computed(std::shared_ptr<const attnviz::lesson::Walkthrough> walkthrough);
     void rejected(const std::vector<attnviz::lesson::SettingsProblem>& problems);
     void failed(const QString& message);

@@ -298,19 +298,20 @@ std::string lessonFileText(const LessonFile& lesson)
     file["format"] = kFormat;
     // A lesson that a program of version 1 would read as another module says it needs 2.
     const PlaygroundSettings& p = lesson.playground;
-    const bool variant = lesson.model.empty() &&
+    const bool variant = lesson.model.playground() &&
         (p.keyValueHeads != 0 || p.positions == PositionKind::Rotary || p.slidingWindow != 0);
     file["version"] = variant ? LessonFile::kVersion : 1;
     file["language"] = lesson.language;
-    if (lesson.model.empty()) {
+    if (lesson.model.playground()) {
         file["playground"] = playgroundJson(lesson.playground);
     } else {
-        nlohmann::ordered_json model{{"folder", lesson.model}, {"text", lesson.text}};
-        if (lesson.target)
-            model["target"] = *lesson.target;
-        model["generate"] = lesson.generate;
+        const ModelSource& source = lesson.model;
+        nlohmann::ordered_json model{{"folder", source.folder}, {"text", source.text}};
+        if (source.target)
+            model["target"] = *source.target;
+        model["generate"] = source.generate;
         nlohmann::ordered_json heads = nlohmann::ordered_json::array();
-        for (const engine::Ablation::Head& h : lesson.ablation.heads)
+        for (const engine::Ablation::Head& h : source.ablation.heads)
             heads.push_back(
                 {{"layer", h.layer}, {"block", engine::blockName(h.block)}, {"head", h.head}});
         model["switched_off"] = heads;
@@ -363,15 +364,16 @@ LessonFile parseLessonFile(std::string_view text)
             "The lesson must name either a “model” or a “playground”, exactly one of them.");
     if (hasModel) {
         const Reader model = root.object("model");
-        lesson.model = model.string("folder", "");
-        if (lesson.model.empty())
+        ModelSource& source = lesson.model;
+        source.folder = model.string("folder", "");
+        if (source.playground())
             throw engine::InputError("The lesson's “model.folder” must name a model: a folder or "
                                      "a bundled demo such as \"reverse\".");
-        lesson.text = model.string("text", "");
+        source.text = model.string("text", "");
         if (model.find("target"))
-            lesson.target = model.string("target", "");
-        lesson.generate = static_cast<int>(model.integer("generate", 0, 0, 4096));
-        lesson.ablation = readAblation(model);
+            source.target = model.string("target", "");
+        source.generate = static_cast<int>(model.integer("generate", 0, 0, 4096));
+        source.ablation = readAblation(model);
     } else {
         lesson.playground = readPlayground(root.object("playground"));
     }

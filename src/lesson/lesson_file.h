@@ -11,6 +11,21 @@
 
 namespace attnviz::lesson {
 
+/// A trained model (or imported attentions) and what to run it on: what the model panel asks
+/// for, what a model run is computed from and what a lesson file saves, as one value.
+struct ModelSource {
+    /// A model's folder, a bundled demo's name or an attention import's file; empty: the
+    /// random-weights playground.
+    std::string folder;
+    std::string text; ///< the model's input text
+    std::optional<std::string> target; ///< encoder-decoder: teacher forcing instead of decoding
+    int generate = 0; ///< decoder-only: tokens to continue the text by
+    engine::Ablation ablation; ///< the model's heads switched off
+
+    bool playground() const { return folder.empty(); }
+    bool operator==(const ModelSource&) const = default;
+};
+
 /// A saved lesson (an .attnviz file, docs/lesson-files.md): what the window shows, so that a
 /// teacher prepares a lesson at home and opens it in class, and the app reopens where the user
 /// left off. Plain data; the window fills it from its panels and applies it back.
@@ -20,13 +35,8 @@ struct LessonFile {
     /// lesson that uses them, so version 1 programs still open the others).
     static constexpr int kVersion = 2;
 
-    /// A model's folder or a bundled demo's name; empty: the random-weights playground.
-    std::string model;
-    std::string text; ///< the model's input text
-    std::optional<std::string> target; ///< encoder-decoder: teacher forcing instead of decoding
-    int generate = 0; ///< decoder-only: tokens to continue the text by
-    engine::Ablation ablation; ///< the model's heads switched off
-    PlaygroundSettings playground; ///< used when `model` is empty
+    ModelSource model; ///< what runs, unless it names no folder
+    PlaygroundSettings playground; ///< used when `model` names no folder
 
     std::string step = "input"; ///< a lesson step's key (lesson_steps.h)
     BlockChoice choice; ///< the model's layer, block and decoding step

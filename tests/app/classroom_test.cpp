@@ -162,7 +162,7 @@ private slots:
     // Chinese, numbers in place, and the drawing mode and mask labels too.
     void aChineseClassReadsTheSettingsProblemsInChinese()
     {
-        m_window->modelPanel()->setRequest(ModelRequest{}); // the random-weights playground
+        m_window->modelPanel()->setRequest(attnviz::lesson::ModelSource{}); // the random-weights playground
         settle();
         switchTo("zh_CN");
         QVERIFY(m_window->modelPanel()->playground());
@@ -183,7 +183,7 @@ private slots:
     // language stays on the screen, however large the one before it was.
     void theWindowFitsA1280x720ScreenInEitherLanguage()
     {
-        m_window->modelPanel()->setRequest(ModelRequest{}); // the random-weights playground
+        m_window->modelPanel()->setRequest(attnviz::lesson::ModelSource{}); // the random-weights playground
         settle();
         const QRect room = QGuiApplication::primaryScreen()->availableGeometry();
         for (const char* code : {"en", "zh_CN"}) {

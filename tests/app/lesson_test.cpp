@@ -103,8 +103,8 @@ private slots:
             saved = window->lesson();
             QCOMPARE(window->saveLessonFile(path("reverse.attnviz")), QString());
         }
-        QCOMPARE(saved.model, std::string("reverse"));
-        QCOMPARE(saved.ablation.heads.size(), 1u);
+        QCOMPARE(saved.model.folder, std::string("reverse"));
+        QCOMPARE(saved.model.ablation.heads.size(), 1u);
 
         QSettings().clear();
         auto window = openWindow();
@@ -118,7 +118,7 @@ private slots:
         QCOMPARE(window->stepPanel()->step(), attnviz::test::step("softmax"));
         QCOMPARE(window->stepPanel()->grid()->focusedHead(), 3);
         QVERIFY(window->stepPanel()->sharedColourRange());
-        QCOMPARE(window->modelPanel()->request().ablation.heads, saved.ablation.heads);
+        QCOMPARE(window->modelPanel()->request().ablation.heads, saved.model.ablation.heads);
     }
 
     // A decoder-only demo that continues the text: the lesson opens on the decoding step it
@@ -149,7 +149,7 @@ private slots:
     {
         auto window = openWindow();
         QVERIFY(window);
-        window->modelPanel()->setRequest(ModelRequest{});
+        window->modelPanel()->setRequest(attnviz::lesson::ModelSource{});
         attnviz::lesson::PlaygroundSettings settings;
         settings.querySentences = {"我 爱 注意力", "the cat"};
         settings.modelWidth = 12;
@@ -163,7 +163,7 @@ private slots:
         window->stepPanel()->setBatchIndex(1);
         window->stepPanel()->setNumbersInCells(true);
         const LessonFile saved = window->lesson();
-        QVERIFY(saved.model.empty());
+        QVERIFY(saved.model.playground());
         QCOMPARE(window->saveLessonFile(path("playground.attnviz")), QString());
 
         window->inputPanel()->setSettings(attnviz::lesson::PlaygroundSettings{});
@@ -272,7 +272,7 @@ private slots:
         file.close();
         const LessonRead read = readLessonFile(path("relative.attnviz"));
         QVERIFY(read.lesson);
-        QCOMPARE(QString::fromStdString(read.lesson->model), path("models/mine"));
+        QCOMPARE(QString::fromStdString(read.lesson->model.folder), path("models/mine"));
     }
 };
 

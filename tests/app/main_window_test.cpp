@@ -130,7 +130,7 @@ private slots:
 
     void impossibleConfigurationIsExplainedAndNotComputed()
     {
-        const int before = m_window->runner()->computationsStarted();
+        const int before = m_window->session()->playgroundRunner()->computationsStarted();
         QVERIFY(m_window->walkthrough());
         form()->modelWidth->setValue(10);
         form()->heads->setValue(3);
@@ -140,7 +140,7 @@ private slots:
             QStringLiteral("D = 10 cannot be split into 3 equal heads")));
         // D = 10 with H = 4 is impossible too, so neither edit may have started a computation.
         QTest::qWait(50);
-        QCOMPARE(m_window->runner()->computationsStarted(), before);
+        QCOMPARE(m_window->session()->playgroundRunner()->computationsStarted(), before);
         // The last settings that worked are not shown beside these (#11).
         QVERIFY(!m_window->walkthrough());
         QVERIFY(m_window->stepPanel()->grid()->visibleViews().empty());

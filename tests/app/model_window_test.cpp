@@ -71,7 +71,7 @@ private slots:
                                                      view(alignment)->rect().center(),
                                                      QStringLiteral("Switch head 2 off")));
         settle();
-        const ModelRequest request = m_window->modelPanel()->request();
+        const attnviz::lesson::ModelSource request = m_window->modelPanel()->request();
         QCOMPARE(request.ablation.heads.size(), 1u);
         QCOMPARE(request.ablation.heads[0].layer, 0);
         QCOMPARE(request.ablation.heads[0].block, Block::Cross);
@@ -128,7 +128,7 @@ private slots:
         QCOMPARE(cross->heatmap().cols(), c.numHeads);
         QTest::mouseClick(cross, Qt::LeftButton, {}, cross->cellCentre(0, 2));
         settle();
-        const ModelRequest request = m_window->modelPanel()->request();
+        const attnviz::lesson::ModelSource request = m_window->modelPanel()->request();
         QCOMPARE(request.ablation.heads.size(), 1u);
         QCOMPARE(request.ablation.heads[0].layer, 0);
         QCOMPARE(request.ablation.heads[0].block, Block::Cross);
@@ -138,7 +138,7 @@ private slots:
         QCOMPARE(m_window->walkthrough()->trace->ablatedHeads, std::vector<int>{2});
         QVERIFY2(m_window->walkthrough()->intact, "the app keeps every head on to compare with");
 
-        m_window->modelPanel()->setRequest(ModelRequest{});
+        m_window->modelPanel()->setRequest(attnviz::lesson::ModelSource{});
         settle();
         QVERIFY(!dialog->ui()->measure->isEnabled());
         QVERIFY(!dialog->report());
@@ -257,9 +257,9 @@ private slots:
 
     void otherArchitecturesOpenFromAFolder()
     {
-        ModelRequest encoderOnly;
-        encoderOnly.folder = QStringLiteral(ATTNVIZ_TEST_DATA_DIR "/models/encoder_only");
-        encoderOnly.text = QStringLiteral("abcde");
+        attnviz::lesson::ModelSource encoderOnly;
+        encoderOnly.folder = ATTNVIZ_TEST_DATA_DIR "/models/encoder_only";
+        encoderOnly.text = "abcde";
         m_window->modelPanel()->setRequest(encoderOnly);
         settle();
         QVERIFY2(form()->problem->text().isEmpty(), qPrintable(form()->problem->text()));
@@ -269,9 +269,9 @@ private slots:
         QVERIFY(!form()->decodingStep->isVisibleTo(m_window.get()));
         QCOMPARE(m_window->walkthrough()->trace->queryLength(), 5);
 
-        ModelRequest decoderOnly;
-        decoderOnly.folder = QStringLiteral(ATTNVIZ_TEST_DATA_DIR "/models/decoder_postnorm");
-        decoderOnly.text = QStringLiteral("abc");
+        attnviz::lesson::ModelSource decoderOnly;
+        decoderOnly.folder = ATTNVIZ_TEST_DATA_DIR "/models/decoder_postnorm";
+        decoderOnly.text = "abc";
         decoderOnly.generate = 3;
         m_window->modelPanel()->setRequest(decoderOnly);
         settle();
@@ -294,10 +294,10 @@ private slots:
             for (const char* f : {"config.json", "model.safetensors", "vocab.json", "merges.txt"})
                 std::filesystem::copy_file(hf / "gpt2" / f, to / f);
         }
-        QSignalSpy progress(m_window->modelRunner(), &ModelRunner::progress);
-        ModelRequest gpt2;
-        gpt2.folder = dir.filePath(QStringLiteral("a"));
-        gpt2.text = QStringLiteral("Hello world, hello attention");
+        QSignalSpy progress(m_window->session()->modelRunner(), &ModelRunner::progress);
+        attnviz::lesson::ModelSource gpt2;
+        gpt2.folder = dir.filePath(QStringLiteral("a")).toStdString();
+        gpt2.text = "Hello world, hello attention";
         m_window->modelPanel()->setRequest(gpt2);
         QVERIFY(form()->progressRow->isVisibleTo(m_window.get()));
         settle();
@@ -310,7 +310,7 @@ private slots:
         QCOMPARE(shown->trace->queryLength(), 5); // Hello ␣world , ␣hello ␣attention
         QCOMPARE(QString::fromStdString(shown->keyTokens.front().front()), QStringLiteral("Hello"));
 
-        gpt2.folder = dir.filePath(QStringLiteral("b"));
+        gpt2.folder = dir.filePath(QStringLiteral("b")).toStdString();
         m_window->modelPanel()->setRequest(gpt2);
         form()->cancel->click();
         settle();
@@ -321,8 +321,8 @@ private slots:
 
     void importedAttentionsOpenOnTheirWeights()
     {
-        ModelRequest import;
-        import.folder = QStringLiteral(ATTNVIZ_TEST_DATA_DIR "/attentions/gpt_layers.safetensors");
+        attnviz::lesson::ModelSource import;
+        import.folder = ATTNVIZ_TEST_DATA_DIR "/attentions/gpt_layers.safetensors";
         m_window->modelPanel()->setRequest(import);
         settle();
         QVERIFY2(form()->problem->text().isEmpty(), qPrintable(form()->problem->text()));
@@ -338,7 +338,7 @@ private slots:
         QVERIFY(m_window->stepPanel()->grid()->visibleViews().empty());
         QVERIFY(m_window->stepPanel()->formulaText().isEmpty());
 
-        import.folder = QStringLiteral(ATTNVIZ_TEST_DATA_DIR "/attentions/bad_gap.safetensors");
+        import.folder = ATTNVIZ_TEST_DATA_DIR "/attentions/bad_gap.safetensors";
         m_window->modelPanel()->setRequest(import);
         settle();
         QVERIFY2(form()->problem->text().contains(QStringLiteral("bad_gap.safetensors")),
@@ -352,8 +352,8 @@ private slots:
         for (const char* f : {"config.json", "vocab.json"})
             std::filesystem::copy_file(source / f,
                                        std::filesystem::path(dir.path().toStdString()) / f);
-        ModelRequest request;
-        request.folder = dir.path();
+        attnviz::lesson::ModelSource request;
+        request.folder = dir.path().toStdString();
         m_window->modelPanel()->setRequest(request);
         settle();
         QVERIFY2(form()->problem->text().contains(QStringLiteral("has no model.safetensors")),

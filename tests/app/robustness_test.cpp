@@ -53,9 +53,9 @@ private:
 
     void openModel(const QString& folder, const QString& text = {})
     {
-        ModelRequest r;
-        r.folder = folder;
-        r.text = text;
+        attnviz::lesson::ModelSource r;
+        r.folder = folder.toStdString();
+        r.text = text.toStdString();
         m_window->modelPanel()->setRequest(r);
         settle();
     }
@@ -107,9 +107,9 @@ private:
     static void saveAsLastModel(const QString& folder)
     {
         QSettings store;
-        ModelRequest saved;
-        saved.folder = folder;
-        saved.text = QStringLiteral("abc");
+        attnviz::lesson::ModelSource saved;
+        saved.folder = folder.toStdString();
+        saved.text = "abc";
         saveModelRequest(store, saved);
     }
 
@@ -119,7 +119,7 @@ private:
     {
         saveAsLastModel(folder);
         open();
-        QCOMPARE(m_window->modelPanel()->request().folder, QStringLiteral("reverse"));
+        QCOMPARE(m_window->modelPanel()->request().folder, std::string("reverse"));
         QVERIFY(!listed(folder));
         const QString notice = model()->problem->text();
         qInfo("%s", qPrintable(notice));
@@ -135,7 +135,7 @@ private:
         m_window->close();
         m_window.reset();
         open();
-        QCOMPARE(m_window->modelPanel()->request().folder, QStringLiteral("reverse"));
+        QCOMPARE(m_window->modelPanel()->request().folder, std::string("reverse"));
         QVERIFY2(model()->problem->text().isEmpty(), qPrintable(model()->problem->text()));
     }
 
@@ -150,7 +150,7 @@ private slots:
     void invalidSettingsClearTheHeatmapsAndSayWhy()
     {
         open();
-        m_window->modelPanel()->setRequest(ModelRequest{}); // the playground
+        m_window->modelPanel()->setRequest(attnviz::lesson::ModelSource{}); // the playground
         settle();
         m_window->stepPanel()->setStep(attnviz::test::step("scores"));
         QCOMPARE(shownHeatmaps(), 4u);
@@ -181,7 +181,7 @@ private slots:
     void aComputationStartedBeforeTheSettingsBrokeIsNotShown()
     {
         open();
-        m_window->modelPanel()->setRequest(ModelRequest{});
+        m_window->modelPanel()->setRequest(attnviz::lesson::ModelSource{});
         settle();
         m_window->stepPanel()->setStep(attnviz::test::step("softmax"));
         // The first edit starts a computation; the second is refused before it has finished,
@@ -199,7 +199,7 @@ private slots:
     void theLastEditIsTheOneShown()
     {
         open();
-        m_window->modelPanel()->setRequest(ModelRequest{});
+        m_window->modelPanel()->setRequest(attnviz::lesson::ModelSource{});
         settle();
         QStringList words;
         for (int i = 0; i < 250; ++i)
@@ -220,7 +220,7 @@ private slots:
     void aPlaygroundResultDoesNotReplaceAModel()
     {
         open();
-        m_window->modelPanel()->setRequest(ModelRequest{});
+        m_window->modelPanel()->setRequest(attnviz::lesson::ModelSource{});
         settle();
         const auto playground = m_window->walkthrough();
         QVERIFY(playground);
@@ -229,7 +229,7 @@ private slots:
         QVERIFY(std::holds_alternative<attnviz::lesson::ModelBlockSource>(block->source));
         // A playground computation that finishes only now (a slow one, started before the demo
         // was chosen) is not shown over the demo's block.
-        emit m_window->runner()->computed(playground);
+        emit m_window->session()->playgroundRunner()->computed(playground);
         QCOMPARE(m_window->walkthrough(), block);
         QCOMPARE(m_window->stepPanel()->walkthrough(), block);
     }
@@ -295,7 +295,7 @@ private slots:
         openModel(empty.path(), QStringLiteral("abc"));
         QVERIFY(!listed(empty.path()));
         // The panel names what the window still shows: the demo, its text and its output.
-        QCOMPARE(m_window->modelPanel()->request().folder, QStringLiteral("reverse"));
+        QCOMPARE(m_window->modelPanel()->request().folder, std::string("reverse"));
         QCOMPARE(model()->text->text(), QStringLiteral("attention"));
         QCOMPARE(model()->output->text(), output);
         QVERIFY(model()->description->text().contains(QStringLiteral("reverse")));
@@ -307,7 +307,7 @@ private slots:
         QVERIFY(readable(model()->problem));
 
         // The same from the playground, with a folder of reference files only.
-        m_window->modelPanel()->setRequest(ModelRequest{});
+        m_window->modelPanel()->setRequest(attnviz::lesson::ModelSource{});
         settle();
         const QString references = QStringLiteral(ATTNVIZ_TEST_DATA_DIR "/models/genesis");
         openModel(references);
@@ -337,10 +337,10 @@ private slots:
     void cancellingTheFirstModelGoesBackToThePlayground()
     {
         open();
-        m_window->modelPanel()->setRequest(ModelRequest{});
+        m_window->modelPanel()->setRequest(attnviz::lesson::ModelSource{});
         settle();
-        ModelRequest r;
-        r.folder = QStringLiteral("genesis");
+        attnviz::lesson::ModelSource r;
+        r.folder = "genesis";
         m_window->modelPanel()->setRequest(r);
         model()->cancel->click();
         settle();
@@ -463,7 +463,7 @@ private slots:
         const QString folder = copyOfReverse(dir);
         saveAsLastModel(folder);
         open();
-        QCOMPARE(m_window->modelPanel()->request().folder, folder);
+        QCOMPARE(m_window->modelPanel()->request().folder, folder.toStdString());
         QVERIFY(model()->problem->text().isEmpty());
         QVERIFY(model()->output->text().contains(QStringLiteral("cba")));
     }

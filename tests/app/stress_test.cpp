@@ -95,7 +95,7 @@ private:
     // What a user can touch: shown in the window and enabled.
     bool usable(const QWidget* w) const { return w->isVisibleTo(m_window.get()) && w->isEnabled(); }
 
-    bool busy() const { return m_window->runner()->busy() || m_window->modelRunner()->busy(); }
+    bool busy() const { return !m_window->session()->idle(); }
 
     /// Lets the runners deliver their newest results; false when they do not within `ms`.
     bool settle(int ms = 60000)
@@ -319,7 +319,8 @@ private:
             return QStringLiteral("the playground's settings are shown beside a model");
         if (result.request.folder != m_window->modelPanel()->request().folder)
             return QStringLiteral("the panel names \"%1\", the window shows \"%2\"")
-                .arg(m_window->modelPanel()->request().folder, result.request.folder);
+                .arg(QString::fromStdString(m_window->modelPanel()->request().folder),
+                     QString::fromStdString(result.request.folder));
         if (!result.run) {
             if (w || anyViews)
                 return QStringLiteral("heatmaps of an earlier run stay on screen after \"%1\"")
@@ -396,13 +397,13 @@ private:
         // The playground a third of the time, so its settings get their share of the actions.
         if (chance(0.3))
             s = m_sources.front();
-        ModelRequest r;
-        r.folder = s.folder;
-        r.text = s.texts.isEmpty() ? QString() : any(s.texts);
+        attnviz::lesson::ModelSource r;
+        r.folder = s.folder.toStdString();
+        r.text = s.texts.isEmpty() ? std::string() : any(s.texts).toStdString();
         if (chance(0.3))
             r.generate = pick(4);
         log(QStringLiteral("open \"%1\" text \"%2\" generate %3")
-                .arg(s.folder, r.text)
+                .arg(s.folder, QString::fromStdString(r.text))
                 .arg(r.generate));
         m_window->modelPanel()->setRequest(r);
     }
@@ -773,15 +774,15 @@ private slots:
     {
         m_window = std::make_unique<MainWindow>();
         connect(m_window->modelPanel(), &ModelPanel::requestChanged, this,
-                [this](const ModelRequest& r) { m_unopened.erase(r.folder); });
-        connect(m_window->modelRunner(), &ModelRunner::finished, this,
+                [this](const attnviz::lesson::ModelSource& r) { m_unopened.erase(QString::fromStdString(r.folder)); });
+        connect(m_window->session()->modelRunner(), &ModelRunner::finished, this,
                 [this](const ModelResult& r) {
                     if (!r.model && !r.error.isEmpty())
-                        m_unopened.insert(r.request.folder);
+                        m_unopened.insert(QString::fromStdString(r.request.folder));
                 });
-        connect(m_window->modelRunner(), &ModelRunner::overtakenUnopened, this,
+        connect(m_window->session()->modelRunner(), &ModelRunner::overtakenUnopened, this,
                 [this](const QString& folder) {
-                    if (folder != m_window->modelPanel()->request().folder)
+                    if (folder.toStdString() != m_window->modelPanel()->request().folder)
                         m_unopened.insert(folder);
                 });
         m_window->resize(1400, 900);

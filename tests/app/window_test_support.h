@@ -5,12 +5,14 @@
 #include "app/main_window.h"
 #include "app/model_panel.h"
 #include "app/model_runner.h"
+#include "app/session.h"
 #include "app/step_panel.h"
 #include "app/walkthrough_runner.h"
 
 #include "lesson/playground_settings.h"
 
 #include <QApplication>
+#include <QSignalSpy>
 #include <QTest>
 
 #include <memory>
@@ -29,18 +31,18 @@ inline constexpr int kPatienceMs = 120000;
 
 namespace attnviz::test {
 
-/// Waits until the window has computed and shown the newest request of both runners: twice,
-/// since a finished run may start the request that arrived meanwhile. False on timeout.
+/// Waits until the window has computed and shown the newest request of both runners (the
+/// session's becameIdle). False on timeout.
 inline bool waitUntilIdle(const app::MainWindow& window, int timeoutMs = kPatienceMs)
 {
-    const auto idle = [&] { return !window.runner()->busy() && !window.modelRunner()->busy(); };
-    for (int i = 0; i < 2; ++i) {
-        if (!QTest::qWaitFor(idle, timeoutMs))
+    const app::Session& session = *window.session();
+    if (!session.idle()) {
+        QSignalSpy idle(&session, &app::Session::becameIdle);
+        if (!idle.wait(timeoutMs) && !session.idle())
             return false;
-        QTest::qWait(20);
     }
     QApplication::processEvents();
-    return true;
+    return session.idle();
 }
 
 /// Shows `window` at 1400 × 900 and waits until it has computed what it opened on; null if it
@@ -60,7 +62,7 @@ inline std::unique_ptr<app::MainWindow> openPlayground(
     const lesson::PlaygroundSettings& settings = {})
 {
     auto window = std::make_unique<app::MainWindow>();
-    window->modelPanel()->setRequest(app::ModelRequest{});
+    window->modelPanel()->setRequest(lesson::ModelSource{});
     window->inputPanel()->setSettings(settings);
     window = shown(std::move(window));
     if (!window || !window->walkthrough())

@@ -16,11 +16,11 @@ namespace {
 LessonFile modelLesson()
 {
     LessonFile l;
-    l.model = "reverse";
-    l.text = "attention \"quoted\" <s> 注意力";
-    l.target = "noitnetta";
-    l.generate = 3;
-    l.ablation.heads = {{0, engine::Block::Cross, 2}, {1, engine::Block::MaskedSelf, 0}};
+    l.model.folder = "reverse";
+    l.model.text = "attention \"quoted\" <s> 注意力";
+    l.model.target = "noitnetta";
+    l.model.generate = 3;
+    l.model.ablation.heads = {{0, engine::Block::Cross, 2}, {1, engine::Block::MaskedSelf, 0}};
     l.step = "softmax";
     l.choice = {1, engine::Block::Cross, 4};
     l.alternative = 1;
