@@ -5,8 +5,11 @@
 #include "lesson/walkthrough_variant.h"
 
 #include <algorithm>
+#include <array>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <numeric>
 #include <random>
 
@@ -348,7 +351,75 @@ std::optional<StepQuestion> visibleKeysQuestion(const Walkthrough& w, int batch,
     return q;
 }
 
-using Axes = std::vector<engine::Axis>;
+/// The shapes a student might expect instead of a step's, written with the trace's sizes: B
+/// batch, H heads, Nq queries, Nk keys, Dk and Dv head sizes, D model width, Po output width;
+/// `H*Dk` a product, `Dk/2` a half. They are the usual confusions: the head axis in the wrong
+/// place, features not yet split or already merged, rows and columns swapped.
+struct WrongShapes {
+    engine::AttentionStep step;
+    std::array<std::string_view, 4> shapes; ///< "axis=size" separated by spaces; "" unused
+};
+
+inline constexpr std::array kWrongShapes = {
+    WrongShapes{engine::AttentionStep::QProj,
+                {"batch=B query=Nq d_k=Dk", "batch=B head=H query=Nq d_k=Dk",
+                 "batch=B query=Nq feature=D", "batch=B feature=H*Dk query=Nq"}},
+    WrongShapes{engine::AttentionStep::QHeads,
+                {"batch=B query=Nq head=H d_k=Dk", "batch=B query=Nq feature=H*Dk",
+                 "batch=B head=H query=Nq feature=H*Dk", ""}},
+    // A rotation turns pairs of features: nothing is halved, doubled or merged.
+    WrongShapes{engine::AttentionStep::QRotated,
+                {"batch=B head=H query=Nq d_k=Dk/2", "batch=B head=H query=Nq d_k=2*Dk",
+                 "batch=B query=Nq feature=H*Dk", ""}},
+    WrongShapes{engine::AttentionStep::Scores,
+                {"batch=B head=H key=Nk query=Nq", "batch=B head=H query=Nq d_k=Dk",
+                 "batch=B query=Nq key=Nk", ""}},
+    WrongShapes{engine::AttentionStep::Biased,
+                {"batch=B head=H key=Nk query=Nq", "batch=B head=H query=Nq d_k=Dk",
+                 "batch=B query=Nq key=Nk", ""}},
+    WrongShapes{engine::AttentionStep::Context,
+                {"batch=B head=H query=Nq key=Nk", "batch=B head=H key=Nk d_v=Dv",
+                 "batch=B query=Nq feature=H*Dv", ""}},
+    WrongShapes{engine::AttentionStep::Concat,
+                {"batch=B head=H query=Nq d_v=Dv", "batch=B query=Nq d_v=Dv",
+                 "batch=B head·query=H*Nq d_v=Dv", ""}},
+    WrongShapes{engine::AttentionStep::Output,
+                {"batch=B query=Nq feature=H*Dv", "batch=B head=H query=Nq feature=Po",
+                 "batch=B query=Nq key=Nk", "batch=B query=Nq d_v=Dv"}},
+};
+
+/// The axes of one wrong shape of kWrongShapes, with the trace's sizes put in.
+std::vector<engine::Axis> wrongAxes(std::string_view shape,
+                                    const std::map<std::string_view, std::int64_t>& sizes)
+{
+    const auto value = [&](std::string_view term) -> std::int64_t {
+        if (std::isdigit(static_cast<unsigned char>(term.front())))
+            return std::stoll(std::string(term));
+        return sizes.at(term);
+    };
+    const auto size = [&](std::string_view term) {
+        std::int64_t divisor = 1;
+        if (const std::size_t slash = term.find('/'); slash != std::string_view::npos) {
+            divisor = value(term.substr(slash + 1));
+            term = term.substr(0, slash);
+        }
+        std::int64_t product = 1;
+        for (std::size_t star; (star = term.find('*')) != std::string_view::npos;) {
+            product *= value(term.substr(0, star));
+            term.remove_prefix(star + 1);
+        }
+        return product * value(term) / divisor;
+    };
+    std::vector<engine::Axis> axes;
+    while (!shape.empty()) {
+        const std::size_t end = std::min(shape.find(' '), shape.size());
+        const std::string_view axis = shape.substr(0, end);
+        const std::size_t equals = axis.find('=');
+        axes.push_back({std::string(axis.substr(0, equals)), size(axis.substr(equals + 1))});
+        shape.remove_prefix(std::min(end + 1, shape.size()));
+    }
+    return axes;
+}
 
 std::optional<StepQuestion> shapeQuestion(const Walkthrough& w, const LessonStep& lessonStep,
                                           int batch, std::mt19937& rng)
@@ -357,59 +428,20 @@ std::optional<StepQuestion> shapeQuestion(const Walkthrough& w, const LessonStep
     if (lessonStep.views.empty() || w.weightsOnly())
         return std::nullopt;
     const TraceView& view = lessonStep.views.front();
-    if (!t.has(view.step))
+    const auto row = std::find_if(kWrongShapes.begin(), kWrongShapes.end(),
+                                  [&](const WrongShapes& r) { return r.step == view.step; });
+    if (!t.has(view.step) || row == kWrongShapes.end())
         return std::nullopt;
-    const std::int64_t b = t.batchSize(), h = t.numHeads(), nq = t.queryLength(),
-                       nk = t.keyLength(), dk = t.queryKeySize(), dv = t.valueSize(),
-                       d = w.modelWidth(), po = t.output.rank() ? t.output.dim(2) : 0;
-    std::vector<Axes> wrong;
-    switch (view.step) {
-    case engine::AttentionStep::QProj:
-        wrong = {{{"batch", b}, {"query", nq}, {"d_k", dk}},
-                 {{"batch", b}, {"head", h}, {"query", nq}, {"d_k", dk}},
-                 {{"batch", b}, {"query", nq}, {"feature", d}},
-                 {{"batch", b}, {"feature", h * dk}, {"query", nq}}};
-        break;
-    case engine::AttentionStep::QHeads:
-        wrong = {{{"batch", b}, {"query", nq}, {"head", h}, {"d_k", dk}},
-                 {{"batch", b}, {"query", nq}, {"feature", h * dk}},
-                 {{"batch", b}, {"head", h}, {"query", nq}, {"feature", h * dk}}};
-        break;
-    case engine::AttentionStep::QRotated:
-        // A rotation turns pairs of features: nothing is halved, doubled or merged.
-        wrong = {{{"batch", b}, {"head", h}, {"query", nq}, {"d_k", dk / 2}},
-                 {{"batch", b}, {"head", h}, {"query", nq}, {"d_k", 2 * dk}},
-                 {{"batch", b}, {"query", nq}, {"feature", h * dk}}};
-        break;
-    case engine::AttentionStep::Biased:
-    case engine::AttentionStep::Scores:
-        wrong = {{{"batch", b}, {"head", h}, {"key", nk}, {"query", nq}},
-                 {{"batch", b}, {"head", h}, {"query", nq}, {"d_k", dk}},
-                 {{"batch", b}, {"query", nq}, {"key", nk}}};
-        break;
-    case engine::AttentionStep::Context:
-        wrong = {{{"batch", b}, {"head", h}, {"query", nq}, {"key", nk}},
-                 {{"batch", b}, {"head", h}, {"key", nk}, {"d_v", dv}},
-                 {{"batch", b}, {"query", nq}, {"feature", h * dv}}};
-        break;
-    case engine::AttentionStep::Concat:
-        wrong = {{{"batch", b}, {"head", h}, {"query", nq}, {"d_v", dv}},
-                 {{"batch", b}, {"query", nq}, {"d_v", dv}},
-                 {{"batch", b}, {"head·query", h * nq}, {"d_v", dv}}};
-        break;
-    case engine::AttentionStep::Output:
-        wrong = {{{"batch", b}, {"query", nq}, {"feature", h * dv}},
-                 {{"batch", b}, {"head", h}, {"query", nq}, {"feature", po}},
-                 {{"batch", b}, {"query", nq}, {"key", nk}},
-                 {{"batch", b}, {"query", nq}, {"d_v", dv}}};
-        break;
-    default:
-        return std::nullopt;
-    }
+    const std::map<std::string_view, std::int64_t> sizes = {
+        {"B", t.batchSize()},     {"H", t.numHeads()},      {"Nq", t.queryLength()},
+        {"Nk", t.keyLength()},    {"Dk", t.queryKeySize()}, {"Dv", t.valueSize()},
+        {"D", w.modelWidth()},    {"Po", t.output.rank() ? t.output.dim(2) : 0}};
     const std::string truth = t.step(view.step).shapeString();
     std::vector<QuestionChoice> choices = {{truth, -1}};
-    for (const Axes& axes : wrong) {
-        const std::string label = engine::shapeText(axes);
+    for (const std::string_view shape : row->shapes) {
+        if (shape.empty())
+            continue;
+        const std::string label = engine::shapeText(wrongAxes(shape, sizes));
         if (choices.size() < 4 &&
             std::none_of(choices.begin(), choices.end(),
                          [&](const QuestionChoice& c) { return c.label == label; }))

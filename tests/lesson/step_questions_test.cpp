@@ -223,6 +223,26 @@ TEST(StepQuestions, TheShapeIsTheNextTensorsAndTheOthersAreNot)
     EXPECT_GT(places.size(), 1u);
 }
 
+TEST(StepQuestions, TheWrongShapesAreTheUsualConfusionsWithTheTracesSizes)
+{
+    PlaygroundSettings rotary;
+    rotary.positions = PositionKind::Rotary;
+    rotary.modelWidth = 24;
+    rotary.heads = 3; // d_k 8: a rotation neither halves nor doubles it
+    const auto w = computePlayground(rotary);
+    const auto q = stepQuestion(*w, stepOf("rotate"), QuestionKind::Shape, 0, 0);
+    ASSERT_TRUE(q);
+    const std::int64_t b = 1, h = 3, n = w->trace->queryLength();
+    const auto offered = [&](std::vector<engine::Axis> axes) {
+        const std::string label = engine::shapeText(axes);
+        return std::any_of(q->choices.begin(), q->choices.end(),
+                           [&](const QuestionChoice& c) { return c.label == label; });
+    };
+    EXPECT_TRUE(offered({{"batch", b}, {"head", h}, {"query", n}, {"d_k", 4}}));
+    EXPECT_TRUE(offered({{"batch", b}, {"head", h}, {"query", n}, {"d_k", 16}}));
+    EXPECT_TRUE(offered({{"batch", b}, {"query", n}, {"feature", 24}}));
+}
+
 TEST(StepQuestions, TheImportantHeadIsTheOneWhoseAblationChangesTheOutputMost)
 {
     for (const auto& [name, w] : walkthroughs()) {
