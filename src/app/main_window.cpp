@@ -4,6 +4,7 @@
 #include "app/glossary_dialog.h"
 #include "app/guided_tour.h"
 #include "app/head_grid_view.h"
+#include "app/help_boxes.h"
 #include "app/importance_dialog.h"
 #include "app/input_panel.h"
 #include "app/language.h"
@@ -39,9 +40,6 @@
 #include <QStatusBar>
 #include <QTimer>
 #include <QVBoxLayout>
-
-#include <Eigen/Core>
-#include <qcustomplot.h>
 
 #include <utility>
 
@@ -101,21 +99,7 @@ MainWindow::MainWindow(QWidget* parent)
         m_steps->setAnimationsEnabled(on);
     });
     m_presentation = new PresentationMode(this, m_ui->actionPresentation, scroll, m_steps);
-    connect(m_ui->actionAbout, &QAction::triggered, this, [this] {
-        QMessageBox::about(
-            this, tr("About AttnViz"),
-            tr("<p><b>AttnViz %1</b> walks through multi-head attention one step at a time. "
-               "Every number comes from the engine's trace, which is checked against "
-               "PyTorch (see README).</p><p>Built with Qt %2 (running on Qt %3), Eigen %4 and "
-               "QCustomPlot %5.</p>")
-                .arg(QCoreApplication::applicationVersion(), QStringLiteral(QT_VERSION_STR),
-                     QString::fromLatin1(qVersion()),
-                     QStringLiteral("%1.%2.%3")
-                         .arg(EIGEN_WORLD_VERSION)
-                         .arg(EIGEN_MAJOR_VERSION)
-                         .arg(EIGEN_MINOR_VERSION),
-                     QStringLiteral(QCUSTOMPLOT_VERSION_STR)));
-    });
+    connect(m_ui->actionAbout, &QAction::triggered, this, [this] { showAbout(this); });
     connect(m_ui->actionOpenLesson, &QAction::triggered, this, [this] {
         const QString path = QFileDialog::getOpenFileName(this, tr("Open a lesson"), QString(),
                                                           tr("AttnViz lessons (*.attnviz)"));
@@ -133,7 +117,8 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_ui->actionGlossary, &QAction::triggered, this, [this] { openGlossary({}); });
     connect(m_steps, &StepPanel::termChosen, this, &MainWindow::openGlossary);
     connect(m_ui->actionTour, &QAction::triggered, this, &MainWindow::startTour);
-    connect(m_ui->actionShortcuts, &QAction::triggered, this, &MainWindow::showShortcuts);
+    connect(m_ui->actionShortcuts, &QAction::triggered, this,
+            [this] { showShortcuts(this, m_ui->menubar); });
     connect(m_ui->menuRecent, &QMenu::aboutToShow, this, &MainWindow::fillRecentMenu);
     fillRecentMenu();
     fillLanguageMenu();
@@ -460,34 +445,6 @@ GuidedTour* MainWindow::startTour()
     if (auto* running = findChild<GuidedTour*>())
         running->close();
     return new GuidedTour(this);
-}
-
-void MainWindow::showShortcuts()
-{
-    // Read from the actions themselves, so the list cannot fall behind the menus.
-    QString rows;
-    for (const QMenu* menu : m_ui->menubar->findChildren<QMenu*>()) {
-        for (const QAction* action : menu->actions()) {
-            if (action->shortcut().isEmpty())
-                continue;
-            rows += QStringLiteral("<tr><td><b>%1</b></td><td>%2</td></tr>")
-                        .arg(action->shortcut().toString(QKeySequence::NativeText).toHtmlEscaped(),
-                             action->text().remove(QLatin1Char('&')).toHtmlEscaped());
-        }
-    }
-    rows += QStringLiteral("<tr><td><b>1 … 9, 0</b></td><td>%1</td></tr>")
-                .arg(tr("In presentation mode: go to step 1 … 10").toHtmlEscaped());
-    rows +=
-        QStringLiteral("<tr><td><b>H</b></td><td>%1</td></tr>")
-            .arg(tr("In presentation mode: the next head alone, then all heads").toHtmlEscaped());
-    rows += QStringLiteral("<tr><td><b>Esc</b></td><td>%1</td></tr>")
-                .arg(tr("Leave presentation mode").toHtmlEscaped());
-    auto* box = new QMessageBox(QMessageBox::NoIcon, tr("Keyboard shortcuts"),
-                                QStringLiteral("<table cellspacing=\"6\">%1</table>").arg(rows),
-                                QMessageBox::Close, this);
-    box->setObjectName(QStringLiteral("shortcuts"));
-    box->setAttribute(Qt::WA_DeleteOnClose);
-    box->open();
 }
 
 void MainWindow::warn(const QString& title, const QString& sentence)

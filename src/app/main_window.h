@@ -110,8 +110,6 @@ private:
     /// A new window in language `code` that opens `shown`; this one hides and is deleted.
     MainWindow* rebuildIn(const QString& code, const lesson::LessonFile& shown);
     void fillLanguageMenu();
-    /// Help ▸ Keyboard shortcuts: every shortcut of the menus, and presentation mode's keys.
-    void showShortcuts();
     /// One sentence in the status bar and in a message box.
     void warn(const QString& title, const QString& sentence);
     void fillRecentMenu();
