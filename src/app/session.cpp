@@ -53,7 +53,11 @@ Session::Session(QObject* parent)
     connect(m_playground, &WalkthroughRunner::idle, this, &Session::reportIfIdle);
     connect(m_models, &ModelRunner::finished, this, &Session::modelFinished);
     connect(m_models, &ModelRunner::idle, this, &Session::reportIfIdle);
-    connect(m_models, &ModelRunner::progress, this, &Session::progress);
+    connect(m_models, &ModelRunner::progress, this, [this](int done, int total) {
+        // A run the user left for the playground is stopping: its last layers are not news.
+        if (!playground())
+            emit progress(done, total);
+    });
     connect(m_models, &ModelRunner::overtakenUnopened, this, [this](const QString& folder) {
         // Not a model either, though the user moved on before it said so; unless it is chosen
         // again, when its own result will say why.

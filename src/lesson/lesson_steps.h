@@ -29,7 +29,9 @@ inline constexpr TraceView kSplitViews[] = {{engine::AttentionStep::QHeads, "Q_h
 inline constexpr TraceView kRotateViews[] = {
     {engine::AttentionStep::QRotated, "RoPE(Q_h)", "RoPE(Q_h)"},
     {engine::AttentionStep::KRotated, "RoPE(K_h)", "RoPE(K_h)"}};
-inline constexpr TraceView kScoresViews[] = {{engine::AttentionStep::Scores, "scores", "Q_h K_hᵀ"}};
+// {Qh} and {Kh} name what the scores multiply: rotated, and the K/V head of the group, when the
+// module has rotary positions or shared K/V heads (fillSizes).
+inline constexpr TraceView kScoresViews[] = {{engine::AttentionStep::Scores, "scores", "{Qh} {Kh}ᵀ"}};
 inline constexpr TraceView kScaledViews[] = {{engine::AttentionStep::Scaled, "scaled", "÷ √d_k"}};
 inline constexpr TraceView kBiasedViews[] = {{engine::AttentionStep::Biased, "biased", "+ bias"}};
 inline constexpr TraceView kMaskedViews[] = {{engine::AttentionStep::Masked, "masked", "masked"}};

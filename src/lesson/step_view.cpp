@@ -139,7 +139,12 @@ std::string fillSizes(std::string_view text, const Walkthrough& w)
         for (std::size_t at = out.find(placeholder); at != std::string::npos;
              at = out.find(placeholder, at))
             out.replace(at, std::string_view(placeholder).size(), std::to_string(value));
+    const auto rotated = [&](std::string symbol) {
+        return d.rotary ? "RoPE(" + symbol + ")" : symbol;
+    };
     const std::pair<const char*, std::string> words[] = {
+        {"{Qh}", rotated("Q_h")},
+        {"{Kh}", rotated(d.groupedKeyValues() ? "K_g(h)" : "K_h")},
         {"{kvmap}", keyValueHeadMap(d)},
         {"{theta}", d.rotary ? formatNumber(d.rotary->theta) : std::string("–")}};
     for (const auto& [placeholder, value] : words)
