@@ -86,6 +86,16 @@ TEST_F(ExportCommand, SelectionOfLayersHeadsAndSteps)
                                         "layer1_cross_head1_scores.csv"}));
 }
 
+// #22: a list names a set. `--steps weights,weights` once planned one file twice and failed
+// writing it ("No such file or directory"); every list option drops what it repeats.
+TEST_F(ExportCommand, ASelectionNamedTwiceIsExportedOnce)
+{
+    exportOk({"--model", "reverse", "--text", "abc", "--format", "csv", "--layers", "1,1,1-1",
+              "--blocks", "cross,cross", "--heads", "0,0,0-0", "--steps", "weights,weights",
+              "--quiet"});
+    EXPECT_EQ(files(), std::vector<std::string>{"layer1_cross_head0_weights.csv"});
+}
+
 TEST_F(ExportCommand, PngHasTheRequestedSizeAndResolution)
 {
     exportOk({"--case", kCases + "causal.case.safetensors", "--heads", "1", "--format", "png",
@@ -298,7 +308,14 @@ TEST_F(ExportCommand, ImportedAttentionsExportLikeAModelsWeights)
                 HasSubstr("attention weights only"));
     EXPECT_THAT(
         refusal({"--attentions", file, "--steps", "scores", "--format", "png", "--out", out}),
-        HasSubstr("has no scores step"));
+        HasSubstr("holds attention weights only (computed elsewhere), so it has the weights "
+                  "step and no scores step"));
+    // With every step asked for, too (#22: this printed an internal message about a rank-0
+    // tensor).
+    EXPECT_THAT(
+        refusal({"--attentions", file, "--steps", "all", "--format", "png", "--out", out}),
+        HasSubstr("tiny-t5 holds attention weights only (computed elsewhere), so it has the "
+                  "weights step and no q_proj step."));
     EXPECT_THAT(refusal({"--attentions", file, "--text", "x", "--format", "png", "--out", out}),
                 HasSubstr("--text applies to --model"));
     EXPECT_FALSE(fs::exists(out));
