@@ -321,5 +321,30 @@ TEST_F(ExportCommand, ImportedAttentionsExportLikeAModelsWeights)
     EXPECT_FALSE(fs::exists(out));
 }
 
+// #22: the names an import carries, its model's and its tokens, reach exported files as text:
+// escaped in SVG (the model's name made a live <script> there), neutralised in CSV.
+TEST_F(ExportCommand, AnImportsNamesReachExportsAsText)
+{
+    io::SafetensorsWriter import = io::SafetensorsWriter::inMemory();
+    const std::vector<float> weights(2 * 2 * 2, 0.5f);
+    import.addF32("layer0", {2, 2, 2}, weights);
+    import.setMetadata("tokens", R"(["=1+1", "<b>"])");
+    import.setMetadata("model", "gpt2</title><script>alert(1)</script><title>\x1b");
+    const std::string file = path("in.safetensors");
+    io::writeFileAtomically(file, import.finish());
+
+    exportOk({"--attentions", file, "--heads", "0", "--format", "svg", "--quiet"});
+    const std::string svg = io::readFile(path("layer0_self_head0_weights.svg"));
+    EXPECT_THAT(svg,
+                HasSubstr("<title>gpt2&lt;/title&gt;&lt;script&gt;alert(1)&lt;/script&gt;"
+                          "&lt;title&gt;\\x1b · layer 0 · self · head 0 · weights</title>"));
+    EXPECT_THAT(svg, ::testing::Not(HasSubstr("<script")));
+    EXPECT_EQ(svg.find('\x1b'), std::string::npos);
+
+    exportOk({"--attentions", file, "--heads", "0", "--format", "csv", "--quiet"});
+    const std::string csv = io::readFile(path("layer0_self_head0_weights.csv"));
+    EXPECT_EQ(csv, "query\\key,\"'=1+1\",<b>\n\"'=1+1\",0.5,0.5\n<b>,0.5,0.5\n");
+}
+
 } // namespace
 } // namespace attnviz::test
