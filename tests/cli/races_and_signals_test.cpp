@@ -84,23 +84,22 @@ std::optional<ProcessResult> interrupted(const Args& args, const fs::path& watch
 {
     const StartedProcess child = startProcess(kCli, args);
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(kSeconds);
-    bool sent = false;
-    int status = 0;
-    while (::waitpid(child.pid, &status, WNOHANG) == 0 &&
-           std::chrono::steady_clock::now() < deadline) {
+    // Whether it still runs, without reaping it: finishProcess collects it.
+    const auto running = [&] {
+        siginfo_t info{};
+        return ::waitid(P_PID, static_cast<id_t>(child.pid), &info, WEXITED | WNOHANG | WNOWAIT) ==
+            0 &&
+            info.si_pid == 0;
+    };
+    while (running() && std::chrono::steady_clock::now() < deadline) {
         if (appeared(watched, started)) {
             ::kill(child.pid, signal);
-            sent = true;
-            break;
+            return finishProcess(child, {kSeconds});
         }
         ::usleep(500);
     }
-    if (!sent) {
-        ::kill(child.pid, SIGKILL); // already ended, or past the deadline
-        finishProcess(child);
-        return std::nullopt;
-    }
-    return finishProcess(child, {kSeconds});
+    finishProcess(child, {1}); // ended before it could be interrupted (or killed at the deadline)
+    return std::nullopt;
 }
 
 bool isTemporary(const fs::path& path, std::string_view kind)
