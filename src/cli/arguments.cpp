@@ -174,7 +174,9 @@ std::vector<engine::AttentionStep> stepList(const std::optional<std::string>& te
         if (!step)
             throw UsageError("--steps has '" + io::printable(item, 40) + "'; expected " +
                              stepNames() + " or all");
-        out.push_back(*step);
+        // A step named twice is exported once: its files would have the same names.
+        if (std::find(out.begin(), out.end(), *step) == out.end())
+            out.push_back(*step);
     }
     if (out.empty())
         throw UsageError("--steps is empty; expected " + stepNames() + " or all");

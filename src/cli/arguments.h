@@ -63,7 +63,8 @@ inline constexpr const char* kAblateHelp =
 
 /// Attention block names (self, masked_self, cross) or "all".
 std::vector<engine::Block> blockList(const std::optional<std::string>& text);
-/// Attention step names or "all"; nullopt gives `fallback`.
+/// Attention step names or "all", each once however often it is named; nullopt gives
+/// `fallback`.
 std::vector<engine::AttentionStep> stepList(const std::optional<std::string>& text,
                                             std::vector<engine::AttentionStep> fallback);
 

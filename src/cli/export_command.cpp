@@ -3,6 +3,7 @@
 #include "cli/model_loading.h"
 #include "cli/progress_bar.h"
 #include "engine/input_error.h"
+#include "io/file_set.h"
 #include "lesson/imported_run.h"
 #include "lesson/model_walkthrough.h"
 #include "render/export_formats.h"
@@ -10,7 +11,6 @@
 #include <QGuiApplication>
 
 #include <cstdio>
-#include <filesystem>
 
 namespace attnviz::cli {
 namespace {
@@ -116,10 +116,9 @@ int run(const std::vector<std::string>& args, char* program)
     if (job.size.width * 96 / job.size.dpi < 50 || job.size.height * 96 / job.size.dpi < 50)
         throw UsageError(
             "the image is too small for its resolution; allow at least 50 pixels at 96 dpi");
-    std::error_code error;
-    if (std::filesystem::exists(out, error) && !std::filesystem::is_directory(out, error))
-        throw UsageError("--out " + io::printable(out) +
-                         " is a file; expected a folder to write into");
+    if (const std::string why = io::whyNotAFolder(out); !why.empty())
+        throw UsageError("--out " + io::printable(out) + " is " + why +
+                         "; expected a folder to write into");
 
     // No display is needed: the painter draws into images, never onto a screen. Qt's own
     // chatter (a missing XDG_RUNTIME_DIR and the like) would break the one-sentence contract.

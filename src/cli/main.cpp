@@ -1,6 +1,7 @@
 // attnviz-cli: the engine without a window, for scripts, tests and headless exports.
 #include "cli/command.h"
 #include "io/file_error.h"
+#include "io/removed_on_signal.h"
 
 #include <cstdio>
 #include <iostream>
@@ -31,6 +32,8 @@ void printUsage(std::FILE* out)
 int main(int argc, char** argv)
 {
     using namespace attnviz::cli;
+    // Ctrl-C, SIGTERM or SIGHUP part-way through a write leave no partial file behind.
+    attnviz::io::removeUnfinishedOutputOnSignals();
     const std::vector<std::string> args(argv + 1, argv + argc);
     if (args.empty()) {
         // One sentence, as for every bad command line; the usage is one --help away.

@@ -1,12 +1,12 @@
 #include "io/atomic_file.h"
 
+#include "io/temporary_names.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
 #include <filesystem>
-#include <random>
-#include <sstream>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -18,14 +18,10 @@ std::string systemReason()
     return std::strerror(errno);
 }
 
-// A fresh temporary name in the target's folder. It does not extend the target's name, so a
-// target whose name is at the file-system limit (255 bytes) still gets a legal temporary one.
-std::string temporaryName(const std::string& path, std::mt19937_64& random)
+// A fresh temporary name in the target's folder (where the final rename must happen).
+std::string temporaryPath(const std::string& target)
 {
-    const std::filesystem::path target(path);
-    std::ostringstream name;
-    name << ".attnviz-" << getpid() << '-' << std::hex << random() << ".tmp";
-    return (target.parent_path() / name.str()).string();
+    return (std::filesystem::path(target).parent_path() / temporaryFileName()).string();
 }
 
 } // namespace
@@ -54,17 +50,23 @@ AtomicFile::AtomicFile(std::string path)
                 m_target = resolved.string();
         }
     }
-    std::random_device seed;
-    std::mt19937_64 random(seed());
+    sweepStaleTemporaries(std::filesystem::path(m_target).parent_path().string());
     // O_EXCL: never write into a file someone else made; the mode goes through the user's umask.
     for (int attempt = 0; attempt < 16 && m_fd < 0; ++attempt) {
-        m_tempPath = temporaryName(m_target, random);
+        m_tempPath = temporaryPath(m_target);
+        // Registered before it exists: a signal between the two finds nothing to remove, never
+        // a file nobody knows of.
+        m_removal = RemovedOnSignal(m_tempPath, RemovedOnSignal::Kind::File);
         m_fd = ::open(m_tempPath.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-        if (m_fd < 0 && errno != EEXIST)
+        if (m_fd >= 0)
             break;
+        const int reason = errno;
+        m_removal = {}; // the name is someone else's, or nothing
+        if (reason != EEXIST)
+            throw FileError("cannot write " + printable(m_path) + ": " + std::strerror(reason));
     }
     if (m_fd < 0)
-        throw FileError("cannot write " + printable(m_path) + ": " + systemReason());
+        throw FileError("cannot write " + printable(m_path) + ": " + std::strerror(EEXIST));
 }
 
 AtomicFile::~AtomicFile()
@@ -120,6 +122,7 @@ void AtomicFile::commit()
         ::unlink(m_tempPath.c_str());
         throw FileError("cannot write " + printable(m_path) + ": " + reason);
     }
+    m_removal = {}; // final now
 }
 
 void writeFileAtomically(const std::string& path, std::span<const char> bytes)

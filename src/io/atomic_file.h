@@ -1,6 +1,7 @@
 #pragma once
 
 #include "io/file_error.h"
+#include "io/removed_on_signal.h"
 
 #include <cstdint>
 #include <span>
@@ -13,7 +14,9 @@ namespace attnviz::io {
 /// commit() and only then renamed over the target. Destroyed uncommitted, it removes the
 /// temporary file and the target stays as it was. Every failure is a FileError naming the target.
 /// A target that exists must be a regular file (a device such as /dev/null or a FIFO is never
-/// replaced); a symbolic link is written through, replacing the file it names.
+/// replaced); a symbolic link is written through, replacing the file it names. The temporary
+/// file is removed by SIGINT, SIGTERM or SIGHUP too (RemovedOnSignal), and one a dead process
+/// left in the folder is swept away (sweepStaleTemporaries).
 class AtomicFile {
 public:
     explicit AtomicFile(std::string path);
@@ -37,6 +40,7 @@ private:
     std::string m_path;
     std::string m_target; ///< m_path, or the file it names when it is a symbolic link
     std::string m_tempPath;
+    RemovedOnSignal m_removal; ///< m_tempPath until it is renamed or unlinked
     int m_fd = -1;
     std::uint64_t m_size = 0;
 };

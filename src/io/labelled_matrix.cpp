@@ -1,9 +1,11 @@
 #include "io/labelled_matrix.h"
 
+#include <cctype>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <string_view>
 
 namespace attnviz::io {
 namespace {
@@ -13,14 +15,35 @@ bool isBlank(char c)
     return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
 }
 
+// A decimal number such as -0.5, +3 or 1e-7, which a spreadsheet reads as that number.
+bool isNumber(std::string_view text)
+{
+    if (!text.empty() && (text.front() == '-' || text.front() == '+'))
+        text.remove_prefix(1);
+    if (text.empty() ||
+        !(std::isdigit(static_cast<unsigned char>(text.front())) || text.front() == '.'))
+        return false;
+    double value = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    return ec == std::errc() && end == text.data() + text.size();
+}
+
+// A label from the input (a token, a name) as one CSV cell. RFC 4180: a cell holding a comma,
+// a quote or a line break is quoted, its quotes doubled. And a cell a spreadsheet would run as
+// a formula — beginning with =, +, -, @, a tab or a carriage return, unless it is a plain number
+// — starts with a quote mark (OWASP's advice), which spreadsheets show as text.
 std::string csvField(const std::string& text)
 {
-    const bool quote = text.find_first_of(",\"\n\r") != std::string::npos ||
-        (!text.empty() && (isBlank(text.front()) || isBlank(text.back())));
+    const bool formula = !text.empty() &&
+        std::string_view("=+-@\t\r").find(text.front()) != std::string_view::npos &&
+        !isNumber(text);
+    const std::string cell = formula ? "'" + text : text;
+    const bool quote = formula || cell.find_first_of(",\"\n\r") != std::string::npos ||
+        (!cell.empty() && (isBlank(cell.front()) || isBlank(cell.back())));
     if (!quote)
-        return text;
+        return cell;
     std::string out = "\"";
-    for (const char c : text)
+    for (const char c : cell)
         out += c == '"' ? std::string("\"\"") : std::string(1, c);
     return out + "\"";
 }

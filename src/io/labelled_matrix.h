@@ -24,7 +24,9 @@ struct LabelledMatrix {
 
 /// The matrix as CSV: a header row with the column labels (tokens or feature indices) after a
 /// "row\column" corner cell, then one row per query/token with its label first. Values keep
-/// float precision (9 significant digits); −∞ is written `-inf`.
+/// float precision (9 significant digits); −∞ is written `-inf`. Labels are quoted as RFC 4180
+/// asks, and one a spreadsheet would run as a formula (`=1+1`, `@SUM(…)`, `-x`) starts with a
+/// quote mark; a label that is a number (`-0.5`) stays one.
 std::string csvBytes(const LabelledMatrix& matrix);
 
 /// The matrix as a NumPy .npy file (format 1.0, little-endian float32, C order, rows × cols):

@@ -1,6 +1,7 @@
 #include "lesson/export_plan.h"
 
 #include "engine/input_error.h"
+#include "io/file_error.h"
 #include "lesson/model_walkthrough.h"
 #include "lesson/step_view.h"
 
@@ -32,12 +33,28 @@ void checkHeads(const IndexSet& heads, int count)
                                  std::to_string(count - 1) + ".");
 }
 
+// Attention weights computed elsewhere have no other step to draw, whether a step is asked for
+// by name or with all the others.
+void checkImportedSteps(const Walkthrough& w, const std::vector<engine::AttentionStep>& steps)
+{
+    const auto* import = std::get_if<ImportSource>(&w.source);
+    if (!import)
+        return;
+    for (const engine::AttentionStep step : steps)
+        if (step != engine::AttentionStep::Weights)
+            throw engine::InputError(io::printable(import->name) +
+                                     " holds attention weights only (computed elsewhere), so it "
+                                     "has the weights step and no " +
+                                     std::string(engine::stepName(step)) + " step.");
+}
+
 void addWalkthroughItems(const std::shared_ptr<const Walkthrough>& w,
                          const ExportSelection& selection, const std::string& namePrefix,
                          const std::string& titlePrefix, bool nameBatch,
                          std::vector<ExportItem>& items, std::vector<engine::AttentionStep>& steps)
 {
     checkHeads(selection.heads, w->heads());
+    checkImportedSteps(*w, selection.steps);
     // A figure of a pass with heads switched off says so in its title.
     const std::vector<int>& off = w->trace->ablatedHeads;
     std::string offNote;

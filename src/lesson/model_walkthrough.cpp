@@ -32,15 +32,8 @@ bool hasAll(const engine::AttentionTrace& trace, const engine::AttentionKeep& ne
 std::shared_ptr<const Walkthrough> importedBlock(
     const std::shared_ptr<const ModelRun>& run,
     const std::shared_ptr<const engine::ModelTrace>& trace,
-    const engine::AttentionBlockTrace& block, const BlockChoice& choice,
-    const engine::AttentionKeep& needed)
+    const engine::AttentionBlockTrace& block, const BlockChoice& choice)
 {
-    for (const engine::AttentionStepInfo& info : engine::kAttentionStepTable)
-        if (needed.has(info.step) && !block.attention.has(info.step) && !needed.keepsAll())
-            throw engine::InputError(run->config.name +
-                                     " holds attention weights only (computed elsewhere); it "
-                                     "has no " +
-                                     std::string(info.name) + " step.");
     auto w = std::make_shared<Walkthrough>();
     w->source = ImportSource{run->config.name, choice.layer, choice.block};
     w->crossAttention = choice.block == engine::Block::Cross;
@@ -71,7 +64,7 @@ std::shared_ptr<const Walkthrough> walkthroughForBlock(const std::shared_ptr<con
                                  std::string(engine::blockName(choice.block)) +
                                  " attention in layer " + std::to_string(choice.layer) + ".");
     if (!run->model->model)
-        return importedBlock(run, trace, *block, choice, needed);
+        return importedBlock(run, trace, *block, choice);
     const engine::TransformerModel& model = *run->model->model;
     const engine::ModelConfig& c = model.config();
     const bool decoder = choice.block != engine::Block::Self;

@@ -167,7 +167,7 @@ void writeHandouts(const ExportJob& job, io::FileSetWriter& set, const ExportPro
     const std::vector<std::string> names = handoutFiles(job);
     for (const auto& [name, w] : job.walkthroughs)
         if (w->weightsOnly())
-            throw engine::InputError(lesson::walkthroughTitle(*w) +
+            throw engine::InputError(io::printable(lesson::walkthroughTitle(*w)) +
                                      " holds attention weights only (computed elsewhere); a "
                                      "handout needs every step of the computation.");
     for (std::size_t i = 0; i < job.walkthroughs.size(); ++i) {

@@ -2,6 +2,7 @@
 
 #include "lesson/step_view.h"
 #include "render/heatmap_grid.h"
+#include "render/heatmap_layout.h"
 #include "render/image_export.h"
 #include "render/step_texts.h"
 
@@ -46,7 +47,7 @@ QByteArray renderHandout(const std::shared_ptr<const lesson::Walkthrough>& w,
                            "<p><tt>%5</tt></p><p>%6</p>%7")
                 .arg(at + 1)
                 .arg(shown.size())
-                .arg(text.title.toHtmlEscaped(), subtitle.toHtmlEscaped(),
+                .arg(text.title.toHtmlEscaped(), visibleText(subtitle).toHtmlEscaped(),
                      QString::fromStdString(
                          lesson::stepFormula(step, *w, text.formula.toStdString()))
                          .toHtmlEscaped(),

@@ -54,6 +54,15 @@ int stepFor(int count, double room, double each)
                 return m * scale;
 }
 
+void appendVisible(QString& shown, QChar c)
+{
+    if (c.category() == QChar::Other_Control || c.category() == QChar::Other_Format ||
+        c.unicode() >= 0xfffe)
+        shown += QStringLiteral("\\x%1").arg(c.unicode(), 2, 16, QLatin1Char('0'));
+    else
+        shown += c;
+}
+
 } // namespace
 
 QString visibleToken(const QString& token)
@@ -66,12 +75,18 @@ QString visibleToken(const QString& token)
             shown += QChar(0x21B5); // ↵
         else if (c == QLatin1Char('\t'))
             shown += QChar(0x21E5); // ⇥
-        else if (c.category() == QChar::Other_Control || c.category() == QChar::Other_Format)
-            shown += QStringLiteral("\\x%1").arg(c.unicode(), 2, 16, QLatin1Char('0'));
         else
-            shown += c;
+            appendVisible(shown, c);
     }
     return shown.isEmpty() ? QStringLiteral("∅") : shown;
+}
+
+QString visibleText(const QString& text)
+{
+    QString shown;
+    for (const QChar c : text)
+        appendVisible(shown, c);
+    return shown;
 }
 
 QString formatValue(double value, int significant)

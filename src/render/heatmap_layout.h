@@ -68,9 +68,14 @@ private:
     std::vector<double> m_ticks;
 };
 
-/// A token as a label shows it: a space as ␣, a line break as ↵, a tab as ⇥, other control
-/// characters as \xNN, an empty token as ∅ — so that no label is blank or breaks the line.
+/// A token as a label shows it: a space as ␣, a line break as ↵, a tab as ⇥, other characters
+/// as visibleText does, an empty token as ∅ — so that no label is blank or breaks the line.
 QString visibleToken(const QString& token);
+/// Text from the input (a model's name in a title) as it is drawn: control and formatting
+/// characters (ESC, a bidirectional override) and the non-characters U+FFFE and U+FFFF as their
+/// codes, \x1b — visible, unable to reorder what follows, and legal in every export format
+/// (XML 1.0 forbids them in SVG).
+QString visibleText(const QString& text);
 
 /// The colour bar's tick values for a range: a few round numbers within it.
 std::vector<double> colourBarTicks(std::pair<double, double> range);

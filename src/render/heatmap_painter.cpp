@@ -298,7 +298,8 @@ void paintHeatmap(QPainter& p, const HeatmapLayout& layout, const lesson::Heatma
         p.setPen(h.head >= 0 ? headColour(h.head).darker(150) : textColour());
         const QFontMetricsF metrics(layout.titleFont());
         p.drawText(layout.title(), Qt::AlignCenter,
-                   metrics.elidedText(displayed(h.title), Qt::ElideRight, layout.title().width()));
+                   metrics.elidedText(visibleText(displayed(h.title)), Qt::ElideRight,
+                                      layout.title().width()));
     }
     if (!layout.bands().isNull())
         paintBands(p, layout, h);

@@ -41,12 +41,23 @@ void paintFigure(QPainter& painter, QSizeF logical, const std::vector<lesson::He
         painter.setFont(font);
         painter.setPen(Qt::black);
         const QRectF band(0, 0, logical.width(), 32);
-        painter.drawText(band, Qt::AlignCenter, title);
+        painter.drawText(band, Qt::AlignCenter, visibleText(title));
         top = band.height();
     }
     paintGrid(painter, QRectF(0, top, logical.width(), logical.height() - top), maps,
               std::vector<std::pair<double, double>>(maps.size(), range),
               exportStyle(maps, vector));
+}
+
+// XML 1.0's Char production, for one UTF-16 unit that is not half of a pair: no control
+// character but tab, line feed and carriage return, no lone surrogate, not U+FFFE or U+FFFF.
+// Not even a character reference may stand for the others.
+bool legalInXml(QChar c)
+{
+    const char16_t u = c.unicode();
+    if (u < 0x20)
+        return u == '\t' || u == '\n' || u == '\r';
+    return !c.isSurrogate() && u != 0xfffe && u != 0xffff;
 }
 
 QSizeF logicalSize(ImageSize size)
@@ -56,6 +67,33 @@ QSizeF logicalSize(ImageSize size)
 }
 
 } // namespace
+
+QString xmlEscaped(const QString& text)
+{
+    QString out;
+    for (qsizetype i = 0; i < text.size(); ++i) {
+        const QChar c = text[i];
+        if (c.isHighSurrogate() && i + 1 < text.size() && text[i + 1].isLowSurrogate()) {
+            out += c;
+            out += text[++i];
+        } else if (!legalInXml(c)) {
+            continue;
+        } else if (c == QLatin1Char('&')) {
+            out += QStringLiteral("&amp;");
+        } else if (c == QLatin1Char('<')) {
+            out += QStringLiteral("&lt;");
+        } else if (c == QLatin1Char('>')) {
+            out += QStringLiteral("&gt;");
+        } else if (c == QLatin1Char('"')) {
+            out += QStringLiteral("&quot;");
+        } else if (c == QLatin1Char('\'')) {
+            out += QStringLiteral("&apos;");
+        } else {
+            out += c;
+        }
+    }
+    return out;
+}
 
 QFont exportFont()
 {
@@ -101,15 +139,17 @@ QByteArray renderImage(const std::vector<lesson::Heatmap>& maps, std::pair<doubl
     QByteArray bytes;
     QBuffer buffer(&bytes);
     buffer.open(QIODevice::WriteOnly);
-    const QString documentTitle =
-        title.isEmpty() && !maps.empty() ? QString::fromStdString(maps.front().title) : title;
+    // The visible form has no control character, which neither SVG nor PDF's XML metadata may
+    // hold; Qt escapes the rest of the PDF's.
+    const QString documentTitle = visibleText(
+        title.isEmpty() && !maps.empty() ? QString::fromStdString(maps.front().title) : title);
     if (format == ImageFormat::Svg) {
         QSvgGenerator svg;
         svg.setOutputDevice(&buffer);
         svg.setSize(QSize(size.width, size.height));
         svg.setViewBox(QRect(0, 0, size.width, size.height));
         svg.setResolution(size.dpi);
-        svg.setTitle(documentTitle);
+        svg.setTitle(xmlEscaped(documentTitle)); // QSvgGenerator writes it as given
         QPainter painter(&svg);
         paintFigure(painter, QSizeF(size.width, size.height), maps, range, title, true);
         painter.end();

@@ -40,6 +40,11 @@ QByteArray encodePng(const QImage& image);
 QPointF cellCentreInImage(const lesson::Heatmap& heatmap, std::pair<double, double> range,
                           ImageSize size, int row, int column);
 
+/// Text as SVG's XML holds it, in an element or an attribute: & < > " ' as entities, and the
+/// characters XML 1.0 forbids (control characters but tab and line breaks, lone surrogates,
+/// U+FFFE, U+FFFF) dropped. The one escaping of every text an SVG export writes itself.
+QString xmlEscaped(const QString& text);
+
 /// The font of every export (DejaVu Sans, falling back per glyph to a CJK font for Chinese).
 QFont exportFont();
 

@@ -1142,6 +1142,15 @@ std::vector<Row> catalogue()
          },
          2,
          {"4 GiB"}},
+        {"import_every_step",
+         [](const Scene& s) {
+             return Args{"export",  "--attentions", attentions("cross"),
+                         "--steps", "all",          "--format",
+                         "png",     "--out",        s.out()};
+         },
+         2,
+         {"tiny-t5 holds attention weights only (computed elsewhere), so it has the weights step "
+          "and no q_proj step."}},
 
         // ---- arguments -------------------------------------------------------------------------
         {"arg_threads_100000",
@@ -1375,6 +1384,23 @@ std::vector<Row> catalogue()
          },
          2,
          {"--out /dev/null is a file; expected a folder"}},
+        {"out_symlink_to_nothing",
+         [](const Scene& s) {
+             // A rename would replace the link itself; without --overwrite it is an existing name.
+             fs::create_symlink("nowhere.csv", s.out("head1_weights.csv"));
+             return Args{"export", "--case", s.writeCase(caseTensors()), "--format", "csv",
+                         "--out",  s.out()};
+         },
+         2,
+         {"head1_weights.csv already exists; nothing was written", "--overwrite"}},
+        {"out_folder_symlink_to_nothing",
+         [](const Scene& s) {
+             fs::create_symlink("nowhere", s.out("figures"));
+             return Args{"export", "--case",        s.writeCase(caseTensors()), "--format", "csv",
+                         "--out",  s.out("figures")};
+         },
+         2,
+         {"--out", "figures is a symbolic link to nothing; expected a folder to write into"}},
         {"out_existing_file",
          [](const Scene& s) {
              writeBytes(s.out("head1_weights.csv"), "keep me");

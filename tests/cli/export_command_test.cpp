@@ -86,6 +86,16 @@ TEST_F(ExportCommand, SelectionOfLayersHeadsAndSteps)
                                         "layer1_cross_head1_scores.csv"}));
 }
 
+// #22: a list names a set. `--steps weights,weights` once planned one file twice and failed
+// writing it ("No such file or directory"); every list option drops what it repeats.
+TEST_F(ExportCommand, ASelectionNamedTwiceIsExportedOnce)
+{
+    exportOk({"--model", "reverse", "--text", "abc", "--format", "csv", "--layers", "1,1,1-1",
+              "--blocks", "cross,cross", "--heads", "0,0,0-0", "--steps", "weights,weights",
+              "--quiet"});
+    EXPECT_EQ(files(), std::vector<std::string>{"layer1_cross_head0_weights.csv"});
+}
+
 TEST_F(ExportCommand, PngHasTheRequestedSizeAndResolution)
 {
     exportOk({"--case", kCases + "causal.case.safetensors", "--heads", "1", "--format", "png",
@@ -298,10 +308,42 @@ TEST_F(ExportCommand, ImportedAttentionsExportLikeAModelsWeights)
                 HasSubstr("attention weights only"));
     EXPECT_THAT(
         refusal({"--attentions", file, "--steps", "scores", "--format", "png", "--out", out}),
-        HasSubstr("has no scores step"));
+        HasSubstr("holds attention weights only (computed elsewhere), so it has the weights "
+                  "step and no scores step"));
+    // With every step asked for, too (#22: this printed an internal message about a rank-0
+    // tensor).
+    EXPECT_THAT(
+        refusal({"--attentions", file, "--steps", "all", "--format", "png", "--out", out}),
+        HasSubstr("tiny-t5 holds attention weights only (computed elsewhere), so it has the "
+                  "weights step and no q_proj step."));
     EXPECT_THAT(refusal({"--attentions", file, "--text", "x", "--format", "png", "--out", out}),
                 HasSubstr("--text applies to --model"));
     EXPECT_FALSE(fs::exists(out));
+}
+
+// #22: the names an import carries, its model's and its tokens, reach exported files as text:
+// escaped in SVG (the model's name made a live <script> there), neutralised in CSV.
+TEST_F(ExportCommand, AnImportsNamesReachExportsAsText)
+{
+    io::SafetensorsWriter import = io::SafetensorsWriter::inMemory();
+    const std::vector<float> weights(2 * 2 * 2, 0.5f);
+    import.addF32("layer0", {2, 2, 2}, weights);
+    import.setMetadata("tokens", R"(["=1+1", "<b>"])");
+    import.setMetadata("model", "gpt2</title><script>alert(1)</script><title>\x1b");
+    const std::string file = path("in.safetensors");
+    io::writeFileAtomically(file, import.finish());
+
+    exportOk({"--attentions", file, "--heads", "0", "--format", "svg", "--quiet"});
+    const std::string svg = io::readFile(path("layer0_self_head0_weights.svg"));
+    EXPECT_THAT(svg,
+                HasSubstr("<title>gpt2&lt;/title&gt;&lt;script&gt;alert(1)&lt;/script&gt;"
+                          "&lt;title&gt;\\x1b · layer 0 · self · head 0 · weights</title>"));
+    EXPECT_THAT(svg, ::testing::Not(HasSubstr("<script")));
+    EXPECT_EQ(svg.find('\x1b'), std::string::npos);
+
+    exportOk({"--attentions", file, "--heads", "0", "--format", "csv", "--quiet"});
+    const std::string csv = io::readFile(path("layer0_self_head0_weights.csv"));
+    EXPECT_EQ(csv, "query\\key,\"'=1+1\",<b>\n\"'=1+1\",0.5,0.5\n<b>,0.5,0.5\n");
 }
 
 } // namespace

@@ -25,6 +25,29 @@ TEST(Csv, LabelsFirstRowAndColumnQuotingWhatNeedsIt)
               "\"a, b\",1.00000001e-07,123456792,-inf\n");
 }
 
+// #22: tokens are input, and a CSV goes to spreadsheets, which run a cell beginning with =, +,
+// -, @, a tab or a carriage return as a formula. Such a label starts with a quote mark; one that
+// is a number stays a number, and so do the values.
+TEST(Csv, LabelsASpreadsheetWouldRunAsFormulasAreNeutralised)
+{
+    const std::vector<float> v{-0.5f, 0.25f, 1.0f, 2.0f, 3.0f, 4.0f};
+    const LabelledMatrix m{v.data(),
+                           2,
+                           3,
+                           "query",
+                           "key",
+                           {"=HYPERLINK(\"http://x\")", "-0.5"},
+                           {"+1+cmd|' /C calc'!A0", "@SUM(A1)", "\tx"}};
+    EXPECT_EQ(csvBytes(m),
+              "query\\key,\"'+1+cmd|' /C calc'!A0\",\"'@SUM(A1)\",\"'\tx\"\n"
+              "\"'=HYPERLINK(\"\"http://x\"\")\",-0.5,0.25,1\n"
+              "-0.5,2,3,4\n");
+    const LabelledMatrix signs{
+        v.data(), 1, 6, "r", "c", {"-"}, {"-", "+3", "-inf", "-1e-7", ".5", "a-b"}};
+    EXPECT_EQ(csvBytes(signs).substr(0, csvBytes(signs).find('\n')),
+              "r\\c,\"'-\",+3,\"'-inf\",-1e-7,.5,a-b");
+}
+
 TEST(Csv, NineSignificantDigitsRoundTripEveryFloat)
 {
     const std::vector<float> v{0.1f,      1.0f / 3.0f, 2.71828182f,

@@ -7,9 +7,11 @@
 #include "lesson/export_plan.h"
 #include "lesson/playground.h"
 #include "render/export_formats.h"
+#include "render/image_export.h"
 #include "support/temp_folder.h"
 
 #include <QImage>
+#include <QXmlStreamReader>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -106,6 +108,53 @@ TEST_F(ExportFormats, AnExistingFileStopsTheSetBeforeAnythingIsWritten)
                  io::ExistingFileError);
     EXPECT_EQ(io::readFile(path("out/head1_weights.npy")), "mine");
     EXPECT_FALSE(fs::exists(path("out/head0_weights.npy")));
+}
+
+// #22: text from the input reaches an SVG as data, never as markup: a model name that closes
+// <title> and opens a <script>, an ampersand, control characters and a non-character XML 1.0
+// forbids (an SVG holding them is not XML at all). The document's title, and the titles and
+// labels drawn, which show those characters as their codes.
+TEST_F(ExportFormats, HostileTextMakesAWellFormedInertSvg)
+{
+    const std::string hostile =
+        "gpt2</title><script>alert(document.domain)</script><title>\x01\x1b&\xef\xbf\xbe";
+    const std::string shown =
+        "gpt2</title><script>alert(document.domain)</script><title>\\x01\\x1b&\\xfffe";
+    const std::vector<float> values{0.5f, 0.5f, 0.5f, 0.5f};
+    lesson::Heatmap map;
+    map.matrix = {values.data(), 2, 2, "query", "key", {hostile, "<b>"}, {"a&b", "\x1b[31m"}};
+    map.title = hostile + " · weights";
+    map.scale = lesson::ColourScale::Sequential;
+    // Alone, the heatmap's title is the document's; in a grid, the figure's title is.
+    for (const auto& [figureTitle, documentTitle] :
+         {std::pair(std::string(), shown + " · weights"), std::pair(hostile, shown)}) {
+        const QByteArray svg =
+            render::renderImage({map}, {0.0, 1.0}, QString::fromStdString(figureTitle),
+                                render::ImageFormat::Svg, {1600, 600, 96});
+        EXPECT_FALSE(svg.contains("<script"));
+        QXmlStreamReader xml(svg);
+        std::vector<std::string> titles, texts;
+        while (!xml.atEnd())
+            if (xml.readNext() == QXmlStreamReader::StartElement) {
+                EXPECT_NE(xml.name(), u"script");
+                if (xml.name() == u"title")
+                    titles.push_back(xml.readElementText().toStdString());
+                if (xml.name() == u"text")
+                    texts.push_back(xml.readElementText().toStdString());
+            }
+        EXPECT_FALSE(xml.hasError()) << xml.errorString().toStdString();
+        EXPECT_EQ(titles, std::vector<std::string>{documentTitle});
+        EXPECT_THAT(texts, ::testing::Contains(shown + " · weights"));
+        EXPECT_THAT(texts, ::testing::Contains("\\x1b[31m"));
+    }
+}
+
+TEST(XmlEscaped, EscapesMarkupAndDropsWhatXmlForbids)
+{
+    EXPECT_EQ(
+        render::xmlEscaped(QString::fromUtf8("a<b>&\"'\t\n\x01\x1f\xef\xbf\xbf😀注")).toStdString(),
+        "a&lt;b&gt;&amp;&quot;&apos;\t\n😀注");
+    EXPECT_EQ(render::xmlEscaped(QString(QChar(0xd800)) + QLatin1Char('x')).toStdString(), "x");
 }
 
 } // namespace

@@ -183,5 +183,14 @@ TEST(VisibleToken, SpacesLineBreaksAndControlCharactersAreShown)
     EXPECT_EQ(visibleToken("<s>").toStdString(), "<s>");
 }
 
+// #22: a name in a title keeps its spaces; what would be invisible, reorder the line (U+202E)
+// or make an SVG malformed (ESC, U+FFFE) shows as its code.
+TEST(VisibleText, ControlFormattingAndNonCharactersAreShownAsCodes)
+{
+    EXPECT_EQ(visibleText(QString::fromUtf8("my model\x1b[2J\u202Eevil\uFFFE")).toStdString(),
+              "my model\\x1b[2J\\x202eevil\\xfffe");
+    EXPECT_EQ(visibleText(QString::fromUtf8("注意力 <b> & 😀")).toStdString(), "注意力 <b> & 😀");
+}
+
 } // namespace
 } // namespace attnviz::render

@@ -4,8 +4,10 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 namespace attnviz::test {
 
@@ -26,6 +28,15 @@ protected:
 
     std::string dir() const { return m_dir.string(); }
     std::string path(const std::string& name) const { return (m_dir / name).string(); }
+    /// The names in a folder, sorted.
+    static std::vector<std::string> entries(const std::filesystem::path& folder)
+    {
+        std::vector<std::string> names;
+        for (const auto& e : std::filesystem::directory_iterator(folder))
+            names.push_back(e.path().filename().string());
+        std::sort(names.begin(), names.end());
+        return names;
+    }
 
     std::filesystem::path m_dir;
 };
