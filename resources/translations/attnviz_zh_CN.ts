@@ -2004,6 +2004,14 @@
         <source>Columns by head: %1</source>
         <translation>各头对应的列：%1</translation>
     </message>
+    <message>
+        <source>KV%1 (heads %2–%3)</source>
+        <translation>KV%1（头 %2–%3）</translation>
+    </message>
+    <message>
+        <source>K, V columns by K/V head: %1</source>
+        <translation>K、V 各 K/V 头对应的列：%1</translation>
+    </message>
 </context>
 <context>
     <name>attnviz::app::WalkthroughRunner</name>

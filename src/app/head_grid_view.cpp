@@ -62,7 +62,8 @@ void HeadGridView::setMatrices(std::vector<lesson::Heatmap> maps, bool perHead, 
                 int head = map.head;
                 if (head < 0 && cell)
                     for (const lesson::Heatmap::Band& band : map.columnBands)
-                        if (cell->second >= band.first && cell->second < band.first + band.count)
+                        if (cell->second >= band.first &&
+                            cell->second < band.first + band.count && band.sharedBy == 0)
                             head = band.head;
                 emit headMenuRequested(at, head, cell ? cell->first : -1, cell ? cell->second : -1);
             });

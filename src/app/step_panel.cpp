@@ -595,21 +595,41 @@ void StepPanel::showHeadLegend(const std::vector<lesson::Heatmap>& maps)
 {
     // Matrices whose columns belong to heads (Q, K, V, concat, the learned matrices) colour
     // them in bands; the legend names each colour, also where a band is too narrow for its
-    // number.
-    int heads = 0;
+    // number. Shared K/V heads take the colour of the first query head that reads them.
+    int heads = 0, keyValueHeads = 0, sharedBy = 0;
     for (const lesson::Heatmap& map : maps)
-        for (const lesson::Heatmap::Band& band : map.columnBands)
-            heads = std::max(heads, band.head + 1);
-    m_headLegend->setVisible(heads > 0);
-    if (heads == 0)
-        return;
-    QStringList entries;
-    for (int h = 0; h < heads; ++h)
-        entries << QStringLiteral("<span style=\"color:%1\">■</span>&nbsp;%2")
-                       .arg(render::headColour(h).name())
-                       .arg(h);
-    m_headLegend->setText(
-        tr("Columns by head: %1").arg(entries.join(QStringLiteral("&nbsp;&nbsp; "))));
+        for (const lesson::Heatmap::Band& band : map.columnBands) {
+            if (band.sharedBy == 0) {
+                heads = std::max(heads, band.head + 1);
+                continue;
+            }
+            keyValueHeads = std::max(keyValueHeads, band.head + 1);
+            sharedBy = band.sharedBy;
+        }
+    m_headLegend->setVisible(heads + keyValueHeads > 0);
+    const auto swatch = [](int colourOf, const QString& name) {
+        return QStringLiteral("<span style=\"color:%1\">■</span>&nbsp;%2")
+            .arg(render::headColour(colourOf).name(), name);
+    };
+    QStringList parts;
+    if (heads > 0) {
+        QStringList entries;
+        for (int h = 0; h < heads; ++h)
+            entries << swatch(h, QString::number(h));
+        parts << tr("Columns by head: %1").arg(entries.join(QStringLiteral("&nbsp;&nbsp; ")));
+    }
+    if (keyValueHeads > 0) {
+        QStringList entries;
+        for (int g = 0; g < keyValueHeads; ++g)
+            entries << swatch(g * sharedBy,
+                              tr("KV%1 (heads %2–%3)")
+                                  .arg(g)
+                                  .arg(g * sharedBy)
+                                  .arg((g + 1) * sharedBy - 1));
+        parts << tr("K, V columns by K/V head: %1")
+                     .arg(entries.join(QStringLiteral("&nbsp;&nbsp; ")));
+    }
+    m_headLegend->setText(parts.join(QStringLiteral("<br>")));
 }
 
 } // namespace attnviz::app

@@ -30,12 +30,15 @@ struct Heatmap {
         title; ///< the full title, as exports print it ("layer 1 · cross · head 2 · softmax")
     std::string caption; ///< what the matrix is, without where it sits ("softmax")
     ColourScale scale = ColourScale::Diverging;
-    int head = -1; ///< the head whose colour frames it, or −1
+    int head = -1; ///< the query head whose colour frames it, or −1 (also a shared K/V head)
     /// Column ranges owned by heads, drawn as coloured bands: (first column, count, head).
     struct Band {
         int first;
         int count;
         int head;
+        /// 0: `head` is a query head. Otherwise `head` is a K/V head that this many query heads
+        /// share (grouped-query attention), coloured as the first of them and labelled "KV".
+        int sharedBy = 0;
     };
     std::vector<Band> columnBands;
 

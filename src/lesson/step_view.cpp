@@ -190,12 +190,16 @@ Heatmap traceHeatmap(const std::shared_ptr<const Walkthrough>& w, engine::Attent
             w->mask, w->trace->batchSize(), w->trace->queryLength(), w->trace->keyLength());
         h.maskBatch = batch;
     }
-    if (info.perHead)
+    // A K/V head shared by a group belongs to no single query head: no frame, no head menu.
+    const int sharedBy = info.keyValueHeads && w->description().groupedKeyValues()
+        ? w->description().groupSize()
+        : 0;
+    if (info.perHead && sharedBy == 0)
         h.head = head;
     if (info.headColumns != engine::HeadColumns::None) {
         const int width = info.headColumns == engine::HeadColumns::QueryKey ? w->dk() : w->dv();
         for (int k = 0; k * width < h.matrix.cols; ++k)
-            h.columnBands.push_back({k * width, width, k});
+            h.columnBands.push_back({k * width, width, k, sharedBy});
     }
     return h;
 }
@@ -208,7 +212,8 @@ std::vector<Heatmap> weightHeatmaps(const LessonStep& step, const Walkthrough& w
     const engine::AttentionWeights& weights = *w.weights();
     const bool grouped = w.description().groupedKeyValues();
     const auto add = [&](const engine::RowMatrix& stored, bool transposed, const std::string& name,
-                         int headWidth, const std::string& rowsName, const std::string& colsName) {
+                         int headWidth, const std::string& rowsName, const std::string& colsName,
+                         int sharedBy = 0) {
         auto m = std::make_shared<engine::RowMatrix>(
             transposed ? engine::RowMatrix(stored.transpose()) : stored);
         Heatmap h;
@@ -220,16 +225,18 @@ std::vector<Heatmap> weightHeatmaps(const LessonStep& step, const Walkthrough& w
         h.title = h.caption;
         h.scale = ColourScale::Diverging;
         for (int k = 0; headWidth > 0 && k * headWidth < h.matrix.cols; ++k)
-            h.columnBands.push_back({k * headWidth, headWidth, k});
+            h.columnBands.push_back({k * headWidth, headWidth, k, sharedBy});
         maps.push_back(std::move(h));
     };
     for (const std::string_view name : step.weights) {
         if (name == "W_q")
             add(weights.wQ, true, "W_qᵀ", w.dk(), "D", "H·d_k");
         else if (name == "W_k")
-            add(weights.wK, true, "W_kᵀ", w.dk(), "D", grouped ? "H_kv·d_k" : "H·d_k");
+            add(weights.wK, true, "W_kᵀ", w.dk(), "D", grouped ? "H_kv·d_k" : "H·d_k",
+                grouped ? w.description().groupSize() : 0);
         else if (name == "W_v")
-            add(weights.wV, true, "W_vᵀ", w.dv(), "D", grouped ? "H_kv·d_v" : "H·d_v");
+            add(weights.wV, true, "W_vᵀ", w.dv(), "D", grouped ? "H_kv·d_v" : "H·d_v",
+                grouped ? w.description().groupSize() : 0);
         else if (name == "W_o")
             add(weights.wO, false, "W_o", w.dv(), "Po", "H·d_v");
     }

@@ -143,11 +143,12 @@ void paintBands(QPainter& p, const HeatmapLayout& layout, const lesson::Heatmap&
     for (const lesson::Heatmap::Band& band : h.columnBands) {
         const QRectF rect(area.left() + band.first * perColumn, area.top(), band.count * perColumn,
                           area.height());
-        const QColor colour = headColour(band.head);
+        const QColor colour = headColour(band.sharedBy ? band.head * band.sharedBy : band.head);
         p.fillRect(rect.adjusted(0.5, 0, -0.5, 0), colour);
         // The head's number on its band, where there is room: the legend that ties colours to
         // heads.
-        const QString label = QString::number(band.head);
+        const QString label = (band.sharedBy ? QStringLiteral("KV") : QString()) +
+            QString::number(band.head);
         if (metrics.horizontalAdvance(label) + 2 < rect.width() &&
             metrics.height() <= rect.height() + 4) {
             p.setPen(contrastingText(colour.rgb()));

@@ -131,3 +131,38 @@ TEST(WalkthroughSources, ALayerTheRunDidNotKeepIsRecomputedExactly)
 
 } // namespace
 } // namespace attnviz::test
+
+namespace attnviz::test {
+namespace {
+
+TEST(WalkthroughSources, SharedKeyValueHeadsBelongToTheirGroupNotToOneQueryHead)
+{
+    lesson::PlaygroundSettings s;
+    s.modelWidth = 32;
+    s.heads = 4;
+    s.keyValueHeads = 2;
+    const auto w = lesson::computePlayground(s);
+    const auto maps = lesson::stepHeatmaps(
+        kLessonSteps[*lesson::lessonStepIndex("projections")], w, 0, 0);
+    ASSERT_EQ(maps.size(), 3u); // Q, K, V
+    EXPECT_EQ(maps[0].columnBands.size(), 4u);
+    EXPECT_EQ(maps[0].columnBands[3].sharedBy, 0);
+    for (const std::size_t kv : {1u, 2u}) {
+        ASSERT_EQ(maps[kv].columnBands.size(), 2u);
+        EXPECT_EQ(maps[kv].columnBands[1].head, 1);
+        EXPECT_EQ(maps[kv].columnBands[1].sharedBy, 2); // read by query heads 2 and 3
+    }
+    // The split's K/V head maps are framed by no query head (nor switch one off).
+    const auto split = lesson::stepHeatmaps(kLessonSteps[*lesson::lessonStepIndex("split")], w,
+                                            0, 1); // the K_h view
+    ASSERT_EQ(split.size(), 2u);
+    for (const lesson::Heatmap& map : split)
+        EXPECT_EQ(map.head, -1);
+    const auto queries =
+        lesson::stepHeatmaps(kLessonSteps[*lesson::lessonStepIndex("split")], w, 0, 0);
+    ASSERT_EQ(queries.size(), 4u);
+    EXPECT_EQ(queries[3].head, 3);
+}
+
+} // namespace
+} // namespace attnviz::test
