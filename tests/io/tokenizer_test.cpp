@@ -473,7 +473,7 @@ TEST(WordPiece, AStepsTypeIsEchoedEscapedAndBounded)
     EXPECT_EQ(errorOf([&] {
                   ByteLevelBpe::fromTokenizerJson(
                       R"({"model":{"type":"BPE","vocab":{},"merges":[]},"normalizer":{"type":")"
-                      "\u001b[2J\"}}");
+                      "\\u001b[2J\"}}");
               }),
               "tokenizer.json has a \\x1b[2J normalizer; expected none, as in GPT-2");
 }
