@@ -1,5 +1,6 @@
 #include "app/input_panel.h"
 
+#include "lesson/field_limits.h"
 #include "render/display_words.h"
 #include "ui_input_panel.h"
 
@@ -32,6 +33,15 @@ InputPanel::InputPanel(QWidget* parent)
     , m_ui(std::make_unique<Ui::InputPanel>())
 {
     m_ui->setupUi(this);
+    // The bounds a lesson file is read against, so that a lesson is never cut to fit a field.
+    for (QSpinBox* size : {m_ui->modelWidth, m_ui->queryKeySize, m_ui->valueSize, m_ui->outputWidth})
+        size->setMaximum(lesson::kMaxSizeField);
+    m_ui->heads->setMaximum(lesson::kMaxHeadsField);
+    m_ui->keyValueHeads->setMaximum(lesson::kMaxHeadsField);
+    m_ui->slidingWindow->setMaximum(lesson::kMaxWindowField);
+    m_ui->seed->setMaximum(lesson::kMaxSeed);
+    m_ui->ropeTheta->setRange(lesson::kMinRopeTheta, lesson::kMaxRopeTheta);
+    m_ui->validLengths->setMaxLength(lesson::kMaxValidLengthsLength);
     const auto changed = [this] {
         if (!m_loading)
             emit settingsChanged();

@@ -1,6 +1,7 @@
 #include "app/model_panel.h"
 
 #include "io/builtin_models.h"
+#include "lesson/field_limits.h"
 #include "lesson/parameter_count.h"
 #include "render/display_words.h"
 #include "render/model_description.h"
@@ -42,6 +43,10 @@ ModelPanel::ModelPanel(QWidget* parent)
     , m_ui(std::make_unique<Ui::ModelPanel>())
 {
     m_ui->setupUi(this);
+    // The bounds a lesson file is read against, so that a lesson is never cut to fit a field.
+    m_ui->text->setMaxLength(lesson::kMaxModelTextLength);
+    m_ui->target->setMaxLength(lesson::kMaxModelTextLength);
+    m_ui->generate->setMaximum(lesson::kMaxGenerate);
     m_ui->source->addItem(tr("Random-weights playground"), QString());
     for (const std::string& name : io::builtInModelNames())
         m_ui->source->addItem(tr("Demo: %1").arg(QString::fromStdString(name)),

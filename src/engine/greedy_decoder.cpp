@@ -16,11 +16,15 @@ std::optional<int> endToken(const TransformerModel& model)
 
 std::vector<DecodingStep> decodeGreedily(const TransformerModel& model,
                                          const std::vector<int>& source, std::vector<int> prefix,
-                                         int maxNewTokens, const CapturePolicy& policy,
-                                         const Ablation& ablation)
+                                         int maxNewTokens, int tokens,
+                                         const CapturePolicy& policy, const Ablation& ablation)
 {
     if (!model.config().hasDecoder())
         throw InputError("An encoder-only model has no decoder to generate text with.");
+    if (tokens < 1 || tokens > model.config().vocabSize)
+        throw InputError("Decoding may choose among " + std::to_string(tokens) +
+                         " tokens; this model's vocabulary has " +
+                         std::to_string(model.config().vocabSize) + ".");
     const std::optional<int> eos = endToken(model);
     std::vector<DecodingStep> steps;
     for (int i = 0; i < maxNewTokens && static_cast<int>(prefix.size()) <= model.config().maxLength;
@@ -29,7 +33,7 @@ std::vector<DecodingStep> decodeGreedily(const TransformerModel& model,
             model.forward(ModelInput{source, {}, prefix}, policy, ablation));
         const auto last = trace->logits.matrix({0}).row(trace->logits.dim(1) - 1);
         Eigen::Index best = 0;
-        const float top = last.maxCoeff(&best);
+        const float top = last.head(tokens).maxCoeff(&best);
         const double sum = (last.array() - top).cast<double>().exp().sum();
         DecodingStep step;
         step.input = prefix;

@@ -21,10 +21,14 @@ struct DecodingStep {
 /// An encoder-decoder model reads `source` and starts its decoder from `prefix` (normally just
 /// the start token); a decoder-only model continues `prefix`. Stops after `maxNewTokens`, at the
 /// end token (which is kept as the last choice), or when the next input would exceed max_length.
+/// Only ids 0 … `tokens` − 1 are chosen, the ones the tokenizer has: a vocabulary padded for
+/// speed (nanoGPT's 50304 rows for GPT-2's 50257 tokens) has rows that name no token, as
+/// Hugging Face's generate never picks them either. `tokens` is 1 to the model's vocab_size.
 /// `policy` says what each step's trace keeps (the last position's logits are always there).
 std::vector<DecodingStep> decodeGreedily(const TransformerModel& model,
                                          const std::vector<int>& source, std::vector<int> prefix,
-                                         int maxNewTokens, const CapturePolicy& policy = {},
+                                         int maxNewTokens, int tokens,
+                                         const CapturePolicy& policy = {},
                                          const Ablation& ablation = {});
 
 /// The ids chosen by a run, without the end token.

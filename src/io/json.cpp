@@ -301,7 +301,9 @@ std::string JsonValue::describe() const
             s = buffer;
         }
     } else if (isString()) {
-        s = "\"" + printable(asString(), kMax) + "\"";
+        // printable escapes and cuts between characters; the byte cut below is for numbers'
+        // digits and would split a character in two.
+        return "\"" + printable(asString(), kMax) + "\"";
     } else if (isArray()) {
         s = "an array";
     } else {

@@ -79,7 +79,8 @@ public:
                     answer =
                         engine::generatedIds(m_model,
                                              engine::decodeGreedily(m_model, ids, {*c.bosTokenId},
-                                                                    c.maxLength, scoringPolicy()));
+                                                                    c.maxLength, tokenizer.size(),
+                                                                    scoringPolicy()));
                 } else {
                     answer = tokenizer.encode(data.answers[i]);
                 }

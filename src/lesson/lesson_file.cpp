@@ -3,12 +3,17 @@
 #include "engine/input_error.h"
 #include "io/file_error.h"
 #include "io/json.h"
+#include "lesson/field_limits.h"
 #include "lesson/lesson_steps.h"
+#include "lesson/playground.h"
 
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include <cstdio>
 #include <limits>
+#include <set>
+#include <tuple>
 
 namespace attnviz::lesson {
 
@@ -17,6 +22,9 @@ namespace {
 constexpr std::string_view kFormat = "attnviz-lesson";
 // Far above any classroom setting, low enough that nothing read is ever large.
 constexpr int kMaxListItems = 100000;
+// More heads than any model the app can hold has (Llama 3 70B: 80 layers of 64 query heads);
+// each listed head is work in every run of the model.
+constexpr std::size_t kMaxSwitchedOffHeads = 8192;
 
 const char* maskName(MaskKind mask)
 {
@@ -44,6 +52,26 @@ const char* positionName(PositionKind p)
         return "rotary";
     }
     return "sinusoidal";
+}
+
+// The length of a UTF-8 text as a Qt field counts it: one unit per character, two for one outside
+// the Basic Multilingual Plane; a byte that is not UTF-8 becomes one U+FFFD.
+std::size_t utf16Length(std::string_view text)
+{
+    std::size_t units = 0;
+    for (const char c : text) {
+        const auto byte = static_cast<unsigned char>(c);
+        if ((byte & 0xC0) != 0x80)
+            units += byte >= 0xF0 && byte <= 0xF4 ? 2 : 1;
+    }
+    return units;
+}
+
+std::string numberText(double x)
+{
+    char text[32];
+    std::snprintf(text, sizeof text, "%g", x);
+    return text;
 }
 
 nlohmann::ordered_json playgroundJson(const PlaygroundSettings& s)
@@ -113,6 +141,18 @@ public:
         return v->asString();
     }
 
+    /// A string for a field holding at most `maxLength` UTF-16 units (field_limits.h).
+    std::string text(std::string_view key, std::string fallback, int maxLength) const
+    {
+        std::string value = string(key, std::move(fallback));
+        if (const std::size_t length = utf16Length(value);
+            length > static_cast<std::size_t>(maxLength))
+            throw engine::InputError("The lesson's “" + name(key) + "” has " +
+                                     std::to_string(length) + " characters; its field holds at most " +
+                                     std::to_string(maxLength) + ".");
+        return value;
+    }
+
     bool boolean(std::string_view key, bool fallback) const
     {
         const io::JsonValue* v = find(key);
@@ -135,28 +175,29 @@ public:
         return v->asInteger();
     }
 
-    double number(std::string_view key, double fallback) const
+    double number(std::string_view key, double fallback, double low, double high) const
     {
         const io::JsonValue* v = find(key);
         if (!v)
             return fallback;
-        if (!v->isNumber() || !std::isfinite(v->asNumber()))
-            fail(key, "a number", *v);
+        if (!v->isNumber() || !(v->asNumber() >= low && v->asNumber() <= high))
+            fail(key, "a number from " + numberText(low) + " to " + numberText(high), *v);
         return v->asNumber();
     }
 
-    int count(std::string_view key, int fallback) const
+    int bounded(std::string_view key, int fallback, int low, int high) const
     {
-        return static_cast<int>(integer(key, fallback, 0, std::numeric_limits<int>::max()));
+        return static_cast<int>(integer(key, fallback, low, high));
     }
 
-    const io::JsonValue::Array* array(std::string_view key) const
+    const io::JsonValue::Array* array(std::string_view key,
+                                      std::size_t maxItems = kMaxListItems) const
     {
         const io::JsonValue* v = find(key);
         if (!v)
             return nullptr;
-        if (!v->isArray() || v->asArray().size() > kMaxListItems)
-            fail(key, "a list of at most " + std::to_string(kMaxListItems) + " items", *v);
+        if (!v->isArray() || v->asArray().size() > maxItems)
+            fail(key, "a list of at most " + std::to_string(maxItems) + " items", *v);
         return &v->asArray();
     }
 
@@ -211,6 +252,14 @@ PlaygroundSettings readPlayground(const Reader& r)
     if (tokens != "words" && tokens != "characters")
         r.fail("tokens", "words or characters", io::JsonValue(tokens));
     s.tokenUnit = tokens == "characters" ? TokenUnit::Character : TokenUnit::Word;
+    // The playground's own limits, checked before the sentences reach a text field that would
+    // take minutes to lay them out.
+    for (const auto& [key, sentences] : {std::pair{"query_sentences", &s.querySentences},
+                                         std::pair{"key_value_sentences", &s.keyValueSentences}})
+        if (const std::string beyond = sentencesBeyondLimits(*sentences, s.tokenUnit);
+            !beyond.empty())
+            throw engine::InputError("The lesson's “" + r.name(key) + "” is more than the " +
+                                     "playground takes: " + beyond + ".");
     // Version 1 knew only a sinusoidal encoding, on or off.
     s.positions =
         r.boolean("positional_encoding", true) ? PositionKind::Sinusoidal : PositionKind::None;
@@ -226,16 +275,22 @@ PlaygroundSettings readPlayground(const Reader& r)
         if (!known)
             r.fail("positions", "none, sinusoidal or rotary", io::JsonValue(positions));
     }
-    s.ropeTheta = r.number("rope_theta", s.ropeTheta);
-    s.keyValueHeads = r.count("kv_heads", 0);
-    s.slidingWindow = r.count("sliding_window", 0);
-    // The sizes are only bounded here; the playground's own checks say what fits (a message
-    // under the field, as when typed).
-    s.modelWidth = r.count("d_model", s.modelWidth);
-    s.heads = r.count("heads", s.heads);
-    s.queryKeySize = r.count("d_k", 0);
-    s.valueSize = r.count("d_v", 0);
-    s.outputWidth = r.count("d_out", 0);
+    s.ropeTheta = r.number("rope_theta", s.ropeTheta, kMinRopeTheta, kMaxRopeTheta);
+    // Its field shows whole numbers only, and would round a fraction away.
+    if (s.ropeTheta != std::floor(s.ropeTheta))
+        r.fail("rope_theta",
+               "a whole number from " + numberText(kMinRopeTheta) + " to " +
+                   numberText(kMaxRopeTheta),
+               *r.find("rope_theta"));
+    // The sizes are bounded here by what their fields hold; the playground's own checks say
+    // what fits (a message under the field, as when typed).
+    s.keyValueHeads = r.bounded("kv_heads", 0, 0, kMaxHeadsField);
+    s.slidingWindow = r.bounded("sliding_window", 0, 0, kMaxWindowField);
+    s.modelWidth = r.bounded("d_model", s.modelWidth, 0, kMaxSizeField);
+    s.heads = r.bounded("heads", s.heads, 0, kMaxHeadsField);
+    s.queryKeySize = r.bounded("d_k", 0, 0, kMaxSizeField);
+    s.valueSize = r.bounded("d_v", 0, 0, kMaxSizeField);
+    s.outputWidth = r.bounded("d_out", 0, 0, kMaxSizeField);
     s.bias = r.boolean("bias", s.bias);
     const std::string mask = r.string("mask", "none");
     bool knownMask = false;
@@ -259,24 +314,29 @@ PlaygroundSettings readPlayground(const Reader& r)
             s.blockedCells.insert({static_cast<int>(cell.asArray()[0].asInteger()),
                                    static_cast<int>(cell.asArray()[1].asInteger())});
         }
-    s.validLengths = r.string("valid_lengths", "");
-    if (const io::JsonValue::Array* heads = r.array("switched_off"))
+    s.validLengths = r.text("valid_lengths", "", kMaxValidLengthsLength);
+    // A head listed again is the same head (a set); no head is numbered beyond its field's H.
+    if (const io::JsonValue::Array* heads = r.array("switched_off", kMaxSwitchedOffHeads))
         for (const io::JsonValue& head : *heads) {
-            if (!head.isInteger() || head.asInteger() < 0 || head.asInteger() >= kMaxListItems)
-                r.fail("switched_off", "a list of head numbers", head);
+            if (!head.isInteger() || head.asInteger() < 0 || head.asInteger() >= kMaxHeadsField)
+                r.fail("switched_off",
+                       "a list of head numbers from 0 to " + std::to_string(kMaxHeadsField - 1),
+                       head);
             s.ablatedHeads.insert(static_cast<int>(head.asInteger()));
         }
-    s.seed = static_cast<std::uint32_t>(
-        r.integer("seed", s.seed, 0, std::numeric_limits<std::uint32_t>::max()));
+    s.seed = static_cast<std::uint32_t>(r.bounded("seed", static_cast<int>(s.seed), 0, kMaxSeed));
     return s;
 }
 
 engine::Ablation readAblation(const Reader& r)
 {
     engine::Ablation ablation;
-    const io::JsonValue::Array* heads = r.array("switched_off");
+    const io::JsonValue::Array* heads = r.array("switched_off", kMaxSwitchedOffHeads);
     if (!heads)
         return ablation;
+    // A head listed again is dropped, as --ablate drops it: it is switched off once, and one
+    // click switches it on again (the panel removes one entry).
+    std::set<std::tuple<int, engine::Block, int>> listed;
     for (const io::JsonValue& item : *heads) {
         if (!item.isObject())
             r.fail("switched_off", "a list of {\"layer\", \"block\", \"head\"} objects", item);
@@ -285,7 +345,8 @@ engine::Ablation readAblation(const Reader& r)
         h.layer = static_cast<int>(head.integer("layer", 0, 0, kMaxListItems));
         h.block = readBlock(head, "block", engine::Block::Self);
         h.head = static_cast<int>(head.integer("head", 0, 0, kMaxListItems));
-        ablation.heads.push_back(h);
+        if (listed.insert({h.layer, h.block, h.head}).second)
+            ablation.heads.push_back(h);
     }
     return ablation;
 }
@@ -369,10 +430,10 @@ LessonFile parseLessonFile(std::string_view text)
         if (source.playground())
             throw engine::InputError("The lesson's “model.folder” must name a model: a folder or "
                                      "a bundled demo such as \"reverse\".");
-        source.text = model.string("text", "");
+        source.text = model.text("text", "", kMaxModelTextLength);
         if (model.find("target"))
-            source.target = model.string("target", "");
-        source.generate = static_cast<int>(model.integer("generate", 0, 0, 4096));
+            source.target = model.text("target", "", kMaxModelTextLength);
+        source.generate = model.bounded("generate", 0, 0, kMaxGenerate);
         source.ablation = readAblation(model);
     } else {
         lesson.playground = readPlayground(root.object("playground"));

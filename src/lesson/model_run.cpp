@@ -1,6 +1,7 @@
 #include "lesson/model_run.h"
 
 #include "engine/input_error.h"
+#include "io/file_error.h"
 #include "lesson/memory_budget.h"
 
 #include <algorithm>
@@ -57,6 +58,19 @@ ModelRun runModelOnText(std::shared_ptr<const io::LoadedModel> loaded, const Run
         throw engine::InputError("The number of tokens to generate is " +
                                  std::to_string(request.generate) + "; this model takes 0 to " +
                                  std::to_string(c.maxLength) + ".");
+    // Decoding stops at the context, and the trace would keep only its first tokens: a text
+    // that leaves no room for the tokens asked for is refused rather than cut.
+    if (const auto n = static_cast<std::int64_t>(ids.size());
+        c.architecture == engine::Architecture::DecoderOnly && request.generate > 0 &&
+        n + request.generate > c.maxLength)
+        throw engine::InputError(
+            "The text has " + std::to_string(n) + " tokens and " + io::printable(c.name, 60) +
+            " reads at most " + std::to_string(c.maxLength) + " (its context), so " +
+            (n >= c.maxLength ? std::string("there is no room to continue it")
+                              : "it can be continued by at most " +
+                                   std::to_string(c.maxLength - n) + " tokens, not " +
+                                   std::to_string(request.generate)) +
+            ".");
     const auto bySize = [&](std::int64_t tokens) {
         engine::CapturePolicy p = fullTraceBytes(c, tokens) > kFullTraceLimit
             ? engine::CapturePolicy::attentionWeights()
@@ -112,7 +126,8 @@ ModelRun runModelOnText(std::shared_ptr<const io::LoadedModel> loaded, const Run
             decoderInput.insert(decoderInput.end(), t.begin(), t.end());
         } else {
             run.decoding = engine::decodeGreedily(model, ids, decoderInput, c.maxLength,
-                                                  bySize(c.maxLength), request.ablation);
+                                                  tokenizer.size(), bySize(c.maxLength),
+                                                  request.ablation);
             const std::vector<int> out = engine::generatedIds(model, run.decoding);
             run.generated = tokenizer.decode(out);
             decoderInput.insert(decoderInput.end(), out.begin(), out.end());
@@ -130,13 +145,11 @@ ModelRun runModelOnText(std::shared_ptr<const io::LoadedModel> loaded, const Run
         std::vector<int> input = ids;
         if (request.generate > 0) {
             run.decoding = engine::decodeGreedily(
-                model, {}, ids, request.generate,
+                model, {}, ids, request.generate, tokenizer.size(),
                 bySize(static_cast<std::int64_t>(ids.size()) + request.generate), request.ablation);
             const std::vector<int> out = engine::generatedIds(model, run.decoding);
             run.generated = tokenizer.decode(out);
             input.insert(input.end(), out.begin(), out.end());
-            if (input.size() > static_cast<std::size_t>(c.maxLength))
-                input.resize(static_cast<std::size_t>(c.maxLength));
         }
         finalLength = static_cast<std::int64_t>(input.size());
         finalInput = {{}, {}, input};

@@ -26,6 +26,22 @@ std::string sizeProblem(const char* what, int value, int limit)
         std::to_string(limit);
 }
 
+// Characters (code points) of a UTF-8 text; a byte that is not UTF-8 counts as one.
+std::size_t characters(std::string_view text)
+{
+    std::size_t n = 0;
+    for (const char c : text)
+        n += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+    return n;
+}
+
+std::string capitalised(std::string clause)
+{
+    if (!clause.empty() && clause[0] >= 'a' && clause[0] <= 'z')
+        clause[0] = static_cast<char>(clause[0] - 'a' + 'A');
+    return clause;
+}
+
 std::size_t longest(const std::vector<std::vector<std::string>>& batch)
 {
     std::size_t n = 0;
@@ -106,9 +122,40 @@ std::vector<std::string> tokenize(const std::string& sentence, TokenUnit unit)
     return tokens;
 }
 
+std::string sentencesBeyondLimits(const std::vector<std::string>& sentences, TokenUnit unit)
+{
+    if (sentences.size() > static_cast<std::size_t>(kMaxSentences))
+        return "there are " + std::to_string(sentences.size()) + " sentences, more than the " +
+            std::to_string(kMaxSentences) + " the playground takes";
+    for (std::size_t b = 0; b < sentences.size(); ++b) {
+        const std::string number = "sentence " + std::to_string(b + 1);
+        if (const std::size_t n = characters(sentences[b]);
+            n > static_cast<std::size_t>(kMaxSentenceLength))
+            return number + " has " + std::to_string(n) + " characters, more than the " +
+                std::to_string(kMaxSentenceLength) + " a sentence may have";
+        if (unit == TokenUnit::Word)
+            for (const std::string& word : io::splitWords(sentences[b]))
+                if (const std::size_t n = characters(word);
+                    n > static_cast<std::size_t>(kMaxWordLength))
+                    return number + " has a word of " + std::to_string(n) +
+                        " characters, more than the " + std::to_string(kMaxWordLength) +
+                        " a word may have";
+    }
+    return {};
+}
+
 std::vector<SettingsProblem> checkSettings(const PlaygroundSettings& s)
 {
     std::vector<SettingsProblem> problems;
+    // Beyond these nothing else is worth checking: the text is not even tokenised.
+    const std::string queriesBeyond = sentencesBeyondLimits(s.querySentences, s.tokenUnit);
+    const std::string keysBeyond = sentencesBeyondLimits(s.keyValueSentences, s.tokenUnit);
+    if (!queriesBeyond.empty())
+        problems.push_back({SettingsField::QuerySentences, capitalised(queriesBeyond) + "."});
+    if (!keysBeyond.empty())
+        problems.push_back({SettingsField::KeyValueSentences, capitalised(keysBeyond) + "."});
+    if (!problems.empty())
+        return problems;
     const auto queries = tokenizeAll(s.querySentences, s.tokenUnit);
     const auto keys = tokenizeAll(s.keyValueSentences, s.tokenUnit);
     if (queries.empty())

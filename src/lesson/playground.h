@@ -31,6 +31,18 @@ struct SettingsProblem {
     std::string message;
 };
 
+/// How much text the playground takes in a field: sentences, characters in a sentence and, when
+/// tokens are words, characters in a word. Beyond them a text is not laid out on screen in
+/// reasonable time (a QPlainTextEdit spends 9 s on one line of 100,000 letters without a space),
+/// nor drawn as a label. A lesson's sentences are read against the same limits.
+inline constexpr int kMaxSentences = 100;
+inline constexpr int kMaxSentenceLength = 4096;
+inline constexpr int kMaxWordLength = 100;
+
+/// How `sentences` go beyond those limits, as a clause ("sentence 2 has 5000 characters, more
+/// than the 4096 a sentence may have"); empty when they are within them.
+std::string sentencesBeyondLimits(const std::vector<std::string>& sentences, TokenUnit unit);
+
 /// Every problem with the settings; empty when they can be computed.
 std::vector<SettingsProblem> checkSettings(const PlaygroundSettings& settings);
 

@@ -5,6 +5,7 @@
 // no raw control character on it, nothing on stdout, and nothing written or left behind.
 #include "io/input_file.h"
 #include "io/safetensors.h"
+#include "support/hf_tokenizer_files.h"
 #include "support/process.h"
 
 #include <gtest/gtest.h>
@@ -789,6 +790,19 @@ std::vector<Row> catalogue()
          },
          2,
          {"config.json describes a \"llama\" model", "AttnViz opens", "GPT-2", "BERT"}},
+        {"model_type_cut_between_characters",
+         [](const Scene& s) {
+             // Cut at 40 bytes, inside a character: stderr had the raw bytes \xe4\xb8.
+             const fs::path dir = s.hf("gpt2");
+             std::string type = "a";
+             for (int i = 0; i < 30; ++i)
+                 type += "中";
+             editText(dir / "config.json", "\"model_type\": \"gpt2\"",
+                      "\"model_type\": \"" + type + "\"");
+             return trace(s, dir.string());
+         },
+         2,
+         {"config.json describes a \"a中中中中中中中中中中中中中…\" model"}},
         {"model_layer_norm_eps_1e39",
          [](const Scene& s) {
              const fs::path dir = s.reverse();
@@ -996,6 +1010,21 @@ std::vector<Row> catalogue()
          2,
          {"'transformer.h.0.attn.c_attn.weight' has shape [48, 16]",
           "the configuration expects [16, 48]"}},
+        {"model_tokenizer_json_type_escaped",
+         [](const Scene& s) {
+             // A C1 CSI and a 100,000-character type reached stderr raw and whole.
+             const fs::path dir = s.hf("gpt2");
+             fs::remove(dir / "vocab.json");
+             fs::remove(dir / "merges.txt");
+             writeBytes(dir / "tokenizer.json",
+                        replacedOnce(gpt2TokenizerJson(false), R"("normalizer":null)",
+                                     R"("normalizer":{"type":"\u009b31m)" +
+                                         std::string(100'000, 'N') + "\"}"));
+             return trace(s, dir.string(), "Hello");
+         },
+         2,
+         {"tokenizer.json has a \\u009b31m" + std::string(51, 'N') +
+          "… normalizer; expected none, as in GPT-2"}},
         {"model_gpt2_no_merges",
          [](const Scene& s) {
              const fs::path dir = s.hf("gpt2");
@@ -1062,6 +1091,25 @@ std::vector<Row> catalogue()
          },
          2,
          {"\"\\x9b\" is not in the model's vocabulary"}},
+        {"model_generate_text_past_context",
+         [](const Scene& s) {
+             // It traced the first 64 tokens, generated nothing and exited 0.
+             Args a = trace(s, ATTNVIZ_SOURCE_MODELS_DIR "/genesis", std::string(90, 'a'));
+             a.insert(a.end(), {"--generate", "3"});
+             return a;
+         },
+         2,
+         {"The text has 90 tokens and genesis reads at most 64 (its context), so there is no "
+          "room to continue it."}},
+        {"model_generate_past_context",
+         [](const Scene& s) {
+             Args a = trace(s, ATTNVIZ_SOURCE_MODELS_DIR "/genesis", std::string(60, 'a'));
+             a.insert(a.end(), {"--generate", "10"});
+             return a;
+         },
+         2,
+         {"The text has 60 tokens and genesis reads at most 64 (its context), so it can be "
+          "continued by at most 4 tokens, not 10."}},
         {"model_empty_name", [](const Scene& s) { return trace(s, ""); }, 2, {"--model", "empty"}},
         {"model_text_too_long",
          [](const Scene& s) { return trace(s, "reverse", std::string(100'000, 'a')); },
@@ -1656,6 +1704,37 @@ TEST(BadInputLimits, DumpThroughASymbolicLinkKeepsTheLink)
     EXPECT_TRUE(fs::is_symlink(scene.out("link.safetensors")));
     EXPECT_NO_THROW(io::SafetensorsFile::read(scene.out("real.safetensors")));
     EXPECT_EQ(std::distance(fs::directory_iterator(scene.out()), fs::directory_iterator()), 2);
+}
+
+// A vocabulary padded past the tokenizer (nanoGPT's 50304 rows for GPT-2's 50257 tokens): greedy
+// decoding chooses among the tokens the tokenizer has, as Hugging Face's generate does. The
+// padded rows here would win every choice (±1000 along each feature); it failed with "token id
+// 50257 is outside the vocabulary of 50257 tokens".
+TEST(BadInputLimits, APaddedVocabularyContinuesWithTokensTheTokenizerHas)
+{
+    const Scene scene(fs::temp_directory_path() /
+                      ("attnviz-BadInputLimits-padded-" + std::to_string(::getpid())));
+    const fs::path dir = scene.hf("gpt2");
+    editText(dir / "config.json", "\"vocab_size\": 50257", "\"vocab_size\": 50304");
+    editWeights(dir / "model.safetensors", [](std::vector<RawTensor>& t) {
+        RawTensor& wte = tensorNamed(t, "transformer.wte.weight");
+        const std::int64_t width = wte.shape[1];
+        std::vector<float> padding(static_cast<std::size_t>(47 * width), 0.0f);
+        for (std::int64_t k = 0; k < width; ++k) {
+            padding[static_cast<std::size_t>(k * width + k)] = 1000.0f;
+            padding[static_cast<std::size_t>((width + k) * width + k)] = -1000.0f;
+        }
+        wte.bytes.append(reinterpret_cast<const char*>(padding.data()), padding.size() * 4);
+        wte.shape[0] = 50304;
+    });
+    const ProcessResult r =
+        runProcess(kCli,
+                   {"trace", "--model", dir.string(), "--text", "Hello", "--generate", "3",
+                    "--dump", scene.dump()},
+                   {kSeconds, kDataBytes});
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_NE(r.out.find("generated: "), std::string::npos) << r.out;
+    EXPECT_EQ(r.err, "");
 }
 
 TEST(BadInputLimits, CatalogueHasAtLeastFortyDistinctRows)

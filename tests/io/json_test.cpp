@@ -1,5 +1,7 @@
 #include "io/json.h"
 
+#include "io/file_error.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -67,6 +69,19 @@ TEST(Json, DescribesValuesAsWrittenAndEscaped) // #11: 4.0 was reported as 4
     EXPECT_EQ(parseJson("4.0").describe(), "4.0");
     EXPECT_EQ(parseJson("1e9").describe(), "1e9");
     EXPECT_EQ(parseJson(R"("a\nb\u001b[31m")").describe(), R"("a\nb\x1b[31m")");
+}
+
+// #22 item 15: a long string was cut at 40 bytes, inside a character ("a中中…" printed \xe4\xb8).
+TEST(Json, DescriptionsAreCutBetweenCharacters)
+{
+    std::string chinese;
+    for (int i = 0; i < 30; ++i)
+        chinese += "中";
+    const std::string described = parseJson("\"a" + chinese + "\"").describe();
+    EXPECT_EQ(described, "\"a中中中中中中中中中中中中中…\"");
+    EXPECT_EQ(printable(described), described) << "valid UTF-8, nothing left to escape";
+    EXPECT_EQ(parseJson("\"\\u009b31m" + std::string(100, 'x') + "\"").describe(),
+              "\"\\u009b31m" + std::string(31, 'x') + "…\"");
 }
 
 TEST(Json, ManyMembersParseInLinearTime) // #11: a quadratic duplicate check took minutes

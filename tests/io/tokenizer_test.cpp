@@ -5,6 +5,7 @@
 #include "io/tokenizer/bert_pre_tokenizer.h"
 #include "io/tokenizer/byte_level_bpe.h"
 #include "io/tokenizer/gpt2_pre_tokenizer.h"
+#include "io/tokenizer/tokenizer_json.h"
 #include "io/tokenizer/unicode.h"
 #include "io/tokenizer/word_piece.h"
 
@@ -447,6 +448,34 @@ TEST(WordPiece, RefusesMalformedFiles)
     const WordPiece tiny =
         WordPiece::fromTokenizerJson("{" + model + "," + normalizer + "," + pre + "}");
     EXPECT_THAT(tiny.encode("Hi hI ho"), ElementsAre(1, 3, 3, 0, 2));
+}
+
+// #22 item 16: a step's type reached stderr raw (a C1 CSI, bytes that are not UTF-8) and whole
+// (100,000 characters); it is escaped and cut like every name from a file.
+TEST(WordPiece, AStepsTypeIsEchoedEscapedAndBounded)
+{
+    const auto fromJson = [](const std::string& json) {
+        return errorOf([&] { WordPiece::fromTokenizerJson(json); });
+    };
+    const std::string model =
+        R"("model":{"type":"WordPiece","vocab":{"[UNK]":0,"[CLS]":1,"[SEP]":2,"hi":3}})";
+    const std::string normalizer = R"("normalizer":{"type":"BertNormalizer"})";
+    EXPECT_EQ(fromJson("{" + model + R"(,"normalizer":{"type":"\u009b31mX"}})"),
+              "tokenizer.json's normalizer is \\u009b31mX; expected BertNormalizer, as in "
+              "uncased BERT");
+    EXPECT_EQ(fromJson("{" + model + "," + normalizer + ",\"pre_tokenizer\":{\"type\":\"a\xff\x9b\"}}"),
+              "tokenizer.json's pre-tokenizer is a\\xff\\x9b; expected BertPreTokenizer");
+    EXPECT_EQ(fromJson("{" + model + "," + normalizer + R"(,"pre_tokenizer":{"type":")" +
+                       std::string(100000, 'P') + R"("}})"),
+              "tokenizer.json's pre-tokenizer is " + std::string(kEchoedTypeLength, 'P') +
+                  "…; expected BertPreTokenizer");
+    // The GPT-2 pipeline's check names the same types the same way.
+    EXPECT_EQ(errorOf([&] {
+                  ByteLevelBpe::fromTokenizerJson(
+                      R"({"model":{"type":"BPE","vocab":{},"merges":[]},"normalizer":{"type":")"
+                      "\\u001b[2J\"}}");
+              }),
+              "tokenizer.json has a \\x1b[2J normalizer; expected none, as in GPT-2");
 }
 
 TEST(BertPreTokenizer, NormalisesAndSplits)

@@ -2,9 +2,11 @@
 // refused with one sentence that names the member at fault.
 #include "engine/input_error.h"
 #include "lesson/lesson_file.h"
+#include "lesson/playground.h"
 
 #include "io/input_file.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -48,7 +50,7 @@ LessonFile playgroundLesson()
     l.playground.blockedCells = {{0, 1}, {2, 3}};
     l.playground.validLengths = "[[1, 3], [2, 4]]";
     l.playground.ablatedHeads = {1, 2};
-    l.playground.seed = 4000000000u;
+    l.playground.seed = 2000000000u;
     l.step = "masked";
     l.batch = 1;
     return l;
@@ -158,7 +160,7 @@ TEST(LessonFile, DamageIsNamedInOneSentence)
         {lesson(R"("playground": {"blocked_cells": [[-1, 2]]})"), "“playground.blocked_cells”"},
         {lesson(R"("playground": {"query_sentences": "one"})"), "“playground.query_sentences”"},
         {lesson(R"("playground": {"query_sentences": [1]})"), "“playground.query_sentences”"},
-        {lesson(R"("playground": {"seed": 4294967296})"), "“playground.seed”"},
+        {lesson(R"("playground": {"seed": 2147483648})"), "“playground.seed”"},
         {lesson(R"("playground": {}, "view": {"step": "attention"})"), "“view.step”"},
         {lesson(R"("playground": {}, "view": {"head": -2})"), "“view.head”"},
         {lesson(R"("playground": {}, "view": {"block": "enc_ffn"})"), "“view.block”"},
@@ -171,6 +173,138 @@ TEST(LessonFile, DamageIsNamedInOneSentence)
         EXPECT_EQ(message.find('\n'), std::string::npos) << message;
         EXPECT_EQ(message.back(), '.') << message;
     }
+}
+
+std::string modelLessonWith(const std::string& members)
+{
+    return R"({"format": "attnviz-lesson", "version": 1, "model": {"folder": "reverse", )" +
+        members + "}}";
+}
+
+std::string playgroundLessonWith(const std::string& members)
+{
+    return R"({"format": "attnviz-lesson", "version": 2, "playground": {)" + members + "}}";
+}
+
+std::string repeated(const std::string& piece, int times)
+{
+    std::string out;
+    for (int i = 0; i < times; ++i)
+        out += piece;
+    return out;
+}
+
+// A field given more than it holds cuts it down without a word (a QLineEdit keeps 32767 units, a
+// QSpinBox its maximum), so a lesson holding more is refused in one sentence naming the member
+// and the limit; a value at the limit opens as it is.
+TEST(LessonFile, AValueItsFieldCannotHoldIsRefusedNotCut)
+{
+    struct Case {
+        std::string text;
+        std::string said;
+    } refused[] = {
+        {modelLessonWith(R"("text": ")" + std::string(32768, 'a') + "\""),
+         "The lesson's “model.text” has 32768 characters; its field holds at most 32767."},
+        {modelLessonWith(R"("text": ")" + std::string(4'000'000, 'a') + "\""),
+         "“model.text” has 4000000 characters"},
+        // A character outside the Basic Multilingual Plane is two units of the field.
+        {modelLessonWith(R"("text": ")" + repeated("😀", 16384) + "\""),
+         "“model.text” has 32768 characters"},
+        {modelLessonWith(R"("target": ")" + std::string(40000, 'b') + "\""),
+         "“model.target” has 40000 characters; its field holds at most 32767."},
+        {modelLessonWith(R"("generate": 4096)"),
+         "The lesson's “model.generate” must be a whole number from 0 to 256, not 4096."},
+        {playgroundLessonWith(R"("valid_lengths": ")" + std::string(401, '1') + "\""),
+         "“playground.valid_lengths” has 401 characters; its field holds at most 400."},
+        {playgroundLessonWith(R"("heads": 129)"), "“playground.heads” must be a whole number from 0 to 128"},
+        {playgroundLessonWith(R"("kv_heads": 129)"), "“playground.kv_heads” must be a whole number from 0 to 128"},
+        {playgroundLessonWith(R"("d_model": 4097)"), "“playground.d_model” must be a whole number from 0 to 4096"},
+        {playgroundLessonWith(R"("d_out": 4097)"), "“playground.d_out” must be a whole number from 0 to 4096"},
+        {playgroundLessonWith(R"("sliding_window": 257)"), "“playground.sliding_window” must be a whole number from 0 to 256"},
+        {playgroundLessonWith(R"("seed": 4000000000)"), "“playground.seed” must be a whole number from 0 to 2147483647"},
+        {playgroundLessonWith(R"("rope_theta": 1.5)"), "“playground.rope_theta” must be a number from 2 to 1e+09"},
+        {playgroundLessonWith(R"("rope_theta": 10000.5)"), "“playground.rope_theta” must be a whole number from 2 to 1e+09"},
+    };
+    for (const Case& c : refused) {
+        const std::string message = refusal(c.text);
+        EXPECT_NE(message.find(c.said), std::string::npos) << c.said << "\n→ " << message;
+        EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+        EXPECT_EQ(message.back(), '.') << message;
+    }
+
+    const LessonFile atTheLimit = parseLessonFile(modelLessonWith(
+        R"("text": ")" + repeated("注", 32767) + R"(", "target": ")" + std::string(32767, 'b') +
+        R"(", "generate": 256)"));
+    EXPECT_EQ(atTheLimit.model.text, repeated("注", 32767));
+    EXPECT_EQ(atTheLimit.model.target, std::string(32767, 'b'));
+    EXPECT_EQ(atTheLimit.model.generate, 256);
+    const LessonFile widest = parseLessonFile(playgroundLessonWith(
+        R"("heads": 128, "d_model": 4096, "seed": 2147483647, "rope_theta": 1000000000.0, )"
+        R"("valid_lengths": ")" + std::string(400, '1') + "\""));
+    EXPECT_EQ(widest.playground.heads, 128);
+    EXPECT_EQ(widest.playground.modelWidth, 4096);
+    EXPECT_EQ(widest.playground.seed, 2147483647u);
+    EXPECT_EQ(widest.playground.ropeTheta, 1e9);
+    EXPECT_EQ(widest.playground.validLengths.size(), 400u);
+}
+
+// A sentence the playground would not take is refused before it reaches a text field: one word of
+// 3 million letters kept the app's window from appearing for minutes.
+TEST(LessonFile, SentencesBeyondThePlaygroundsLimitsAreRefused)
+{
+    const std::string word(3'000'000, 'a');
+    EXPECT_EQ(refusal(playgroundLessonWith(R"("query_sentences": [")" + word + R"("])")),
+              "The lesson's “playground.query_sentences” is more than the playground takes: "
+              "sentence 1 has 3000000 characters, more than the 4096 a sentence may have.");
+    EXPECT_EQ(refusal(playgroundLessonWith(R"("query_sentences": ["a b"], )"
+                                           R"("key_value_sentences": ["a )" +
+                                           std::string(101, 'w') + R"("])")),
+              "The lesson's “playground.key_value_sentences” is more than the playground takes: "
+              "sentence 1 has a word of 101 characters, more than the 100 a word may have.");
+    std::string many;
+    for (int i = 0; i <= kMaxSentences; ++i)
+        many += std::string(i ? ", " : "") + "\"s\"";
+    EXPECT_THAT(refusal(playgroundLessonWith(R"("query_sentences": [)" + many + "]")),
+                ::testing::HasSubstr("there are 101 sentences, more than the 100"));
+    // The word limit is for word tokens; character tokens read a long unspaced sentence.
+    const LessonFile characters = parseLessonFile(playgroundLessonWith(
+        R"("tokens": "characters", "query_sentences": [")" + std::string(200, 'c') + R"("])"));
+    EXPECT_EQ(characters.playground.querySentences[0].size(), 200u);
+}
+
+// A head listed again is dropped, as --ablate drops it (it is the same head, and the panel's click
+// removes one entry); a list longer than any model's heads is refused before any work: 80,000
+// copies of one head took 18 s to open.
+TEST(LessonFile, SwitchedOffHeadsListedAgainAreDroppedAndTheListIsBounded)
+{
+    const std::string head = R"({"layer": 1, "block": "cross", "head": 2})";
+    std::string thrice = head + ", " + head + ", " + R"({"layer": 0, "block": "self", "head": 0})" +
+        ", " + head;
+    const LessonFile model = parseLessonFile(modelLessonWith(R"("switched_off": [)" + thrice + "]"));
+    const std::vector<engine::Ablation::Head> once = {{1, engine::Block::Cross, 2},
+                                                      {0, engine::Block::Self, 0}};
+    EXPECT_EQ(model.model.ablation.heads, once);
+
+    std::string copies = head;
+    for (int i = 1; i < 80000; ++i)
+        copies += ", " + head;
+    EXPECT_THAT(refusal(modelLessonWith(R"("switched_off": [)" + copies + "]")),
+                ::testing::HasSubstr("The lesson's “model.switched_off” must be a list of at "
+                                     "most 8192 items, not "));
+
+    std::string numbers = "1";
+    for (int i = 1; i < 200; ++i)
+        numbers += ", 1";
+    EXPECT_EQ(parseLessonFile(playgroundLessonWith(R"("switched_off": [)" + numbers + "]"))
+                  .playground.ablatedHeads,
+              std::set<int>{1});
+    for (int i = 200; i < 80000; ++i)
+        numbers += ", 1";
+    EXPECT_THAT(refusal(playgroundLessonWith(R"("switched_off": [)" + numbers + "]")),
+                ::testing::HasSubstr("“playground.switched_off” must be a list of at most 8192"));
+    EXPECT_THAT(refusal(playgroundLessonWith(R"("switched_off": [128])")),
+                ::testing::HasSubstr("“playground.switched_off” must be a list of head numbers "
+                                     "from 0 to 127, not 128."));
 }
 
 // The example lessons (also the fuzzer's seeds) read, and are written back byte for byte: the

@@ -50,6 +50,36 @@ TEST(Playground, EmptyInputAndMismatchedCrossAttentionAreExplained)
     EXPECT_THAT(problemsText(s), HasSubstr("one key/value sentence per query sentence (2), not 1"));
 }
 
+// The limits of the sentence fields (a lesson is read against the same ones, LessonFile tests):
+// the number of sentences, characters in one, and in a word when tokens are words.
+TEST(Playground, SentencesBeyondTheFieldsLimitsAreExplained)
+{
+    PlaygroundSettings s;
+    s.querySentences = {"a", std::string(kMaxSentenceLength, ' ') + "b"};
+    EXPECT_EQ(problemsText(s), "Sentence 2 has 4097 characters, more than the 4096 a sentence "
+                               "may have.\n");
+    s.querySentences = {"a " + std::string(kMaxWordLength + 1, 'w')};
+    EXPECT_EQ(problemsText(s), "Sentence 1 has a word of 101 characters, more than the 100 a word "
+                               "may have.\n");
+    // Characters, not bytes: 100 Chinese characters are a word within the limit.
+    std::string chinese;
+    for (int i = 0; i < kMaxWordLength; ++i)
+        chinese += "注";
+    s.querySentences = {chinese};
+    EXPECT_EQ(sentencesBeyondLimits(s.querySentences, TokenUnit::Word), "");
+    // Character tokens have no words: a long unspaced sentence is only its tokens' business.
+    s.querySentences = {std::string(200, 'c')};
+    s.tokenUnit = TokenUnit::Character;
+    EXPECT_EQ(problemsText(s), "");
+    s.querySentences = {"q"};
+    s.keyValueSentences.assign(kMaxSentences + 1, "k");
+    EXPECT_THAT(problemsText(s), HasSubstr("There are 101 sentences, more than the 100 the "
+                                           "playground takes."));
+    s.querySentences.assign(kMaxSentences, "q");
+    s.keyValueSentences.assign(kMaxSentences, "k");
+    EXPECT_EQ(problemsText(s), "");
+}
+
 TEST(Playground, BatchPaddingIsBlocked)
 {
     PlaygroundSettings s;

@@ -18,7 +18,7 @@ SafetensorsFile openWeights(const fs::path& path)
     try {
         return SafetensorsFile::read(path.string());
     } catch (const FormatError& e) {
-        throw ModelError(name + " is damaged: " + e.what());
+        throw ModelError(printable(name) + " is damaged: " + e.what());
     } catch (const FileError& e) {
         throw ModelError(e.what());
     }

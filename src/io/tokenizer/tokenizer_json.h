@@ -21,8 +21,12 @@ JsonValue parseTokenizerJson(std::string_view text, std::string_view modelType);
 const JsonValue& tokenizerModel(const JsonValue& root);
 
 /// The "type" of a pipeline step such as "normalizer" or "pre_tokenizer"; "none" when the step is
-/// null or absent.
+/// null or absent. It is ready to echo: escaped with printable() and cut to kEchoedTypeLength
+/// bytes, so a message may name it as it is.
 std::string stepType(const JsonValue& root, std::string_view step);
+
+/// How much of a type name from the file a message echoes; Hugging Face's longest is 22 bytes.
+inline constexpr std::size_t kEchoedTypeLength = 60;
 
 /// Whether `object` has a member `key` that is the boolean `value` (absent or null is neither).
 bool flagIs(const JsonValue* object, std::string_view key, bool value);
