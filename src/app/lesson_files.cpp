@@ -1,7 +1,7 @@
 #include "app/lesson_files.h"
 
 #include "app/settings_store.h"
-
+#include "app/shown_names.h"
 #include "engine/input_error.h"
 #include "io/atomic_file.h"
 #include "io/file_error.h"
@@ -17,11 +17,6 @@ namespace attnviz::app {
 namespace {
 
 constexpr int kRecentLessons = 8;
-
-QString shown(const QString& path)
-{
-    return QString::fromStdString(io::printable(QDir::toNativeSeparators(path).toStdString()));
-}
 
 bool isBundledName(const std::string& model)
 {
@@ -41,7 +36,7 @@ LessonRead readLessonFile(const QString& path)
         return read;
     } catch (const engine::InputError& e) {
         read.error = QCoreApplication::translate("LessonFiles", "“%1” cannot be opened: %2")
-                         .arg(shown(path), QString::fromStdString(e.what()));
+                         .arg(shownPath(path), QString::fromStdString(e.what()));
         return read;
     }
     std::string& model = read.lesson->model.folder;

@@ -17,6 +17,7 @@
 #include "app/presentation_mode.h"
 #include "app/scaling_dialog.h"
 #include "app/settings_store.h"
+#include "app/shown_names.h"
 #include "app/step_panel.h"
 #include "ui_main_window.h"
 
@@ -464,7 +465,7 @@ bool MainWindow::openLessonFile(const QString& path)
         return false;
     }
     rememberLesson(path);
-    statusBar()->showMessage(tr("Opened the lesson %1").arg(QFileInfo(path).fileName()));
+    statusBar()->showMessage(tr("Opened the lesson %1").arg(shownFileName(path)));
     openLesson(*read.lesson);
     return true;
 }
@@ -477,7 +478,7 @@ QString MainWindow::saveLessonFile(const QString& path)
         return error;
     }
     rememberLesson(path);
-    statusBar()->showMessage(tr("Saved the lesson as %1").arg(QFileInfo(path).fileName()));
+    statusBar()->showMessage(tr("Saved the lesson as %1").arg(shownFileName(path)));
     return {};
 }
 
@@ -487,7 +488,7 @@ void MainWindow::fillRecentMenu()
     menu->clear();
     const QStringList paths = recentLessons();
     for (const QString& path : paths) {
-        QAction* action = menu->addAction(QFileInfo(path).fileName());
+        QAction* action = menu->addAction(shownFileName(path));
         action->setToolTip(QDir::toNativeSeparators(path));
         action->setStatusTip(QDir::toNativeSeparators(path));
         connect(action, &QAction::triggered, this, [this, path] { openLessonFile(path); });

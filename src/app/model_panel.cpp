@@ -1,5 +1,6 @@
 #include "app/model_panel.h"
 
+#include "app/shown_names.h"
 #include "io/builtin_models.h"
 #include "lesson/field_limits.h"
 #include "lesson/parameter_count.h"
@@ -133,7 +134,7 @@ void ModelPanel::setRequest(const lesson::ModelSource& request)
     if (index < 0) {
         index = m_ui->source->findData(kOpenFolder);
         // cleanPath: "models/gpt2/" is listed as "gpt2", not as an empty entry.
-        m_ui->source->insertItem(index, QFileInfo(QDir::cleanPath(folder)).fileName(), folder);
+        m_ui->source->insertItem(index, shownFileName(folder), folder);
     }
     m_ui->source->setCurrentIndex(index);
     {
@@ -161,7 +162,7 @@ void ModelPanel::sourceActivated(int index)
             int at = m_ui->source->findData(folder); // opened before: not listed twice
             if (at < 0) {
                 at = m_ui->source->findData(kOpenFolder);
-                m_ui->source->insertItem(at, QFileInfo(folder).fileName(), folder);
+                m_ui->source->insertItem(at, shownFileName(folder), folder);
             }
             m_ui->source->setCurrentIndex(at);
         }

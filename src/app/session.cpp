@@ -2,10 +2,8 @@
 
 #include "app/model_panel.h"
 #include "app/settings_store.h"
+#include "app/shown_names.h"
 #include "io/builtin_models.h"
-
-#include <QDir>
-#include <QFileInfo>
 
 #include <algorithm>
 #include <utility>
@@ -90,7 +88,7 @@ void Session::showModel(const lesson::ModelSource& source)
     if (source.folder != m_reopenedFolder)
         m_reopenedFolder.clear(); // another model was chosen before the reopened one opened
     m_source = source;
-    emit status(tr("Running %1…").arg(QString::fromStdString(source.folder)));
+    emit status(tr("Running %1…").arg(shownText(QString::fromStdString(source.folder))));
     emit progress(0, 0);
     m_models->request(source);
 }
@@ -184,8 +182,7 @@ void Session::modelFinished(const ModelResult& result)
         const QString notice =
             tr("The model opened last time, “%1”, could not be opened again (%2), so the %3 demo "
                "is shown instead.")
-                .arg(QFileInfo(QDir::cleanPath(QString::fromStdString(result.request.folder)))
-                         .fileName(),
+                .arg(shownFileName(QString::fromStdString(result.request.folder)),
                      clause(result.error), QString::fromStdString(demo.folder));
         emit modelReplaced(demo, notice);
         emit status(notice);
@@ -193,8 +190,7 @@ void Session::modelFinished(const ModelResult& result)
         // The window keeps showing what it showed; the panel names it again and says why.
         const QString notice =
             tr("“%1” was not opened: %2.")
-                .arg(QFileInfo(QDir::cleanPath(QString::fromStdString(result.request.folder)))
-                         .fileName(),
+                .arg(shownFileName(QString::fromStdString(result.request.folder)),
                      clause(result.error));
         emit modelKept(m_modelResult, notice);
         emit status(notice);

@@ -24,7 +24,8 @@ Runs a Transformer model on a text and writes every activation to OUT as F32 ten
 where block is self (encoder self-attention), masked_self (decoder self-attention), cross
 (decoder attention over the encoder), enc_ffn or dec_ffn (feed-forward), and step is one of
 %s,
-norm, residual (attention blocks) or hidden_pre, hidden, output, norm, residual (feed-forward).
+norm, residual (attention blocks) or [gate_pre,] hidden_pre, hidden, output, norm, residual
+(feed-forward; gate_pre only in gated blocks).
 The metadata holds each tensor's axes (axes.<name>), the tokens and their ids (source_tokens,
 source_ids, target_tokens, target_ids), the text and the model; the same fields form the
 manifest (docs/model-format.md). Tensors stream to disk as the model computes them, so a long

@@ -5,6 +5,7 @@
 #include "app/session.h"
 #include "window_test_support.h"
 
+#include <QDir>
 #include <QSignalSpy>
 #include <QtTest>
 
@@ -38,10 +39,12 @@ struct GatedJobs {
                 return request;
             };
         },
-        [this](int result, JobFate fate) { done.emplace_back(result, fate); },
-        [this] { ++idle; }};
+        [this](int result, JobFate fate) { done.emplace_back(result, fate); }, [this] { ++idle; }};
 
-    bool waitIdle() { return QTest::qWaitFor([this] { return !worker.busy(); }, 60000); }
+    bool waitIdle()
+    {
+        return QTest::qWaitFor([this] { return !worker.busy(); }, 60000);
+    }
 };
 
 lesson::PlaygroundSettings refusedSettings()
@@ -67,8 +70,9 @@ private slots:
         jobs.open = true;
         QVERIFY(jobs.waitIdle());
         QCOMPARE(jobs.worker.jobsStarted(), 2);
-        QCOMPARE(jobs.done, (std::vector<std::pair<int, JobFate>>{{1, JobFate::Overtaken},
-                                                                  {3, JobFate::Current}}));
+        QCOMPARE(
+            jobs.done,
+            (std::vector<std::pair<int, JobFate>>{{1, JobFate::Overtaken}, {3, JobFate::Current}}));
         QCOMPARE(jobs.sawStop.load(), 1); // job 1 was told it is stale; job 3 was not
         QCOMPARE(jobs.idle, 1);
     }
@@ -81,8 +85,7 @@ private slots:
         cancelled.worker.cancel(); // drops 2 and stops 1
         cancelled.open = true;
         QVERIFY(cancelled.waitIdle());
-        QCOMPARE(cancelled.done,
-                 (std::vector<std::pair<int, JobFate>>{{1, JobFate::Cancelled}}));
+        QCOMPARE(cancelled.done, (std::vector<std::pair<int, JobFate>>{{1, JobFate::Cancelled}}));
         QCOMPARE(cancelled.idle, 1);
 
         GatedJobs discarded;
@@ -148,8 +151,7 @@ private slots:
         Session session;
         QSignalSpy results(&session, &Session::modelShown);
         session.showModel({.folder = "reverse", .text = "attention"});
-        QVERIFY(QTest::qWaitFor([&] { return results.count() == 1; },
-                                attnviz::test::kPatienceMs));
+        QVERIFY(QTest::qWaitFor([&] { return results.count() == 1; }, attnviz::test::kPatienceMs));
         QVERIFY(session.run());
         QVERIFY(!session.walkthrough()); // the panel chooses the block
         session.chooseBlock({7, attnviz::engine::Block::Cross, -1});
@@ -167,6 +169,25 @@ private slots:
         QVERIFY(session.modelResult().request.playground());
     }
 
+    void aFolderThatIsNoModelIsNamedEscapedOnOneLine()
+    {
+        Session session;
+        QSignalSpy kept(&session, &Session::modelKept);
+        QSignalSpy unopened(&session, &Session::sourceUnopened);
+        // A right-to-left override would show the rest of the sentence backwards; an ESC and a
+        // line break would break it.
+        const QString name = QStringLiteral("no\u202Emodel\x1b\nhere");
+        session.showModel(
+            {.folder = (QDir::tempPath() + QLatin1Char('/') + name).toStdString(), .text = "abc"});
+        QVERIFY(QTest::qWaitFor([&] { return kept.count() == 1; }, attnviz::test::kPatienceMs));
+        QCOMPARE(unopened.count(), 1);
+        const QString notice = kept.takeFirst().at(1).toString();
+        QVERIFY2(notice.contains(QStringLiteral("was not opened")), qPrintable(notice));
+        for (const QChar c : {QChar(0x202E), QChar(0x1b), QChar('\n')})
+            QVERIFY2(!notice.contains(c), qPrintable(notice));
+        QVERIFY2(notice.contains(QStringLiteral("model")), qPrintable(notice));
+    }
+
     void aLessonsViewWaitsForItsOwnRun()
     {
         Session session;
@@ -179,8 +200,7 @@ private slots:
         QSignalSpy results(&session, &Session::modelShown);
         // Another text's run (one asked for before the lesson opened) is not the lesson's.
         session.showModel({.folder = "reverse", .text = "tension"});
-        QVERIFY(QTest::qWaitFor([&] { return results.count() == 1; },
-                                attnviz::test::kPatienceMs));
+        QVERIFY(QTest::qWaitFor([&] { return results.count() == 1; }, attnviz::test::kPatienceMs));
         QCOMPARE(ready.count(), 0);
         QVERIFY(session.pendingView());
         session.showModel(saved.model);
