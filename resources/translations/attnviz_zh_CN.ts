@@ -1262,6 +1262,25 @@
     </message>
 </context>
 <context>
+    <name>attnviz::app::GuardedApplication</name>
+    <message>
+        <source>Something went wrong</source>
+        <translation>出了点问题</translation>
+    </message>
+    <message>
+        <source>There was not enough memory for what was asked; the window shows what it could, and the last action was not completed.</source>
+        <translation>内存不足以完成所请求的操作；窗口显示了能显示的内容，上一个操作没有完成。</translation>
+    </message>
+    <message>
+        <source>The last action failed: %1</source>
+        <translation>上一个操作失败：%1</translation>
+    </message>
+    <message>
+        <source>The last action failed for an unknown reason.</source>
+        <translation>上一个操作因未知原因失败。</translation>
+    </message>
+</context>
+<context>
     <name>attnviz::app::GuidedTour</name>
     <message>
         <source>Back</source>

@@ -1,4 +1,5 @@
 // attnviz: the desktop app (everything but main lives in attnviz_app, so tests can link it).
+#include "app/guarded_application.h"
 #include "app/language.h"
 #include "app/main_window.h"
 #include "app/model_panel.h"
@@ -124,7 +125,7 @@ int main(int argc, char** argv)
                      "none.\n");
         return 2;
     }
-    QApplication app(argc, argv);
+    attnviz::app::GuardedApplication app(argc, argv);
     nameApplication();
     QCommandLineParser parser;
     options.addTo(parser);

@@ -1,5 +1,7 @@
 #include "io/attention_import.h"
 
+#include "engine/model_config.h"
+
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -121,10 +123,21 @@ std::uint64_t product(std::initializer_list<std::int64_t> sizes)
     return p;
 }
 
-/// Refuses, from the header's shapes alone, weights that would need more than
-/// kMaxImportedFloatBytes as floats.
+/// Refuses more layers than any model has: each costs bookkeeping and a heatmap in the overview,
+/// however small its matrices.
+void checkLayerCount(std::int64_t layers)
+{
+    if (layers > engine::ConfigLimits::kLayers)
+        throw FormatError("the file holds attention weights of " + std::to_string(layers) +
+                          " layers; a model has at most " +
+                          std::to_string(engine::ConfigLimits::kLayers));
+}
+
+/// Refuses, from the header's shapes alone, too many layers and weights that would need more
+/// than kMaxImportedFloatBytes as floats.
 void checkSize(std::int64_t layers, const Layout& layout)
 {
+    checkLayerCount(layers);
     const std::uint64_t floats = product({layers, layout.heads, layout.queries, layout.keys});
     if (floats > kMaxImportedFloatBytes / sizeof(float))
         throw FormatError(
@@ -171,6 +184,7 @@ Layout findLayers(const SafetensorsFile& file)
         return layout;
     }
 
+    checkLayerCount(static_cast<std::int64_t>(perLayer.size()));
     std::int64_t expected = 0;
     for (const auto& [n, t] : perLayer) {
         if (n != expected)

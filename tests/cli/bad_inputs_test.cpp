@@ -1190,6 +1190,21 @@ std::vector<Row> catalogue()
          },
          2,
          {"4 GiB"}},
+        {"import_million_layers",
+         [](const Scene& s) {
+             // A valid 4 MB file: 10⁶ layers of one zero weight each.
+             const std::uint64_t bytes = 1'000'000ull * 4;
+             std::string header = "{\"__metadata__\":{\"tokens\":\"[\\\"a\\\"]\"},"
+                                  "\"attentions\":{\"dtype\":\"F32\",\"shape\":[1000000,1,1,1],"
+                                  "\"data_offsets\":[0," +
+                 std::to_string(bytes) + "]}}";
+             writeSparse(s.in("deep.safetensors"), lengthField(header.size()) + header,
+                         8 + header.size() + bytes);
+             return Args{"export", "--attentions", s.in("deep.safetensors"), "--format", "csv",
+                         "--out",  s.out()};
+         },
+         2,
+         {"1000000 layers; a model has at most 1024"}},
         {"import_every_step",
          [](const Scene& s) {
              return Args{"export",  "--attentions", attentions("cross"),

@@ -361,9 +361,12 @@ TEST(AttentionImport, SizeIsRefusedFromTheHeaderBeforeAnyValueIsRead)
                 HasSubstr("would need 4.00012 GiB as floats (layers × heads × queries × "
                           "keys = 1 × 1 × 32768 × 32769)"));
     EXPECT_THAT(perLayer, HasSubstr("at most 4 GiB"));
-    // Stacked, with 65537 tiny layers: refused before an entry is made for each.
+    // Stacked: too many layers, and too many floats in a model's number of layers; both refused
+    // before an entry is made for each layer.
     EXPECT_THAT(sparseRefusal("attentions", {65537, 1, 1, 128, 128}),
-                HasSubstr("(layers × heads × queries × keys = 65537 × 1 × 128 × 128)"));
+                HasSubstr("attention weights of 65537 layers; a model has at most 1024"));
+    EXPECT_THAT(sparseRefusal("attentions", {1024, 1, 1, 1448, 1448}),
+                HasSubstr("(layers × heads × queries × keys = 1024 × 1 × 1448 × 1448)"));
 }
 
 TEST(AttentionImport, UnreadablePathIsAFileError)
