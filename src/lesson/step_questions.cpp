@@ -360,6 +360,10 @@ struct WrongShapes {
     std::array<std::string_view, 4> shapes; ///< "axis=size" separated by spaces; "" unused
 };
 
+inline constexpr std::array<std::string_view, 4> kScoreShapeConfusions = {
+    "batch=B head=H key=Nk query=Nq", "batch=B head=H query=Nq d_k=Dk", "batch=B query=Nq key=Nk",
+    ""};
+
 inline constexpr std::array kWrongShapes = {
     WrongShapes{engine::AttentionStep::QProj,
                 {"batch=B query=Nq d_k=Dk", "batch=B head=H query=Nq d_k=Dk",
@@ -371,12 +375,9 @@ inline constexpr std::array kWrongShapes = {
     WrongShapes{engine::AttentionStep::QRotated,
                 {"batch=B head=H query=Nq d_k=Dk/2", "batch=B head=H query=Nq d_k=2*Dk",
                  "batch=B query=Nq feature=H*Dk", ""}},
-    WrongShapes{engine::AttentionStep::Scores,
-                {"batch=B head=H key=Nk query=Nq", "batch=B head=H query=Nq d_k=Dk",
-                 "batch=B query=Nq key=Nk", ""}},
-    WrongShapes{engine::AttentionStep::Biased,
-                {"batch=B head=H key=Nk query=Nq", "batch=B head=H query=Nq d_k=Dk",
-                 "batch=B query=Nq key=Nk", ""}},
+    WrongShapes{engine::AttentionStep::Scores, kScoreShapeConfusions},
+    // A bias changes the scores' values, not their shape.
+    WrongShapes{engine::AttentionStep::Biased, kScoreShapeConfusions},
     WrongShapes{engine::AttentionStep::Context,
                 {"batch=B head=H query=Nq key=Nk", "batch=B head=H key=Nk d_v=Dv",
                  "batch=B query=Nq feature=H*Dv", ""}},
@@ -433,8 +434,9 @@ std::optional<StepQuestion> shapeQuestion(const Walkthrough& w, const LessonStep
     if (!t.has(view.step) || row == kWrongShapes.end())
         return std::nullopt;
     const std::map<std::string_view, std::int64_t> sizes = {
-        {"B", t.batchSize()},     {"H", t.numHeads()},      {"Nq", t.queryLength()},
-        {"Nk", t.keyLength()},    {"Dk", t.queryKeySize()}, {"Dv", t.valueSize()},
+        {"B", t.batchSize()},     {"H", t.numHeads()},
+        {"Nq", t.queryLength()},  {"Nk", t.keyLength()},
+        {"Dk", t.queryKeySize()}, {"Dv", t.valueSize()},
         {"D", w.modelWidth()},    {"Po", t.output.rank() ? t.output.dim(2) : 0}};
     const std::string truth = t.step(view.step).shapeString();
     std::vector<QuestionChoice> choices = {{truth, -1}};
