@@ -3,14 +3,15 @@
 #include "engine/input_error.h"
 #include "io/file_error.h"
 #include "io/json.h"
+#include "io/tokenizer/utf8.h"
 #include "lesson/field_limits.h"
 #include "lesson/lesson_steps.h"
 #include "lesson/playground.h"
+#include "lesson/step_view.h"
 
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-#include <cstdio>
 #include <limits>
 #include <set>
 #include <tuple>
@@ -52,26 +53,6 @@ const char* positionName(PositionKind p)
         return "rotary";
     }
     return "sinusoidal";
-}
-
-// The length of a UTF-8 text as a Qt field counts it: one unit per character, two for one outside
-// the Basic Multilingual Plane; a byte that is not UTF-8 becomes one U+FFFD.
-std::size_t utf16Length(std::string_view text)
-{
-    std::size_t units = 0;
-    for (const char c : text) {
-        const auto byte = static_cast<unsigned char>(c);
-        if ((byte & 0xC0) != 0x80)
-            units += byte >= 0xF0 && byte <= 0xF4 ? 2 : 1;
-    }
-    return units;
-}
-
-std::string numberText(double x)
-{
-    char text[32];
-    std::snprintf(text, sizeof text, "%g", x);
-    return text;
 }
 
 nlohmann::ordered_json playgroundJson(const PlaygroundSettings& s)
@@ -145,11 +126,11 @@ public:
     std::string text(std::string_view key, std::string fallback, int maxLength) const
     {
         std::string value = string(key, std::move(fallback));
-        if (const std::size_t length = utf16Length(value);
+        if (const std::size_t length = io::countUtf16Units(value);
             length > static_cast<std::size_t>(maxLength))
-            throw engine::InputError("The lesson's “" + name(key) + "” has " +
-                                     std::to_string(length) + " characters; its field holds at most " +
-                                     std::to_string(maxLength) + ".");
+            throw engine::InputError(
+                "The lesson's “" + name(key) + "” has " + std::to_string(length) +
+                " characters; its field holds at most " + std::to_string(maxLength) + ".");
         return value;
     }
 
@@ -181,7 +162,7 @@ public:
         if (!v)
             return fallback;
         if (!v->isNumber() || !(v->asNumber() >= low && v->asNumber() <= high))
-            fail(key, "a number from " + numberText(low) + " to " + numberText(high), *v);
+            fail(key, "a number from " + formatNumber(low) + " to " + formatNumber(high), *v);
         return v->asNumber();
     }
 
@@ -279,8 +260,8 @@ PlaygroundSettings readPlayground(const Reader& r)
     // Its field shows whole numbers only, and would round a fraction away.
     if (s.ropeTheta != std::floor(s.ropeTheta))
         r.fail("rope_theta",
-               "a whole number from " + numberText(kMinRopeTheta) + " to " +
-                   numberText(kMaxRopeTheta),
+               "a whole number from " + formatNumber(kMinRopeTheta) + " to " +
+                   formatNumber(kMaxRopeTheta),
                *r.find("rope_theta"));
     // The sizes are bounded here by what their fields hold; the playground's own checks say
     // what fits (a message under the field, as when typed).

@@ -26,15 +26,6 @@ std::string sizeProblem(const char* what, int value, int limit)
         std::to_string(limit);
 }
 
-// Characters (code points) of a UTF-8 text; a byte that is not UTF-8 counts as one.
-std::size_t characters(std::string_view text)
-{
-    std::size_t n = 0;
-    for (const char c : text)
-        n += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
-    return n;
-}
-
 std::string capitalised(std::string clause)
 {
     if (!clause.empty() && clause[0] >= 'a' && clause[0] <= 'z')
@@ -129,13 +120,13 @@ std::string sentencesBeyondLimits(const std::vector<std::string>& sentences, Tok
             std::to_string(kMaxSentences) + " the playground takes";
     for (std::size_t b = 0; b < sentences.size(); ++b) {
         const std::string number = "sentence " + std::to_string(b + 1);
-        if (const std::size_t n = characters(sentences[b]);
+        if (const std::size_t n = io::countUtf8Characters(sentences[b]);
             n > static_cast<std::size_t>(kMaxSentenceLength))
             return number + " has " + std::to_string(n) + " characters, more than the " +
                 std::to_string(kMaxSentenceLength) + " a sentence may have";
         if (unit == TokenUnit::Word)
             for (const std::string& word : io::splitWords(sentences[b]))
-                if (const std::size_t n = characters(word);
+                if (const std::size_t n = io::countUtf8Characters(word);
                     n > static_cast<std::size_t>(kMaxWordLength))
                     return number + " has a word of " + std::to_string(n) +
                         " characters, more than the " + std::to_string(kMaxWordLength) +

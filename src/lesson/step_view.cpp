@@ -91,7 +91,6 @@ std::vector<Heatmap> inputHeatmaps(const std::shared_ptr<const Walkthrough>& w, 
 
 } // namespace
 
-// θ as people write it: 10000, 500000, 1e+06.
 std::string formatNumber(double v)
 {
     std::ostringstream s;

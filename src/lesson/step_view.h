@@ -45,6 +45,9 @@ std::string stepFormula(const LessonStep& step, const Walkthrough& w,
 /// causal mask is put on cross-attention. Empty when there is nothing to say.
 std::vector<std::string> maskNotes(const Walkthrough& w);
 
+/// A number as people write it, e.g. θ: 10000, 500000, 1e+06.
+std::string formatNumber(double v);
+
 /// `{B}`, `{H}`, `{Hlast}`, `{Nq}`, `{Nk}`, `{D}`, `{dk}`, `{dv}`, `{Hdk}`, `{Hdv}`, `{Po}`
 /// replaced by the walkthrough's sizes.
 std::string fillSizes(std::string_view text, const Walkthrough& w);

@@ -7,6 +7,7 @@
 #include "io/tokenizer/gpt2_pre_tokenizer.h"
 #include "io/tokenizer/tokenizer_json.h"
 #include "io/tokenizer/unicode.h"
+#include "io/tokenizer/utf8.h"
 #include "io/tokenizer/word_piece.h"
 
 #include <gmock/gmock.h>
@@ -463,8 +464,9 @@ TEST(WordPiece, AStepsTypeIsEchoedEscapedAndBounded)
     EXPECT_EQ(fromJson("{" + model + R"(,"normalizer":{"type":"\u009b31mX"}})"),
               "tokenizer.json's normalizer is \\u009b31mX; expected BertNormalizer, as in "
               "uncased BERT");
-    EXPECT_EQ(fromJson("{" + model + "," + normalizer + ",\"pre_tokenizer\":{\"type\":\"a\xff\x9b\"}}"),
-              "tokenizer.json's pre-tokenizer is a\\xff\\x9b; expected BertPreTokenizer");
+    EXPECT_EQ(
+        fromJson("{" + model + "," + normalizer + ",\"pre_tokenizer\":{\"type\":\"a\xff\x9b\"}}"),
+        "tokenizer.json's pre-tokenizer is a\\xff\\x9b; expected BertPreTokenizer");
     EXPECT_EQ(fromJson("{" + model + "," + normalizer + R"(,"pre_tokenizer":{"type":")" +
                        std::string(100000, 'P') + R"("}})"),
               "tokenizer.json's pre-tokenizer is " + std::string(kEchoedTypeLength, 'P') +
@@ -527,6 +529,17 @@ TEST(Utf8, NeverReadsPastTheEndOfTheView)
     const std::string buffer = "\xF0\x9F\x98\x80";
     for (std::size_t length = 1; length < buffer.size(); ++length)
         EXPECT_FALSE(decodeUtf8(std::string_view(buffer).substr(0, length), 0).valid) << length;
+}
+
+TEST(Utf8, CountsAgreeWithTheSplitAndWithQtsUnits)
+{
+    // ASCII, two-, three- and four-byte characters, a stray continuation byte, a cut sequence.
+    const std::string text = "a\xc3\xa9\xe4\xb8\xad\xf0\x9f\x98\x80\x80\xe4\xb8";
+    EXPECT_EQ(io::countUtf8Characters(text), io::splitUtf8Characters(text).size());
+    EXPECT_EQ(io::countUtf8Characters(text), 7u);
+    // The emoji takes a surrogate pair; each byte that starts no character one unit.
+    EXPECT_EQ(io::countUtf16Units(text), 8u);
+    EXPECT_EQ(io::countUtf16Units(""), 0u);
 }
 
 } // namespace

@@ -27,6 +27,24 @@ bool isSpace(char c)
 
 } // namespace
 
+std::size_t countUtf8Characters(std::string_view text)
+{
+    std::size_t count = 0;
+    for (std::size_t i = 0; i < text.size(); i += sequenceLength(text, i))
+        ++count;
+    return count;
+}
+
+std::size_t countUtf16Units(std::string_view text)
+{
+    std::size_t units = 0;
+    for (std::size_t i = 0, n = 0; i < text.size(); i += n) {
+        n = sequenceLength(text, i);
+        units += n == 4 ? 2 : 1;
+    }
+    return units;
+}
+
 std::vector<std::string> splitUtf8Characters(std::string_view text)
 {
     std::vector<std::string> out;
