@@ -1392,10 +1392,6 @@
         <translation>内存不足，无法测量各个头。</translation>
     </message>
     <message>
-        <source>Measuring the heads failed for an unknown reason.</source>
-        <translation>测量各个头时失败，原因未知。</translation>
-    </message>
-    <message>
         <source>&amp;Measure</source>
         <translation>测量(&amp;M)</translation>
     </message>
@@ -1406,6 +1402,13 @@
     <message>
         <source>Switching off layer %1 %2 head %3 hurts most: %4 (%5 worse). Layers and heads count from 0.</source>
         <translation>关闭第 %1 层 %2 块的头 %3 损害最大：%4（变差 %5）。层和头都从 0 开始编号。</translation>
+    </message>
+</context>
+<context>
+    <name>attnviz::app::JobFailure</name>
+    <message>
+        <source>The computation failed for an unknown reason.</source>
+        <translation>计算因未知原因失败。</translation>
     </message>
 </context>
 <context>
@@ -1635,10 +1638,6 @@
     <message>
         <source>There was not enough memory to run this model on this text.</source>
         <translation>内存不足，无法在这段文本上运行该模型。</translation>
-    </message>
-    <message>
-        <source>Running the model failed for an unknown reason.</source>
-        <translation>运行模型失败，原因未知。</translation>
     </message>
 </context>
 <context>

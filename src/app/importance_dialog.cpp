@@ -1,10 +1,10 @@
 #include "app/importance_dialog.h"
 
 #include "app/heatmap_view.h"
+#include "app/job_failure.h"
 #include "lesson/importance_heatmap.h"
 #include "render/heatmap_layout.h"
 #include "ui_importance_dialog.h"
-
 
 namespace attnviz::app {
 namespace {
@@ -17,8 +17,7 @@ ImportanceDialog::ImportanceDialog(QWidget* parent)
     : QDialog(parent)
     , m_ui(std::make_unique<Ui::ImportanceDialog>())
     , m_work([this](const Measurement& m) { return prepare(m); },
-             [this](const Outcome& outcome, JobFate fate) { finish(outcome, fate); },
-             [] {})
+             [this](const Outcome& outcome, JobFate fate) { finish(outcome, fate); }, [] {})
 {
     m_ui->setupUi(this);
     m_ui->ranking->setColumnCount(6);
@@ -127,20 +126,15 @@ ImportanceDialog::Job ImportanceDialog::prepare(const Measurement& measurement)
                 Qt::QueuedConnection);
         };
         Outcome outcome;
-        // The worker's exception boundary: nothing escapes into Qt's thread pool.
         try {
             outcome.report = lesson::headImportance(*measurement.model, measurement.examples,
                                                     progress, measurement.maxMemory);
         } catch (const Stopped&) {
             // Its fate says why: stopped by the user, or by a newer measurement.
-        } catch (const std::bad_alloc&) {
-            outcome.error =
-                ImportanceDialog::tr("There was not enough memory to measure the heads.");
-        } catch (const std::exception& e) {
-            outcome.error = QString::fromStdString(e.what());
         } catch (...) {
-            outcome.error =
-                ImportanceDialog::tr("Measuring the heads failed for an unknown reason.");
+            outcome.error = jobFailure(
+                std::current_exception(),
+                ImportanceDialog::tr("There was not enough memory to measure the heads."));
         }
         return outcome;
     };

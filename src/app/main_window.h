@@ -4,8 +4,6 @@
 #include "app/session.h"
 #include "app/view_state.h"
 #include "lesson/lesson_file.h"
-#include "lesson/model_walkthrough.h"
-#include "lesson/playground.h"
 
 #include <QMainWindow>
 

@@ -1,11 +1,11 @@
 #include "app/model_runner.h"
 
+#include "app/job_failure.h"
+
 #include "io/builtin_models.h"
 #include "lesson/imported_run.h"
 
 #include <QFileInfo>
-
-#include <new>
 
 namespace attnviz::app {
 namespace {
@@ -70,7 +70,6 @@ ModelRunner::Job ModelRunner::prepare(const lesson::ModelSource& request)
         };
         ModelResult result;
         result.request = request;
-        // The worker's exception boundary: nothing escapes into Qt's thread pool.
         try {
             if (QFileInfo(QString::fromStdString(request.folder)).isFile()) {
                 // Attention weights computed elsewhere: nothing to load or run.
@@ -79,8 +78,8 @@ ModelRunner::Job ModelRunner::prepare(const lesson::ModelSource& request)
                 return result;
             }
             result.model = loaded ? loaded
-                                  : std::make_shared<const io::LoadedModel>(io::loadModel(
-                                        io::resolveModelFolder(request.folder)));
+                                  : std::make_shared<const io::LoadedModel>(
+                                        io::loadModel(io::resolveModelFolder(request.folder)));
             report(0, result.model->model->config().layerCount());
             lesson::RunRequest run;
             run.text = request.text;
@@ -94,13 +93,10 @@ ModelRunner::Job ModelRunner::prepare(const lesson::ModelSource& request)
         } catch (const Cancelled&) {
             result.run.reset();
             result.cancelled = true;
-        } catch (const std::bad_alloc&) {
-            result.error =
-                ModelRunner::tr("There was not enough memory to run this model on this text.");
-        } catch (const std::exception& e) {
-            result.error = QString::fromStdString(e.what());
         } catch (...) {
-            result.error = ModelRunner::tr("Running the model failed for an unknown reason.");
+            result.error = jobFailure(
+                std::current_exception(),
+                ModelRunner::tr("There was not enough memory to run this model on this text."));
         }
         return result;
     };

@@ -1,6 +1,6 @@
 #include "app/walkthrough_runner.h"
 
-#include <new>
+#include "app/job_failure.h"
 
 namespace attnviz::app {
 
@@ -9,14 +9,14 @@ WalkthroughRunner::WalkthroughRunner(QObject* parent)
     , m_work(
           [](const lesson::PlaygroundSettings& settings) {
               return [settings](const std::atomic<bool>&) {
-                  // The worker's exception boundary: nothing escapes into Qt's thread pool.
                   try {
                       return Outcome{lesson::computePlayground(settings), {}};
-                  } catch (const std::bad_alloc&) {
-                      return Outcome{nullptr, WalkthroughRunner::tr(
-                                                  "There was not enough memory for these settings.")};
-                  } catch (const std::exception& e) {
-                      return Outcome{nullptr, QString::fromStdString(e.what())};
+                  } catch (...) {
+                      return Outcome{
+                          nullptr,
+                          jobFailure(std::current_exception(),
+                                     WalkthroughRunner::tr(
+                                         "There was not enough memory for these settings."))};
                   }
               };
           },

@@ -1,6 +1,8 @@
-// An exception escaping an event handler is reported, and the application goes on: a
-// std::bad_alloc in a view of a huge run must not end the program (#22, item 5).
+// Exceptions in the app: one escaping an event handler is reported and the application goes on
+// (a std::bad_alloc in a view of a huge run must not end the program, #22 item 5); one thrown
+// by a worker's job becomes the sentence the window shows.
 #include "app/guarded_application.h"
+#include "app/job_failure.h"
 
 #include <QTimer>
 
@@ -39,6 +41,18 @@ TEST(GuardedApplication, AnExceptionFromASlotIsReportedAndTheLoopGoesOn)
         << reports[0].toStdString();
     EXPECT_TRUE(reports[1].contains(QStringLiteral("a view could not be drawn")))
         << reports[1].toStdString();
+}
+
+TEST(JobFailure, WhatAWorkerThrewBecomesOneSentence)
+{
+    const auto failure = [](auto thrown) {
+        return attnviz::app::jobFailure(std::make_exception_ptr(thrown),
+                                        QStringLiteral("no memory"))
+            .toStdString();
+    };
+    EXPECT_EQ(failure(std::bad_alloc()), "no memory");
+    EXPECT_EQ(failure(std::runtime_error("The text is too long.")), "The text is too long.");
+    EXPECT_EQ(failure(42), "The computation failed for an unknown reason.");
 }
 
 } // namespace
