@@ -1025,6 +1025,38 @@ std::vector<Row> catalogue()
          2,
          {"tokenizer.json has a \\u009b31m" + std::string(51, 'N') +
           "… normalizer; expected none, as in GPT-2"}},
+        {"model_added_tokens_sharing_a_prefix",
+         [](const Scene& s) {
+             // 100,000 added tokens sharing a 100-byte prefix over a 100,000-character text of
+             // that prefix: every candidate was checked at every position (32 s to minutes)
+             // before the text was refused for its length.
+             const fs::path dir = s.hf("gpt2");
+             const std::string prefix = "<|reserved_special_token_shared_prefix_" +
+                 std::string(100 - 45, 'x') + "_number_";
+             std::string added;
+             for (int i = 0; i < 100'000; ++i)
+                 added += ",{\"id\":" + std::to_string(50257 + i) + ",\"content\":\"" + prefix +
+                     std::to_string(i) + "|>\",\"special\":true}";
+             fs::remove(dir / "vocab.json");
+             fs::remove(dir / "merges.txt");
+             writeBytes(dir / "tokenizer.json",
+                        replacedOnce(gpt2TokenizerJson(false), R"("special":true}])",
+                                     R"("special":true})" + added + "]"));
+             editText(dir / "config.json", "\"vocab_size\": 50257", "\"vocab_size\": 150257");
+             editWeights(dir / "model.safetensors", [](std::vector<RawTensor>& t) {
+                 RawTensor& wte = tensorNamed(t, "transformer.wte.weight");
+                 wte.bytes.resize(wte.bytes.size() +
+                                  static_cast<std::size_t>(100'000 * wte.shape[1]) * 4);
+                 wte.shape[0] = 150257;
+             });
+             std::string text;
+             while (text.size() < 100'000)
+                 text += prefix;
+             text.resize(100'000);
+             return trace(s, dir.string(), text);
+         },
+         2,
+         {"The text has 23534 tokens", "at most 64"}},
         {"model_gpt2_no_merges",
          [](const Scene& s) {
              const fs::path dir = s.hf("gpt2");

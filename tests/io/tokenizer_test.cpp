@@ -407,6 +407,73 @@ TEST(WordPiece, HugeAndOddInputDoesNotCrash)
     EXPECT_EQ(bert().encode(std::string(1 << 16, '!')).size(), (1u << 16) + 2);
 }
 
+/// WordPiece as its definition reads: at each start, try every end from the last, longest first
+/// (ends between characters only).
+std::vector<int> piecesTriedOneByOne(const WordPiece& tokenizer, const std::string& word)
+{
+    std::vector<int> ids;
+    for (std::size_t start = 0; start < word.size();) {
+        std::size_t end = word.size();
+        std::optional<int> id;
+        for (; end > start; --end)
+            if ((end == word.size() || (static_cast<unsigned char>(word[end]) & 0xC0) != 0x80) &&
+                (id = tokenizer.id((start > 0 ? "##" : "") + word.substr(start, end - start))))
+                break;
+        if (!id)
+            return {*tokenizer.id("[UNK]")};
+        ids.push_back(*id);
+        start = end;
+    }
+    return ids;
+}
+
+TEST(WordPiece, PiecesAgreeWithTryingEveryLengthFromTheLongest)
+{
+    // Letters of one and two bytes, and tokens ending inside a character, which can never be
+    // a piece of a word.
+    const std::vector<std::string> letters = {"a", "b", "\xD0\xB6"};
+    std::mt19937 rng(11);
+    const auto randomWord = [&](int length) {
+        std::string word;
+        for (int i = 0; i < length; ++i)
+            word += letters[std::uniform_int_distribution<std::size_t>(0, letters.size() - 1)(rng)];
+        return word;
+    };
+    for (int round = 0; round < 50; ++round) {
+        std::string vocab = "[UNK]\n[CLS]\n[SEP]\n\xD0\n##\xD0\na\xD0\n";
+        for (int i = 0; i < 40; ++i)
+            vocab += (i % 2 ? "##" : "") +
+                randomWord(std::uniform_int_distribution<int>(1, 5)(rng)) + "\n";
+        const WordPiece tokenizer = WordPiece::fromVocabTxt(vocab);
+        for (int w = 0; w < 40; ++w) {
+            const std::string word = randomWord(std::uniform_int_distribution<int>(1, 30)(rng));
+            ASSERT_EQ(tokenizer.encodeWithoutSpecialTokens(word),
+                      piecesTriedOneByOne(tokenizer, word))
+                << ::testing::PrintToString(word) << " in round " << round;
+        }
+    }
+}
+
+// One 20,000-letter token and no limit on a word's length: each of a 20,000-letter word's
+// positions tried every length down from 20,000 (minutes); pieces now cost the word's length.
+TEST(WordPiece, ALongTokenAndNoWordLimitCostTheLengthOfTheWord)
+{
+    const std::string longToken(20'000, 'a');
+    std::string json = bertTokenizerJson();
+    const std::string limit = R"("max_input_chars_per_word":100,"vocab":{)";
+    json.replace(json.find(limit), limit.size(),
+                 R"("max_input_chars_per_word":1000000000,"vocab":{")" + longToken + R"(":30522,)");
+    const WordPiece tokenizer = WordPiece::fromTokenizerJson(json);
+    EXPECT_THAT(tokenizer.encodeWithoutSpecialTokens(longToken), ElementsAre(30522));
+    EXPECT_THAT(tokenizer.encodeWithoutSpecialTokens(longToken + "a"),
+                ElementsAre(30522, *tokenizer.id("##a")));
+    const std::string word = "b" + std::string(19'999, 'a');
+    const std::vector<int> ids = tokenizer.encodeWithoutSpecialTokens(word);
+    EXPECT_TRUE(std::all_of(ids.begin() + 1, ids.end(),
+                            [&](int id) { return tokenizer.token(id).starts_with("##"); }));
+    EXPECT_EQ(tokenizer.decode(ids), word);
+}
+
 TEST(WordPiece, RefusesMalformedFiles)
 {
     const auto fromVocab = [](std::string_view text) {

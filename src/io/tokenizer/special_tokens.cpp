@@ -1,37 +1,35 @@
 #include "io/tokenizer/special_tokens.h"
 
-#include <algorithm>
-
 namespace attnviz::io {
 
 SpecialTokens::SpecialTokens(std::vector<std::pair<std::string, int>> tokens)
+    : m_finder([&] {
+        std::vector<std::pair<std::string_view, int>> strings(tokens.begin(), tokens.end());
+        return LongestMatchFinder(strings);
+    }())
 {
-    std::erase_if(tokens, [](const auto& t) { return t.first.empty(); });
-    std::stable_sort(tokens.begin(), tokens.end(),
-                     [](const auto& a, const auto& b) { return a.first.size() > b.first.size(); });
-    m_tokens = std::move(tokens);
-    for (int i = 0; i < static_cast<int>(m_tokens.size()); ++i)
-        m_byFirstByte[static_cast<unsigned char>(m_tokens[i].first[0])].push_back(i);
 }
 
 std::vector<SpecialTokens::Piece> SpecialTokens::split(std::string_view text) const
 {
     std::vector<Piece> pieces;
+    if (m_finder.empty()) {
+        if (!text.empty())
+            pieces.push_back({text});
+        return pieces;
+    }
+    const std::vector<LongestMatchFinder::Match> longest = m_finder.longestStartingAt(text);
     std::size_t textStart = 0;
     for (std::size_t pos = 0; pos < text.size();) {
-        const auto& candidates = m_byFirstByte[static_cast<unsigned char>(text[pos])];
-        const auto match = std::find_if(candidates.begin(), candidates.end(), [&](int i) {
-            return text.substr(pos).starts_with(m_tokens[i].first);
-        });
-        if (match == candidates.end()) {
+        const LongestMatchFinder::Match match = longest[pos];
+        if (match.length == 0) {
             ++pos;
             continue;
         }
         if (pos > textStart)
             pieces.push_back({text.substr(textStart, pos - textStart)});
-        const auto& [content, id] = m_tokens[*match];
-        pieces.push_back({text.substr(pos, content.size()), id});
-        pos += content.size();
+        pieces.push_back({text.substr(pos, match.length), match.value});
+        pos += match.length;
         textStart = pos;
     }
     if (textStart < text.size())

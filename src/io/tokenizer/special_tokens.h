@@ -1,6 +1,7 @@
 #pragma once
 
-#include <array>
+#include "io/tokenizer/longest_match.h"
+
 #include <string>
 #include <string_view>
 #include <utility>
@@ -22,15 +23,15 @@ public:
     };
 
     SpecialTokens() = default;
-    /// (content, id) pairs; empty contents are ignored, as they can never match.
+    /// (content, id) pairs; empty contents are ignored, as they can never match, and of equal
+    /// contents the first is kept.
     explicit SpecialTokens(std::vector<std::pair<std::string, int>> tokens);
 
     /// `text` cut into ordinary stretches and special tokens, in order; no piece of text is empty.
     std::vector<Piece> split(std::string_view text) const;
 
 private:
-    std::vector<std::pair<std::string, int>> m_tokens; ///< longest first
-    std::array<std::vector<int>, 256> m_byFirstByte; ///< indices into m_tokens, longest first
+    LongestMatchFinder m_finder;
 };
 
 } // namespace attnviz::io

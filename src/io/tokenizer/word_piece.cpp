@@ -4,6 +4,7 @@
 #include "io/safetensors.h"
 #include "io/tokenizer/bert_pre_tokenizer.h"
 #include "io/tokenizer/tokenizer_json.h"
+#include "io/tokenizer/utf8.h"
 #include "io/tokenizer/unicode.h"
 
 #include <algorithm>
@@ -62,12 +63,15 @@ std::string cleanUp(std::string piece)
     return piece;
 }
 
-std::size_t countCharacters(std::string_view text)
+bool isValidUtf8(std::string_view text)
 {
-    std::size_t count = 0;
-    for (std::size_t pos = 0; pos < text.size(); ++count)
-        pos += decodeUtf8(text, pos).length;
-    return count;
+    for (std::size_t pos = 0; pos < text.size();) {
+        const Utf8Char c = decodeUtf8(text, pos);
+        if (!c.valid)
+            return false;
+        pos += c.length;
+    }
+    return true;
 }
 
 } // namespace
@@ -118,8 +122,20 @@ WordPiece::WordPiece(Vocabulary vocab, std::vector<std::pair<std::string, int>> 
                               ", [CLS] and [SEP]");
         return *id;
     };
-    for (int id = 0; id < m_vocab.size(); ++id)
-        m_longestToken = std::max(m_longestToken, m_vocab.token(id).size());
+    // Words are valid UTF-8 once normalised, so a token that is not can never be a piece. Of a
+    // token listed twice, the vocabulary's id (its last) is the one a lookup gives.
+    std::vector<std::pair<std::string_view, int>> starts, continuations;
+    for (int id = 0; id < m_vocab.size(); ++id) {
+        const std::string_view token = m_vocab.token(id);
+        if (!isValidUtf8(token))
+            continue;
+        const int value = *m_vocab.find(token);
+        starts.emplace_back(token, value);
+        if (token.starts_with(m_settings.prefix))
+            continuations.emplace_back(token.substr(m_settings.prefix.size()), value);
+    }
+    m_wordStarts = LongestMatchFinder(starts);
+    m_continuations = LongestMatchFinder(continuations);
     m_unkId = require(m_settings.unkToken);
     m_clsId = require("[CLS]");
     m_sepId = require("[SEP]");
@@ -127,43 +143,29 @@ WordPiece::WordPiece(Vocabulary vocab, std::vector<std::pair<std::string, int>> 
 
 void WordPiece::encodeWord(std::string_view word, std::vector<int>& ids) const
 {
-    if (countCharacters(word) > m_settings.maxCharsPerWord) {
+    if (word.empty())
+        return;
+    if (countUtf8Characters(word) > m_settings.maxCharsPerWord) {
         ids.push_back(m_unkId);
         return;
     }
+    // Longest piece first, from the start of the word, pieces after the first spelled with the
+    // prefix; if no piece starts somewhere, the whole word is unknown.
+    const LongestMatchFinder::Match first = m_wordStarts.longestStartingAt(word)[0];
+    if (first.length == 0) {
+        ids.push_back(m_unkId);
+        return;
+    }
+    const std::vector<LongestMatchFinder::Match> next = m_continuations.longestStartingAt(word);
     const std::size_t firstPiece = ids.size();
-    std::string candidate;
-    for (std::size_t start = 0; start < word.size();) {
-        // Longest piece first: shorten from the end one character at a time until the vocabulary
-        // has it. If not even one character is known, the whole word is unknown.
-        std::optional<int> piece;
-        std::size_t end = word.size();
-        // Candidates longer than the longest token cannot be found: start at the longest that
-        // may be (on a character boundary), or a long word with a large max_input_chars_per_word
-        // costs cubic time (4000 characters: 18 s under ASan) for the same pieces.
-        const std::size_t prefix = start > 0 ? m_settings.prefix.size() : 0;
-        const std::size_t room = m_longestToken > prefix ? m_longestToken - prefix : 0;
-        if (end - start > room) {
-            end = start + room;
-            while (end > start && (static_cast<unsigned char>(word[end]) & 0xC0) == 0x80)
-                --end;
-        }
-        while (end > start) {
-            candidate.assign(start > 0 ? m_settings.prefix : "");
-            candidate.append(word.substr(start, end - start));
-            if ((piece = m_vocab.find(candidate)))
-                break;
-            do
-                --end;
-            while (end > start && (static_cast<unsigned char>(word[end]) & 0xC0) == 0x80);
-        }
-        if (!piece) {
+    ids.push_back(first.value);
+    for (std::size_t start = first.length; start < word.size(); start += next[start].length) {
+        if (next[start].length == 0) {
             ids.resize(firstPiece);
             ids.push_back(m_unkId);
             return;
         }
-        ids.push_back(*piece);
-        start = end;
+        ids.push_back(next[start].value);
     }
 }
 

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "io/tokenizer/longest_match.h"
 #include "io/tokenizer/special_tokens.h"
 #include "io/tokenizer/tokenizer.h"
 #include "io/tokenizer/vocabulary.h"
@@ -67,7 +68,8 @@ private:
     int m_unkId = 0;
     int m_clsId = 0;
     int m_sepId = 0;
-    std::size_t m_longestToken = 0; ///< in bytes: no longer candidate piece can be in m_vocab
+    LongestMatchFinder m_wordStarts; ///< every token, for a word's first piece
+    LongestMatchFinder m_continuations; ///< the tokens spelled with the prefix, without it
 };
 
 } // namespace attnviz::io
