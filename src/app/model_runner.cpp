@@ -79,7 +79,7 @@ ModelRunner::Job ModelRunner::prepare(const lesson::ModelSource& request)
             }
             result.model = loaded ? loaded
                                   : std::make_shared<const io::LoadedModel>(
-                                        io::loadModel(io::resolveModelFolder(request.folder)));
+                                        lesson::openModel(io::resolveModelFolder(request.folder), limit));
             report(0, result.model->model->config().layerCount());
             lesson::RunRequest run;
             run.text = request.text;

@@ -73,7 +73,8 @@ std::vector<engine::AttentionStep> stepList(const std::optional<std::string>& te
 std::optional<std::uint64_t> maxMemory(const Arguments& arguments);
 /// The help line every computing command shows for it.
 inline constexpr const char* kMaxMemoryHelp =
-    "  --max-memory S refuse, before computing, a run needing more than S (e.g. 2G, 512M);\n"
+    "  --max-memory S refuse, before computing, a run needing more than S (e.g. 2G, 512M):\n"
+    "                 opening the model, its weights with the trace, the images in flight;\n"
     "                 80 % of the memory available now is the limit anyway\n";
 
 /// "q_proj, k_proj, …, output" from the engine's step table, for help texts.

@@ -132,6 +132,7 @@ int run(const std::vector<std::string>& args, char* program)
     char* qtArgv[] = {program, nullptr};
     const QGuiApplication qt(qtArgc, qtArgv);
 
+    job.maxMemory = maxMemory(parsed);
     if (parsed.value("--model") || parsed.value("--attentions")) {
         std::shared_ptr<const lesson::ModelRun> run;
         if (const auto modelName = parsed.value("--model")) {
@@ -140,7 +141,7 @@ int run(const std::vector<std::string>& args, char* program)
             request.target = parsed.value("--target");
             request.generate = parsed.integer("--generate", 0, 1, engine::ConfigLimits::kLength);
             request.maxMemory = maxMemory(parsed);
-            const auto model = loadModelArgument(*modelName);
+            const auto model = loadModelArgument(*modelName, request.maxMemory);
             if (const auto ablate = parsed.value("--ablate"))
                 request.ablation = modelAblation(*ablate, model->model->config());
             run = std::make_shared<const lesson::ModelRun>(runModelArguments(model, request));

@@ -106,7 +106,7 @@ int run(const std::vector<std::string>& args)
         throw UsageError("--examples applies to heldout.txt, not to --text");
 
     engine::setThreadCount(threads);
-    const auto model = loadModelArgument(modelName);
+    const auto model = loadModelArgument(modelName, memory);
     lesson::EvaluationSet data;
     if (text) {
         data.inputs = {*text};

@@ -5,17 +5,19 @@
 #include "io/builtin_models.h"
 #include "io/file_error.h"
 #include "lesson/case_walkthrough.h"
+#include "lesson/model_run.h"
 
 #include <filesystem>
 #include <stdexcept>
 
 namespace attnviz::cli {
 
-std::shared_ptr<const io::LoadedModel> loadModelArgument(const std::string& nameOrFolder)
+std::shared_ptr<const io::LoadedModel> loadModelArgument(const std::string& nameOrFolder,
+                                                         std::optional<std::uint64_t> maxMemory)
 {
     try {
         return std::make_shared<const io::LoadedModel>(
-            io::loadModel(io::resolveModelFolder(nameOrFolder)));
+            lesson::openModel(io::resolveModelFolder(nameOrFolder), maxMemory));
     } catch (const io::ModelError& e) {
         throw std::invalid_argument(io::printable(nameOrFolder) + ": " + e.what());
     }

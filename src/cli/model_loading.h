@@ -9,9 +9,10 @@
 
 namespace attnviz::cli {
 
-/// Loads --model: a folder, or a bundled demo's name. A model that cannot be loaded is an
-/// invalid_argument whose sentence starts with the name given.
-std::shared_ptr<const io::LoadedModel> loadModelArgument(const std::string& nameOrFolder);
+/// Loads --model: a folder, or a bundled demo's name, held to --max-memory (lesson::openModel). A
+/// model that cannot be loaded is an invalid_argument whose sentence starts with the name given.
+std::shared_ptr<const io::LoadedModel> loadModelArgument(const std::string& nameOrFolder,
+                                                         std::optional<std::uint64_t> maxMemory);
 
 /// Runs the model on --text, --target and --generate, refusing --generate for a model that
 /// cannot continue a text (in the CLI's words, before any work).

@@ -91,7 +91,7 @@ int run(const std::vector<std::string>& args)
         : std::nullopt;
 
     engine::setThreadCount(threads);
-    const auto model = loadModelArgument(modelName);
+    const auto model = loadModelArgument(modelName, request.maxMemory);
     const engine::ModelConfig& c = model->model->config();
     if (const auto ablate = parsed.value("--ablate"))
         request.ablation = modelAblation(*ablate, c);

@@ -112,7 +112,8 @@ public:
             longest = std::max<std::int64_t>(
                 longest,
                 static_cast<std::int64_t>(std::max(e.input.source.size(), e.input.target.size())));
-        MemoryBudget::forThisMachine(maxMemory).check(modelRunBytes(c, longest, scoringPolicy()),
+        MemoryBudget::forThisMachine(maxMemory).check(modelWeightBytes(m_model) +
+                                                          modelRunBytes(c, longest, scoringPolicy()),
                                                       "Measuring the heads on examples of " +
                                                           std::to_string(longest) + " tokens");
     }

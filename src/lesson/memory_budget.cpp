@@ -3,6 +3,7 @@
 #include "engine/input_error.h"
 #include "engine/model_weights.h"
 #include "engine/transformer_model.h"
+#include "lesson/parameter_count.h"
 
 #include <algorithm>
 #include <charconv>
@@ -160,6 +161,11 @@ std::uint64_t attentionTraceBytes(const engine::AttentionTrace::Sizes& s,
             working = plus(working, n); // projections and contexts exist while computing
     }
     return times(plus(elements, working), kFloat);
+}
+
+std::uint64_t modelWeightBytes(const engine::TransformerModel& model)
+{
+    return times(size(modelParameters(model).total()), kFloat);
 }
 
 std::uint64_t modelRunBytes(const engine::ModelConfig& c, std::int64_t tokens,

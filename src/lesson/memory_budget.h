@@ -3,6 +3,7 @@
 #include "engine/attention_trace.h"
 #include "engine/model_config.h"
 #include "engine/model_trace.h"
+#include "engine/transformer_model.h"
 
 #include <cstdint>
 #include <optional>
@@ -39,6 +40,9 @@ std::optional<std::uint64_t> parseByteSize(std::string_view text);
 std::uint64_t attentionTraceBytes(const engine::AttentionTrace::Sizes& sizes,
                                   const engine::AttentionDescription& description,
                                   std::int64_t outputWidth, const engine::AttentionKeep& keep);
+
+/// Bytes a model's weights take in memory, as 32-bit floats.
+std::uint64_t modelWeightBytes(const engine::TransformerModel& model);
 
 /// Bytes a forward pass of `config` over `tokens` tokens keeps under `policy`, plus the working
 /// memory of the layer being computed.

@@ -37,6 +37,14 @@ std::uint64_t fullTraceBytes(const engine::ModelConfig& c, std::int64_t tokens)
     return 4 * (blocks + logits + 8 * n * D);
 }
 
+io::LoadedModel openModel(const std::string& folder, std::optional<std::uint64_t> maxMemory)
+{
+    return io::loadModel(folder, [&](std::uint64_t bytes, const std::string& name) {
+        MemoryBudget::forThisMachine(maxMemory).check(bytes,
+                                                      "Opening " + io::printable(name, 60));
+    });
+}
+
 ModelRun runModelOnText(std::shared_ptr<const io::LoadedModel> loaded, const RunRequest& request,
                         std::optional<engine::CapturePolicy> policy,
                         const std::function<void(int done, int total)>& progress)
@@ -106,8 +114,9 @@ ModelRun runModelOnText(std::shared_ptr<const io::LoadedModel> loaded, const Run
             static_cast<std::uint64_t>(decodingPasses) * modelRunBytes(c, longest, bySize(longest));
         const std::uint64_t passes = request.compareWithIntact && !request.ablation.empty() ? 2 : 1;
         MemoryBudget::forThisMachine(request.maxMemory)
-            .check(passes * pass + decoding,
-                   "Running " + c.name + " on " + std::to_string(longest) + " tokens");
+            .check(modelWeightBytes(model) + passes * pass + decoding,
+                   "Running " + io::printable(c.name, 60) + " (its weights and trace) on " +
+                       std::to_string(longest) + " tokens");
     }
     engine::ModelInput finalInput;
     std::int64_t finalLength = 0;

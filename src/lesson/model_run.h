@@ -54,6 +54,10 @@ std::uint64_t fullTraceBytes(const engine::ModelConfig& config, std::int64_t tok
 /// other intermediates are recomputed when that layer is opened.
 inline constexpr std::uint64_t kFullTraceLimit = 512ull << 20;
 
+/// Opens a model folder (io::loadModel) held to MemoryBudget with `maxMemory`: refused with one
+/// sentence, before any weight is converted, when opening would take more.
+io::LoadedModel openModel(const std::string& folder, std::optional<std::uint64_t> maxMemory);
+
 /// - encoder-only: `text` through the encoder (BERT's tokenizer adds [CLS] … [SEP]);
 /// - encoder-decoder: `text` into the encoder; with `target`, the decoder reads the start token
 ///   and `target` (teacher forcing); without, it decodes greedily and the trace covers its
@@ -64,7 +68,8 @@ inline constexpr std::uint64_t kFullTraceLimit = 512ull << 20;
 /// `progress` is called after every layer of every pass (decoding steps included) with (layers
 /// done, layers in the pass); it may throw to cancel the run.
 /// Throws engine::InputError with one sentence when the text does not fit the model, or when the
-/// run would need more memory than MemoryBudget allows (checked before computing anything).
+/// run would need more memory than MemoryBudget allows, the model's weights included (checked
+/// before computing anything).
 ModelRun runModelOnText(std::shared_ptr<const io::LoadedModel> model, const RunRequest& request,
                         std::optional<engine::CapturePolicy> policy = std::nullopt,
                         const std::function<void(int done, int total)>& progress = {});

@@ -2,6 +2,7 @@
 
 #include "engine/input_error.h"
 #include "io/labelled_matrix.h"
+#include "lesson/memory_budget.h"
 #include "lesson/trace_export.h"
 #include "render/handout.h"
 
@@ -83,10 +84,24 @@ void writeItems(const ExportJob& job, io::FileSetWriter& set, const ExportProgre
     }
 }
 
+// How many PNGs may be in memory at once, drawn or being encoded: a few keep both cores busy, as
+// many as the memory budget holds. One image takes its RGB pixels and, while it is encoded, its
+// PNG (at worst as large); a 20000 × 20000 image is 2.2 GiB, so even one may be too many.
+std::size_t pngsInFlight(const ExportJob& job)
+{
+    const auto pixels = static_cast<std::uint64_t>(job.size.width) *
+        static_cast<std::uint64_t>(job.size.height);
+    const std::uint64_t perImage = 2 * 3 * pixels;
+    const lesson::MemoryBudget budget = lesson::MemoryBudget::forThisMachine(job.maxMemory);
+    budget.check(perImage, "Drawing a " + std::to_string(job.size.width) + " × " +
+                               std::to_string(job.size.height) + " PNG");
+    return static_cast<std::size_t>(std::clamp<std::uint64_t>(budget.limit / perImage, 1, 4));
+}
+
 void writePng(const ExportJob& job, io::FileSetWriter& set, const ExportProgress& progress)
 {
-    // Encoding, the slow half, runs on other threads while the next image is drawn; a few images
-    // in flight keep both cores busy without holding the whole set in memory.
+    // Encoding, the slow half, runs on other threads while the next image is drawn.
+    const std::size_t capacity = job.items.empty() ? 1 : pngsInFlight(job);
     const std::vector<std::string> names = pngFiles(job);
     std::deque<std::pair<std::size_t, std::future<QByteArray>>> inFlight;
     int done = 0;
@@ -105,7 +120,7 @@ void writePng(const ExportJob& job, io::FileSetWriter& set, const ExportProgress
             inFlight.emplace_back(i, std::async(std::launch::async, [image = std::move(image)] {
                                       return encodePng(image);
                                   }));
-            if (inFlight.size() > 3)
+            if (inFlight.size() >= capacity)
                 finishOldest();
         }
         while (!inFlight.empty())

@@ -26,6 +26,9 @@ struct ExportJob {
     /// (file name without extension, walkthrough): handout pages; a single module's trace.
     std::vector<std::pair<std::string, std::shared_ptr<const lesson::Walkthrough>>> walkthroughs;
     ImageSize size;
+    /// The user's memory limit (--max-memory, the app's setting): images in flight are counted
+    /// against it (MemoryBudget), and a single image larger than it is refused before drawing.
+    std::optional<std::uint64_t> maxMemory;
 };
 
 using ExportProgress = std::function<void(int done, int total)>;

@@ -47,7 +47,7 @@ const fs::path kModels = ATTNVIZ_SOURCE_MODELS_DIR;
 #endif
 #if defined(ATTNVIZ_UNDER_ASAN)
 constexpr std::uint64_t kDataBytes = 0;
-constexpr long kResidentKb = 3l << 20; // 3 GiB
+constexpr long kResidentKb = 3l << 20; // 3 GiB: what 1 GiB costs under ASan
 #else
 constexpr std::uint64_t kDataBytes = 4ull << 30;
 constexpr long kResidentKb = 1l << 20; // 1 GiB
@@ -1057,6 +1057,25 @@ std::vector<Row> catalogue()
          },
          2,
          {"The text has 23534 tokens", "at most 64"}},
+        {"model_opening_beyond_max_memory",
+         [](const Scene& s) {
+             // Opening counted nothing: a 0.5 GiB F16 GPT-2 peaked at 2.0 GB under 256M.
+             Args args = trace(s, s.hf("gpt2").string(), "Hello");
+             args.insert(args.end(), {"--max-memory", "4M"});
+             return args;
+         },
+         2,
+         {"Opening gpt2 needs about 9.3 MiB of memory", "the memory limit you set allows 4.0 MiB"}},
+        {"export_png_beyond_max_memory",
+         [](const Scene& s) {
+             // Four 20000 × 20000 images in flight peaked at 3.46 GB under --max-memory 1G.
+             return Args{"export", "--model", "genesis", "--text",  "and god said",
+                         "--format", "png", "--width", "20000", "--height", "20000",
+                         "--out", s.out("figures"), "--max-memory", "1G"};
+         },
+         2,
+         {"Drawing a 20000 × 20000 PNG needs about 2.2 GiB of memory",
+          "the memory limit you set allows 1.0 GiB"}},
         {"model_gpt2_no_merges",
          [](const Scene& s) {
              const fs::path dir = s.hf("gpt2");
@@ -1782,6 +1801,25 @@ TEST(BadInputLimits, APaddedVocabularyContinuesWithTokensTheTokenizerHas)
     ASSERT_EQ(r.exitCode, 0) << r.err;
     EXPECT_NE(r.out.find("generated: "), std::string::npos) << r.out;
     EXPECT_EQ(r.err, "");
+}
+
+// Large PNGs are drawn as few at a time as the memory limit holds: 6000 × 6000 images (216 MiB
+// each while encoded) under 300M go one at a time. Four at once peaked at 449 MB.
+TEST(BadInputLimits, PngsInFlightStayWithinTheMemoryLimit)
+{
+    const Scene scene(fs::temp_directory_path() /
+                      ("attnviz-BadInputLimits-pngs-" + std::to_string(::getpid())));
+    const ProcessResult r = runProcess(
+        kCli,
+        {"export", "--model", "genesis", "--text", "and god said", "--layers", "0", "--format",
+         "png", "--width", "6000", "--height", "6000", "--max-memory", "300M", "--out",
+         scene.out("figures"), "--quiet"},
+        {kSeconds, kDataBytes});
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    EXPECT_EQ(std::distance(fs::directory_iterator(scene.out("figures")), fs::directory_iterator()),
+              4);
+    EXPECT_LT(r.maxResidentKb, kResidentKb * 300 / 1024) << "peak memory " << r.maxResidentKb
+                                                         << " kB";
 }
 
 TEST(BadInputLimits, CatalogueHasAtLeastFortyDistinctRows)

@@ -74,32 +74,45 @@ std::string gibibytes(std::uint64_t bytes)
     return text;
 }
 
-// The weights become floats in memory, and converting one takes a second copy of it. A header
-// can declare far more than a machine has (a sparse file costs no disk), so that is refused
-// before anything is read rather than ending in std::bad_alloc or the out-of-memory killer.
-void checkFitsInMemory(const std::vector<const TensorEntry*>& tensors, const std::string& file)
+// What opening takes: the weights as floats in memory and, at the peak, a second copy of the
+// largest while it is converted and the file's bytes, mapped in as they are read.
+struct LoadingBytes {
+    std::uint64_t floats = 0;
+    std::uint64_t peak = 0;
+};
+
+LoadingBytes loadingBytes(const std::vector<const TensorEntry*>& tensors)
 {
-    std::uint64_t total = 0, largest = 0;
+    std::uint64_t floats = 0, largest = 0, file = 0;
     for (const TensorEntry* t : tensors)
         if (t) {
             const auto bytes = static_cast<std::uint64_t>(t->elementCount()) * sizeof(float);
-            total += bytes;
+            floats += bytes;
             largest = std::max(largest, bytes);
+            file += t->bytes.size();
         }
+    return {floats, floats + largest + file};
+}
+
+// A header can declare far more than a machine has (a sparse file costs no disk), so that is
+// refused before anything is read rather than ending in std::bad_alloc or the out-of-memory
+// killer.
+void checkFitsInMemory(const LoadingBytes& bytes, const std::string& file)
+{
     const long pages = ::sysconf(_SC_PHYS_PAGES), pageSize = ::sysconf(_SC_PAGE_SIZE);
     if (pages <= 0 || pageSize <= 0)
         return;
     const auto memory = static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(pageSize);
-    if (total + largest > memory)
-        throw ModelError(file + " holds " + gibibytes(total) +
+    if (bytes.peak > memory)
+        throw ModelError(file + " holds " + gibibytes(bytes.floats) +
                          " of weights as 32-bit floats, and loading them takes " +
-                         gibibytes(total + largest) + "; this machine has " + gibibytes(memory) +
+                         gibibytes(bytes.peak) + "; this machine has " + gibibytes(memory) +
                          " of memory in all, so the model cannot be opened here.");
 }
 
 } // namespace
 
-LoadedModel loadModel(const std::string& folder)
+LoadedModel loadModel(const std::string& folder, const LoadingCheck& check)
 {
     const fs::path dir(folder);
     std::error_code error;
@@ -166,7 +179,10 @@ LoadedModel loadModel(const std::string& folder)
             throw ModelError(file + " holds tensor '" + printable(t->name) +
                              "', which a model with this config.json does not have.");
     }
-    checkFitsInMemory(found, file);
+    const LoadingBytes bytes = loadingBytes(found);
+    checkFitsInMemory(bytes, file);
+    if (check)
+        check(bytes.peak, config.name);
 
     // pass 2: convert and fill, one tensor at a time
     for (std::size_t i = 0; i < slots.size(); ++i)
