@@ -78,6 +78,7 @@ void Session::showPlayground(const lesson::PlaygroundSettings& settings)
         m_source = {};
         m_modelResult = {};
     }
+    m_playgroundSettings = settings;
     m_playground->request(settings);
 }
 
@@ -101,9 +102,12 @@ void Session::cancelModel()
 void Session::setMemoryLimit(std::optional<std::uint64_t> bytes)
 {
     m_models->setMemoryLimit(bytes);
-    // The model shown was run (or refused) under the old limit.
+    m_playground->setMemoryLimit(bytes);
+    // What is shown was computed (or refused) under the old limit.
     if (!playground())
         showModel(m_source);
+    else if (m_playgroundSettings)
+        m_playground->request(*m_playgroundSettings);
 }
 
 void Session::setBatch(int batch)

@@ -101,6 +101,8 @@ private:
     WalkthroughRunner* m_playground;
     ModelRunner* m_models;
     lesson::ModelSource m_source;
+    /// The playground's last settings, computed again when the memory limit changes.
+    std::optional<lesson::PlaygroundSettings> m_playgroundSettings;
     ModelResult m_modelResult;
     std::shared_ptr<const lesson::Walkthrough> m_walkthrough;
     /// The run and block m_walkthrough shows, when it is a model's block.

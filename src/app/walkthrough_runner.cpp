@@ -7,10 +7,10 @@ namespace attnviz::app {
 WalkthroughRunner::WalkthroughRunner(QObject* parent)
     : QObject(parent)
     , m_work(
-          [](const lesson::PlaygroundSettings& settings) {
-              return [settings](const std::atomic<bool>&) {
+          [this](const lesson::PlaygroundSettings& settings) {
+              return [settings, limit = m_memoryLimit](const std::atomic<bool>&) {
                   try {
-                      return Outcome{lesson::computePlayground(settings), {}};
+                      return Outcome{lesson::computePlayground(settings, limit), {}};
                   } catch (...) {
                       return Outcome{
                           nullptr,

@@ -6,7 +6,9 @@
 #include <QObject>
 #include <QString>
 
+#include <cstdint>
 #include <memory>
+#include <optional>
 
 namespace attnviz::app {
 
@@ -19,6 +21,8 @@ public:
     explicit WalkthroughRunner(QObject* parent = nullptr);
 
     void request(const lesson::PlaygroundSettings& settings);
+    /// The user's memory limit (Preferences), for computations started from now on.
+    void setMemoryLimit(std::optional<std::uint64_t> bytes) { m_memoryLimit = bytes; }
     /// Until the newest result has been delivered (the future finishing on its thread is not
     /// enough: its `computed` signal is still queued then).
     bool busy() const { return m_work.busy(); }
@@ -36,6 +40,7 @@ private:
         std::shared_ptr<const lesson::Walkthrough> walkthrough;
         QString error;
     };
+    std::optional<std::uint64_t> m_memoryLimit;
     NewestRequestWins<lesson::PlaygroundSettings, Outcome> m_work;
 };
 

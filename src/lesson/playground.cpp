@@ -3,6 +3,7 @@
 #include "engine/multi_head_attention.h"
 #include "engine/positional_encoding.h"
 #include "io/tokenizer/utf8.h"
+#include "lesson/memory_budget.h"
 #include "lesson/valid_lengths.h"
 
 #include <chrono>
@@ -246,7 +247,23 @@ std::vector<SettingsProblem> checkSettings(const PlaygroundSettings& s)
     return problems;
 }
 
-std::shared_ptr<const Walkthrough> computePlayground(const PlaygroundSettings& s)
+namespace {
+
+// The engine's module sizes for the settings (the defaults of d_k, d_v and the output width
+// filled in), as computeWalkthrough builds them.
+struct ModuleSizes {
+    int heads, keyValueHeads, queryKey, value, output;
+};
+
+ModuleSizes moduleSizes(const PlaygroundSettings& s)
+{
+    return {s.heads, s.keyValueHeads ? s.keyValueHeads : s.heads,
+            s.queryKeySize ? s.queryKeySize : s.modelWidth / s.heads,
+            s.valueSize ? s.valueSize : s.modelWidth / s.heads,
+            s.outputWidth ? s.outputWidth : s.modelWidth};
+}
+
+std::shared_ptr<const Walkthrough> computeWalkthrough(const PlaygroundSettings& s)
 {
     auto w = std::make_shared<Walkthrough>();
     PlaygroundSource source;
@@ -288,11 +305,7 @@ std::shared_ptr<const Walkthrough> computePlayground(const PlaygroundSettings& s
     w->queryInput = queryInput;
     w->keyValueInput = keyValueInput;
 
-    const int H = s.heads;
-    const int Hkv = s.keyValueHeads ? s.keyValueHeads : H;
-    const int dk = s.queryKeySize ? s.queryKeySize : s.modelWidth / H;
-    const int dv = s.valueSize ? s.valueSize : s.modelWidth / H;
-    const int po = s.outputWidth ? s.outputWidth : s.modelWidth;
+    const auto [H, Hkv, dk, dv, po] = moduleSizes(s);
     std::mt19937 random(s.seed);
     auto weights = std::make_shared<engine::AttentionWeights>();
     weights->wQ = randomWeight(H * dk, D, random);
@@ -352,9 +365,55 @@ std::shared_ptr<const Walkthrough> computePlayground(const PlaygroundSettings& s
     if (!options.ablatedHeads.empty()) {
         PlaygroundSettings everyHeadOn = s;
         everyHeadOn.ablatedHeads.clear();
-        w->intact = computePlayground(everyHeadOn);
+        w->intact = computeWalkthrough(everyHeadOn);
     }
     return w;
+}
+
+} // namespace
+
+std::uint64_t playgroundBytes(const PlaygroundSettings& s)
+{
+    const ModuleSizes m = moduleSizes(s);
+    const auto queries = tokenizeAll(s.querySentences, s.tokenUnit);
+    const auto keys = s.keyValueSentences.empty() ? queries
+                                                  : tokenizeAll(s.keyValueSentences, s.tokenUnit);
+    engine::AttentionTrace::Sizes sizes;
+    sizes.batch = static_cast<std::int64_t>(queries.size());
+    sizes.heads = m.heads;
+    sizes.keyValueHeads = m.keyValueHeads;
+    sizes.queries = static_cast<std::int64_t>(longest(queries));
+    sizes.keys = static_cast<std::int64_t>(longest(keys));
+    sizes.queryKey = m.queryKey;
+    sizes.value = m.value;
+    engine::AttentionDescription description;
+    description.queryHeads = m.heads;
+    description.keyValueHeads = m.keyValueHeads;
+    description.queryKeySize = m.queryKey;
+    description.valueSize = m.value;
+    if (s.positions == PositionKind::Rotary)
+        description.rotary = engine::RotaryPositions{s.ropeTheta, 0};
+    const std::uint64_t trace =
+        attentionTraceBytes(sizes, description, m.output, engine::AttentionKeep::all());
+    const auto D = static_cast<std::uint64_t>(s.modelWidth);
+    // W_q, W_k and W_v read D features, W_o the heads' values; each has a bias.
+    const auto rowsReadingD = static_cast<std::uint64_t>(m.heads + m.keyValueHeads) * m.queryKey +
+        static_cast<std::uint64_t>(m.keyValueHeads) * m.value;
+    const std::uint64_t weights = sizeof(float) *
+        (rowsReadingD * (D + 1) +
+         static_cast<std::uint64_t>(m.output) * (static_cast<std::uint64_t>(m.heads) * m.value + 1));
+    const std::uint64_t inputs = sizeof(float) * D * static_cast<std::uint64_t>(sizes.batch) *
+        static_cast<std::uint64_t>(2 * sizes.queries + 2 * sizes.keys + 1);
+    const std::uint64_t once = trace + weights + inputs;
+    return s.ablatedHeads.empty() ? once : 2 * once;
+}
+
+std::shared_ptr<const Walkthrough> computePlayground(const PlaygroundSettings& s,
+                                                     std::optional<std::uint64_t> maxMemory)
+{
+    MemoryBudget::forThisMachine(maxMemory).check(playgroundBytes(s),
+                                                  "Computing these playground settings");
+    return computeWalkthrough(s);
 }
 
 } // namespace attnviz::lesson

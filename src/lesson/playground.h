@@ -3,7 +3,9 @@
 #include "lesson/playground_settings.h"
 #include "lesson/walkthrough.h"
 
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,9 +48,17 @@ std::string sentencesBeyondLimits(const std::vector<std::string>& sentences, Tok
 /// Every problem with the settings; empty when they can be computed.
 std::vector<SettingsProblem> checkSettings(const PlaygroundSettings& settings);
 
+/// Bytes computing the settings takes: the embeddings, the weights, the trace of every step and
+/// the engine's working memory, twice with heads switched off (the intact run beside it).
+/// Settings checkSettings accepts only.
+std::uint64_t playgroundBytes(const PlaygroundSettings& settings);
+
 /// Tokenises, embeds (a seeded random table: the same token always gets the same vector), draws
 /// the weights from the seed, and runs the engine. Call only with settings checkSettings accepts.
-std::shared_ptr<const Walkthrough> computePlayground(const PlaygroundSettings& settings);
+/// Throws engine::InputError, before allocating anything, when playgroundBytes is more than
+/// MemoryBudget allows with `maxMemory` (the app's memory setting), as a model run would be.
+std::shared_ptr<const Walkthrough> computePlayground(const PlaygroundSettings& settings,
+                                                     std::optional<std::uint64_t> maxMemory = {});
 
 /// Splits a sentence into tokens: words, or UTF-8 characters with a space shown as ␣.
 std::vector<std::string> tokenize(const std::string& sentence, TokenUnit unit);

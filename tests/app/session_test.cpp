@@ -146,6 +146,32 @@ private slots:
         QVERIFY(idle.count() >= 1);
     }
 
+    // The playground is held to the memory setting as models are, and a new limit recomputes
+    // what is shown.
+    void thePlaygroundIsHeldToTheMemoryLimit()
+    {
+        Session session;
+        QSignalSpy changed(&session, &Session::walkthroughChanged);
+        QSignalSpy status(&session, &Session::status);
+        lesson::PlaygroundSettings wide;
+        wide.modelWidth = 256;
+        wide.heads = 16;
+        wide.queryKeySize = wide.valueSize = 256; // 8 MiB of weights
+        session.setMemoryLimit(std::uint64_t{4} << 20);
+        session.showPlayground(wide);
+        QVERIFY(QTest::qWaitFor([&] { return session.idle(); }, attnviz::test::kPatienceMs));
+        QVERIFY(!session.walkthrough());
+        QVERIFY(!changed.isEmpty());
+        const QString why = changed.last().at(1).toString();
+        QVERIFY2(why.contains(QStringLiteral("needs about")) &&
+                     why.contains(QStringLiteral("allows 4.0 MiB")),
+                 qPrintable(why));
+
+        session.setMemoryLimit(std::nullopt);
+        QVERIFY(QTest::qWaitFor([&] { return session.walkthrough() != nullptr; },
+                                attnviz::test::kPatienceMs));
+    }
+
     void aModelsBlockIsShownOnlyWhenTheRunHasIt()
     {
         Session session;

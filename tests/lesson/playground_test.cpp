@@ -1,5 +1,7 @@
 #include "lesson/playground.h"
 
+#include "engine/input_error.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -117,6 +119,71 @@ TEST(Playground, SameSeedSameWeightsOtherSeedOtherWeights)
     EXPECT_EQ(a->weights()->wQ, b->weights()->wQ);
     s.seed = 7;
     EXPECT_NE(computePlayground(s)->weights()->wQ, a->weights()->wQ);
+}
+
+// The playground goes through the memory budget as a model run does: one 3-word sentence with
+// H = 64 and d_k = d_v = d_out = 1024 took 2.2 GB and 25 s, 20 sentences of 256 words at
+// D = 1024, H = 64 1.6 GB; under a limit they are refused before anything is allocated.
+TEST(Playground, SettingsBeyondTheMemoryLimitAreRefusedBeforeComputing)
+{
+    PlaygroundSettings wide;
+    wide.querySentences = {"the cat sat"};
+    wide.modelWidth = 1024;
+    wide.heads = 64;
+    wide.queryKeySize = wide.valueSize = wide.outputWidth = 1024;
+    ASSERT_EQ(problemsText(wide), "");
+    EXPECT_GT(playgroundBytes(wide), 1ull << 30); // W_q, W_k, W_v and W_o: 268 M numbers
+    try {
+        computePlayground(wide, 512ull << 20);
+        ADD_FAILURE() << "computed under a limit its weights alone exceed";
+    } catch (const engine::InputError& e) {
+        EXPECT_THAT(e.what(), HasSubstr("Computing these playground settings needs about 1.0 GiB"));
+        EXPECT_THAT(e.what(), HasSubstr("the memory limit you set allows 512.0 MiB"));
+    }
+
+    PlaygroundSettings long20;
+    long20.modelWidth = 1024;
+    long20.heads = 64;
+    std::string sentence;
+    for (int i = 0; i < 256; ++i)
+        sentence += "w" + std::to_string(i) + " ";
+    long20.querySentences.assign(20, sentence);
+    ASSERT_EQ(problemsText(long20), "");
+    // four score-shaped steps of 20 × 64 × 256 × 256 numbers
+    EXPECT_GT(playgroundBytes(long20), 20ull * 64 * 256 * 256 * 4 * 4);
+    EXPECT_THROW(computePlayground(long20, 1ull << 30), engine::InputError);
+
+    // Heads switched off compute the intact run beside it: twice the memory.
+    PlaygroundSettings ablated = PlaygroundSettings{};
+    const std::uint64_t intact = playgroundBytes(ablated);
+    ablated.ablatedHeads = {1};
+    EXPECT_EQ(playgroundBytes(ablated), 2 * intact);
+}
+
+// The estimate covers at least what a computation keeps: every step of the trace and the weights.
+TEST(Playground, TheMemoryEstimateCoversTheTraceAndTheWeights)
+{
+    PlaygroundSettings s;
+    s.querySentences = {"a b c d e f g h", "i j k"};
+    s.keyValueSentences = {"x y z", "u v w t s"};
+    s.modelWidth = 24;
+    s.heads = 6;
+    s.keyValueHeads = 2;
+    s.queryKeySize = 8;
+    s.valueSize = 5;
+    s.outputWidth = 7;
+    ASSERT_EQ(problemsText(s), "");
+    const auto w = computePlayground(s);
+    std::uint64_t kept = 0;
+    for (const engine::AttentionStepInfo& info : engine::kAttentionStepTable)
+        if (w->trace->has(info.step))
+            kept += static_cast<std::uint64_t>(w->trace->step(info.step).size()) * sizeof(float);
+    const engine::AttentionWeights& weights = w->module->weights();
+    for (const auto* m : {&weights.wQ, &weights.wK, &weights.wV, &weights.wO})
+        kept += static_cast<std::uint64_t>(m->size()) * sizeof(float);
+    EXPECT_GE(playgroundBytes(s), kept);
+    EXPECT_LE(playgroundBytes(s), 3 * kept) << "an estimate far above what is kept refuses "
+                                               "settings that would fit";
 }
 
 TEST(Playground, CustomMaskCellOutsideTheMatrixIsExplained)
