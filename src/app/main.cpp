@@ -20,6 +20,14 @@ namespace {
 
 // Saves the window at every step as DIR/NN-<step>.png, and a model's overview, then quits (for
 // docs/screenshots).
+// What the window shows when nothing could be computed (the sentence saying why).
+void saveRefusal(attnviz::app::MainWindow& window, const QString& dir)
+{
+    QDir().mkpath(dir);
+    window.grab().save(QStringLiteral("%1/00-not-computed.png").arg(dir));
+    QApplication::quit();
+}
+
 void saveEveryStep(attnviz::app::MainWindow& window, const QString& dir)
 {
     using namespace attnviz;
@@ -156,10 +164,15 @@ int main(int argc, char** argv)
         const QString dir = parser.value(options.screenshots);
         auto* poll = new QTimer(&window);
         QObject::connect(poll, &QTimer::timeout, &window, [&window, dir, poll] {
-            if (!window.walkthrough() || !window.session()->idle())
+            if (!window.session()->idle())
                 return;
             poll->stop();
-            QTimer::singleShot(300, &window, [&window, dir] { saveEveryStep(window, dir); });
+            QTimer::singleShot(300, &window, [&window, dir] {
+                if (window.walkthrough())
+                    saveEveryStep(window, dir);
+                else
+                    saveRefusal(window, dir);
+            });
         });
         poll->start(100);
     }

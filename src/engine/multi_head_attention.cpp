@@ -1,6 +1,7 @@
 #include "engine/multi_head_attention.h"
 
 #include "engine/input_error.h"
+#include "engine/non_finite.h"
 #include "engine/resolved_mask.h"
 
 #include <cmath>
@@ -88,9 +89,26 @@ struct KeptScoreSteps {
 // are computed by further products only when the trace keeps those steps, so the live columns,
 // and with them weights and context, are the same bits whatever is kept (a recomputed layer
 // equals a kept one).
-void attendBlock(const StageInputs& in, AttentionTrace& t, const ResolvedMask& mask, std::int64_t b,
-                 int h, Eigen::Index r0, Eigen::Index rows, float scale, const BlockRows& out,
-                 const KeptScoreSteps& kept)
+// The first step of a block whose values are not finite, and the first such value.
+struct NonFiniteStep {
+    AttentionStep step;
+    std::string value;
+};
+
+std::optional<NonFiniteStep> firstNonFiniteIn(const float* block, Eigen::Index rows,
+                                              Eigen::Index stride, Eigen::Index from,
+                                              Eigen::Index to, AttentionStep step)
+{
+    for (Eigen::Index r = 0; r < rows; ++r)
+        if (auto value = firstNonFinite(block + r * stride + from, static_cast<std::size_t>(to - from)))
+            return NonFiniteStep{step, std::move(*value)};
+    return std::nullopt;
+}
+
+std::optional<NonFiniteStep> attendBlock(const StageInputs& in, AttentionTrace& t,
+                                         const ResolvedMask& mask, std::int64_t b, int h,
+                                         Eigen::Index r0, Eigen::Index rows, float scale,
+                                         const BlockRows& out, const KeptScoreSteps& kept)
 {
     const AttentionDescription& d = in.description;
     const int g = d.keyValueHeadOf(h);
@@ -185,9 +203,25 @@ void attendBlock(const StageInputs& in, AttentionTrace& t, const ResolvedMask& m
     }
 
     // Context rows are the weighted sums of the value rows (blocked keys weigh 0).
-    t.context.matrix({b, h}).middleRows(r0, rows).noalias() =
+    auto context = t.context.matrix({b, h}).middleRows(r0, rows);
+    context.noalias() =
         ConstBlockView(out.weights, rows, nk, stride).middleCols(first, live) *
         V.middleRows(first, live);
+
+    // Where values stop being finite, in step order: the masked scores are the scaled (or
+    // biased) ones where they are not blocked, and a softmax of finite numbers is finite.
+    if (auto bad = firstNonFiniteIn(out.scores, rows, out.stride, front, back, AttentionStep::Scores))
+        return bad;
+    if (auto bad = firstNonFiniteIn(out.scaled, rows, out.stride, front, back, AttentionStep::Scaled))
+        return bad;
+    if (slopes)
+        if (auto bad =
+                firstNonFiniteIn(out.biased, rows, out.stride, front, back, AttentionStep::Biased))
+            return bad;
+    for (Eigen::Index r = 0; r < rows; ++r)
+        if (auto value = firstNonFinite(&context(r, 0), static_cast<std::size_t>(context.cols())))
+            return NonFiniteStep{AttentionStep::Context, std::move(*value)};
+    return std::nullopt;
 }
 
 // Copies a block's rows of one step into the trace.
@@ -232,6 +266,7 @@ void attend(const StageInputs& in, const AttentionKeep& keep, AttentionTrace& t)
     const float scale = 1.0f / in.description.divisor();
     const std::int64_t blocksPerHead = (Nq + kQueryBlock - 1) / kQueryBlock;
     const std::int64_t tasks = B * H * blocksPerHead;
+    std::optional<NonFiniteStep> firstBad; // an exception must not leave the parallel region
 #pragma omp parallel
     {
         const Eigen::Index stride = (Nk + 15) / 16 * 16;
@@ -244,7 +279,10 @@ void attend(const StageInputs& in, const AttentionKeep& keep, AttentionTrace& t)
             const int h = static_cast<int>(head % H);
             const Eigen::Index r0 = (task % blocksPerHead) * kQueryBlock;
             const Eigen::Index rows = std::min<Eigen::Index>(kQueryBlock, Nq - r0);
-            attendBlock(in, t, in.mask, b, h, r0, rows, scale, block, kept);
+            if (auto bad = attendBlock(in, t, in.mask, b, h, r0, rows, scale, block, kept))
+#pragma omp critical(attnviz_non_finite)
+                if (!firstBad || bad->step < firstBad->step)
+                    firstBad = std::move(bad);
             const std::pair<bool, std::pair<Tensor*, const float*>> out[] = {
                 {kept.scores, {&t.scores, block.scores}},
                 {kept.scaled, {&t.scaled, block.scaled}},
@@ -257,6 +295,8 @@ void attend(const StageInputs& in, const AttentionKeep& keep, AttentionTrace& t)
                     keepRows(*where.first, b, h, r0, rows, where.second, stride);
         }
     }
+    if (firstBad)
+        throw NonFiniteError(std::string(stepName(firstBad->step)), firstBad->value);
 }
 
 std::string expectedRows(const char* what, Eigen::Index rows, const std::string& why)
@@ -377,13 +417,22 @@ void MultiHeadAttention::forward(const Tensor& query, const Tensor& key, const T
 
     // Everything up to the concatenation is needed to compute; what is not kept is dropped at
     // the end.
+    // Values that stop being finite are refused where they first appear (non_finite.h); the
+    // split and the concatenation only move numbers.
     stages::project(in, t);
+    requireFinite(t.qProj, "q_proj");
+    requireFinite(t.kProj, "k_proj");
+    requireFinite(t.vProj, "v_proj");
     stages::split(in, t);
-    if (m_description.rotary)
+    if (m_description.rotary) {
         stages::rotate(in, t);
+        requireFinite(t.qRotated, "q_rotated");
+        requireFinite(t.kRotated, "k_rotated");
+    }
     attend(in, options.keep, t);
     stages::concat(in, t);
     stages::output(in, t);
+    requireFinite(t.output, "output");
 
     for (const AttentionStepInfo& info : kAttentionStepTable)
         if ((!options.keep.has(info.step) && info.step != AttentionStep::Output) ||

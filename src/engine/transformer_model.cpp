@@ -2,6 +2,7 @@
 
 #include "engine/input_error.h"
 #include "engine/layer_norm.h"
+#include "engine/non_finite.h"
 #include "engine/positional_encoding.h"
 
 #include <algorithm>
@@ -39,12 +40,23 @@ const Tensor& residualBlock(const Tensor& x, const LayerNormWeights& norm, const
 {
     if (c.norm == NormPosition::Pre) {
         normaliseTokens(x, norm, c, normOut);
+        requireFinite(normOut, "norm");
         add(x, sublayer(normOut), residualOut);
+        requireFinite(residualOut, "residual");
         return residualOut;
     }
     add(x, sublayer(x), residualOut);
+    requireFinite(residualOut, "residual");
     normaliseTokens(residualOut, norm, c, normOut);
+    requireFinite(normOut, "norm");
     return normOut;
+}
+
+// Where a block sits, for a NonFiniteError: "decoder layer 3, masked_self block".
+std::string blockPlace(bool decoder, int layer, Block block)
+{
+    return std::string(decoder ? "decoder" : "encoder") + " layer " + std::to_string(layer) +
+        ", " + std::string(blockName(block)) + " block";
 }
 
 std::string shapeOf(const RowMatrix& m)
@@ -377,6 +389,11 @@ void TransformerModel::computeLogits(const Tensor& last, bool allPositions, Tens
     out.noalias() = last.matrix({0}).bottomRows(rows) * output.transpose();
     if (m_weights.outputBias)
         out.rowwise() += *m_weights.outputBias;
+    try {
+        requireFinite(logits, "logits");
+    } catch (const NonFiniteError& e) {
+        throw e.within("decoder output");
+    }
 }
 
 void TransformerModel::embed(const Stack& stack, const std::vector<int>& ids,
@@ -410,6 +427,11 @@ void TransformerModel::embed(const Stack& stack, const std::vector<int>& ids,
         Tensor normed;
         normaliseTokens(trace.input, *w.embeddingNorm, m_config, normed);
         trace.input = std::move(normed);
+    }
+    try {
+        requireFinite(trace.input, "input");
+    } catch (const NonFiniteError& e) {
+        throw e.within(&stack == &m_decoder ? "decoder embeddings" : "encoder embeddings");
     }
 }
 
@@ -467,6 +489,9 @@ void TransformerModel::runStack(const Stack& stack, const Tensor* memory, bool d
     }
     if (w.finalNorm) {
         normaliseTokens(x, *w.finalNorm, m_config, trace.finalNorm);
+        if (const auto value = firstNonFinite(trace.finalNorm.data(),
+                                              static_cast<std::size_t>(trace.finalNorm.size())))
+            throw NonFiniteError("final_norm", *value, name);
         trace.output = trace.finalNorm;
         if (policy.observer)
             policy.observer(name + ".final_norm", trace.finalNorm);
@@ -490,24 +515,39 @@ Tensor TransformerModel::runLayer(const Stack& stack, int layer, const Tensor& x
         at.block = lw.attention[a].block;
         const MultiHeadAttention& module = stack.attention[static_cast<std::size_t>(layer)][a];
         const AttentionOptions options{keep, ablation.headsOf(layer, at.block), {}};
-        current =
-            &residualBlock(*current, lw.attention[a].norm, m_config, at.norm, at.residual,
-                           [&](const Tensor& in) -> const Tensor& {
-                               if (at.block == Block::Cross)
-                                   module.forward(in, *memory, *memory, {}, at.attention, options);
-                               else
-                                   module.forward(in, in, in, {}, at.attention, options);
-                               return at.attention.output;
-                           });
+        try {
+            current =
+                &residualBlock(*current, lw.attention[a].norm, m_config, at.norm, at.residual,
+                               [&](const Tensor& in) -> const Tensor& {
+                                   if (at.block == Block::Cross)
+                                       module.forward(in, *memory, *memory, {}, at.attention,
+                                                      options);
+                                   else
+                                       module.forward(in, in, in, {}, at.attention, options);
+                                   return at.attention.output;
+                               });
+        } catch (const NonFiniteError& e) {
+            throw e.within(blockPlace(decoder, layer, at.block));
+        }
     }
     FeedForwardBlockTrace& ft = lt.feedForward;
     ft.block = decoder ? Block::DecoderFeedForward : Block::EncoderFeedForward;
-    current = &residualBlock(*current, lw.feedForwardNorm, m_config, ft.norm, ft.residual,
-                             [&](const Tensor& in) -> const Tensor& {
-                                 feedForward(in, lw.feedForward, m_config.feedForwardKind,
-                                             m_config.activation, ft.feedForward);
-                                 return ft.feedForward.output;
-                             });
+    try {
+        current = &residualBlock(*current, lw.feedForwardNorm, m_config, ft.norm, ft.residual,
+                                 [&](const Tensor& in) -> const Tensor& {
+                                     FeedForwardTrace& f = ft.feedForward;
+                                     feedForward(in, lw.feedForward, m_config.feedForwardKind,
+                                                 m_config.activation, f);
+                                     if (f.gatePre.rank())
+                                         requireFinite(f.gatePre, "gate_pre");
+                                     requireFinite(f.hiddenPre, "hidden_pre");
+                                     requireFinite(f.hidden, "hidden");
+                                     requireFinite(f.output, "output");
+                                     return f.output;
+                                 });
+    } catch (const NonFiniteError& e) {
+        throw e.within(blockPlace(decoder, layer, ft.block));
+    }
     return *current;
 }
 

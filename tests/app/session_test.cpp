@@ -3,14 +3,17 @@
 // the screen.
 #include "app/newest_request_wins.h"
 #include "app/session.h"
+#include "io/safetensors.h"
 #include "window_test_support.h"
 
 #include <QDir>
 #include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QtTest>
 
 #include <atomic>
 #include <chrono>
+#include <filesystem>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -170,6 +173,46 @@ private slots:
         session.setMemoryLimit(std::nullopt);
         QVERIFY(QTest::qWaitFor([&] { return session.walkthrough() != nullptr; },
                                 attnviz::test::kPatienceMs));
+    }
+
+    // A model whose Q and K columns are finite but huge: its scores overflow, and the app says
+    // where in one sentence instead of drawing NaN weights as magenta rows summing to 0.000.
+    void aRunThatOverflowsIsRefusedWithTheLayerAndStep()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const std::string folder = dir.filePath(QStringLiteral("gpt2")).toStdString();
+        std::filesystem::copy(ATTNVIZ_TEST_DATA_DIR "/hf/gpt2", folder);
+        const std::string weights = folder + "/model.safetensors";
+        {
+            const attnviz::io::SafetensorsFile file = attnviz::io::SafetensorsFile::read(weights);
+            attnviz::io::SafetensorsWriter out =
+                attnviz::io::SafetensorsWriter::toFile(weights + ".new");
+            for (const attnviz::io::TensorEntry& t : file.tensors()) {
+                std::string bytes(t.bytes.begin(), t.bytes.end());
+                if (t.name == "transformer.h.1.attn.c_attn.weight") {
+                    auto* values = reinterpret_cast<float*>(bytes.data());
+                    const std::int64_t columns = t.shape[1];
+                    for (std::int64_t r = 0; r < t.shape[0]; ++r)
+                        for (std::int64_t c = 0; c < 2 * columns / 3; ++c)
+                            values[r * columns + c] *= 3e19f;
+                }
+                out.addRaw(t.name, t.dtype, t.shape, bytes);
+            }
+            out.finish();
+        }
+        std::filesystem::rename(weights + ".new", weights);
+
+        Session session;
+        QSignalSpy changed(&session, &Session::walkthroughChanged);
+        session.showModel({.folder = folder, .text = "Hello world, hello again"});
+        QVERIFY(QTest::qWaitFor([&] { return session.idle() && !changed.isEmpty(); },
+                                attnviz::test::kPatienceMs));
+        QVERIFY(!session.run());
+        const QString why = changed.last().at(1).toString();
+        QVERIFY2(why.contains(QStringLiteral("Decoder layer 1, masked_self block: the scores step "
+                                             "overflowed 32-bit floats")),
+                 qPrintable(why));
     }
 
     void aModelsBlockIsShownOnlyWhenTheRunHasIt()

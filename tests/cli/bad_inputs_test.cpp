@@ -1076,6 +1076,24 @@ std::vector<Row> catalogue()
          2,
          {"Drawing a 20000 × 20000 PNG needs about 2.2 GiB of memory",
           "the memory limit you set allows 1.0 GiB"}},
+        {"model_overflowing_weights",
+         [](const Scene& s) {
+             // Finite but huge Q and K columns: the scores overflow to +Inf and every later step
+             // was NaN, with exit 0 and all-NaN logits.
+             const fs::path dir = s.hf("gpt2");
+             editWeights(dir / "model.safetensors", [](std::vector<RawTensor>& t) {
+                 RawTensor& qkv = tensorNamed(t, "transformer.h.0.attn.c_attn.weight");
+                 const std::int64_t columns = qkv.shape[1], qk = 2 * columns / 3;
+                 auto* values = reinterpret_cast<float*>(qkv.bytes.data());
+                 for (std::int64_t r = 0; r < qkv.shape[0]; ++r)
+                     for (std::int64_t c = 0; c < qk; ++c)
+                         values[r * columns + c] *= 3e19f;
+             });
+             return trace(s, dir.string(), "Hello world, hello again");
+         },
+         2,
+         {"Decoder layer 0, masked_self block: the scores step overflowed 32-bit floats",
+          "would be NaN"}},
         {"model_gpt2_no_merges",
          [](const Scene& s) {
              const fs::path dir = s.hf("gpt2");
