@@ -107,7 +107,8 @@ ModelRun runModelOnText(std::shared_ptr<const io::LoadedModel> loaded, const Run
         const std::uint64_t passes = request.compareWithIntact && !request.ablation.empty() ? 2 : 1;
         MemoryBudget::forThisMachine(request.maxMemory)
             .check(passes * pass + decoding,
-                   "Running " + c.name + " on " + std::to_string(longest) + " tokens");
+                   "Running " + io::printable(c.name, 60) + " on " + std::to_string(longest) +
+                       " tokens");
     }
     engine::ModelInput finalInput;
     std::int64_t finalLength = 0;
