@@ -210,8 +210,12 @@ private:
                 appendUtf8(out, static_cast<char32_t>(cp));
                 break;
             }
-            default:
-                fail(std::string("unknown escape \\") + e);
+            default: {
+                // The whole character after the backslash, escaped: a raw byte of it could be an
+                // ESC, a lone 0x9b or the start of a bidirectional override.
+                const Utf8Char after = decodeUtf8(m_text, m_pos - 1);
+                fail("unknown escape \\" + printable(m_text.substr(m_pos - 1, after.length)));
+            }
             }
         }
     }

@@ -144,15 +144,17 @@ std::vector<std::pair<int, engine::Block>> selectedBlocks(const ModelRun& run,
     const int layers = trace.layerCount();
     if (const auto missing = selection.layers.firstAtOrAbove(layers))
         throw engine::InputError("Layer " + std::to_string(*missing) + " does not exist; " +
-                                 config.name + " has layers 0–" + std::to_string(layers - 1) + ".");
+                                 io::printable(config.name, 60) + " has layers 0–" +
+                                 std::to_string(layers - 1) + ".");
     for (const engine::Block b : selection.blocks) {
         bool present = false;
         for (int L = 0; L < layers && !present; ++L)
             present = trace.attentionBlock(L, b) != nullptr;
         if (!present)
             throw engine::InputError(std::string("Block ") + engine::blockName(b) +
-                                     " does not exist in " + config.name + ", a " +
-                                     engine::architectureName(config.architecture) + " model.");
+                                     " does not exist in " + io::printable(config.name, 60) +
+                                     ", a " + engine::architectureName(config.architecture) +
+                                     " model.");
     }
     std::vector<std::pair<int, engine::Block>> chosen;
     for (const int L : selection.layers.within(layers))

@@ -1,7 +1,6 @@
 #include "lesson/lesson_file.h"
 
 #include "engine/input_error.h"
-#include "io/file_error.h"
 #include "io/json.h"
 #include "io/tokenizer/utf8.h"
 #include "lesson/field_limits.h"
@@ -109,7 +108,7 @@ public:
                            const io::JsonValue& found) const
     {
         throw engine::InputError("The lesson's “" + name(key) + "” must be " + expected + ", not " +
-                                 io::printable(found.describe(), 60) + ".");
+                                 found.describe() + ".");
     }
 
     std::string string(std::string_view key, std::string fallback) const
@@ -382,7 +381,7 @@ LessonFile parseLessonFile(std::string_view text)
     }
     if (!document.isObject())
         throw engine::InputError("The file is not an AttnViz lesson: expected a JSON object, not " +
-                                 io::printable(document.describe(), 60) + ".");
+                                 document.describe() + ".");
     const Reader root(document, "");
     const io::JsonValue* format = root.find("format");
     if (!format || !format->isString() || format->asString() != kFormat)

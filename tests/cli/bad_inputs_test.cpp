@@ -2,7 +2,8 @@
 // one row each. Each row builds its input in a fresh folder, runs the real binary under a time
 // and address-space limit, and checks the contract: exit status 2 (bad input) or 1 (output that
 // could not be written), exactly one line on stderr naming the problem and what was expected,
-// no raw control character on it, nothing on stdout, and nothing written or left behind.
+// no raw control or bidirectional formatting character on it, nothing on stdout, and nothing
+// written or left behind.
 #include "io/input_file.h"
 #include "io/safetensors.h"
 #include "support/hf_tokenizer_files.h"
@@ -342,6 +343,32 @@ Args exportModel(const Scene& s, Args extra)
     Args args{"export", "--model", "reverse", "--text", "abc", "--format", "png", "--out", s.out()};
     args.insert(args.end(), extra.begin(), extra.end());
     return args;
+}
+
+/// A name that takes over the line it is echoed on: a right-to-left override (the rest of the
+/// line reads backwards), an ESC starting a colour and a line break; and as io::printable echoes
+/// it. kHijackingWord is the same without the line break, for a word of a text, a merges.txt line
+/// or a held-out line.
+const std::string kHijacking = "ab\u202ecd\x1b[31m\nef";
+const std::string kHijackingEchoed = "ab\\u202ecd\\x1b[31m\\nef";
+const std::string kHijackingWord = "ab\u202ecd\x1b[31mef";
+const std::string kHijackingWordEchoed = "ab\\u202ecd\\x1b[31mef";
+
+/// A copy of the bundled reverse model whose tokenizer reads words, so that a whole word that is
+/// not in its vocabulary is echoed.
+fs::path wordReverse(const Scene& s)
+{
+    const fs::path dir = s.reverse();
+    editText(dir / "config.json", "\"tokenizer\": \"char\"", "\"tokenizer\": \"word\"");
+    return dir;
+}
+
+/// A copy of the bundled reverse model called `name` in its config.json.
+fs::path reverseNamed(const Scene& s, const std::string& name)
+{
+    const fs::path dir = s.reverse();
+    editText(dir / "config.json", "\"name\": \"reverse\"", "\"name\": " + jsonText(name));
+    return dir;
 }
 
 std::vector<Row> catalogue()
@@ -1635,6 +1662,163 @@ std::vector<Row> catalogue()
          },
          1,
          {"cannot write", "File name too long"}},
+        // ---- echoed names: a bidirectional override, an ESC and a line break in what a message
+        // quotes are escaped (io::printable), and a long name is cut ----------------------------
+        {"echoed_text",
+         [](const Scene& s) {
+             return trace(s, wordReverse(s).string(), kHijackingWord + std::string(300, 'x'));
+         },
+         2,
+         {"The word \"" + kHijackingWordEchoed + std::string(180, 'x') + "…\" is not in"}},
+        {"echoed_path",
+         [](const Scene& s) { return mha(s, s.in(kHijacking + ".safetensors")); },
+         2,
+         {"cannot read", "/in/" + kHijackingEchoed + ".safetensors: No such file or directory"}},
+        {"echoed_config_name",
+         [](const Scene& s) {
+             // The name, from config.json, reached stderr raw and whole.
+             const fs::path dir = reverseNamed(s, kHijacking + std::string(100, 'x'));
+             return Args{"export", "--model",  dir.string(), "--text", "abc",  "--layers",
+                         "7",      "--format", "csv",        "--out",  s.out()};
+         },
+         2,
+         {"Layer 7 does not exist; " + kHijackingEchoed + std::string(38, 'x') +
+          "… has layers 0–"}},
+        {"echoed_config_name_memory",
+         [](const Scene& s) {
+             // The memory refusals named the model raw too.
+             Args a = trace(s, reverseNamed(s, kHijacking).string());
+             a.insert(a.end(), {"--max-memory", "1K"});
+             return a;
+         },
+         2,
+         {"Opening " + kHijackingEchoed + " needs about", "the memory limit you set allows"}},
+        {"echoed_config_model_type",
+         [](const Scene& s) {
+             const fs::path dir = s.hf("gpt2");
+             editText(dir / "config.json", "\"model_type\": \"gpt2\"",
+                      "\"model_type\": " + jsonText(kHijacking));
+             return trace(s, dir.string());
+         },
+         2,
+         {"config.json describes a \"" + kHijackingEchoed + "\" model"}},
+        {"echoed_config_position_embedding_type",
+         [](const Scene& s) {
+             // It was copied into the message as it was.
+             const fs::path dir = s.hf("bert");
+             editText(dir / "config.json", "\"position_embedding_type\": \"absolute\"",
+                      "\"position_embedding_type\": " + jsonText(kHijacking));
+             return trace(s, dir.string());
+         },
+         2,
+         {"\"position_embedding_type\" is \"" + kHijackingEchoed + "\"; AttnViz computes BERT"}},
+        {"echoed_config_unknown_escape",
+         [](const Scene& s) {
+             // The byte after the backslash was copied raw: here the first of the override's three.
+             const fs::path dir = s.reverse();
+             editText(dir / "config.json", "\"name\": \"reverse\"", "\"name\": \"re\\\u202e\"");
+             return trace(s, dir.string());
+         },
+         2,
+         {"config.json is not valid JSON: unknown escape \\\\u202e at byte"}},
+        {"echoed_special_token",
+         [](const Scene& s) {
+             const fs::path dir = s.reverse();
+             editText(dir / "config.json", "\"bos_token\": \"<s>\"",
+                      "\"bos_token\": " + jsonText(kHijacking));
+             return trace(s, dir.string());
+         },
+         2,
+         {"config.json names the special token \"" + kHijackingEchoed + "\""}},
+        {"echoed_merges_entry",
+         [](const Scene& s) {
+             const fs::path dir = s.hf("gpt2");
+             writeBytes(dir / "merges.txt",
+                        io::readFile((dir / "merges.txt").string()) + kHijackingWord + " b\n");
+             return trace(s, dir.string(), "Hello");
+         },
+         2,
+         {"merges \"" + kHijackingWordEchoed + "\" and \"b\"; expected it and its parts"}},
+        {"echoed_added_token",
+         [](const Scene& s) {
+             const fs::path dir = s.hf("gpt2");
+             fs::remove(dir / "vocab.json");
+             fs::remove(dir / "merges.txt");
+             writeBytes(dir / "tokenizer.json",
+                        replacedOnce(gpt2TokenizerJson(false), R"("special":true}])",
+                                     R"("special":true},{"id":7,"content":)" +
+                                         jsonText(kHijacking) + "}]"));
+             return trace(s, dir.string(), "Hello");
+         },
+         2,
+         {"tokenizer.json's added token \"" + kHijackingEchoed + "\" has id 7"}},
+        {"echoed_shard_name",
+         [](const Scene& s) {
+             const fs::path dir = s.hf("gpt2-bf16-sharded");
+             editText(dir / "model.safetensors.index.json",
+                      "\"lm_head.weight\": \"model-00002-of-00002.safetensors\"",
+                      "\"lm_head.weight\": " + jsonText(kHijacking + ".safetensors"));
+             writeBytes(dir / (kHijacking + ".safetensors"), "damaged");
+             return trace(s, dir.string(), "Hello");
+         },
+         2,
+         {kHijackingEchoed + ".safetensors is damaged: the file is truncated"}},
+        {"echoed_held_out_line",
+         [](const Scene& s) {
+             const fs::path dir = wordReverse(s);
+             writeBytes(dir / "heldout.txt", kHijackingWord + "\n");
+             return Args{"importance", "--model", dir.string()};
+         },
+         2,
+         {"Example 1: The word \"" + kHijackingWordEchoed + "\" is not in"}},
+        {"echoed_tensor_name",
+         [](const Scene& s) {
+             return Args{"export",
+                         "--attentions",
+                         s.write("import.safetensors",
+                                 safetensors({{"layer0", "F32", {1, 1, 1}, floats(1)},
+                                              {kHijacking, "F32", {1}, floats(1)}},
+                                             R"("tokens":"[\"a\"]")")),
+                         "--format",
+                         "csv",
+                         "--out",
+                         s.out()};
+         },
+         2,
+         {"tensor '" + kHijackingEchoed + "' is not an attention tensor"}},
+        {"echoed_import_model_name",
+         [](const Scene& s) {
+             // The import's one weight is 1 (floats gives value / 7 first); its name was raw.
+             return Args{
+                 "export",
+                 "--attentions",
+                 s.write("import.safetensors",
+                         safetensors({{"layer0", "F32", {1, 1, 1}, floats(1, 7.0f)}},
+                                     R"("tokens":"[\"a\"]","model":)" + jsonText(kHijacking))),
+                 "--blocks",
+                 "cross",
+                 "--format",
+                 "csv",
+                 "--out",
+                 s.out()};
+         },
+         2,
+         {"Block cross does not exist in " + kHijackingEchoed + ", a "}},
+        {"echoed_dtype",
+         [](const Scene& s) {
+             std::vector<RawTensor> tensors = caseTensors();
+             tensorNamed(tensors, "query").dtype = kHijacking;
+             return mha(s, s.writeCase(tensors));
+         },
+         2,
+         {"tensor 'query' has unknown dtype \"" + kHijackingEchoed + "\""}},
+        {"echoed_argument",
+         [](const Scene& s) {
+             return Args{"export", "--case", s.writeCase(caseTensors()), "--format", kHijacking,
+                         "--out",  s.out()};
+         },
+         2,
+         {"--format is '" + kHijackingEchoed + "'; expected"}},
     };
 }
 
@@ -1662,8 +1846,24 @@ std::map<std::string, std::string> snapshot(const fs::path& root)
     return entries;
 }
 
+// Whether a bidirectional formatting character starts at text[i] (U+061C, U+200E–U+200F,
+// U+202A–U+202E, U+2066–U+2069 in UTF-8): raw, it reorders the rest of the line on screen.
+bool bidiControlAt(const std::string& text, std::size_t i)
+{
+    const auto byte = [&](std::size_t k) {
+        return i + k < text.size() ? static_cast<unsigned char>(text[i + k]) : 0;
+    };
+    if (byte(0) == 0xd8)
+        return byte(1) == 0x9c;
+    if (byte(0) != 0xe2)
+        return false;
+    return (byte(1) == 0x80 && (byte(2) == 0x8e || byte(2) == 0x8f)) ||
+        (byte(1) == 0x80 && byte(2) >= 0xaa && byte(2) <= 0xae) ||
+        (byte(1) == 0x81 && byte(2) >= 0xa6 && byte(2) <= 0xa9);
+}
+
 /// The raw control characters in `text` (C0 except the final newline, DEL, C1 as UTF-8 or as a
-/// lone byte) and other bytes that are not UTF-8, if any.
+/// lone byte, bidirectional formatting characters) and other bytes that are not UTF-8, if any.
 std::string controlCharacters(const std::string& text)
 {
     std::string found;
@@ -1673,6 +1873,7 @@ std::string controlCharacters(const std::string& text)
         const bool c1 = c == 0xc2 && i + 1 < text.size() &&
             static_cast<unsigned char>(text[i + 1]) >= 0x80 &&
             static_cast<unsigned char>(text[i + 1]) <= 0x9f;
+        const bool bidi = continuation == 0 && bidiControlAt(text, i);
         bool notUtf8 = false;
         if (continuation > 0) {
             notUtf8 = (c & 0xc0) != 0x80;
@@ -1684,7 +1885,8 @@ std::string controlCharacters(const std::string& text)
                                                   : 0;
             notUtf8 = continuation == 0;
         }
-        if (((c < 0x20 || c == 0x7f) && !(c == '\n' && i + 1 == text.size())) || c1 || notUtf8) {
+        if (((c < 0x20 || c == 0x7f) && !(c == '\n' && i + 1 == text.size())) || c1 || bidi ||
+            notUtf8) {
             char hex[48];
             std::snprintf(hex, sizeof hex, "%s0x%02x at %zu", found.empty() ? "" : ", ", c, i);
             found += hex;

@@ -84,6 +84,16 @@ TEST(Json, DescriptionsAreCutBetweenCharacters)
               "\"\\u009b31m" + std::string(31, 'x') + "…\"");
 }
 
+// #22 item 17: the byte after a backslash was echoed raw: an ESC, a lone 0x9b, or the first byte
+// of a right-to-left override (and not UTF-8 on its own).
+TEST(Json, AnUnknownEscapeIsEchoedEscaped)
+{
+    EXPECT_EQ(errorOf(R"("a\q")"), "unknown escape \\q at byte 4");
+    EXPECT_EQ(errorOf("\"a\\\u202e\""), "unknown escape \\\\u202e at byte 4");
+    EXPECT_EQ(errorOf("\"a\\\x1b[31m\""), "unknown escape \\\\x1b at byte 4");
+    EXPECT_EQ(errorOf("\"a\\\x9b\""), "unknown escape \\\\x9b at byte 4");
+}
+
 TEST(Json, ManyMembersParseInLinearTime) // #11: a quadratic duplicate check took minutes
 {
     std::string text = "{";

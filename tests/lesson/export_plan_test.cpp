@@ -19,10 +19,11 @@ std::shared_ptr<const lesson::ModelRun> reverse()
         lesson::runModelOnText(openModel("reverse"), {.text = "abc", .target = "cba"}));
 }
 
-std::string planError(const lesson::ExportSelection& s)
+std::string planError(const lesson::ExportSelection& s,
+                      std::shared_ptr<const lesson::ModelRun> run = reverse())
 {
     try {
-        lesson::planModelExport(reverse(), s);
+        lesson::planModelExport(std::move(run), s);
     } catch (const engine::InputError& e) {
         return e.what();
     }
@@ -85,6 +86,27 @@ TEST(ExportPlan, BlockTheModelLacksIsNamed)
         EXPECT_THAT(e.what(),
                     HasSubstr("Block cross does not exist in genesis, a decoder-only model."));
     }
+}
+
+// #22 item 17: the model's name (config.json's "name", a folder's, an import's "model") was
+// echoed raw, and a right-to-left override in it turned the rest of the sentence around.
+TEST(ExportPlan, TheModelsNameIsEchoedEscapedAndCut)
+{
+    const std::string name = "re\u202everse\x1b[2J\n" + std::string(100, 'x');
+    const std::string echoed = "re\\u202everse\\x1b[2J\\n" + std::string(38, 'x') + "…";
+    const auto named = [&](const char* model, lesson::RunRequest request) {
+        lesson::ModelRun run = lesson::runModelOnText(openModel(model), request);
+        run.config.name = name;
+        return std::make_shared<const lesson::ModelRun>(std::move(run));
+    };
+    lesson::ExportSelection layer;
+    layer.layers.add(7, 7);
+    EXPECT_EQ(planError(layer, named("reverse", {.text = "abc", .target = "cba"})),
+              "Layer 7 does not exist; " + echoed + " has layers 0–1.");
+    lesson::ExportSelection block;
+    block.blocks = {engine::Block::Cross};
+    EXPECT_EQ(planError(block, named("genesis", {.text = "and god"})),
+              "Block cross does not exist in " + echoed + ", a decoder-only model.");
 }
 
 TEST(ExportPlan, BatchedWalkthroughNamesItsItems)

@@ -325,9 +325,9 @@ TEST(LessonFile, ControlCharactersInARefusedValueAreEscaped)
 {
     const std::string message =
         refusal("{\"format\": \"attnviz-lesson\", \"version\": 1, \"playground\": {}, \"view\": "
-                "{\"step\": \"a\\u001b[31mred\\nline\"}}");
-    EXPECT_EQ(message.find('\x1b'), std::string::npos) << message;
-    EXPECT_EQ(message.find('\n'), std::string::npos) << message;
+                "{\"step\": \"a\\u001b[31mred\\nline\\u202e\"}}");
+    // Escaped once: the refused value was escaped twice (\\x1b), its backslashes doubled.
+    EXPECT_THAT(message, ::testing::HasSubstr(R"(, not "a\x1b[31mred\nline\u202e".)")) << message;
 }
 
 } // namespace

@@ -46,8 +46,9 @@ public:
                                             Activation::Gelu);
         c.layerNormEps = r.number("layer_norm_eps", 1e-30, 1.0, 1e-12f);
         if (r.string("position_embedding_type", "absolute") != "absolute")
-            r.fail("\"position_embedding_type\" is \"" + r.string("position_embedding_type", {}) +
-                   "\"; AttnViz computes BERT with absolute (learned) positions only.");
+            r.fail("\"position_embedding_type\" is " +
+                   json.find("position_embedding_type")->describe() +
+                   "; AttnViz computes BERT with absolute (learned) positions only.");
         c.norm = NormPosition::Post;
         c.finalNorm = false;
         c.positional = PositionalKind::Learned;
