@@ -64,11 +64,9 @@ void checkHeads(const ModelConfig& c, const ConfigCheck& check)
 void checkArchitecture(const ModelConfig& c, const ConfigCheck& check)
 {
     if (c.hasEncoder() && c.encoderLayers <= 0)
-        check.fail(std::string("a ") + architectureName(c.architecture) +
-                   " model needs encoder_layers ≥ 1.");
+        check.fail(architectureWithArticle(c.architecture) + " model needs encoder_layers ≥ 1.");
     if (c.hasDecoder() && c.decoderLayers <= 0)
-        check.fail(std::string("a ") + architectureName(c.architecture) +
-                   " model needs decoder_layers ≥ 1.");
+        check.fail(architectureWithArticle(c.architecture) + " model needs decoder_layers ≥ 1.");
     if (!c.hasEncoder() && c.encoderLayers != 0)
         check.fail("a decoder-only model has encoder_layers 0, not " +
                    std::to_string(c.encoderLayers) + ".");
@@ -172,6 +170,12 @@ const char* architectureName(Architecture a)
         return "encoder-only";
     }
     return "";
+}
+
+std::string architectureWithArticle(Architecture a)
+{
+    const std::string name = architectureName(a);
+    return (name.starts_with('e') ? "an " : "a ") + name;
 }
 
 const char* activationName(Activation a)

@@ -104,6 +104,8 @@ struct ConfigLimits {
 void checkConfig(const ModelConfig& config, const std::string& file = "config.json");
 
 const char* architectureName(Architecture a);
+/// "an encoder-decoder", "a decoder-only": the name with its article, for sentences.
+std::string architectureWithArticle(Architecture a);
 const char* activationName(Activation a);
 const char* normName(NormPosition n);
 const char* positionalName(PositionalKind p);

@@ -153,7 +153,7 @@ std::vector<std::pair<int, engine::Block>> selectedBlocks(const ModelRun& run,
         if (!present)
             throw engine::InputError(std::string("Block ") + engine::blockName(b) +
                                      " does not exist in " + io::printable(config.name, 60) +
-                                     ", a " + engine::architectureName(config.architecture) +
+                                     ", " + engine::architectureWithArticle(config.architecture) +
                                      " model.");
     }
     std::vector<std::pair<int, engine::Block>> chosen;

@@ -82,7 +82,12 @@ public:
                                                                     c.maxLength, tokenizer.size(),
                                                                     scoringPolicy()));
                 } else {
-                    answer = tokenizer.encode(data.answers[i]);
+                    try {
+                        answer = tokenizer.encode(data.answers[i]);
+                    } catch (const engine::InputError& e) {
+                        throw engine::InputError("Example " + std::to_string(i + 1) +
+                                                 "'s answer: " + e.what());
+                    }
                 }
                 if (answer.size() + 1 > static_cast<std::size_t>(c.maxLength))
                     throw engine::InputError("Example " + std::to_string(i + 1) + "'s answer has " +

@@ -1803,7 +1803,7 @@ std::vector<Row> catalogue()
                  s.out()};
          },
          2,
-         {"Block cross does not exist in " + kHijackingEchoed + ", a "}},
+         {"Block cross does not exist in " + kHijackingEchoed + ", an encoder-only model."}},
         {"echoed_dtype",
          [](const Scene& s) {
              std::vector<RawTensor> tensors = caseTensors();
