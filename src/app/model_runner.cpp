@@ -73,7 +73,7 @@ ModelRunner::Job ModelRunner::prepare(const lesson::ModelSource& request)
         try {
             if (QFileInfo(QString::fromStdString(request.folder)).isFile()) {
                 // Attention weights computed elsewhere: nothing to load or run.
-                result.run = lesson::openImportedRun(request.folder);
+                result.run = lesson::openImportedRun(request.folder, limit);
                 result.model = result.run->model;
                 return result;
             }

@@ -146,7 +146,7 @@ int run(const std::vector<std::string>& args, char* program)
                 request.ablation = modelAblation(*ablate, model->model->config());
             run = std::make_shared<const lesson::ModelRun>(runModelArguments(model, request));
         } else {
-            run = lesson::openImportedRun(*parsed.value("--attentions"));
+            run = lesson::openImportedRun(*parsed.value("--attentions"), job.maxMemory);
         }
         job.items = lesson::planModelExport(run, selection);
         job.run = run;

@@ -484,4 +484,16 @@ ImportedAttentions readAttentionImport(const std::string& path)
     return readAttentionImport(SafetensorsFile::read(path));
 }
 
+std::uint64_t attentionImportBytes(const SafetensorsFile& file)
+{
+    const Layout layout = findLayers(file);
+    std::uint64_t fileBytes = 0;
+    for (const TensorEntry& t : file.tensors())
+        fileBytes += t.bytes.size();
+    return product({static_cast<std::int64_t>(layout.layers.size()), layout.heads,
+                    layout.queries, layout.keys}) *
+        sizeof(float) +
+        fileBytes;
+}
+
 } // namespace attnviz::io

@@ -51,4 +51,9 @@ ImportedAttentions readAttentionImport(const SafetensorsFile& file);
 /// Memory-maps `path` and reads it as above; throws FileError when it cannot be read.
 ImportedAttentions readAttentionImport(const std::string& path);
 
+/// The bytes reading the import takes, from the header alone: its weights as floats and the
+/// file's bytes, mapped in as they are read. Throws FormatError where readAttentionImport would
+/// refuse the header (names, shapes, the size limit).
+std::uint64_t attentionImportBytes(const SafetensorsFile& file);
+
 } // namespace attnviz::io

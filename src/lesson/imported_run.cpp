@@ -2,6 +2,7 @@
 
 #include "io/file_error.h"
 #include "io/tokenizer/vocabulary_tokenizer.h"
+#include "lesson/memory_budget.h"
 
 #include <filesystem>
 #include <map>
@@ -87,11 +88,15 @@ std::shared_ptr<const ModelRun> importedRun(io::ImportedAttentions a, const std:
     return run;
 }
 
-std::shared_ptr<const ModelRun> openImportedRun(const std::string& path)
+std::shared_ptr<const ModelRun> openImportedRun(const std::string& path,
+                                                std::optional<std::uint64_t> maxMemory)
 {
+    const std::string fileName = std::filesystem::path(path).filename().string();
     try {
-        return importedRun(io::readAttentionImport(path),
-                           std::filesystem::path(path).filename().string());
+        const io::SafetensorsFile file = io::SafetensorsFile::read(path);
+        MemoryBudget::forThisMachine(maxMemory).check(io::attentionImportBytes(file),
+                                                      "Opening " + io::printable(fileName, 60));
+        return importedRun(io::readAttentionImport(file), fileName);
     } catch (const io::FileError& e) {
         throw std::invalid_argument(e.what());
     } catch (const io::FormatError& e) {

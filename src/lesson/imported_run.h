@@ -3,7 +3,9 @@
 #include "io/attention_import.h"
 #include "lesson/model_run.h"
 
+#include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace attnviz::lesson {
@@ -17,9 +19,11 @@ namespace attnviz::lesson {
 std::shared_ptr<const ModelRun> importedRun(io::ImportedAttentions attentions,
                                             const std::string& fileName);
 
-/// Reads `path` as an attention import (io::readAttentionImport) and makes it a run. Throws
-/// std::invalid_argument with one sentence naming the file when it cannot be read or is not a
-/// valid import.
-std::shared_ptr<const ModelRun> openImportedRun(const std::string& path);
+/// Reads `path` as an attention import (io::readAttentionImport) and makes it a run, held to
+/// MemoryBudget with `maxMemory` before any weight is read. Throws std::invalid_argument with one
+/// sentence naming the file when it cannot be read or is not a valid import, engine::InputError
+/// when it needs more memory than the budget allows.
+std::shared_ptr<const ModelRun> openImportedRun(const std::string& path,
+                                                std::optional<std::uint64_t> maxMemory = {});
 
 } // namespace attnviz::lesson

@@ -1121,6 +1121,15 @@ std::vector<Row> catalogue()
          2,
          {"Decoder layer 0, masked_self block: the scores step overflowed 32-bit floats",
           "would be NaN"}},
+        {"import_beyond_max_memory",
+         [](const Scene& s) {
+             // An import was read whatever --max-memory said.
+             return Args{"export",      "--attentions",
+                         (kData / "attentions/gpt_layers.safetensors").string(),
+                         "--format", "csv", "--out", s.out(), "--max-memory", "1K"};
+         },
+         2,
+         {"Opening gpt_layers.safetensors needs about", "the memory limit you set allows 1.0 KiB"}},
         {"model_gpt2_no_merges",
          [](const Scene& s) {
              const fs::path dir = s.hf("gpt2");

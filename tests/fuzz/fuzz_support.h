@@ -8,7 +8,10 @@
 #include "io/checkpoint/model_error.h"
 #include "io/file_error.h"
 #include "io/json.h"
+#include "io/input_file.h"
 #include "io/safetensors.h"
+#include "io/tokenizer/byte_level_bpe.h"
+#include "io/tokenizer/word_piece.h"
 
 #include <array>
 #include <cstdint>
@@ -114,6 +117,22 @@ inline void require(bool condition, const std::string& what)
 {
     if (!condition)
         throw Finding(what);
+}
+
+/// GPT-2's and bert-base-uncased's real tokenizers (tests/data/hf), built once.
+inline const io::ByteLevelBpe& realGpt2()
+{
+    static const io::ByteLevelBpe tokenizer = io::ByteLevelBpe::fromVocabAndMerges(
+        io::readFile(ATTNVIZ_TEST_DATA_DIR "/hf/gpt2/vocab.json"),
+        io::readFile(ATTNVIZ_TEST_DATA_DIR "/hf/gpt2/merges.txt"));
+    return tokenizer;
+}
+
+inline const io::WordPiece& realBert()
+{
+    static const io::WordPiece tokenizer =
+        io::WordPiece::fromVocabTxt(io::readFile(ATTNVIZ_TEST_DATA_DIR "/hf/bert/vocab.txt"));
+    return tokenizer;
 }
 
 } // namespace attnviz::fuzz

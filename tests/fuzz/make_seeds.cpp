@@ -15,7 +15,7 @@
 //                 with tokenizer.json and TF-era LayerNorm names; the GPT-2 and BERT vocabularies
 //                 are the first entries of the real ones
 //   tokenizers    every mode of tokenizers_fuzz.cpp: small vocabularies cut from the real ones,
-//                 and the texts of tests/data/tokenizers/*_reference.json
+//                 the texts of tests/data/tokenizers/*_reference.json, and added tokens
 //   lesson        the saved lessons of tests/data/lessons
 // Each generated model folder is loaded once with io::loadModel, and the program fails if one
 // does not load: a seed that is refused at the first check would reach nothing.
@@ -477,6 +477,10 @@ void tokenizerSeeds(const fs::path& data)
     writeSeed("tokenizers", "wordpiece_vocab_txt", seed(2, {{0, vocabTxt(bert)}, {2, sample}}));
     writeSeed("tokenizers", "wordpiece_tokenizer_json",
               seed(3, {{0, bertTokenizerJson(bert)}, {2, sample}}));
+    // Added tokens sharing prefixes, one a prefix of another, one repeated, one empty line.
+    writeSeed("tokenizers", "added_tokens",
+              seed(6, {{0, "<|endoftext|>\n<|end|>\n<|end|>x\n[CLS]\n\n<|end|>\n<|"},
+                       {2, sample + "<|end|>x<|end|<|endoftext|><|"}}));
     int i = 0;
     for (const std::string& text : referenceTexts(data / "tokenizers/gpt2_reference.json"))
         writeSeed("tokenizers", "gpt2_text_" + std::to_string(i++), std::string(1, 4) + text);

@@ -5,37 +5,18 @@
 //   3  WordPiece::fromTokenizerJson       vocab.txt
 //   4  GPT-2's real tokenizer (tests/data/hf/gpt2) on the rest of the input as text
 //   5  bert-base-uncased's real tokenizer (tests/data/hf/bert) on the rest of the input
-// (the byte is taken modulo 6). A tokenizer that is built encodes the text; the ids must be
+//   6  added tokens (io::SpecialTokens): chunk 0's lines are the tokens, chunk 2 the text; the
+//      cut must be the leftmost-longest one that checking every token at every position finds
+// (the byte is taken modulo 7). A tokenizer that is built encodes the text; the ids must be
 // inside the vocabulary, and GPT-2's byte-level encoding must decode back to the exact bytes
 // whenever its special tokens are spelled in its own byte alphabet (always true of vocab.json +
 // merges.txt, whose only special token is <|endoftext|>).
 #include "fuzz_support.h"
 
-#include "io/input_file.h"
-#include "io/tokenizer/byte_level_bpe.h"
-#include "io/tokenizer/word_piece.h"
+#include "io/tokenizer/special_tokens.h"
 
 namespace attnviz::fuzz {
 namespace {
-
-std::string dataFile(const char* relative)
-{
-    return io::readFile(std::string(ATTNVIZ_TEST_DATA_DIR) + "/" + relative);
-}
-
-const io::ByteLevelBpe& realGpt2()
-{
-    static const io::ByteLevelBpe tokenizer = io::ByteLevelBpe::fromVocabAndMerges(
-        dataFile("hf/gpt2/vocab.json"), dataFile("hf/gpt2/merges.txt"));
-    return tokenizer;
-}
-
-const io::WordPiece& realBert()
-{
-    static const io::WordPiece tokenizer =
-        io::WordPiece::fromVocabTxt(dataFile("hf/bert/vocab.txt"));
-    return tokenizer;
-}
 
 /// What every tokenizer promises about ids: each is in the vocabulary, and names a token that
 /// maps back to an id.
@@ -70,6 +51,53 @@ void exerciseWordPiece(const io::WordPiece& wordPiece, std::string_view text)
     (void)wordPiece.encodeWithoutSpecialTokens(text);
 }
 
+/// Added tokens cut from the text as io::SpecialTokens promises: the pieces spell the text, each
+/// token piece is the token of its id, and each is the longest token starting where it starts,
+/// the first one found scanning from the left (checked one by one when the input is small).
+void exerciseAddedTokens(std::string_view lines, std::string_view text)
+{
+    std::vector<std::pair<std::string, int>> tokens;
+    for (std::size_t start = 0; start <= lines.size() && tokens.size() < 4096;) {
+        const std::size_t end = std::min(lines.find('\n', start), lines.size());
+        tokens.emplace_back(std::string(lines.substr(start, end - start)),
+                            static_cast<int>(tokens.size()));
+        start = end + 1;
+    }
+    const io::SpecialTokens special(tokens);
+    const bool small = tokens.size() <= 64 && text.size() <= 4096;
+    // The first token of the longest among those starting at `pos`, as checking each would find.
+    const auto longestAt = [&](std::size_t pos) {
+        const std::pair<std::string, int>* best = nullptr;
+        for (const auto& token : tokens)
+            if (!token.first.empty() && text.substr(pos).starts_with(token.first) &&
+                (!best || token.first.size() > best->first.size()))
+                best = &token;
+        return best;
+    };
+    std::string spelled;
+    std::size_t pos = 0;
+    for (const io::SpecialTokens::Piece& piece : special.split(text)) {
+        require(!piece.text.empty(), "SpecialTokens::split gave an empty piece");
+        require(piece.text.data() == text.data() + pos, "the pieces do not follow each other");
+        if (piece.id >= 0) {
+            require(piece.id < static_cast<int>(tokens.size()) &&
+                        tokens[static_cast<std::size_t>(piece.id)].first == piece.text,
+                    "a token piece is not the token of its id");
+            if (small) {
+                const auto* best = longestAt(pos);
+                require(best && best->first.size() == piece.text.size(),
+                        "a token piece is not the longest token starting there");
+            }
+        } else if (small) {
+            for (std::size_t k = pos; k < pos + piece.text.size(); ++k)
+                require(!longestAt(k), "a text piece holds a token");
+        }
+        spelled += piece.text;
+        pos += piece.text.size();
+    }
+    require(spelled == text, "the pieces do not spell the text");
+}
+
 /// Ids read from the text's bytes, two at a time: decode must refuse the unknown ones with
 /// std::out_of_range (as documented) and nothing else.
 void decodeAnyIds(const io::Tokenizer& tokenizer, std::string_view text)
@@ -90,7 +118,7 @@ void fuzzTokenizers(std::string_view input)
 {
     if (input.empty())
         return;
-    const int mode = static_cast<unsigned char>(input[0]) % 6;
+    const int mode = static_cast<unsigned char>(input[0]) % 7;
     input.remove_prefix(1);
     if (mode == 4) {
         exerciseBpe(realGpt2(), input, true);
@@ -106,6 +134,10 @@ void fuzzTokenizers(std::string_view input)
     for (const Chunk& chunk : decodeChunks(input))
         files[chunk.selector % 3] += chunk.bytes;
     const std::string& text = files[2];
+    if (mode == 6) {
+        exerciseAddedTokens(files[0], text);
+        return;
+    }
     acceptingDocumentedRejections([&] {
         switch (mode) {
         case 0:
