@@ -26,6 +26,7 @@ QByteArray renderHandout(const std::shared_ptr<const lesson::Walkthrough>& w,
     pdf.setTitle(QStringLiteral("AttnViz — multi-head attention, step by step"));
     pdf.setCreator(QStringLiteral("AttnViz"));
     QPainter painter(&pdf);
+    painter.setRenderHint(QPainter::LosslessImageRendering); // not JPEG (image_export.cpp)
     const QRect page = painter.viewport();
     const int width = page.width();
     QFont font = exportFont();

@@ -4,6 +4,7 @@
 #include "render/display_words.h"
 
 #include <QFontMetricsF>
+#include <QPaintEngine>
 
 #include <cmath>
 
@@ -44,10 +45,15 @@ void paintCells(QPainter& p, const HeatmapLayout& layout, const lesson::Heatmap&
     const QImage own = cached ? QImage() : cellImage(h, range);
     const QImage& image = cached ? *cached : own;
     // Each cell a crisp block when cells are larger than pixels; averaged when a large matrix is
-    // drawn small, so a thumbnail shows the pattern rather than every n-th row.
+    // drawn small, so a thumbnail shows the pattern rather than every n-th row. A PDF or SVG
+    // holds every cell as one pixel and its viewer scales it: marked for nearest-neighbour
+    // scaling, so zooming in shows cells, not a blur.
+    const QPaintEngine* engine = p.paintEngine();
+    const bool file = engine &&
+        (engine->type() == QPaintEngine::Pdf || engine->type() == QPaintEngine::SVG);
     const bool shrinking = cells.width() < h.cols() || cells.height() < h.rows();
     p.save();
-    p.setRenderHint(QPainter::SmoothPixmapTransform, shrinking);
+    p.setRenderHint(QPainter::SmoothPixmapTransform, shrinking && !file);
     p.drawImage(cells, image);
     p.restore();
 }

@@ -151,6 +151,7 @@ QByteArray renderImage(const std::vector<lesson::Heatmap>& maps, std::pair<doubl
         svg.setResolution(size.dpi);
         svg.setTitle(xmlEscaped(documentTitle)); // QSvgGenerator writes it as given
         QPainter painter(&svg);
+        painter.setRenderHint(QPainter::LosslessImageRendering);
         paintFigure(painter, QSizeF(size.width, size.height), maps, range, title, true);
         painter.end();
         return bytes;
@@ -163,6 +164,9 @@ QByteArray renderImage(const std::vector<lesson::Heatmap>& maps, std::pair<doubl
     pdf.setTitle(documentTitle);
     pdf.setCreator(QStringLiteral("AttnViz"));
     QPainter painter(&pdf);
+    // Qt's PDF engine stores images as JPEG unless told otherwise: a weight of 1.0 came out pale
+    // green, with halos along a causal diagonal.
+    painter.setRenderHint(QPainter::LosslessImageRendering);
     painter.scale(size.dpi / 96.0, size.dpi / 96.0);
     paintFigure(painter, logicalSize(size), maps, range, title, true);
     painter.end();

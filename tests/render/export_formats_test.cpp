@@ -7,6 +7,7 @@
 #include "lesson/export_plan.h"
 #include "lesson/playground.h"
 #include "render/export_formats.h"
+#include "render/heatmap_painter.h"
 #include "render/image_export.h"
 #include "support/temp_folder.h"
 
@@ -16,6 +17,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
 #include <set>
 
@@ -108,6 +110,49 @@ TEST_F(ExportFormats, AnExistingFileStopsTheSetBeforeAnythingIsWritten)
                  io::ExistingFileError);
     EXPECT_EQ(io::readFile(path("out/head1_weights.npy")), "mine");
     EXPECT_FALSE(fs::exists(path("out/head0_weights.npy")));
+}
+
+// #23: a map too large for one rectangle per cell is embedded as an image, and in a PDF that
+// image is lossless and unscaled: Qt stored it as JPEG (errors up to 143/255, a weight of 1.0
+// pale green). pdfimages (poppler-utils) takes it out again, and every pixel must be its cell's
+// colour.
+TEST_F(ExportFormats, APdfEmbedsLargeMapsLosslessOnePixelPerCell)
+{
+    lesson::PlaygroundSettings settings;
+    std::string sentence;
+    for (int i = 0; i < 150; ++i)
+        sentence += "w" + std::to_string(i % 97) + " ";
+    settings.querySentences = {sentence};
+    settings.mask = lesson::MaskKind::Causal;
+    lesson::ExportSelection weights;
+    const std::vector<lesson::ExportItem> items = lesson::planWalkthroughExport(
+        lesson::computePlayground(settings), weights, "", "");
+    const lesson::ExportItem& item = items.front();
+    ASSERT_EQ(item.heatmap.rows(), 150);
+    io::writeFileAtomically(path("map.pdf"),
+                            render::exportFormat("pdf")->itemBytes(item, {900, 800, 96}));
+
+    ASSERT_EQ(std::system(("pdfimages -list " + path("map.pdf") + " > " + path("list.txt"))
+                              .c_str()),
+              0);
+    const std::string list = io::readFile(path("list.txt"));
+    EXPECT_EQ(list.find("jpeg"), std::string::npos) << list;
+    ASSERT_EQ(std::system(("pdfimages -png " + path("map.pdf") + " " + path("img")).c_str()), 0);
+    const QImage expected = render::cellImage(item.heatmap, item.range);
+    QImage found;
+    for (const auto& e : fs::directory_iterator(dir()))
+        if (e.path().extension() == ".png") {
+            const QImage image(QString::fromStdString(e.path().string()));
+            if (image.size() == expected.size())
+                found = image.convertToFormat(QImage::Format_RGB32);
+        }
+    ASSERT_FALSE(found.isNull()) << "no embedded image of " << expected.width() << " × "
+                                 << expected.height() << " pixels:\n" << list;
+    int wrong = 0;
+    for (int y = 0; y < expected.height(); ++y)
+        for (int x = 0; x < expected.width(); ++x)
+            wrong += (found.pixel(x, y) & 0xffffff) != (expected.pixel(x, y) & 0xffffff);
+    EXPECT_EQ(wrong, 0) << "of " << expected.width() * expected.height() << " pixels";
 }
 
 // #22: text from the input reaches an SVG as data, never as markup: a model name that closes
