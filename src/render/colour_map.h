@@ -10,7 +10,9 @@ namespace attnviz::render {
 
 /// The colour of a value on a heatmap's scale: viridis for the sequential scale (perceptually
 /// uniform, readable in greyscale and with colour-vision deficiencies), blue–white–red centred on
-/// zero (ColorBrewer RdBu) for signed values. 256 levels, interpolated in RGB between stops.
+/// zero (ColorBrewer RdBu, reversed) for signed values. The 256 levels of each are the published
+/// definitions (colour_tables.inc, written by tools/make_colour_tables.py), and a value picks its
+/// level as matplotlib does, so a figure matches an imshow of the same numbers and range.
 QRgb colourOf(double value, std::pair<double, double> range, lesson::ColourScale scale);
 
 /// Blocked cells: a neutral grey neither map uses ("blocked is not a number").
