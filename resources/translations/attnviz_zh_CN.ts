@@ -1439,6 +1439,12 @@
         <source>%1: harm of switching a head off (%2)</source>
         <translation>%1：关闭一个头造成的损害——%2</translation>
     </message>
+    <message>
+        <source>%1 %2</source>
+        <comment>sentence after sentence</comment>
+        <extracomment>Two sentences one after the other: a space between them in English, none in Chinese.</extracomment>
+        <translation>%1%2</translation>
+    </message>
 </context>
 <context>
     <name>attnviz::app::JobFailure</name>

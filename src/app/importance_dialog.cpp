@@ -187,13 +187,16 @@ void ImportanceDialog::showReport()
                           .arg(metric, m_description, render::formatFixed(r.baseline, 4));
     if (!order.empty()) {
         const lesson::HeadImportance& top = r.heads[order.front()];
-        summary += QLatin1Char(' ') +
-            tr("Switching off layer %1 %2 head %3 hurts most: %4 (%5 worse). Layers and heads "
-               "count from 0.")
-                .arg(top.head.layer)
-                .arg(blockTitle(top.head.block))
-                .arg(top.head.head)
-                .arg(render::formatFixed(top.value, 4), render::formatFixed(top.harm, 4));
+        //: Two sentences one after the other: a space between them in English, none in Chinese.
+        summary =
+            tr("%1 %2", "sentence after sentence")
+                .arg(summary,
+                     tr("Switching off layer %1 %2 head %3 hurts most: %4 (%5 worse). "
+                        "Layers and heads count from 0.")
+                         .arg(top.head.layer)
+                         .arg(blockTitle(top.head.block))
+                         .arg(top.head.head)
+                         .arg(render::formatFixed(top.value, 4), render::formatFixed(top.harm, 4)));
     }
     m_ui->summary->setText(summary);
 
