@@ -1260,6 +1260,10 @@
         <source>Also written: %1</source>
         <translation>也写作：%1</translation>
     </message>
+    <message>
+        <source>No term matches “%1”.</source>
+        <translation>没有与“%1”匹配的术语。</translation>
+    </message>
 </context>
 <context>
     <name>attnviz::app::GuardedApplication</name>
@@ -1401,7 +1405,45 @@
     </message>
     <message>
         <source>Switching off layer %1 %2 head %3 hurts most: %4 (%5 worse). Layers and heads count from 0.</source>
-        <translation>关闭第 %1 层 %2 块的头 %3 损害最大：%4（变差 %5）。层和头都从 0 开始编号。</translation>
+        <translation>关闭第 %1 层%2的头 %3 损害最大：%4（变差 %5）。层和头都从 0 开始编号。</translation>
+    </message>
+    <message>
+        <source>exact-match accuracy</source>
+        <translation>精确匹配准确率</translation>
+    </message>
+    <message>
+        <source>loss (nats per token)</source>
+        <translation>损失（每个词元的奈特数）</translation>
+    </message>
+    <message>
+        <source>relative change of the encoder output</source>
+        <translation>编码器输出的相对变化</translation>
+    </message>
+    <message numerus="yes">
+        <source>the first %1 of %n held-out examples (heldout.txt)</source>
+        <translation>
+            <numerusform>heldout.txt 中 %n 个留出样本的前 %1 个</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>all %n held-out examples (heldout.txt)</source>
+        <translation>
+            <numerusform>heldout.txt 中全部 %n 个留出样本</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>%1: harm of switching a head off</source>
+        <translation>%1：关闭一个头造成的损害</translation>
+    </message>
+    <message>
+        <source>%1: harm of switching a head off (%2)</source>
+        <translation>%1：关闭一个头造成的损害——%2</translation>
+    </message>
+    <message>
+        <source>%1 %2</source>
+        <comment>sentence after sentence</comment>
+        <extracomment>Two sentences one after the other: a space between them in English, none in Chinese.</extracomment>
+        <translation>%1%2</translation>
     </message>
 </context>
 <context>
@@ -1476,6 +1518,22 @@
     <message>
         <source>Clear the list</source>
         <translation>清空列表</translation>
+    </message>
+    <message>
+        <source>Left arrow key</source>
+        <translation>左箭头键</translation>
+    </message>
+    <message>
+        <source>Right arrow key</source>
+        <translation>右箭头键</translation>
+    </message>
+    <message>
+        <source>Up arrow key</source>
+        <translation>上箭头键</translation>
+    </message>
+    <message>
+        <source>Down arrow key</source>
+        <translation>下箭头键</translation>
     </message>
 </context>
 <context>
@@ -1609,10 +1667,6 @@
         </translation>
     </message>
     <message>
-        <source>Heads switched off (layer.block:head): %1</source>
-        <translation>已关闭的头（层.块:头）：%1</translation>
-    </message>
-    <message>
         <source>self-attention</source>
         <translation>自注意力</translation>
     </message>
@@ -1631,6 +1685,19 @@
     <message>
         <source>&lt;b&gt;%1&lt;/b&gt; — %2 %3, %4 layer(s), %5 heads, d_model %6, %7, %8; %9 parameters (per layer: %10).&lt;br&gt;%11</source>
         <translation>&lt;b&gt;%1&lt;/b&gt; — %2 %3，%4 层，%5 个头，d_model %6，%7，%8；%9 个参数（每层：%10）。&lt;br&gt;%11</translation>
+    </message>
+    <message>
+        <source>layer %1 · %2 · head %3</source>
+        <translation>第 %1 层 · %2 · 头 %3</translation>
+    </message>
+    <message>
+        <source>Heads switched off: %1</source>
+        <translation>已关闭的头：%1</translation>
+    </message>
+    <message>
+        <source>; </source>
+        <comment>between the heads switched off</comment>
+        <translation>；</translation>
     </message>
 </context>
 <context>
@@ -1690,16 +1757,24 @@
 <context>
     <name>attnviz::app::PreferencesDialog</name>
     <message>
-        <source>Model runs that would need more are refused before they start. Without a limit of your own, runs may take up to %1 now (%2).</source>
-        <translation>需要更多内存的模型运行会在开始前被拒绝。如果不自己设定上限，目前每次运行最多可占用 %1（%2）。</translation>
-    </message>
-    <message>
         <source>A limit below 1 MiB is most likely a missing unit (a plain number counts bytes); expected something like 512M or 2G.</source>
         <translation>低于 1 MiB 的上限很可能是漏写了单位（不带单位的数字按字节计）；应写成 512M 或 2G 这样的形式。</translation>
     </message>
     <message>
         <source>“%1” is not a size; expected a number with K, M, G or T, like 512M or 2G, or nothing for no limit of your own.</source>
         <translation>“%1”不是有效的大小；应为带 K、M、G 或 T 的数字，例如 512M 或 2G；留空则不自行设定上限。</translation>
+    </message>
+    <message>
+        <source>Model runs that would need more are refused before they start.</source>
+        <translation>需要更多内存的模型运行会在开始前被拒绝。</translation>
+    </message>
+    <message>
+        <source>%1 Without a limit of your own, runs may take up to %2 now: 80 % of the %3 this machine has available.</source>
+        <translation>%1如果你不自行设定上限，目前运行最多可以使用 %2，即本机可用内存 %3 的 80%。</translation>
+    </message>
+    <message>
+        <source>%1 Without a limit of your own, runs may take up to %2: this system does not say how much memory is free, so that is a fixed guess.</source>
+        <translation>%1如果你不自行设定上限，运行最多可以使用 %2：本系统不报告可用内存，所以这是一个固定的估计值。</translation>
     </message>
 </context>
 <context>

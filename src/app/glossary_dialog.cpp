@@ -51,14 +51,28 @@ QString GlossaryDialog::shownKey() const
 
 void GlossaryDialog::filter(const QString& words)
 {
+    const QString wanted = words.trimmed();
+    int firstShown = -1;
     for (int row = 0; row < m_ui->terms->count(); ++row) {
         const render::GlossaryEntry& e = m_entries[static_cast<std::size_t>(row)];
-        const bool shown = words.trimmed().isEmpty() ||
-            e.term.contains(words.trimmed(), Qt::CaseInsensitive) ||
-            e.aliases.join(QLatin1Char(' ')).contains(words.trimmed(), Qt::CaseInsensitive) ||
-            e.explanation.contains(words.trimmed(), Qt::CaseInsensitive);
+        const bool shown = wanted.isEmpty() || e.term.contains(wanted, Qt::CaseInsensitive) ||
+            e.aliases.join(QLatin1Char(' ')).contains(wanted, Qt::CaseInsensitive) ||
+            e.explanation.contains(wanted, Qt::CaseInsensitive);
         m_ui->terms->item(row)->setHidden(!shown);
+        if (shown && firstShown < 0)
+            firstShown = row;
     }
+    if (firstShown < 0) {
+        // Nothing matches: the entry shown before is not an answer to these words.
+        m_ui->terms->setCurrentRow(-1);
+        m_ui->explanation->setHtml(
+            QStringLiteral("<p><i>%1</i></p>")
+                .arg(tr("No term matches “%1”.").arg(wanted).toHtmlEscaped()));
+        return;
+    }
+    const QListWidgetItem* current = m_ui->terms->currentItem();
+    if (!current || current->isHidden())
+        m_ui->terms->setCurrentRow(firstShown);
 }
 
 void GlossaryDialog::showRow(int row)

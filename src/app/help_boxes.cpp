@@ -29,6 +29,58 @@ void showAbout(QWidget* parent)
                  QStringLiteral(QCUSTOMPLOT_VERSION_STR)));
 }
 
+namespace {
+
+// A shortcut as the key column shows it. Qt's own Chinese names for the arrow keys (左方向,
+// 右方向) are not what Chinese keyboards and manuals say; an arrow is shown as the arrow on the
+// key with its name in the interface language (← 左箭头键, ← Left arrow key).
+QString shortcutCell(const QKeySequence& sequence)
+{
+    QStringList keys;
+    for (int i = 0; i < sequence.count(); ++i) {
+        const QKeyCombination combination = sequence[static_cast<uint>(i)];
+        QString arrow, name;
+        switch (combination.key()) {
+        case Qt::Key_Left:
+            arrow = QStringLiteral("←");
+            name = QCoreApplication::translate("attnviz::app::MainWindow", "Left arrow key");
+            break;
+        case Qt::Key_Right:
+            arrow = QStringLiteral("→");
+            name = QCoreApplication::translate("attnviz::app::MainWindow", "Right arrow key");
+            break;
+        case Qt::Key_Up:
+            arrow = QStringLiteral("↑");
+            name = QCoreApplication::translate("attnviz::app::MainWindow", "Up arrow key");
+            break;
+        case Qt::Key_Down:
+            arrow = QStringLiteral("↓");
+            name = QCoreApplication::translate("attnviz::app::MainWindow", "Down arrow key");
+            break;
+        default:
+            keys << QStringLiteral("<b>%1</b>")
+                        .arg(QKeySequence(combination)
+                                 .toString(QKeySequence::NativeText)
+                                 .toHtmlEscaped());
+            continue;
+        }
+        QString modifiers;
+        const Qt::KeyboardModifiers held = combination.keyboardModifiers();
+        if (held & Qt::ControlModifier)
+            modifiers += QStringLiteral("Ctrl+");
+        if (held & Qt::AltModifier)
+            modifiers += QStringLiteral("Alt+");
+        if (held & Qt::ShiftModifier)
+            modifiers += QStringLiteral("Shift+");
+        if (held & Qt::MetaModifier)
+            modifiers += QStringLiteral("Meta+");
+        keys << QStringLiteral("<b>%1%2</b> %3").arg(modifiers, arrow, name.toHtmlEscaped());
+    }
+    return keys.join(QStringLiteral(", "));
+}
+
+} // namespace
+
 void showShortcuts(QWidget* parent, const QMenuBar* menus)
 {
     QString rows;
@@ -36,8 +88,8 @@ void showShortcuts(QWidget* parent, const QMenuBar* menus)
         for (const QAction* action : menu->actions()) {
             if (action->shortcut().isEmpty())
                 continue;
-            rows += QStringLiteral("<tr><td><b>%1</b></td><td>%2</td></tr>")
-                        .arg(action->shortcut().toString(QKeySequence::NativeText).toHtmlEscaped(),
+            rows += QStringLiteral("<tr><td>%1</td><td>%2</td></tr>")
+                        .arg(shortcutCell(action->shortcut()),
                              action->text().remove(QLatin1Char('&')).toHtmlEscaped());
         }
     }

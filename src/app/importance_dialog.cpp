@@ -2,6 +2,7 @@
 
 #include "app/heatmap_view.h"
 #include "app/job_failure.h"
+#include "app/model_panel.h"
 #include "lesson/importance_heatmap.h"
 #include "render/heatmap_layout.h"
 #include "ui_importance_dialog.h"
@@ -12,6 +13,19 @@ namespace {
 struct Stopped { };
 
 } // namespace
+
+QString metricTitle(lesson::ImportanceMetric metric)
+{
+    switch (metric) {
+    case lesson::ImportanceMetric::ExactMatch:
+        return ImportanceDialog::tr("exact-match accuracy");
+    case lesson::ImportanceMetric::Loss:
+        return ImportanceDialog::tr("loss (nats per token)");
+    case lesson::ImportanceMetric::OutputChange:
+        return ImportanceDialog::tr("relative change of the encoder output");
+    }
+    return {};
+}
 
 ImportanceDialog::ImportanceDialog(QWidget* parent)
     : QDialog(parent)
@@ -88,21 +102,28 @@ void ImportanceDialog::measure()
 {
     if (!m_model || !m_model->model)
         return;
-    Measurement measurement{m_model, {}, m_maxMemory};
+    Measurement measurement{m_model, {}, m_maxMemory, {}};
     try {
-        if (auto heldOut = lesson::readEvaluationSet(m_model->folder))
-            measurement.examples = lesson::firstExamples(
-                std::move(*heldOut), static_cast<std::size_t>(m_ui->examples->value()));
+        if (auto heldOut = lesson::readEvaluationSet(m_model->folder)) {
+            const int total = static_cast<int>(heldOut->inputs.size());
+            const int count = m_ui->examples->value();
+            measurement.description = count < total
+                ? tr("the first %1 of %n held-out examples (heldout.txt)", nullptr, total)
+                      .arg(count)
+                : tr("all %n held-out examples (heldout.txt)", nullptr, total);
+            measurement.examples =
+                lesson::firstExamples(std::move(*heldOut), static_cast<std::size_t>(count));
+        }
     } catch (const std::exception& e) {
         clearReport(tr("heldout.txt cannot be used: %1").arg(QString::fromStdString(e.what())));
         return;
     }
     if (measurement.examples.inputs.empty()) {
         measurement.examples.inputs = {m_text};
-        measurement.examples.description = tr("the text shown").toStdString();
+        measurement.examples.description = "the text shown";
+        measurement.description = tr("the text shown");
     }
-    clearReport(
-        tr("Measuring on %1…").arg(QString::fromStdString(measurement.examples.description)));
+    clearReport(tr("Measuring on %1…").arg(measurement.description));
     m_ui->measure->setText(tr("&Stop"));
     m_ui->progress->setValue(0);
     m_ui->progress->setVisible(true);
@@ -126,6 +147,7 @@ ImportanceDialog::Job ImportanceDialog::prepare(const Measurement& measurement)
                 Qt::QueuedConnection);
         };
         Outcome outcome;
+        outcome.description = measurement.description;
         try {
             outcome.report = lesson::headImportance(*measurement.model, measurement.examples,
                                                     progress, measurement.maxMemory);
@@ -147,6 +169,7 @@ void ImportanceDialog::finish(const Outcome& outcome, JobFate fate)
     showIdle();
     if (outcome.report && fate == JobFate::Current) {
         m_report = outcome.report;
+        m_description = outcome.description;
         showReport();
     } else {
         clearReport(fate == JobFate::Cancelled ? tr("Stopped.") : outcome.error);
@@ -159,23 +182,39 @@ void ImportanceDialog::showReport()
     const lesson::ImportanceReport& r = *m_report;
     const engine::ModelConfig& c = m_model->model->config();
     const std::vector<std::size_t> order = r.ranking();
-    const QString metric = QString::fromStdString(lesson::metricName(r.metric));
-    QString summary =
-        tr("%1 on %2. With every head on: %3.")
-            .arg(metric, QString::fromStdString(r.data), render::formatFixed(r.baseline, 4));
+    const QString metric = metricTitle(r.metric);
+    QString summary = tr("%1 on %2. With every head on: %3.")
+                          .arg(metric, m_description, render::formatFixed(r.baseline, 4));
     if (!order.empty()) {
         const lesson::HeadImportance& top = r.heads[order.front()];
-        summary += QLatin1Char(' ') +
-            tr("Switching off layer %1 %2 head %3 hurts most: %4 (%5 worse). Layers and heads "
-               "count from 0.")
-                .arg(top.head.layer)
-                .arg(QString::fromUtf8(engine::blockName(top.head.block)))
-                .arg(top.head.head)
-                .arg(render::formatFixed(top.value, 4), render::formatFixed(top.harm, 4));
+        //: Two sentences one after the other: a space between them in English, none in Chinese.
+        summary =
+            tr("%1 %2", "sentence after sentence")
+                .arg(summary,
+                     tr("Switching off layer %1 %2 head %3 hurts most: %4 (%5 worse). "
+                        "Layers and heads count from 0.")
+                         .arg(top.head.layer)
+                         .arg(blockTitle(top.head.block))
+                         .arg(top.head.head)
+                         .arg(render::formatFixed(top.value, 4), render::formatFixed(top.harm, 4)));
     }
     m_ui->summary->setText(summary);
 
-    const std::vector<lesson::ImportanceMap> maps = lesson::importanceHeatmaps(r, c.numHeads);
+    std::vector<lesson::ImportanceMap> maps = lesson::importanceHeatmaps(r, c.numHeads);
+    // The lesson layer names the maps in English for the CLI and exports; on screen they speak
+    // the interface's language. Rows and columns are numbered ("layer 0" as a label would be
+    // drawn as a token, layer␣0); the axes say what the numbers count.
+    for (lesson::ImportanceMap& m : maps) {
+        m.heatmap.matrix.rowLabels.clear();
+        m.heatmap.matrix.columnLabels.clear();
+        m.heatmap.matrix.rowAxis = tr("layer").toStdString();
+        m.heatmap.matrix.columnAxis = tr("head").toStdString();
+        m.heatmap.caption =
+            tr("%1: harm of switching a head off").arg(blockTitle(m.block)).toStdString();
+        m.heatmap.title = tr("%1: harm of switching a head off (%2)")
+                              .arg(blockTitle(m.block), metric)
+                              .toStdString();
+    }
     std::vector<lesson::Heatmap> all;
     for (const lesson::ImportanceMap& m : maps)
         all.push_back(m.heatmap);
@@ -196,12 +235,9 @@ void ImportanceDialog::showReport()
     m_ui->ranking->setRowCount(static_cast<int>(order.size()));
     for (std::size_t i = 0; i < order.size(); ++i) {
         const lesson::HeadImportance& h = r.heads[order[i]];
-        const QStringList cells{QString::number(i + 1),
-                                QString::number(h.head.layer),
-                                QString::fromUtf8(engine::blockName(h.head.block)),
-                                QString::number(h.head.head),
-                                render::formatFixed(h.value, 4),
-                                render::formatFixed(h.harm, 4)};
+        const QStringList cells{QString::number(i + 1),          QString::number(h.head.layer),
+                                blockTitle(h.head.block),        QString::number(h.head.head),
+                                render::formatFixed(h.value, 4), render::formatFixed(h.harm, 4)};
         for (int column = 0; column < cells.size(); ++column)
             m_ui->ranking->setItem(static_cast<int>(i), column,
                                    new QTableWidgetItem(cells[column]));

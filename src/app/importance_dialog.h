@@ -19,6 +19,9 @@ namespace attnviz::app {
 
 class HeatmapView;
 
+/// A metric's name in the interface's language (lesson::metricName is the CLI's English).
+QString metricTitle(lesson::ImportanceMetric metric);
+
 /// Experiments ▸ Head importance: D2L 10.3's exercise for the model shown. Each head is switched
 /// off in turn and the model scored on its held-out examples (or the text shown), off the GUI
 /// thread (lesson::headImportance does the work); the result is a layers × heads heatmap per
@@ -50,10 +53,14 @@ private:
         std::shared_ptr<const io::LoadedModel> model;
         lesson::EvaluationSet examples;
         std::optional<std::uint64_t> maxMemory;
+        /// What the examples are, in the interface's language (examples.description is the
+        /// lesson layer's English, for the CLI).
+        QString description;
     };
     struct Outcome {
         std::optional<lesson::ImportanceReport> report;
         QString error;
+        QString description;
     };
     using Job = NewestRequestWins<Measurement, Outcome>::Job;
     Job prepare(const Measurement& measurement);
@@ -68,6 +75,7 @@ private:
     std::string m_text;
     std::optional<std::uint64_t> m_maxMemory;
     std::optional<lesson::ImportanceReport> m_report;
+    QString m_description; ///< what m_report was measured on, as Measurement::description
     std::vector<HeatmapView*> m_views;
     NewestRequestWins<Measurement, Outcome> m_work;
 };

@@ -398,13 +398,11 @@ void ModelPanel::showResult(const ModelResult& result)
     // Which heads this run went without, wherever they are: the step panel names only its block's.
     QStringList off;
     for (const engine::Ablation::Head& h : m_run->request.ablation.heads)
-        off << QStringLiteral("%1.%2:%3")
-                   .arg(h.layer)
-                   .arg(QString::fromLatin1(engine::blockName(h.block)))
-                   .arg(h.head);
+        off << tr("layer %1 · %2 · head %3").arg(h.layer).arg(blockTitle(h.block)).arg(h.head);
     if (!off.isEmpty())
-        lines
-            << tr("Heads switched off (layer.block:head): %1").arg(off.join(QStringLiteral(", ")));
+        lines << tr("Heads switched off: %1")
+                     .arg(off.join(tr("; ", "between the heads switched off")))
+                     .toHtmlEscaped();
     m_ui->output->setText(lines.join(QStringLiteral("<br>")));
     emit choiceChanged(choice());
 }

@@ -25,10 +25,17 @@ PreferencesDialog::PreferencesDialog(const Preferences& current, QWidget* parent
         m_ui->memoryLimit->setText(bytesText(*current.memoryLimit).remove(QLatin1Char(' ')));
     // What "empty" means on this machine now, so the choice is an informed one.
     const lesson::MemoryBudget machine = lesson::MemoryBudget::forThisMachine();
+    // The sentence is built here from the numbers: lesson::MemoryBudget::source is English for
+    // the CLI's messages, and put in brackets it nested one pair inside another.
+    const std::optional<std::uint64_t> available = lesson::availableMemoryBytes();
+    const QString refused = tr("Model runs that would need more are refused before they start.");
     m_ui->memoryHint->setText(
-        tr("Model runs that would need more are refused before they start. Without a limit of "
-           "your own, runs may take up to %1 now (%2).")
-            .arg(bytesText(machine.limit), QString::fromStdString(machine.source)));
+        available ? tr("%1 Without a limit of your own, runs may take up to %2 now: 80 % of the "
+                       "%3 this machine has available.")
+                        .arg(refused, bytesText(machine.limit), bytesText(*available))
+                  : tr("%1 Without a limit of your own, runs may take up to %2: this system does "
+                       "not say how much memory is free, so that is a fixed guess.")
+                        .arg(refused, bytesText(machine.limit)));
     connect(m_ui->memoryLimit, &QLineEdit::textChanged, this, &PreferencesDialog::readFields);
     readFields();
 }

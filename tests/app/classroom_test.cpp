@@ -5,15 +5,20 @@
 #include "app/guided_tour.h"
 #include "app/head_grid_view.h"
 #include "app/heatmap_view.h"
+#include "app/importance_dialog.h"
 #include "app/input_panel.h"
 #include "app/language.h"
 #include "app/main_window.h"
 #include "app/model_panel.h"
+#include "app/preferences_dialog.h"
 #include "app/step_animation.h"
 #include "app/step_panel.h"
 #include "app_test_steps.h"
 #include "ui_glossary_dialog.h"
+#include "ui_importance_dialog.h"
 #include "ui_input_panel.h"
+#include "ui_model_panel.h"
+#include "ui_preferences_dialog.h"
 #include "window_test_support.h"
 
 #include <QGuiApplication>
@@ -22,7 +27,10 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QScreen>
+#include <QSignalSpy>
+#include <QTableWidget>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QTextBrowser>
@@ -51,6 +59,17 @@ MainWindow* onlyWindow()
 QAction* languageAction(MainWindow& window, const char* code)
 {
     return window.findChild<QAction*>(QStringLiteral("language_") + QLatin1String(code));
+}
+
+// Whether `text` has a word of English in it (a Latin word of three letters or more that is not
+// one of `allowed`: names such as heldout.txt or BPE).
+bool hasEnglishWord(const QString& text, const QStringList& allowed = {})
+{
+    static const QRegularExpression word(QStringLiteral("[A-Za-z]{3,}"));
+    for (auto it = word.globalMatch(text); it.hasNext();)
+        if (!allowed.contains(it.next().captured()))
+            return true;
+    return false;
 }
 
 QString menuTitles(MainWindow& window)
@@ -267,6 +286,158 @@ private slots:
         QVERIFY(glossary->showTerm(QStringLiteral("softmax")));
         QCOMPARE(glossary->shownKey(), QStringLiteral("softmax"));
         QVERIFY(!glossary->showTerm(QStringLiteral("no_such_term")));
+    }
+
+    // #23: the glossary in Chinese is in pinyin order (a dictionary's), and a search that finds
+    // nothing says so instead of showing the term chosen before.
+    void theChineseGlossaryIsInPinyinOrderAndSaysWhenNothingMatches()
+    {
+        switchTo("zh_CN");
+        GlossaryDialog* glossary = m_window->openGlossary({});
+        QListWidget* terms = glossary->form()->terms;
+        QStringList shown;
+        for (int row = 0; row < terms->count(); ++row)
+            shown << terms->item(row)->text();
+        // cán chā < céng < chá < cí < duō < tóu < zhí < zhù < zì
+        const QStringList inOrder{"残差流", "层归一化", "查询", "词元", "多头注意力",
+                                  "头",     "值",       "注意力", "自注意力"};
+        qsizetype last = -1;
+        for (const QString& term : inOrder) {
+            const qsizetype at = shown.indexOf(term);
+            QVERIFY2(at > last, qPrintable(term + QStringLiteral(" in ") + shown.join(' ')));
+            last = at;
+        }
+        QVERIFY(!glossary->shownKey().isEmpty());
+        const QString before = glossary->form()->explanation->toPlainText();
+        glossary->form()->filter->setText(QStringLiteral("量子纠缠"));
+        QCOMPARE(glossary->shownKey(), QString());
+        QCOMPARE(glossary->form()->terms->currentRow(), -1);
+        const QString nothing = glossary->form()->explanation->toPlainText();
+        QCOMPARE(nothing, QStringLiteral("没有与“量子纠缠”匹配的术语。"));
+        QVERIFY(!nothing.contains(before));
+        // A search that finds something again shows its first term.
+        glossary->form()->filter->setText(QStringLiteral("softmax"));
+        QVERIFY(!glossary->shownKey().isEmpty());
+        QVERIFY(glossary->form()->explanation->toPlainText().contains(QStringLiteral("softmax"),
+                                                                      Qt::CaseInsensitive));
+        glossary->form()->filter->clear();
+        QVERIFY(glossary->showTerm(QStringLiteral("head")));
+        // Its explanation links other terms; the safetensors text does not link its JSON 头.
+        QVERIFY(glossary->showTerm(QStringLiteral("safetensors")));
+        QVERIFY(!glossary->form()->explanation->toHtml().contains(QStringLiteral("glossary:head")));
+        if (qEnvironmentVariableIsSet("ATTNVIZ_GLOSSARY_SHOT")) {
+            // docs/screenshots/41-chinese-glossary.png: the list from its top, a term whose
+            // explanation links others.
+            QVERIFY(glossary->showTerm(QStringLiteral("multi_head_attention")));
+            glossary->resize(820, 520);
+            glossary->form()->terms->scrollToTop();
+            QApplication::processEvents();
+            QVERIFY(glossary->grab().save(qEnvironmentVariable("ATTNVIZ_GLOSSARY_SHOT")));
+        }
+    }
+
+    void anEnglishSearchThatFindsNothingSaysSo()
+    {
+        GlossaryDialog* glossary = m_window->openGlossary({});
+        QListWidget* terms = glossary->form()->terms;
+        QStringList shown;
+        for (int row = 0; row < terms->count(); ++row)
+            shown << terms->item(row)->text().toLower();
+        QVERIFY(shown.indexOf("attention") < shown.indexOf("query"));
+        QVERIFY(shown.indexOf("query") < shown.indexOf("value"));
+        glossary->form()->filter->setText(QStringLiteral("zzzz"));
+        QCOMPARE(glossary->shownKey(), QString());
+        QCOMPARE(glossary->form()->explanation->toPlainText(),
+                 QStringLiteral("No term matches “zzzz”."));
+    }
+
+    // #23: the arrow keys are named as Chinese keyboards and manuals name them.
+    void theShortcutListNamesTheArrowKeysInChinese()
+    {
+        for (const char* code : {"en", "zh_CN"}) {
+            if (currentLanguage() != QLatin1String(code))
+                switchTo(code);
+            m_window->findChild<QAction*>(QStringLiteral("actionShortcuts"))->trigger();
+            auto* box = m_window->findChild<QMessageBox*>(QStringLiteral("shortcuts"));
+            QVERIFY(box);
+            const QString text = box->text();
+            QVERIFY2(text.contains(QStringLiteral("←")) && text.contains(QStringLiteral("→")),
+                     qPrintable(text));
+            if (QLatin1String(code) == QLatin1String("zh_CN")) {
+                QVERIFY2(text.contains(QStringLiteral("左箭头键")) &&
+                             text.contains(QStringLiteral("右箭头键")),
+                         qPrintable(text));
+                QVERIFY2(!text.contains(QStringLiteral("左方向")), qPrintable(text));
+            } else {
+                QVERIFY2(text.contains(QStringLiteral("Left arrow key")), qPrintable(text));
+            }
+            box->close();
+            delete box;
+        }
+    }
+
+    // #23: the heads switched off are named in the interface's language, and Preferences' memory
+    // sentence is one well-formed sentence in either language.
+    void theModelPanelAndPreferencesSpeakChinese()
+    {
+        switchTo("zh_CN");
+        QVERIFY(!m_window->modelPanel()->playground()); // the reverse demo: it has cross-attention
+        m_window->modelPanel()->setHeadSwitchedOff({0, Block::Cross, 2}, true);
+        settle();
+        const QString output = m_window->modelPanel()->ui()->output->text();
+        QVERIFY2(output.contains(QStringLiteral("第 0 层 · 交叉注意力 · 头 2")), qPrintable(output));
+        QVERIFY2(!output.contains(QStringLiteral("cross")), qPrintable(output));
+
+        for (const char* code : {"zh_CN", "en"}) {
+            applyLanguage(QLatin1String(code));
+            PreferencesDialog preferences({});
+            const QString hint = preferences.form()->memoryHint->text();
+            QVERIFY2(!hint.contains(QStringLiteral("((")) && !hint.contains(QStringLiteral("))")),
+                     qPrintable(hint));
+            QVERIFY2(hint.count(QLatin1Char('(')) + hint.count(QChar(0xFF08)) <= 1,
+                     qPrintable(hint));
+            if (QLatin1String(code) == QLatin1String("zh_CN")) {
+                QVERIFY2(hasHan(hint) && !hasEnglishWord(hint, {"GiB", "MiB", "KiB", "TiB"}),
+                         qPrintable(hint));
+            } else {
+                QVERIFY2(hint.contains(QStringLiteral("80 % of the")), qPrintable(hint));
+            }
+        }
+    }
+
+    // #23: the head-importance window in Chinese: what it measured on, the metric, the blocks
+    // and the heatmaps' titles and axes are all Chinese.
+    void theHeadImportanceWindowSpeaksChinese()
+    {
+        switchTo("zh_CN");
+        m_window->findChild<QAction*>(QStringLiteral("actionImportance"))->trigger();
+        ImportanceDialog* dialog = m_window->importanceDialog();
+        QVERIFY(dialog && dialog->isVisible());
+        dialog->ui()->examples->setValue(3);
+        QSignalSpy measured(dialog, &ImportanceDialog::measured);
+        QTest::mouseClick(dialog->ui()->measure, Qt::LeftButton);
+        QVERIFY(measured.wait(120000));
+        QVERIFY2(dialog->report(), qPrintable(dialog->ui()->summary->text()));
+        const QString summary = dialog->ui()->summary->text();
+        QVERIFY2(hasHan(summary) && !hasEnglishWord(summary, {"heldout", "txt"}),
+                 qPrintable(summary));
+        QVERIFY2(summary.contains(QStringLiteral("精确匹配准确率")), qPrintable(summary));
+        QTableWidget* ranking = dialog->ui()->ranking;
+        for (int column = 0; column < ranking->columnCount(); ++column)
+            QVERIFY(hasHan(ranking->horizontalHeaderItem(column)->text()));
+        for (int row = 0; row < ranking->rowCount(); ++row)
+            QVERIFY2(hasHan(ranking->item(row, 2)->text()), qPrintable(ranking->item(row, 2)->text()));
+        const QList<HeatmapView*> maps = dialog->findChildren<HeatmapView*>();
+        QVERIFY(!maps.isEmpty());
+        for (const HeatmapView* map : maps) {
+            const auto& m = map->heatmap();
+            const QString title = QString::fromStdString(m.title);
+            QVERIFY2(hasHan(title) && !hasEnglishWord(title), qPrintable(title));
+            QVERIFY(hasHan(QString::fromStdString(m.matrix.rowAxis)));
+            QVERIFY(hasHan(QString::fromStdString(m.matrix.columnAxis)));
+            QVERIFY(m.matrix.rowLabels.empty()); // numbered, not "layer␣0"
+        }
+        dialog->close();
     }
 
     void theTourWalksAroundTheWindowWithTheKeyboard()

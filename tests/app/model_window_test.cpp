@@ -78,7 +78,9 @@ private slots:
         QCOMPARE(request.ablation.heads[0].head, 2);
         QVERIFY2(!form()->output->text().contains(QStringLiteral("<b>noitnetta</b>")),
                  qPrintable(form()->output->text()));
-        QVERIFY(form()->output->text().contains(QStringLiteral("0.cross:2")));
+        QVERIFY2(form()->output->text().contains(
+                     QStringLiteral("Heads switched off: layer 0 · cross-attention · head 2")),
+                 qPrintable(form()->output->text()));
         QCOMPARE(m_window->walkthrough()->trace->ablatedHeads, std::vector<int>{2});
         // Another block of the same run: its heads are all on.
         m_window->modelPanel()->setChoice({1, Block::Cross, -1});
