@@ -56,8 +56,10 @@ ModelPanel::ModelPanel(QWidget* parent)
     m_ui->source->addItem(tr("Open attention weights file…"), kOpenAttentions);
 
     connect(m_ui->source, &QComboBox::activated, this, [this](int index) {
-        m_ablation = {}; // another model (or the same one reopened) starts with every head on
-        sourceActivated(index);
+        if (const std::optional<int> chosen = chosenSource(index)) {
+            m_ablation = {}; // another model (or the same one reopened) starts with every head on
+            sourceActivated(*chosen);
+        }
     });
     // An edit asks for something new: a notice about what happened before has had its say.
     const auto edited = [this] {
@@ -147,26 +149,35 @@ void ModelPanel::setRequest(const lesson::ModelSource& request)
     sourceActivated(index);
 }
 
+std::optional<int> ModelPanel::chosenSource(int index)
+{
+    const QString data = m_ui->source->itemData(index).toString();
+    if (data != kOpenFolder && data != kOpenAttentions)
+        return index;
+    const QString path = data == kOpenFolder
+        ? QFileDialog::getExistingDirectory(
+              this, tr("Open a model folder (AttnViz's own, Hugging Face GPT-2 or BERT)"))
+        : QFileDialog::getOpenFileName(this, tr("Open attention weights computed elsewhere"),
+                                       QString(), tr("Attention weights (*.safetensors)"));
+    if (path.isEmpty()) {
+        // Cancelled: what is shown stays, and the list names it again.
+        m_ui->source->setCurrentIndex(
+            m_shownSource.isEmpty() ? 0 : std::max(m_ui->source->findData(m_shownSource), 0));
+        return std::nullopt;
+    }
+    int at = m_ui->source->findData(path); // opened before: not listed twice
+    if (at < 0) {
+        at = m_ui->source->findData(kOpenFolder);
+        m_ui->source->insertItem(at, shownFileName(path), path);
+    }
+    m_ui->source->setCurrentIndex(at);
+    return at;
+}
+
 void ModelPanel::sourceActivated(int index)
 {
-    QString folder = m_ui->source->itemData(index).toString();
-    if (folder == kOpenFolder || folder == kOpenAttentions) {
-        folder = folder == kOpenFolder
-            ? QFileDialog::getExistingDirectory(
-                  this, tr("Open a model folder (AttnViz's own, Hugging Face GPT-2 or BERT)"))
-            : QFileDialog::getOpenFileName(this, tr("Open attention weights computed elsewhere"),
-                                           QString(), tr("Attention weights (*.safetensors)"));
-        if (folder.isEmpty()) {
-            m_ui->source->setCurrentIndex(0); // cancelled: back to the playground
-        } else {
-            int at = m_ui->source->findData(folder); // opened before: not listed twice
-            if (at < 0) {
-                at = m_ui->source->findData(kOpenFolder);
-                m_ui->source->insertItem(at, shownFileName(folder), folder);
-            }
-            m_ui->source->setCurrentIndex(at);
-        }
-    }
+    const QString folder = m_ui->source->itemData(index).toString();
+    m_shownSource = folder;
     // Whatever the panel said about the source before belongs to that source.
     m_notice.clear();
     showProblem({});

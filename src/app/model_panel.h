@@ -6,6 +6,7 @@
 #include <QWidget>
 
 #include <memory>
+#include <optional>
 
 namespace Ui {
 class ModelPanel;
@@ -64,6 +65,9 @@ signals:
     void cancelRequested();
 
 private:
+    /// The index of the source an entry of the list stands for: itself, or for "Open …" the
+    /// folder or file the user picks (listed once); nothing when the dialog is cancelled.
+    std::optional<int> chosenSource(int index);
     void sourceActivated(int index);
     void showSourceWidgets(const QString& folder);
     void emitRequest();
@@ -76,6 +80,7 @@ private:
     std::shared_ptr<const lesson::ModelRun> m_run;
     bool m_filling = false;
     QString m_notice;
+    QString m_shownSource; ///< the source list's data of what is shown; empty: the playground
     QString m_error; ///< the problem line's sentence from the last result
     engine::Ablation m_ablation; ///< of the source chosen; a new source starts with every head on
 };

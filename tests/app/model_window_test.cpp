@@ -16,6 +16,8 @@
 #include "window_test_support.h"
 
 #include <QAction>
+#include <QDialog>
+#include <QTimer>
 #include <QLabel>
 #include <QPushButton>
 #include <QSettings>
@@ -176,6 +178,37 @@ private slots:
         QCOMPARE(view(2)->heatmap().value(3, 4), block->attention.weights.at({0, 2, 3, 4}));
         QCOMPARE(view(2)->heatmap().matrix.rowLabels.at(0), std::string("<s>"));
         QCOMPARE(view(2)->heatmap().matrix.columnLabels.at(0), std::string("a"));
+    }
+
+    // #23: cancelling "Open model folder…" or "Open attention weights file…" keeps the model
+    // shown, with its heads switched off; it went back to the playground.
+    void cancellingAnOpenDialogKeepsTheModelShown()
+    {
+        settle();
+        m_window->modelPanel()->setHeadSwitchedOff({1, Block::Cross, 2}, true);
+        settle();
+        const auto run = m_window->modelResult().run;
+        QVERIFY(run);
+        for (const QString& entry : {QStringLiteral("<open>"), QStringLiteral("<open attentions>")}) {
+            const int open = form()->source->findData(entry);
+            QVERIFY(open >= 0);
+            bool dialogSeen = false;
+            QTimer::singleShot(100, m_window.get(), [&] {
+                if (auto* dialog = qobject_cast<QDialog*>(QApplication::activeModalWidget())) {
+                    dialogSeen = true;
+                    dialog->reject();
+                }
+            });
+            form()->source->setCurrentIndex(open);
+            emit form()->source->activated(open);
+            QVERIFY(dialogSeen);
+            QVERIFY(!m_window->modelPanel()->playground());
+            QCOMPARE(form()->source->currentData().toString(), QStringLiteral("reverse"));
+            QCOMPARE(m_window->modelPanel()->request().ablation.heads.size(), std::size_t{1});
+            settle();
+            QCOMPARE(m_window->modelResult().run, run); // nothing was run again
+            QVERIFY(m_window->walkthrough());
+        }
     }
 
     void layerAndBlockSelectorsPickTheTrace()
