@@ -2,10 +2,14 @@
 
 #include "lesson/memory_budget.h"
 
+#include "engine/thread_count.h"
 #include "io/file_error.h"
+
+#include <CLI/CLI.hpp>
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <limits>
 
 namespace attnviz::cli {
@@ -49,6 +53,22 @@ std::optional<std::pair<std::int64_t, std::int64_t>> range(const std::string& s)
     return std::pair(*from, *to);
 }
 
+// "--colour-map,--cmap" → {"--colour-map", "--cmap"}.
+std::vector<std::string> splitNames(const std::string& names)
+{
+    std::vector<std::string> out;
+    std::string current;
+    for (const char c : names + ",") {
+        if (c == ',') {
+            out.push_back(current);
+            current.clear();
+        } else {
+            current += c;
+        }
+    }
+    return out;
+}
+
 std::string headsNamed(int numHeads)
 {
     return numHeads == 1 ? "only head 0" : "heads 0–" + std::to_string(numHeads - 1);
@@ -59,7 +79,14 @@ std::string headsNamed(int numHeads)
 std::optional<std::string> Arguments::value(const std::string& option) const
 {
     const auto it = values.find(option);
-    return it == values.end() ? std::nullopt : std::optional<std::string>(it->second);
+    return it == values.end() || it->second.empty() ? std::nullopt
+                                                    : std::optional<std::string>(it->second.front());
+}
+
+std::vector<std::string> Arguments::all(const std::string& option) const
+{
+    const auto it = values.find(option);
+    return it == values.end() ? std::vector<std::string>{} : it->second;
 }
 
 std::string Arguments::required(const std::string& option, const std::string& command) const
@@ -83,29 +110,118 @@ int Arguments::integer(const std::string& option, int fallback, int low, int hig
     return static_cast<int>(n);
 }
 
-Arguments parseArguments(const std::vector<std::string>& args, const std::string& command,
-                         const std::set<std::string>& valueOptions,
-                         const std::set<std::string>& flagOptions)
+std::optional<double> Arguments::number(const std::string& option) const
 {
-    Arguments parsed;
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        const std::string& a = args[i];
-        if (valueOptions.count(a)) {
-            if (i + 1 >= args.size())
-                throw UsageError(a + " needs a value");
-            // Only texts may be empty; an empty file, folder or number is a mistake to name.
-            if (args[i + 1].empty() && a != "--text" && a != "--target")
-                throw UsageError(a + " is empty; expected a value");
-            if (!parsed.values.emplace(a, args[++i]).second)
-                throw UsageError(a + " is given twice");
-        } else if (flagOptions.count(a)) {
-            parsed.flags.insert(a);
-        } else if (a.starts_with("-") && a != "-") {
-            throw UsageError("unknown option '" + io::printable(a, 60) + "'; see attnviz-cli " +
-                             command + " --help");
-        } else {
-            parsed.positional.push_back(a);
+    const auto v = value(option);
+    if (!v)
+        return std::nullopt;
+    double x = 0;
+    const auto [end, ec] = std::from_chars(v->data(), v->data() + v->size(), x);
+    if (ec != std::errc() || end != v->data() + v->size() || !std::isfinite(x))
+        throw UsageError(option + " is '" + io::printable(*v, 40) + "'; expected a finite number");
+    return x;
+}
+
+std::string helpText(const CommandSpec& spec)
+{
+    std::string out = spec.usage + "\n\n" + spec.description + "\n\nOptions:\n";
+    constexpr std::size_t kColumn = 19;
+    const auto add = [&](std::string left, const std::string& help) {
+        left = "  " + left;
+        out += left;
+        if (left.size() + 1 > kColumn)
+            out += "\n" + std::string(kColumn, ' ');
+        else
+            out += std::string(kColumn - left.size(), ' ');
+        // A line longer than the 100 columns of the rest (a list of step names) wraps at a space.
+        std::string line;
+        const auto emit = [&](std::string text) {
+            while (kColumn + text.size() > 100) {
+                const auto space = text.rfind(' ', 100 - kColumn);
+                if (space == std::string::npos || space == 0)
+                    break;
+                out += text.substr(0, space) + "\n" + std::string(kColumn, ' ');
+                text.erase(0, space + 1);
+            }
+            out += text;
+        };
+        for (const char c : help) {
+            if (c == '\n') {
+                emit(line);
+                line.clear();
+                out += "\n" + std::string(kColumn, ' ');
+            } else {
+                line += c;
+            }
         }
+        emit(line);
+        out += "\n";
+    };
+    for (const OptionSpec& o : spec.options) {
+        std::string names;
+        for (const std::string& n : splitNames(o.names))
+            names += (names.empty() ? "" : ", ") + n;
+        add(names + (o.value.empty() ? "" : " " + o.value), o.help);
+    }
+    add("-h, --help", "show this help");
+    return out + (spec.epilogue.empty() ? "" : "\n" + spec.epilogue + "\n");
+}
+
+Arguments parseArguments(const std::vector<std::string>& args, const CommandSpec& spec)
+{
+    // The one thing a user cannot see is an option swallowing nothing: a value option as the
+    // last argument. CLI11 would say "1 required missing"; the sentence here names the option.
+    if (!args.empty())
+        for (const OptionSpec& o : spec.options)
+            if (!o.value.empty())
+                for (const std::string& n : splitNames(o.names))
+                    if (args.back() == n)
+                        throw UsageError(n + " needs a value");
+    CLI::App app;
+    app.set_help_flag(); // --help is answered before parsing, from the same table
+    app.allow_extras(true); // unknown options and positionals are sorted out below
+    // CLI11 drops an empty value from an option's results; a text may be empty, so an empty
+    // argument travels as a marker no sensible argument is (0xff and 0xfe are never UTF-8).
+    const std::string emptyMarker = "\xff\xfe(empty)\xfe\xff";
+    std::vector<std::string> argv;
+    argv.reserve(args.size());
+    for (const std::string& a : args)
+        argv.push_back(a.empty() ? emptyMarker : a);
+    std::vector<std::pair<const OptionSpec*, CLI::Option*>> options;
+    for (const OptionSpec& o : spec.options) {
+        CLI::Option* option = o.value.empty() ? app.add_flag(o.names) : app.add_option(o.names);
+        option->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+        options.emplace_back(&o, option);
+    }
+    try {
+        std::vector<std::string> reversed(argv.rbegin(), argv.rend());
+        app.parse(reversed); // CLI11 takes its vector back to front
+    } catch (const CLI::ParseError& e) {
+        throw UsageError(std::string(e.what()) + "; see attnviz-cli " + spec.name + " --help");
+    }
+    Arguments parsed;
+    for (const auto& [o, option] : options) {
+        if (option->count() == 0)
+            continue;
+        const std::string key = splitNames(o->names).front();
+        if (o->value.empty()) {
+            parsed.flags.insert(key);
+            continue;
+        }
+        if (option->count() > 1 && !o->repeatable)
+            throw UsageError(key + " is given twice");
+        std::vector<std::string>& values = parsed.values[key];
+        for (const std::string& v : option->results()) {
+            if (v == emptyMarker && !o->mayBeEmpty)
+                throw UsageError(key + " is empty; expected a value");
+            values.push_back(v == emptyMarker ? std::string() : v);
+        }
+    }
+    for (const std::string& a : app.remaining()) {
+        if (a.starts_with("-") && a != "-")
+            throw UsageError("unknown option '" + io::printable(a, 60) + "'; see attnviz-cli " +
+                             spec.name + " --help");
+        parsed.positional.push_back(a == emptyMarker ? std::string() : a);
     }
     return parsed;
 }
@@ -116,6 +232,29 @@ bool wantsHelp(const std::vector<std::string>& args)
         if (a == "-h" || a == "--help")
             return true;
     return false;
+}
+
+OptionSpec maxMemoryOption()
+{
+    return {"--max-memory", "S",
+            "refuse, before computing, a run needing more than S (e.g. 2G, 512M):\n"
+            "opening the model, its weights with the trace, the images in flight;\n"
+            "80 % of the memory available now is the limit anyway"};
+}
+
+OptionSpec threadsOption()
+{
+    return {"--threads", "N",
+            "threads for the computation, 1 to " + std::to_string(engine::kMaxThreads) +
+                " (default: all cores)"};
+}
+
+OptionSpec modelAblateOption()
+{
+    return {"--ablate", "L:H",
+            "switch heads off (layer:head, e.g. 1:0,1:3 or 1:0-3; 1.cross:0 names the\n"
+            "block where a layer has several): their context is computed and kept, their\n"
+            "columns of concat are zero, and everything after follows"};
 }
 
 lesson::IndexSet indexList(const std::optional<std::string>& text, const std::string& option)

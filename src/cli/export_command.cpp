@@ -15,69 +15,75 @@
 namespace attnviz::cli {
 namespace {
 
-const char* const kExportUsage =
-    R"(Usage: attnviz-cli export (--model DIR --text "..." [--target "..."] [--generate N] | --case FILE
-                                 | --attentions FILE)
-                          [--layers LIST] [--blocks LIST] [--heads LIST] [--steps LIST]
-                          [--ablate HEADS] --format FORMAT --out DIR
-                          [--width PX] [--height PX] [--dpi N] [--max-memory S]
-                          [--overwrite] [--quiet]
-
-Writes attention heatmaps, the numbers behind them, whole traces or the printable walkthrough,
-without a display. One file per matrix, named
-  layer{L}_{block}_head{h}_{step}.{ext}    e.g. layer0_self_head3_weights.png   (models)
-  layer{L}_{block}_{step}.{ext}            steps with one matrix for all heads (q_proj, concat, ...)
-  head{h}_{step}.{ext}                     a --case file (batch{b}_ first when it has several items)
-Layers and heads count from 0. Every matrix of a step shares one colour range across the set.
-
-  --model DIR, --text, --target, --generate    as for attnviz-cli trace
-  --case FILE      an attnviz-cli mha case instead of a model
-  --attentions FILE  attention weights computed elsewhere (docs/attention-import.md): exported
-                   like a model's, layer by layer; they hold the weights step only
-  --layers LIST    e.g. 0,2 or 0-3 or all (default all)
-  --blocks LIST    %s (default all the model has)
-  --heads LIST     e.g. 3 or 0-1,5 (default all)
-  --steps LIST     %s,
-                   comma-separated, or all (default weights)
-  --ablate HEADS   switch heads off before exporting: layer:head pairs for --model (1:0,1:3,
-                   1.cross:0, as for trace), head numbers for --case (0,2 or 1-3, as for mha).
-                   The switched-off heads' columns of concat are zero and everything after
-                   follows; titles and manifests say which heads were off
-  --format F       one of:
-%s  --out DIR        the folder to write into (created when missing)
-  --width, --height, --dpi    image size in pixels and resolution (default 900 × 800 at 96 dpi)
-%s  --overwrite      replace existing files (otherwise an existing file stops the export before
-                   anything is written)
-  --quiet          no progress bar on stderr
-
-The files are written as one transaction: all of them, or — when anything fails — none. Exit
-status: 0 on success; 2 on bad arguments or input, with one sentence on stderr and nothing
-written; 1 when a file could not be written.
-)";
-
 std::string formatHelp()
 {
-    std::string out;
+    std::string out = "one of:";
     for (const render::ExportFormat& f : render::exportFormats())
-        out += "                     " + std::string(f.name) +
-            std::string(12 - std::min<std::size_t>(f.name.size(), 11), ' ') + std::string(f.help) +
-            "\n";
+        out += "\n  " + std::string(f.name) +
+            std::string(12 - std::min<std::size_t>(f.name.size(), 11), ' ') + std::string(f.help);
     return out;
+}
+
+CommandSpec exportSpec()
+{
+    return {
+        "export",
+        "Usage: attnviz-cli export (--model DIR --text \"...\" [--target \"...\"] [--generate N] | --case FILE\n"
+        "                                 | --attentions FILE)\n"
+        "                          [--layers LIST] [--blocks LIST] [--heads LIST] [--steps LIST]\n"
+        "                          [--ablate HEADS] --format FORMAT --out DIR\n"
+        "                          [--width PX] [--height PX] [--dpi N] [--max-memory S]\n"
+        "                          [--overwrite] [--quiet]",
+        "Writes attention heatmaps, the numbers behind them, whole traces or the printable walkthrough,\n"
+        "without a display. One file per matrix, named\n"
+        "  layer{L}_{block}_head{h}_{step}.{ext}    e.g. layer0_self_head3_weights.png   (models)\n"
+        "  layer{L}_{block}_{step}.{ext}            steps with one matrix for all heads (q_proj, concat, ...)\n"
+        "  head{h}_{step}.{ext}                     a --case file (batch{b}_ first when it has several items)\n"
+        "Layers and heads count from 0. Every matrix of a step shares one colour range across the set.",
+        {
+            {"--model", "DIR", "a model folder or a bundled model's name, as for attnviz-cli trace"},
+            {"--text", "T", "the input text, as for attnviz-cli trace", false, true},
+            {"--target", "T", "encoder-decoder only: the decoder's text, as for attnviz-cli trace",
+             false, true},
+            {"--generate", "N", "decoder-only: continue the text greedily by N tokens first"},
+            {"--case", "FILE", "an attnviz-cli mha case instead of a model"},
+            {"--attentions", "FILE",
+             "attention weights computed elsewhere (docs/attention-import.md): exported\n"
+             "like a model's, layer by layer; they hold the weights step only"},
+            {"--layers", "LIST", "e.g. 0,2 or 0-3 or all (default all)"},
+            {"--blocks", "LIST", blockNames() + " (default all the model has)"},
+            {"--heads", "LIST", "e.g. 3 or 0-1,5 (default all)"},
+            {"--steps", "LIST", stepNames() + ",\ncomma-separated, or all (default weights)"},
+            {"--ablate", "HEADS",
+             "switch heads off before exporting: layer:head pairs for --model (1:0,1:3,\n"
+             "1.cross:0, as for trace), head numbers for --case (0,2 or 1-3, as for mha).\n"
+             "The switched-off heads' columns of concat are zero and everything after\n"
+             "follows; titles and manifests say which heads were off"},
+            {"--format", "F", formatHelp()},
+            {"--out", "DIR", "the folder to write into (created when missing)"},
+            {"--width", "PX", "image width in pixels (default 900)"},
+            {"--height", "PX", "image height in pixels (default 800)"},
+            {"--dpi", "N", "resolution: text and lines scale with it (default 96)"},
+            maxMemoryOption(),
+            {"--overwrite", "",
+             "replace existing files (otherwise an existing file stops the export before\n"
+             "anything is written)"},
+            {"--quiet", "", "no progress bar on stderr"},
+        },
+        "The files are written as one transaction: all of them, or — when anything fails — none. Exit\n"
+        "status: 0 on success; 2 on bad arguments or input, with one sentence on stderr and nothing\n"
+        "written; 1 when a file could not be written.",
+    };
 }
 
 int run(const std::vector<std::string>& args, char* program)
 {
+    const CommandSpec spec = exportSpec();
     if (wantsHelp(args)) {
-        std::printf(kExportUsage, blockNames().c_str(), stepNames().c_str(), formatHelp().c_str(),
-                    kMaxMemoryHelp);
+        std::printf("%s", helpText(spec).c_str());
         return kExitOk;
     }
-    const Arguments parsed =
-        parseArguments(args, "export",
-                       {"--model", "--text", "--target", "--generate", "--case", "--attentions",
-                        "--layers", "--blocks", "--heads", "--steps", "--ablate", "--format",
-                        "--out", "--width", "--height", "--dpi", "--max-memory"},
-                       {"--overwrite", "--quiet"});
+    const Arguments parsed = parseArguments(args, spec);
     if (!parsed.positional.empty())
         throw UsageError("unexpected argument '" + io::printable(parsed.positional.front(), 60) +
                          "'");

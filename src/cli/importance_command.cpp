@@ -12,32 +12,36 @@
 namespace attnviz::cli {
 namespace {
 
-const char* const kImportanceUsage =
-    R"(Usage: attnviz-cli importance --model DIR [--text "..."] [--examples N] [--top N]
-                              [--threads N] [--max-memory S] [--quiet]
-
-Switches every attention head of the model off in turn (its columns of concat are zero, as with
-trace --ablate) and ranks the heads by how much worse the model does without each: D2L 10.3's
-head-importance exercise. The data is the model folder's heldout.txt (docs/model-format.md), or
---text. The score is
-  exact-match accuracy  an encoder-decoder with answers in heldout.txt (input<TAB>answer):
-                        every answer token and the end predicted, as greedy decoding would
-  loss                  decoders otherwise: mean cross-entropy of each next token, in nats
-                        (an encoder-decoder's own greedy output is the answer to a --text)
-  output change         encoder-only models: |h_off - h| / |h| of the encoder's output
-Prints the score with every head on, then one row per head, the most harmful switch-off first,
-then the change per layer × head for each kind of attention block.
-
-  --model DIR    a model folder or a bundled model's name
-  --text T       measure on this text instead of the folder's heldout.txt
-  --examples N   use only the first N examples of heldout.txt
-  --top N        print only the N most important heads (the grid shows all)
-  --threads N    threads for the computation, 1 to %d (default: all cores)
-%s  --quiet        no progress bar on stderr
-
-Exit status: 0 on success; 2 on bad arguments, a model that cannot be loaded or data it cannot
-read, with one sentence on stderr.
-)";
+CommandSpec importanceSpec()
+{
+    return {
+        "importance",
+        "Usage: attnviz-cli importance --model DIR [--text \"...\"] [--examples N] [--top N]\n"
+        "                              [--threads N] [--max-memory S] [--quiet]",
+        "Switches every attention head of the model off in turn (its columns of concat are zero, as with\n"
+        "trace --ablate) and ranks the heads by how much worse the model does without each: D2L 10.3's\n"
+        "head-importance exercise. The data is the model folder's heldout.txt (docs/model-format.md), or\n"
+        "--text. The score is\n"
+        "  exact-match accuracy  an encoder-decoder with answers in heldout.txt (input<TAB>answer):\n"
+        "                        every answer token and the end predicted, as greedy decoding would\n"
+        "  loss                  decoders otherwise: mean cross-entropy of each next token, in nats\n"
+        "                        (an encoder-decoder's own greedy output is the answer to a --text)\n"
+        "  output change         encoder-only models: |h_off - h| / |h| of the encoder's output\n"
+        "Prints the score with every head on, then one row per head, the most harmful switch-off first,\n"
+        "then the change per layer × head for each kind of attention block.",
+        {
+            {"--model", "DIR", "a model folder or a bundled model's name"},
+            {"--text", "T", "measure on this text instead of the folder's heldout.txt", false, true},
+            {"--examples", "N", "use only the first N examples of heldout.txt"},
+            {"--top", "N", "print only the N most important heads (the grid shows all)"},
+            threadsOption(),
+            maxMemoryOption(),
+            {"--quiet", "", "no progress bar on stderr"},
+        },
+        "Exit status: 0 on success; 2 on bad arguments, a model that cannot be loaded or data it cannot\n"
+        "read, with one sentence on stderr.",
+    };
+}
 
 // A change below the printed precision prints as 0, not as "-0.0000".
 double shown(double x)
@@ -86,13 +90,12 @@ void printReport(const engine::ModelConfig& c, const lesson::ImportanceReport& r
 
 int run(const std::vector<std::string>& args)
 {
+    const CommandSpec spec = importanceSpec();
     if (wantsHelp(args)) {
-        std::printf(kImportanceUsage, engine::kMaxThreads, kMaxMemoryHelp);
+        std::printf("%s", helpText(spec).c_str());
         return kExitOk;
     }
-    const Arguments parsed = parseArguments(
-        args, "importance",
-        {"--model", "--text", "--examples", "--top", "--threads", "--max-memory"}, {"--quiet"});
+    const Arguments parsed = parseArguments(args, spec);
     if (!parsed.positional.empty())
         throw UsageError("unexpected argument '" + io::printable(parsed.positional.front(), 60) +
                          "'; give the text with --text");

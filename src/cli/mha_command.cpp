@@ -14,33 +14,36 @@
 namespace attnviz::cli {
 namespace {
 
-const char* const kMhaUsage =
-    R"(Usage: attnviz-cli mha CASE.safetensors [--dump OUT.safetensors] [--ablate HEADS]
-                      [--threads N] [--max-memory S] [--quiet]
-
-Runs one multi-head attention module on the inputs and weights in CASE, prints every step with
-its shape, and with --dump writes every intermediate to OUT as F32 tensors named
-%s.
-
-CASE holds F32 tensors query [B,Nq,Dq], key [B,Nk,Dk], value [B,Nk,Dv], w_q [H*Pqk,Dq],
-w_k [Hkv*Pqk,Dk], w_v [Hkv*Pv,Dv], w_o [Po,H*Pv]; optionally b_q, b_k, b_v, b_o, valid_lens
-(I32/I64, [B] or [B,Nq]), mask (U8/BOOL, [Nq,Nk] or [B,Nq,Nk], 1 = may attend) and, with
-rotary positions, query_positions [B,Nq] and key_positions [B,Nk] (I32/I64). Its __metadata__
-gives num_heads (required), num_kv_heads (default num_heads; grouped-query attention),
-causal ("true"/"false", default false), sliding_window (W keys, with causal) and rope_theta
-(rotary positions). See docs/case-format.md.
-
-Options:
-  --dump OUT     write the trace to OUT (atomically: never a partial file)
-  --ablate HEADS switch heads off (e.g. 0,2 or 1-3): their context is computed and kept, their
-                 columns of concat are zero, so output leaves them out; the manifest lists them
-  --threads N    threads for the computation, 1 to %d (default: all cores)
-%s  --quiet        print nothing on success
-  -h, --help     show this help
-
-Exit status: 0 on success; 2 on bad arguments or bad input, with one sentence on stderr and no
-OUT written; 1 when OUT could not be written.
-)";
+CommandSpec mhaSpec()
+{
+    return {
+        "mha",
+        "Usage: attnviz-cli mha CASE.safetensors [--dump OUT.safetensors] [--ablate HEADS]\n"
+        "                      [--threads N] [--max-memory S] [--quiet]",
+        "Runs one multi-head attention module on the inputs and weights in CASE, prints every step with\n"
+        "its shape, and with --dump writes every intermediate to OUT as F32 tensors named\n" +
+            stepNames() +
+            ".\n\n"
+            "CASE holds F32 tensors query [B,Nq,Dq], key [B,Nk,Dk], value [B,Nk,Dv], w_q [H*Pqk,Dq],\n"
+            "w_k [Hkv*Pqk,Dk], w_v [Hkv*Pv,Dv], w_o [Po,H*Pv]; optionally b_q, b_k, b_v, b_o, valid_lens\n"
+            "(I32/I64, [B] or [B,Nq]), mask (U8/BOOL, [Nq,Nk] or [B,Nq,Nk], 1 = may attend) and, with\n"
+            "rotary positions, query_positions [B,Nq] and key_positions [B,Nk] (I32/I64). Its __metadata__\n"
+            "gives num_heads (required), num_kv_heads (default num_heads; grouped-query attention),\n"
+            "causal (\"true\"/\"false\", default false), sliding_window (W keys, with causal) and rope_theta\n"
+            "(rotary positions). See docs/case-format.md.",
+        {
+            {"--dump", "OUT", "write the trace to OUT (atomically: never a partial file)"},
+            {"--ablate", "HEADS",
+             "switch heads off (e.g. 0,2 or 1-3): their context is computed and kept, their\n"
+             "columns of concat are zero, so output leaves them out; the manifest lists them"},
+            threadsOption(),
+            maxMemoryOption(),
+            {"--quiet", "", "print nothing on success"},
+        },
+        "Exit status: 0 on success; 2 on bad arguments or bad input, with one sentence on stderr and no\n"
+        "OUT written; 1 when OUT could not be written.",
+    };
+}
 
 void printSummary(const lesson::Walkthrough& w)
 {
@@ -98,12 +101,12 @@ void printSummary(const lesson::Walkthrough& w)
 
 int run(const std::vector<std::string>& args)
 {
+    const CommandSpec spec = mhaSpec();
     if (wantsHelp(args)) {
-        std::printf(kMhaUsage, stepNames().c_str(), engine::kMaxThreads, kMaxMemoryHelp);
+        std::printf("%s", helpText(spec).c_str());
         return kExitOk;
     }
-    const Arguments parsed = parseArguments(
-        args, "mha", {"--dump", "--ablate", "--threads", "--max-memory"}, {"--quiet"});
+    const Arguments parsed = parseArguments(args, spec);
     if (parsed.positional.empty())
         throw UsageError("mha needs a CASE.safetensors file; see attnviz-cli mha --help");
     if (parsed.positional.size() > 1)

@@ -12,47 +12,60 @@
 namespace attnviz::cli {
 namespace {
 
-const char* const kTraceUsage =
-    R"(Usage: attnviz-cli trace --model DIR --text "..." [--target "..."] --dump OUT.safetensors
-                         [--generate N] [--steps LIST] [--ablate L:H,...] [--threads N]
-                         [--max-memory S] [--quiet]
-
-Runs a Transformer model on a text and writes every activation to OUT as F32 tensors named
-  encoder.embedding  encoder.positional  encoder.token_type  encoder.input  encoder.final_norm
-  layer{L}.{block}.{step}    e.g. layer1.cross.weights, layer0.self.scores
-  decoder.embedding ... decoder.final_norm  decoder.logits
-where block is self (encoder self-attention), masked_self (decoder self-attention), cross
-(decoder attention over the encoder), enc_ffn or dec_ffn (feed-forward), and step is one of
-%s,
-norm, residual (attention blocks) or [gate_pre,] hidden_pre, hidden, output, norm, residual
-(feed-forward; gate_pre only in gated blocks).
-The metadata holds each tensor's axes (axes.<name>), the tokens and their ids (source_tokens,
-source_ids, target_tokens, target_ids), the text and the model; the same fields form the
-manifest (docs/model-format.md). Tensors stream to disk as the model computes them, so a long
-input never holds the whole trace in memory.
-
-  --model DIR    a model folder (AttnViz's own, or Hugging Face GPT-2 or BERT; docs/model-format.md)
-                 or a bundled model's name (%s)
-  --text T       the input text: the encoder's for encoder-decoder and encoder-only models, the
-                 decoder's for decoder-only models
-  --target T     encoder-decoder only: the decoder reads the start token and T; without it the
-                 model decodes greedily and the trace covers its own output
-  --generate N   decoder-only: continue the text greedily by N tokens first
-  --steps LIST   write only these attention steps of every block (e.g. weights), comma-separated
-  --dump OUT     where to write the trace (atomically: never a partial file)
-%s  --threads N    threads for the computation, 1 to %d (default: all cores)
-%s  --quiet        print nothing on success
-
-Exit status: 0 on success; 2 on bad arguments, a model that cannot be loaded or a text it cannot
-read, with one sentence on stderr and nothing written; 1 when OUT could not be written.
-)";
-
 std::string builtInNames()
 {
     std::string out;
     for (const std::string& name : io::builtInModelNames())
         out += (out.empty() ? "" : ", ") + name;
     return out;
+}
+
+CommandSpec traceSpec()
+{
+    return {
+        "trace",
+        "Usage: attnviz-cli trace --model DIR --text \"...\" [--target \"...\"] --dump OUT.safetensors\n"
+        "                         [--generate N] [--steps LIST] [--ablate L:H,...] [--threads N]\n"
+        "                         [--max-memory S] [--quiet]",
+        "Runs a Transformer model on a text and writes every activation to OUT as F32 tensors named\n"
+        "  encoder.embedding  encoder.positional  encoder.token_type  encoder.input  encoder.final_norm\n"
+        "  layer{L}.{block}.{step}    e.g. layer1.cross.weights, layer0.self.scores\n"
+        "  decoder.embedding ... decoder.final_norm  decoder.logits\n"
+        "where block is self (encoder self-attention), masked_self (decoder self-attention), cross\n"
+        "(decoder attention over the encoder), enc_ffn or dec_ffn (feed-forward), and step is one of\n" +
+            stepNames() +
+            ",\n"
+            "norm, residual (attention blocks) or [gate_pre,] hidden_pre, hidden, output, norm, residual\n"
+            "(feed-forward; gate_pre only in gated blocks).\n"
+            "The metadata holds each tensor's axes (axes.<name>), the tokens and their ids (source_tokens,\n"
+            "source_ids, target_tokens, target_ids), the text and the model; the same fields form the\n"
+            "manifest (docs/model-format.md). Tensors stream to disk as the model computes them, so a long\n"
+            "input never holds the whole trace in memory.",
+        {
+            {"--model", "DIR",
+             "a model folder (AttnViz's own, or Hugging Face GPT-2 or BERT; docs/model-format.md)\n"
+             "or a bundled model's name (" +
+                 builtInNames() + ")"},
+            {"--text", "T",
+             "the input text: the encoder's for encoder-decoder and encoder-only models, the\n"
+             "decoder's for decoder-only models",
+             false, true},
+            {"--target", "T",
+             "encoder-decoder only: the decoder reads the start token and T; without it the\n"
+             "model decodes greedily and the trace covers its own output",
+             false, true},
+            {"--generate", "N", "decoder-only: continue the text greedily by N tokens first"},
+            {"--steps", "LIST",
+             "write only these attention steps of every block (e.g. weights), comma-separated"},
+            {"--dump", "OUT", "where to write the trace (atomically: never a partial file)"},
+            modelAblateOption(),
+            threadsOption(),
+            maxMemoryOption(),
+            {"--quiet", "", "print nothing on success"},
+        },
+        "Exit status: 0 on success; 2 on bad arguments, a model that cannot be loaded or a text it cannot\n"
+        "read, with one sentence on stderr and nothing written; 1 when OUT could not be written.",
+    };
 }
 
 // Whether a dump name is one of the chosen attention steps (`layer1.cross.weights`).
@@ -66,15 +79,12 @@ bool chosen(const std::string& name, const std::vector<engine::AttentionStep>& s
 
 int run(const std::vector<std::string>& args)
 {
+    const CommandSpec spec = traceSpec();
     if (wantsHelp(args)) {
-        std::printf(kTraceUsage, stepNames().c_str(), builtInNames().c_str(), kAblateHelp,
-                    engine::kMaxThreads, kMaxMemoryHelp);
+        std::printf("%s", helpText(spec).c_str());
         return kExitOk;
     }
-    const Arguments parsed = parseArguments(args, "trace",
-                                            {"--model", "--text", "--target", "--dump", "--threads",
-                                             "--generate", "--steps", "--ablate", "--max-memory"},
-                                            {"--quiet"});
+    const Arguments parsed = parseArguments(args, spec);
     if (!parsed.positional.empty())
         throw UsageError("unexpected argument '" + io::printable(parsed.positional.front(), 60) +
                          "'; give the text with --text");

@@ -214,7 +214,7 @@ const std::vector<ExportFormat>& exportFormats()
         {"safetensors", "the whole trace as trace.safetensors plus a trace.json manifest",
          "safetensors (*.safetensors)", ExportKind::Trace, nullptr, traceFiles, writeTrace},
         {"handout",
-         "the ten-step walkthrough as a multi-page PDF, one per selected layer and block",
+         "the walkthrough as a PDF, one per selected layer and block",
          "PDF (*.pdf)", ExportKind::Document, nullptr, handoutFiles, writeHandouts},
     };
     return formats;

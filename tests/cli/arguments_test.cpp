@@ -20,31 +20,71 @@ template <typename F> std::string usageError(F&& f)
     return "(accepted)";
 }
 
+// A command with a value option, a text, a repeatable option with a second name, and a switch.
+const CommandSpec kSpec{"mha",
+                        "Usage: test",
+                        "A test command.",
+                        {{"--dump", "OUT", "where to write"},
+                         {"--text", "T", "a text", false, true},
+                         {"--text-file,--texts", "FILE", "texts\none per line", true},
+                         {"--threads", "N", "threads"},
+                         {"--quiet", "", "print nothing"}},
+                        "Exit status: 0."};
+
+Arguments parse(const std::vector<std::string>& args)
+{
+    return parseArguments(args, kSpec);
+}
+
 TEST(Arguments, OptionsFlagsAndPositionals)
 {
-    const Arguments a =
-        parseArguments({"x.case", "--dump", "out", "--quiet"}, "mha", {"--dump"}, {"--quiet"});
+    const Arguments a = parse({"x.case", "--dump", "out", "--quiet"});
     EXPECT_EQ(a.positional, std::vector<std::string>{"x.case"});
     EXPECT_EQ(a.value("--dump"), "out");
     EXPECT_TRUE(a.has("--quiet"));
-    EXPECT_THAT(usageError([] { parseArguments({"--dump"}, "mha", {"--dump"}, {}); }),
-                HasSubstr("--dump needs a value"));
-    EXPECT_THAT(usageError([] {
-                    parseArguments({"--dump", "a", "--dump", "b"}, "mha", {"--dump"}, {});
-                }),
+    EXPECT_FALSE(a.has("--text"));
+    EXPECT_THAT(usageError([] { parse({"--dump"}); }), HasSubstr("--dump needs a value"));
+    EXPECT_THAT(usageError([] { parse({"--dump", "a", "--dump", "b"}); }),
                 HasSubstr("--dump is given twice"));
-    EXPECT_THAT(usageError([] { parseArguments({"--bogus\n"}, "mha", {}, {}); }),
+    EXPECT_THAT(usageError([] { parse({"--bogus\n"}); }),
                 HasSubstr("unknown option '--bogus\\n'"));
+    // A prefix is not the option: scripts must keep working when options are added.
+    EXPECT_THAT(usageError([] { parse({"--du", "x"}); }), HasSubstr("unknown option '--du'"));
+}
+
+TEST(Arguments, EqualsFormEmptyTextsAndRepeatedOptions)
+{
+    const Arguments a = parse({"--dump=out", "--text", "", "--texts", "a", "--text-file=b"});
+    EXPECT_EQ(a.value("--dump"), "out");
+    // An empty text is a text; an empty file name is a mistake to name.
+    EXPECT_EQ(a.value("--text"), "");
+    EXPECT_EQ(a.all("--text-file"), (std::vector<std::string>{"a", "b"}));
+    EXPECT_THAT(usageError([] { parse({"--dump", ""}); }),
+                HasSubstr("--dump is empty; expected a value"));
+    // A value may look like an option or a negative number.
+    EXPECT_EQ(parse({"--text", "-x"}).value("--text"), "-x");
+    EXPECT_EQ(parse({"--text", "--quiet"}).value("--text"), "--quiet");
+}
+
+TEST(Arguments, HelpComesFromTheSameTable)
+{
+    const std::string help = helpText(kSpec);
+    EXPECT_THAT(help, HasSubstr("Usage: test"));
+    EXPECT_THAT(help, HasSubstr("  --text-file, --texts FILE"));
+    // A continuation line starts in the help column.
+    EXPECT_THAT(help, HasSubstr("texts\n                   one per line"));
+    for (const OptionSpec& o : kSpec.options)
+        EXPECT_THAT(help, HasSubstr(o.names.substr(0, o.names.find(','))));
 }
 
 TEST(Arguments, IntegersAreBoundedAndSpelledOut)
 {
-    const Arguments a = parseArguments({"--threads", "100000"}, "mha", {"--threads"}, {});
+    const Arguments a = parse({"--threads", "100000"});
     EXPECT_EQ(usageError([&] { a.integer("--threads", 0, 0, 256); }),
               "--threads is '100000'; expected an integer from 0 to 256");
-    const Arguments b = parseArguments({"--threads", "4.0"}, "mha", {"--threads"}, {});
+    const Arguments b = parse({"--threads", "4.0"});
     EXPECT_THAT(usageError([&] { b.integer("--threads", 0, 0, 256); }), HasSubstr("'4.0'"));
-    const Arguments c = parseArguments({"--threads", "2"}, "mha", {"--threads"}, {});
+    const Arguments c = parse({"--threads", "2"});
     EXPECT_EQ(c.integer("--threads", 0, 0, 256), 2);
 }
 
