@@ -5,25 +5,37 @@ matplotlib's own mapping gives for values across and beyond ranges, which render
 reproduce. Run: /usr/bin/python3 tools/make_colour_tables.py
 
 The definitions are read from matplotlib (Debian's python3-matplotlib), which carries them as
-published: viridis as the 256 RGB triples of van der Walt and Smith's colormap release (CC0), and
-the diverging map as ColorBrewer's 11-class RdBu (Brewer, Apache-2.0 style licence) reversed, so
-that negative is blue and positive red, interpolated to 256 levels as matplotlib does. Each
+published: viridis and magma as the 256 RGB triples of van der Walt and Smith's colormap release
+(CC0), cividis as Nuñez, Anderton and Renslow's 256 triples (PLOS ONE, 2018), Greys and the
+diverging RdBu as ColorBrewer's 9- and 11-class schemes (Brewer, Apache-2.0 style licence; RdBu
+reversed, so that negative is blue and positive red) and coolwarm as Moreland's diverging map,
+interpolated to 256 levels as matplotlib does. Each
 channel is rounded to 8 bits as matplotlib's to_hex rounds it, so an AttnViz figure and a
 matplotlib imshow of the same numbers with the same range use the same colours.
 """
 import json
+import math
 import pathlib
 import random
 
 import matplotlib
-from matplotlib.colors import Normalize, to_hex
+from matplotlib.colors import LogNorm, Normalize, PowerNorm, to_hex
 from matplotlib import colormaps
 
-# (C++ name, matplotlib name, what it is for)
+# (C++ name, matplotlib name, what it is for); --colour-map names it in lower case, RdBu_r as rdbu
 MAPS = [
-    ("kViridis", "viridis", "sequential steps (weights, scores): perceptually uniform"),
+    ("kViridis", "viridis", "non-negative steps (weights): perceptually uniform, the default"),
+    ("kMagma", "magma", "non-negative steps: perceptually uniform, black to light yellow"),
+    ("kCividis", "cividis", "non-negative steps: uniform and the same for red-green deficiencies"),
+    ("kGreys", "Greys", "non-negative steps: white to black, for print"),
     ("kRedBlue", "RdBu_r", "signed steps, centred on zero: blue below, white at 0, red above"),
+    ("kCoolwarm", "coolwarm", "signed steps: Moreland's blue to red through grey"),
 ]
+
+
+def user_name(mname):
+    return mname.lower().removesuffix("_r")
+SEQUENTIAL = {"kViridis", "kMagma", "kCividis", "kGreys"}
 
 
 def channel(x):
@@ -68,7 +80,29 @@ def main():
             values += [low + (high - low) * rng.random() for _ in range(40)]
             for v in values:
                 colour = to_hex(cmap(float(norm(v))))
-                cases.append({"map": cname, "low": low, "high": high, "value": v, "colour": colour})
+                cases.append({"map": user_name(mname), "low": low, "high": high, "value": v, "colour": colour,
+                              "stretch": "linear"})
+        if cname not in SEQUENTIAL:
+            continue
+        # Log and power scales, at random values (a value on a level's edge may round either
+        # way in the logarithm) and beyond the ends.
+        for low, high in [(1e-4, 1.0), (0.001, 0.06)]:
+            norm = LogNorm(vmin=low, vmax=high)
+            values = [low, high, high * 2, low / 2]
+            values += [math.exp(math.log(low) + (math.log(high) - math.log(low)) * rng.random())
+                       for _ in range(30)]
+            for v in values:
+                colour = to_hex(cmap(float(norm(v))))
+                cases.append({"map": user_name(mname), "low": low, "high": high, "value": v, "colour": colour,
+                              "stretch": "log"})
+        for gamma in (0.5, 0.3):
+            low, high = 0.0, 0.25
+            norm = PowerNorm(gamma, vmin=low, vmax=high)
+            values = [low, high, high * 2] + [high * rng.random() for _ in range(30)]
+            for v in values:
+                colour = to_hex(cmap(float(norm(v))))
+                cases.append({"map": user_name(mname), "low": low, "high": high, "value": v, "colour": colour,
+                              "stretch": "power", "gamma": gamma})
     ref = out.parent.parent.parent / "tests/data/colour_maps_reference.json"
     ref.write_text(json.dumps({"generator": "tools/make_colour_tables.py",
                                "matplotlib": matplotlib.__version__, "cases": cases}, indent=1))

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cmath>
 
 namespace attnviz::render {
@@ -11,21 +12,57 @@ namespace {
 
 } // namespace
 
-QRgb colourOf(double value, std::pair<double, double> range, lesson::ColourScale scale)
+const std::vector<ColourMap>& colourMaps()
+{
+    static const std::vector<ColourMap> maps{
+        {"viridis", false, &kViridis, "perceptually uniform, dark blue to yellow (default)"},
+        {"magma", false, &kMagma, "perceptually uniform, black to light yellow"},
+        {"cividis", false, &kCividis, "uniform and alike for red-green colour blindness"},
+        {"greys", false, &kGreys, "white to black, for print in black and white"},
+        {"rdbu", true, &kRedBlue, "signed steps: blue, white at 0, red (default)"},
+        {"coolwarm", true, &kCoolwarm, "signed steps: blue, grey at 0, red"},
+    };
+    return maps;
+}
+
+const ColourMap* colourMap(std::string_view name)
+{
+    std::string lower(name);
+    std::transform(lower.begin(), lower.end(), lower.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    for (const ColourMap& m : colourMaps())
+        if (m.name == lower)
+            return &m;
+    return nullptr;
+}
+
+std::string colourMapList()
+{
+    std::string out;
+    const auto& maps = colourMaps();
+    for (std::size_t i = 0; i < maps.size(); ++i)
+        out += (i == 0 ? "" : i + 1 == maps.size() ? " or " : ", ") + std::string(maps[i].name);
+    return out;
+}
+
+std::string Colouring::describe(lesson::ColourScale scale) const
+{
+    if (scale == lesson::ColourScale::Diverging)
+        return std::string(diverging->name) + ", linear";
+    return std::string(sequential->name) + ", " + lesson::stretchName(stretch, gamma);
+}
+
+QRgb colourOf(double value, std::pair<double, double> range, lesson::ColourScale scale,
+              const Colouring& colouring)
 {
     // NaN is in no scale: a colour no map uses, so a NaN row cannot pass for a number.
     if (std::isnan(value))
         return qRgb(255, 0, 255);
-    const std::array<QRgb, 256>& t = scale == lesson::ColourScale::Sequential ? kViridis : kRedBlue;
-    const double span = range.second - range.first;
-    double f = span > 0 ? (value - range.first) / span : 0.5;
-    if (std::isnan(f))
-        f = 0.5;
-    // matplotlib's rule, so that the same numbers and range give the same colours: level
-    // ⌊f · 256⌋, the top of the range in the last.
-    const auto index = std::min<std::size_t>(
-        static_cast<std::size_t>(std::clamp(f, 0.0, 1.0) * static_cast<double>(t.size())),
-        t.size() - 1);
+    const std::array<QRgb, 256>& t = scale == lesson::ColourScale::Sequential
+        ? *colouring.sequential->levels
+        : *colouring.diverging->levels;
+    const double f = lesson::barPosition(value, range, scale, colouring.stretch, colouring.gamma);
+    const auto index = std::min<std::size_t>(static_cast<std::size_t>(f * 256.0), t.size() - 1);
     return t[index];
 }
 

@@ -1,5 +1,7 @@
 #include "render/heatmap_layout.h"
 
+#include "render/display_words.h"
+
 #include <QFontMetricsF>
 
 #include <algorithm>
@@ -25,14 +27,16 @@ QFont scaled(const QFont& base, double factor)
 
 // Every `step`-th label of `labels`, elided to `maxWidth`; returns the widest shown.
 double pickLabels(const std::vector<std::string>& labels, int count, int step,
-                  const QFontMetricsF& metrics, double maxWidth,
+                  const QFontMetricsF& metrics, double maxWidth, bool spaceMarks,
                   std::vector<HeatmapLayout::Label>& out)
 {
     out.clear();
     double widest = 0;
+    if (step <= 0)
+        return 0; // no labels
     for (int i = 0; i < count; i += step) {
         const QString full = i < static_cast<int>(labels.size())
-            ? visibleToken(QString::fromStdString(labels[static_cast<std::size_t>(i)]))
+            ? visibleToken(QString::fromStdString(labels[static_cast<std::size_t>(i)]), spaceMarks)
             : QString::number(i);
         const QString text = metrics.elidedText(full, Qt::ElideRight, maxWidth);
         widest = std::max(widest, metrics.horizontalAdvance(text));
@@ -41,17 +45,17 @@ double pickLabels(const std::vector<std::string>& labels, int count, int step,
     return widest;
 }
 
-// How many rows or columns one label stands for: the smallest round step (1, 2, 5, 10, 20, …)
-// at which `count` labels of size `each` fit in `room`, so neighbouring axes thin alike.
-int stepFor(int count, double room, double each)
+// How many rows or columns one label stands for: the smallest step at which `count` labels of
+// size `each` fit in `room` — never fewer labels than fit. Every one for LabelMode::All (the
+// export checks they fit), none (0) for None.
+int stepFor(int count, double room, double each, LabelMode mode)
 {
-    if (count <= 1)
+    if (mode == LabelMode::None)
+        return 0;
+    if (count <= 1 || mode == LabelMode::All)
         return 1;
     const double needed = room > 0 ? count * each / room : count;
-    for (int scale = 1;; scale *= 10)
-        for (const int m : {1, 2, 5})
-            if (m * scale >= needed || m * scale >= count)
-                return m * scale;
+    return static_cast<int>(std::clamp(std::ceil(needed - 1e-9), 1.0, static_cast<double>(count)));
 }
 
 void appendVisible(QString& shown, QChar c)
@@ -65,12 +69,12 @@ void appendVisible(QString& shown, QChar c)
 
 } // namespace
 
-QString visibleToken(const QString& token)
+QString visibleToken(const QString& token, bool spaceMarks)
 {
     QString shown;
     for (const QChar c : token) {
         if (c == QLatin1Char(' '))
-            shown += QChar(0x2423); // ␣
+            shown += spaceMarks ? QChar(0x2423) : QChar(' '); // ␣
         else if (c == QLatin1Char('\n'))
             shown += QChar(0x21B5); // ↵
         else if (c == QLatin1Char('\t'))
@@ -123,8 +127,22 @@ QString cellValueText(double v)
     return s;
 }
 
-std::vector<double> colourBarTicks(std::pair<double, double> range)
+std::vector<double> colourBarTicks(std::pair<double, double> range, lesson::Stretch stretch)
 {
+    if (stretch == lesson::Stretch::Log && range.first > 0 && range.second > range.first) {
+        // Powers of ten, with 2 and 5 between them when the range spans fewer than three.
+        const double decades = std::log10(range.second / range.first);
+        std::vector<double> ticks;
+        for (double p = std::floor(std::log10(range.first)); p <= std::ceil(std::log10(range.second));
+             ++p)
+            for (const double m : decades < 3 ? std::vector<double>{1, 2, 5} : std::vector<double>{1}) {
+                const double t = m * std::pow(10.0, p);
+                if (t >= range.first * (1 - 1e-9) && t <= range.second * (1 + 1e-9))
+                    ticks.push_back(t);
+            }
+        if (ticks.size() >= 2)
+            return ticks;
+    }
     const double span = range.second - range.first;
     if (!(span > 0) || !std::isfinite(span))
         return {range.first};
@@ -153,9 +171,32 @@ HeatmapLayout::HeatmapLayout(const lesson::Heatmap& h, std::pair<double, double>
     , m_axisFont(style.font)
 {
     m_titleFont.setBold(true);
-    const QFontMetricsF axis(m_axisFont), title(m_titleFont);
+    const QFontMetricsF axis(m_axisFont);
     const double axisLine = axis.height();
-    {
+    const bool labelled = style.labels != LabelMode::None;
+    // A title is never cut: it wraps onto up to three lines, and shrinks (to 60 %) only when even
+    // three are not enough; the last resort, a title longer than all that, is elided.
+    m_titleText = visibleText(displayed(h.title));
+    double titleHeight = 0;
+    if (!m_titleText.isEmpty()) {
+        const QFont base = m_titleFont;
+        const double width = area.width() - 2 * kPad;
+        for (double factor = 1.0;; factor -= 0.1) {
+            m_titleFont = scaled(base, factor);
+            const QFontMetricsF metrics(m_titleFont);
+            const QRectF needed = metrics.boundingRect(QRectF(0, 0, width, 1e6),
+                                                       Qt::AlignCenter | Qt::TextWordWrap,
+                                                       m_titleText);
+            if ((needed.height() <= 3 * metrics.lineSpacing() + 1 && needed.width() <= width) ||
+                factor < 0.65) {
+                titleHeight = std::min(needed.height(), 3 * metrics.lineSpacing() + 1);
+                if (needed.height() > titleHeight + 1 || needed.width() > width)
+                    m_titleText = metrics.elidedText(m_titleText, Qt::ElideRight, 3 * width);
+                break;
+            }
+        }
+    }
+    if (labelled && style.shrinkLabels && style.labels == LabelMode::Auto) {
         // Row labels shrink, to three quarters at most, before every other one is dropped: a
         // label shown is worth more than a tooltip to hover for. The room is the cells' height
         // with upright column labels (the passes below settle it).
@@ -163,8 +204,8 @@ HeatmapLayout::HeatmapLayout(const lesson::Heatmap& h, std::pair<double, double>
         const auto fits = [&](const QFont& font) {
             const double line = QFontMetricsF(font).height();
             const double bands = h.columnBands.empty() ? 0 : std::max(8.0, line * 0.9) + 2;
-            const double room = area.height() - 2 * kPad -
-                (h.title.empty() ? 0 : title.height() + 4) - bands - axisLine - 2 - (line + 4);
+            const double room = area.height() - 2 * kPad - (titleHeight > 0 ? titleHeight + 4 : 0) -
+                bands - axisLine - 2 - (line + 4);
             return m_rows * (line + 1) <= room;
         };
         for (double factor = 1.0; m_rows > 0 && !fits(m_tickFont) && factor > 0.76;) {
@@ -178,8 +219,8 @@ HeatmapLayout::HeatmapLayout(const lesson::Heatmap& h, std::pair<double, double>
     const double tickLine = tick.height();
 
     double top = area.top() + kPad;
-    if (!h.title.empty()) {
-        m_title = QRectF(area.left() + kPad, top, area.width() - 2 * kPad, title.height() + 2);
+    if (titleHeight > 0) {
+        m_title = QRectF(area.left() + kPad, top, area.width() - 2 * kPad, titleHeight + 2);
         top += m_title.height() + 2;
     }
     const double bandHeight = h.columnBands.empty() ? 0 : std::max(8.0, tickLine * 0.9);
@@ -188,7 +229,9 @@ HeatmapLayout::HeatmapLayout(const lesson::Heatmap& h, std::pair<double, double>
 
     double right = area.right() - kPad;
     if (style.colourBar) {
-        m_ticks = colourBarTicks(range);
+        m_ticks = colourBarTicks(range, h.scale == lesson::ColourScale::Sequential
+                                            ? style.colouring.stretch
+                                            : lesson::Stretch::Linear);
         double widest = 0;
         for (const double t : m_ticks)
             widest = std::max(widest, tick.horizontalAdvance(formatValue(t)));
@@ -202,36 +245,50 @@ HeatmapLayout::HeatmapLayout(const lesson::Heatmap& h, std::pair<double, double>
         std::max(24.0, std::min(area.width() * 0.28, tick.averageCharWidth() * 18));
     const double labelBottom = area.bottom() - kPad - axisLine - 2;
     // pass 1: row labels for a guessed height, then columns for the resulting width
-    double bottomGuess = tickLine + 4;
+    double bottomGuess = labelled ? tickLine + 4 : 2;
     for (int pass = 0; pass < 2; ++pass) {
         const double cellsHeight = std::max(4.0, labelBottom - bottomGuess - top);
-        const int rowStep = stepFor(m_rows, cellsHeight, tickLine + 1);
-        m_rowLabelWidth =
-            pickLabels(h.matrix.rowLabels, m_rows, rowStep, tick, maxLabel, m_rowLabels);
-        const double left = area.left() + kPad + axisLine + 4 + m_rowLabelWidth + 4;
+        const int rowStep = stepFor(m_rows, cellsHeight, tickLine + 1, style.labels);
+        m_rowLabelWidth = pickLabels(h.matrix.rowLabels, m_rows, rowStep, tick, maxLabel,
+                                     style.spaceMarks, m_rowLabels);
+        m_crowded = style.labels == LabelMode::All && m_rows * (tickLine + 1) > cellsHeight + 0.5;
+        const double left =
+            area.left() + kPad + axisLine + 4 + (labelled ? m_rowLabelWidth + 4 : 0);
         const double cellsWidth = std::max(4.0, right - left);
 
         // Upright when that shows at least half the labels turning would: turned text is harder
         // to read, and single letters turned look like other letters.
         std::vector<Label> upright;
         double uprightWidest = 0;
-        int uprightStep = 1;
-        for (int k = 0; k < 2; ++k) {
-            uprightWidest =
-                pickLabels(h.matrix.columnLabels, m_columns, uprightStep, tick, maxLabel, upright);
-            uprightStep = std::max(uprightStep, stepFor(m_columns, cellsWidth, uprightWidest + 6));
+        int uprightStep = labelled ? 1 : 0;
+        for (int k = 0; k < 2 && labelled; ++k) {
+            uprightWidest = pickLabels(h.matrix.columnLabels, m_columns, uprightStep, tick,
+                                       maxLabel, style.spaceMarks, upright);
+            uprightStep =
+                std::max(uprightStep, stepFor(m_columns, cellsWidth, uprightWidest + 6, LabelMode::Auto));
         }
-        uprightWidest =
-            pickLabels(h.matrix.columnLabels, m_columns, uprightStep, tick, maxLabel, upright);
-        const int turnedStep = stepFor(m_columns, cellsWidth, tickLine / kTurn + 2);
-        m_turned = uprightStep > 2 * turnedStep;
+        if (style.labels == LabelMode::All && uprightStep > 1) {
+            // Every label: upright when they fit so, turned otherwise, crowded when not even then.
+            uprightStep = 1;
+            m_turned = true;
+        } else {
+            const int turnedStep =
+                stepFor(m_columns, cellsWidth, tickLine / kTurn + 2, style.labels);
+            m_turned = labelled && uprightStep > 2 * turnedStep;
+        }
+        uprightWidest = pickLabels(h.matrix.columnLabels, m_columns, uprightStep, tick, maxLabel,
+                                   style.spaceMarks, upright);
         if (m_turned) {
+            const int turnedStep = stepFor(m_columns, cellsWidth, tickLine / kTurn + 2, style.labels);
             const double widest = pickLabels(h.matrix.columnLabels, m_columns, turnedStep, tick,
-                                             maxLabel, m_columnLabels);
+                                             maxLabel, style.spaceMarks, m_columnLabels);
             bottomGuess = widest * kTurn + tickLine * kTurn + 6;
+            m_crowded = m_crowded ||
+                (style.labels == LabelMode::All &&
+                 m_columns * (tickLine / kTurn + 1) > cellsWidth + 0.5);
         } else {
             m_columnLabels = std::move(upright);
-            bottomGuess = tickLine + 4;
+            bottomGuess = labelled ? tickLine + 4 : 2;
         }
         m_cells = QRectF(left, top, cellsWidth, std::max(4.0, labelBottom - bottomGuess - top));
     }

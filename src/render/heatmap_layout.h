@@ -1,5 +1,6 @@
 #pragma once
 
+#include "lesson/colour_scale.h"
 #include "lesson/heatmap.h"
 #include "render/heatmap_style.h"
 
@@ -36,6 +37,8 @@ public:
     int columns() const { return m_columns; }
 
     QFont titleFont() const { return m_titleFont; }
+    /// The title as drawn: control characters visible, wrapped into title() by word.
+    QString titleText() const { return m_titleText; }
     QFont tickFont() const { return m_tickFont; }
     QFont axisFont() const { return m_axisFont; }
 
@@ -47,6 +50,8 @@ public:
     const std::vector<Label>& rowLabels() const { return m_rowLabels; }
     const std::vector<Label>& columnLabels() const { return m_columnLabels; }
     bool columnLabelsTurned() const { return m_turned; }
+    /// LabelMode::All only: the labels do not fit at the font size (a figure would overlap them).
+    bool labelsCrowded() const { return m_crowded; }
     double rowLabelWidth() const { return m_rowLabelWidth; }
 
     /// The colour bar's tick values.
@@ -64,21 +69,26 @@ private:
     QFont m_titleFont, m_tickFont, m_axisFont;
     std::vector<Label> m_rowLabels, m_columnLabels;
     bool m_turned = false;
+    bool m_crowded = false;
+    QString m_titleText;
     double m_rowLabelWidth = 0;
     std::vector<double> m_ticks;
 };
 
 /// A token as a label shows it: a space as ␣, a line break as ↵, a tab as ⇥, other characters
 /// as visibleText does, an empty token as ∅ — so that no label is blank or breaks the line.
-QString visibleToken(const QString& token);
+/// Without `spaceMarks`, a space stays a space.
+QString visibleToken(const QString& token, bool spaceMarks = true);
 /// Text from the input (a model's name in a title) as it is drawn: control and formatting
 /// characters (ESC, a bidirectional override) and the non-characters U+FFFE and U+FFFF as their
 /// codes, \x1b — visible, unable to reorder what follows, and legal in every export format
 /// (XML 1.0 forbids them in SVG).
 QString visibleText(const QString& text);
 
-/// The colour bar's tick values for a range: a few round numbers within it.
-std::vector<double> colourBarTicks(std::pair<double, double> range);
+/// The colour bar's tick values for a range: a few round numbers within it (powers of ten on a
+/// log scale).
+std::vector<double> colourBarTicks(std::pair<double, double> range,
+                                   lesson::Stretch stretch = lesson::Stretch::Linear);
 /// A value as a tick or a tooltip prints it (−∞ as such).
 QString formatValue(double value, int significant = 3);
 /// A value as printed inside its cell: short and readable from the back of a room (two

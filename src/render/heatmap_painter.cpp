@@ -36,13 +36,13 @@ void paintCells(QPainter& p, const HeatmapLayout& layout, const lesson::Heatmap&
             for (int c = 0; c < h.cols(); ++c) {
                 const QColor colour = h.blocked(r, c)
                     ? blockedColour()
-                    : QColor(colourOf(h.value(r, c), range, h.scale));
+                    : QColor(colourOf(h.value(r, c), range, h.scale, style.colouring));
                 // A hair wider than the cell, so antialiased edges leave no seams between cells.
                 p.fillRect(layout.cellRect(r, c).adjusted(0, 0, 0.3, 0.3), colour);
             }
         return;
     }
-    const QImage own = cached ? QImage() : cellImage(h, range);
+    const QImage own = cached ? QImage() : cellImage(h, range, 0, style.colouring);
     const QImage& image = cached ? *cached : own;
     // Each cell a crisp block when cells are larger than pixels; averaged when a large matrix is
     // drawn small, so a thumbnail shows the pattern rather than every n-th row. A PDF or SVG
@@ -59,7 +59,7 @@ void paintCells(QPainter& p, const HeatmapLayout& layout, const lesson::Heatmap&
 }
 
 void paintValues(QPainter& p, const HeatmapLayout& layout, const lesson::Heatmap& h,
-                 std::pair<double, double> range)
+                 std::pair<double, double> range, const Colouring& colouring)
 {
     const QFontMetricsF metrics(layout.tickFont());
     const QRectF first = layout.cellRect(0, 0);
@@ -72,7 +72,7 @@ void paintValues(QPainter& p, const HeatmapLayout& layout, const lesson::Heatmap
             if (h.blocked(r, c))
                 continue;
             const double v = h.value(r, c);
-            p.setPen(contrastingText(colourOf(v, range, h.scale)));
+            p.setPen(contrastingText(colourOf(v, range, h.scale, colouring)));
             p.drawText(layout.cellRect(r, c), Qt::AlignCenter, cellValueText(v));
         }
 }
@@ -209,16 +209,20 @@ void paintAxisTitles(QPainter& p, const HeatmapLayout& layout, const lesson::Hea
 }
 
 void paintColourBar(QPainter& p, const HeatmapLayout& layout, const lesson::Heatmap& h,
-                    std::pair<double, double> range)
+                    std::pair<double, double> range, const Colouring& colouring)
 {
     const QRectF bar = layout.colourBar();
     if (bar.isNull())
         return;
+    // The map's 256 levels, top to bottom, whatever the stretch: the ticks carry the values.
+    const lesson::Stretch stretch =
+        h.scale == lesson::ColourScale::Sequential ? colouring.stretch : lesson::Stretch::Linear;
     QImage strip(1, 256, QImage::Format_RGB32);
     for (int i = 0; i < 256; ++i)
-        strip.setPixel(
-            0, i,
-            colourOf(range.second - (range.second - range.first) * i / 255.0, range, h.scale));
+        strip.setPixel(0, i,
+                       colourOf(lesson::valueAtBarPosition((255.5 - i) / 256.0, range, h.scale,
+                                                           stretch, colouring.gamma),
+                                range, h.scale, colouring));
     p.save();
     p.setRenderHint(QPainter::SmoothPixmapTransform, true);
     p.drawImage(bar, strip);
@@ -229,10 +233,9 @@ void paintColourBar(QPainter& p, const HeatmapLayout& layout, const lesson::Heat
     const QFontMetricsF metrics(layout.tickFont());
     p.setFont(layout.tickFont());
     p.setPen(textColour());
-    const double span = range.second - range.first;
     for (const double t : layout.ticks()) {
-        const double y =
-            span > 0 ? bar.bottom() - (t - range.first) / span * bar.height() : bar.center().y();
+        const double y = bar.bottom() -
+            lesson::barPosition(t, range, h.scale, stretch, colouring.gamma) * bar.height();
         p.drawLine(QPointF(bar.right(), y), QPointF(bar.right() + 3, y));
         p.drawText(QRectF(bar.right() + 5, y - metrics.height() / 2, 200, metrics.height()),
                    Qt::AlignLeft | Qt::AlignVCenter, formatValue(t));
@@ -241,7 +244,8 @@ void paintColourBar(QPainter& p, const HeatmapLayout& layout, const lesson::Heat
 
 } // namespace
 
-QImage cellImage(const lesson::Heatmap& h, std::pair<double, double> range, int maxSide)
+QImage cellImage(const lesson::Heatmap& h, std::pair<double, double> range, int maxSide,
+                 const Colouring& colouring)
 {
     const QRgb blocked = blockedColour().rgb();
     const int rows = maxSide > 0 ? std::min(h.rows(), maxSide) : h.rows();
@@ -258,7 +262,7 @@ QImage cellImage(const lesson::Heatmap& h, std::pair<double, double> range, int 
             const engine::ResolvedMask::Row mask = maskRow(r);
             const float* values = h.matrix.values + static_cast<std::size_t>(r) * h.cols();
             for (int c = 0; c < h.cols(); ++c)
-                line[c] = mask.blocks(c) ? blocked : colourOf(values[c], range, h.scale);
+                line[c] = mask.blocks(c) ? blocked : colourOf(values[c], range, h.scale, colouring);
         }
         return image;
     }
@@ -288,7 +292,8 @@ QImage cellImage(const lesson::Heatmap& h, std::pair<double, double> range, int 
         auto* line = reinterpret_cast<QRgb*>(image.scanLine(y));
         for (int x = 0; x < cols; ++x) {
             const auto i = static_cast<std::size_t>(x);
-            line[x] = count[i] ? colourOf(static_cast<float>(sum[i] / count[i]), range, h.scale)
+            line[x] = count[i] ? colourOf(static_cast<float>(sum[i] / count[i]), range, h.scale,
+                                          colouring)
                                : blocked;
         }
     }
@@ -299,25 +304,23 @@ void paintHeatmap(QPainter& p, const HeatmapLayout& layout, const lesson::Heatma
                   std::pair<double, double> range, const HeatmapStyle& style, const QImage* cells)
 {
     p.save();
-    p.fillRect(layout.area(), Qt::white);
+    if (style.background)
+        p.fillRect(layout.area(), Qt::white);
     if (!layout.title().isNull()) {
         p.setFont(layout.titleFont());
-        p.setPen(h.head >= 0 ? headColour(h.head).darker(150) : textColour());
-        const QFontMetricsF metrics(layout.titleFont());
-        p.drawText(layout.title(), Qt::AlignCenter,
-                   metrics.elidedText(visibleText(displayed(h.title)), Qt::ElideRight,
-                                      layout.title().width()));
+        p.setPen(h.head >= 0 && style.headFrame ? headColour(h.head).darker(150) : textColour());
+        p.drawText(layout.title(), Qt::AlignCenter | Qt::TextWordWrap, layout.titleText());
     }
     if (!layout.bands().isNull())
         paintBands(p, layout, h);
     if (h.rows() > 0 && h.cols() > 0) {
         paintCells(p, layout, h, range, style, cells);
         if (style.valuesInCells)
-            paintValues(p, layout, h, range);
+            paintValues(p, layout, h, range, style.colouring);
         if (!layout.rowSums().isNull())
             paintRowSums(p, layout, h);
     }
-    if (h.head >= 0) {
+    if (h.head >= 0 && style.headFrame) {
         // A white ring between the cells and the head's colour: a blue head on blue cells keeps
         // its frame.
         p.setBrush(Qt::NoBrush);
@@ -333,7 +336,7 @@ void paintHeatmap(QPainter& p, const HeatmapLayout& layout, const lesson::Heatma
     paintLabels(p, layout);
     paintAxisTitles(p, layout, h);
     if (style.colourBar)
-        paintColourBar(p, layout, h, range);
+        paintColourBar(p, layout, h, range, style.colouring);
     p.restore();
 }
 

@@ -16,7 +16,8 @@ namespace attnviz::render {
 /// larger matrix is averaged over blocks of cells first (blocked cells left out; a block with
 /// nothing else stays grey), so a thumbnail of a 1024 × 1024 map is a 128 × 128 image of its
 /// pattern rather than a megapixel scaled at every repaint.
-QImage cellImage(const lesson::Heatmap& heatmap, std::pair<double, double> range, int maxSide = 0);
+QImage cellImage(const lesson::Heatmap& heatmap, std::pair<double, double> range, int maxSide = 0,
+                 const Colouring& colouring = {});
 
 /// Paints one heatmap where `layout` puts it: white card, title in the head's colour, head bands,
 /// cells (rows are queries top to bottom, columns keys left to right), a frame in the head's

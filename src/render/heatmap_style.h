@@ -1,5 +1,7 @@
 #pragma once
 
+#include "render/colour_map.h"
+
 #include <QFont>
 
 #include <optional>
@@ -14,6 +16,10 @@ struct Highlight {
     int row = -1;
     int column = -1;
 };
+
+/// Which token labels a heatmap shows: as many as fit at the font size (every k-th, the smallest
+/// k that fits), every one (the figure must be large enough; exports refuse otherwise), or none.
+enum class LabelMode { Auto, All, None };
 
 /// How a heatmap is drawn beyond its numbers. The screen and the exports differ only here.
 struct HeatmapStyle {
@@ -32,6 +38,17 @@ struct HeatmapStyle {
     /// Cells (row, column) of a mask the user is drawing, outlined over whatever the step
     /// shows, so the drawing is visible before the mask step as well as on it.
     std::set<std::pair<int, int>> drawnCells;
+    Colouring colouring;
+    LabelMode labels = LabelMode::Auto;
+    /// Row labels may shrink to three quarters of the tick font before they are thinned: on
+    /// screen a label shown is worth more than a tooltip; a figure keeps the size asked for.
+    bool shrinkLabels = true;
+    /// The frame in the head's colour around the cells (a paper's figure may want none).
+    bool headFrame = true;
+    /// Spaces in tokens drawn as ␣ (otherwise as spaces; line breaks and tabs keep their marks).
+    bool spaceMarks = true;
+    /// A white card behind the heatmap; without it, a transparent one for slides.
+    bool background = true;
 };
 
 } // namespace attnviz::render

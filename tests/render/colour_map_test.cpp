@@ -9,6 +9,8 @@
 
 #include <QColor>
 
+#include <set>
+
 namespace attnviz::render {
 namespace {
 
@@ -16,19 +18,36 @@ TEST(ColourMap, EveryLevelIsMatplotlibsColourForTheSameValueAndRange)
 {
     const io::JsonValue reference = io::parseJson(
         io::readFile(std::string(ATTNVIZ_TEST_DATA_DIR) + "/colour_maps_reference.json"));
+    std::set<std::string> maps, stretches;
     int checked = 0;
     for (const io::JsonValue& c : reference.find("cases")->asArray()) {
         const std::string map = c.find("map")->asString();
-        const auto scale = map == "kViridis" ? lesson::ColourScale::Sequential
-                                             : lesson::ColourScale::Diverging;
+        const ColourMap* found = colourMap(map);
+        ASSERT_NE(found, nullptr) << map;
+        Colouring colouring;
+        const auto scale =
+            found->diverging ? lesson::ColourScale::Diverging : lesson::ColourScale::Sequential;
+        (found->diverging ? colouring.diverging : colouring.sequential) = found;
+        const std::string stretch = c.find("stretch")->asString();
+        if (stretch == "log")
+            colouring.stretch = lesson::Stretch::Log;
+        if (stretch == "power") {
+            colouring.stretch = lesson::Stretch::Power;
+            colouring.gamma = c.find("gamma")->asNumber();
+        }
         const std::pair range{c.find("low")->asNumber(), c.find("high")->asNumber()};
         const double value = c.find("value")->asNumber();
-        const QString found = QColor(colourOf(value, range, scale)).name();
-        ASSERT_EQ(found.toStdString(), c.find("colour")->asString())
-            << map << " at " << value << " in [" << range.first << ", " << range.second << "]";
+        const QString colour = QColor(colourOf(value, range, scale, colouring)).name();
+        ASSERT_EQ(colour.toStdString(), c.find("colour")->asString())
+            << map << " (" << stretch << ") at " << value << " in [" << range.first << ", "
+            << range.second << "]";
+        maps.insert(map);
+        stretches.insert(stretch);
         ++checked;
     }
-    EXPECT_GT(checked, 400);
+    EXPECT_EQ(maps.size(), colourMaps().size()) << "every map is checked";
+    EXPECT_EQ(stretches.size(), 3u);
+    EXPECT_GT(checked, 1500);
 }
 
 TEST(ColourMap, TheEndsOfViridisAreItsPublishedColours)
