@@ -61,7 +61,7 @@ void BM_Export144WeightHeatmapsAsPng(benchmark::State& state)
         std::make_shared<const lesson::ModelRun>(lesson::runModelOnText(model, {.text = text}));
     render::ExportJob job;
     job.items = lesson::planModelExport(run, {});
-    job.size = {900, 800, 96};
+    job.figure.size = {900, 800, 96};
     const auto& items = job.items;
     QTemporaryDir dir;
     for (auto _ : state)

@@ -198,7 +198,7 @@ QString ExportMenu::currentGridTitle() const
         : title;
 }
 
-void ExportMenu::exportCurrentHeatmap(const QString& path, render::ImageSize size) const
+void ExportMenu::exportCurrentHeatmap(const QString& path, const render::FigureOptions& figure) const
 {
     const auto item = currentItem();
     if (!item)
@@ -209,10 +209,10 @@ void ExportMenu::exportCurrentHeatmap(const QString& path, render::ImageSize siz
         throw ExportError(tr("Cannot export to '.%1'; use .png, .svg, .pdf, .csv or .npy.")
                               .arg(ext)
                               .toStdString());
-    writeBytes(path, format->itemBytes(*item, size));
+    writeBytes(path, format->itemBytes(*item, figure));
 }
 
-void ExportMenu::exportCurrentGrid(const QString& path, render::ImageSize size) const
+void ExportMenu::exportCurrentGrid(const QString& path, const render::FigureOptions& figure) const
 {
     const render::ExportFormat* format =
         render::exportFormat(QFileInfo(path).suffix().toStdString());
@@ -224,12 +224,13 @@ void ExportMenu::exportCurrentGrid(const QString& path, render::ImageSize size) 
                                                    : render::ImageFormat::Pdf;
     writeBytes(path,
                render::renderImage(heatmapsOf(items), items.front().range, currentGridTitle(),
-                                   imageFormat, size));
+                                   imageFormat, figure));
 }
 
 std::vector<std::string> ExportMenu::exportEverything(const QString& folder,
                                                       const render::ExportFormat& format,
-                                                      render::ImageSize size, bool overwrite,
+                                                      const render::FigureOptions& figure,
+                                                      bool overwrite,
                                                       const render::ExportProgress& progress) const
 {
     const ViewState state = m_state();
@@ -241,7 +242,7 @@ std::vector<std::string> ExportMenu::exportEverything(const QString& folder,
     job.items = state.run
         ? lesson::planModelExport(state.run, all)
         : lesson::planWalkthroughExport(state.walkthrough, all, "", "playground · ");
-    job.size = size;
+    job.figure = figure;
     return render::writeExport(format, job, folder.toStdString(), overwrite, progress);
 }
 
@@ -296,8 +297,9 @@ void ExportMenu::askAndExportImage(bool grid)
                             static_cast<qsizetype>(format.dialogFilter.size())));
     if (path.isEmpty())
         return;
-    const render::ImageSize size{form.width->value(), form.height->value(), form.dpi->value()};
-    grid ? exportCurrentGrid(path, size) : exportCurrentHeatmap(path, size);
+    render::FigureOptions figure;
+    figure.size = {form.width->value(), form.height->value(), form.dpi->value()};
+    grid ? exportCurrentGrid(path, figure) : exportCurrentHeatmap(path, figure);
 }
 
 void ExportMenu::askAndExportData()

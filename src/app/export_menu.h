@@ -42,12 +42,12 @@ public:
     QString currentGridTitle() const;
 
     /// Format from the extension: png, svg, pdf (image), csv or npy (the numbers).
-    void exportCurrentHeatmap(const QString& path, render::ImageSize size) const;
-    void exportCurrentGrid(const QString& path, render::ImageSize size) const;
+    void exportCurrentHeatmap(const QString& path, const render::FigureOptions& figure) const;
+    void exportCurrentGrid(const QString& path, const render::FigureOptions& figure) const;
     /// Every layer × block × head × step (the whole playground module without a model).
     std::vector<std::string> exportEverything(const QString& folder,
                                               const render::ExportFormat& format,
-                                              render::ImageSize size, bool overwrite,
+                                              const render::FigureOptions& figure, bool overwrite,
                                               const render::ExportProgress& progress = {}) const;
     /// `<base>.safetensors` + `<base>.json`.
     void exportTrace(const QString& base) const;

@@ -1,5 +1,6 @@
 #include "cli/arguments.h"
 #include "cli/command.h"
+#include "cli/figure_arguments.h"
 #include "cli/model_loading.h"
 #include "cli/progress_bar.h"
 #include "engine/input_error.h"
@@ -26,7 +27,7 @@ std::string formatHelp()
 
 CommandSpec exportSpec()
 {
-    return {
+    CommandSpec spec{
         "export",
         "Usage: attnviz-cli export (--model DIR --text \"...\" [--target \"...\"] [--generate N] | --case FILE\n"
         "                                 | --attentions FILE)\n"
@@ -74,6 +75,11 @@ CommandSpec exportSpec()
         "status: 0 on success; 2 on bad arguments or input, with one sentence on stderr and nothing\n"
         "written; 1 when a file could not be written.",
     };
+    // The figure's options go after the size and before the switches that end the table.
+    const std::vector<OptionSpec> figure = figureOptionSpecs();
+    auto at = spec.options.end() - 2;
+    spec.options.insert(at, figure.begin(), figure.end());
+    return spec;
 }
 
 int run(const std::vector<std::string>& args, char* program)
@@ -115,11 +121,16 @@ int run(const std::vector<std::string>& args, char* program)
     selection.heads = indexList(parsed.value("--heads"), "--heads");
     selection.blocks = blockList(parsed.value("--blocks"));
     selection.steps = stepList(parsed.value("--steps"), {engine::AttentionStep::Weights});
+    selectionArguments(parsed, selection);
+    if (selection.overLayers != lesson::Combine::None && parsed.value("--case"))
+        throw UsageError("--over-layers applies to --model and --attentions; a --case file has "
+                         "one layer");
     render::ExportJob job;
-    job.size.width = parsed.integer("--width", job.size.width, 50, 20000);
-    job.size.height = parsed.integer("--height", job.size.height, 50, 20000);
-    job.size.dpi = parsed.integer("--dpi", job.size.dpi, 24, 2400);
-    if (job.size.width * 96 / job.size.dpi < 50 || job.size.height * 96 / job.size.dpi < 50)
+    render::ImageSize& size = job.figure.size;
+    size.width = parsed.integer("--width", size.width, 50, 20000);
+    size.height = parsed.integer("--height", size.height, 50, 20000);
+    size.dpi = parsed.integer("--dpi", size.dpi, 24, 2400);
+    if (size.width * 96 / size.dpi < 50 || size.height * 96 / size.dpi < 50)
         throw UsageError(
             "the image is too small for its resolution; allow at least 50 pixels at 96 dpi");
     if (const std::string why = io::whyNotAFolder(out); !why.empty())
@@ -137,6 +148,10 @@ int run(const std::vector<std::string>& args, char* program)
     int qtArgc = 1;
     char* qtArgv[] = {program, nullptr};
     const QGuiApplication qt(qtArgc, qtArgv);
+    const FigureArguments figure = figureArguments(parsed); // the fonts are known now
+    const render::ImageSize chosen = size;
+    job.figure = figure.figure;
+    job.figure.size = chosen;
 
     job.maxMemory = maxMemory(parsed);
     if (parsed.value("--model") || parsed.value("--attentions")) {
@@ -154,7 +169,7 @@ int run(const std::vector<std::string>& args, char* program)
         } else {
             run = lesson::openImportedRun(*parsed.value("--attentions"), job.maxMemory);
         }
-        job.items = lesson::planModelExport(run, selection);
+        job.items = lesson::planModelExport(run, selection, figure.scale);
         job.run = run;
         if (format->kind == render::ExportKind::Document)
             for (const auto& [L, b] : lesson::selectedBlocks(*run, selection))
@@ -164,9 +179,13 @@ int run(const std::vector<std::string>& args, char* program)
     } else {
         const std::shared_ptr<const lesson::Walkthrough> w =
             runCaseArgument(*parsed.value("--case"), parsed.value("--ablate"), maxMemory(parsed));
-        job.items = lesson::planWalkthroughExport(w, selection, "", "");
+        job.items = lesson::planWalkthroughExport(w, selection, "", "", figure.scale);
         job.walkthroughs.emplace_back("handout", w);
     }
+
+    if (figure.title)
+        for (lesson::ExportItem& item : job.items)
+            item.heatmap.title = *figure.title;
 
     const bool quiet = parsed.has("--quiet");
     // The bar redraws one line in place: only a terminal shows that, and a log would get every

@@ -11,18 +11,127 @@
 namespace attnviz::lesson {
 namespace {
 
-// One colour range per step over the whole set, so the same colour means the same value.
-void shareRanges(std::vector<ExportItem>& items,
-                 const std::vector<engine::AttentionStep>& stepOfItem)
+// Where an item comes from, for combining maps and naming the result.
+struct ItemKey {
+    engine::AttentionStep step;
+    int layer = -1; ///< −1: a single module
+    engine::Block block = engine::Block::Self;
+    int batch = 0;
+    int head = -1; ///< −1: a step with one matrix for all heads
+    std::string source; ///< "gpt2", a case's name
+    std::string namePrefix; ///< before "head{h}_": "layer0_self_", "batch1_"
+    std::string titleTail; ///< after the step's name: " (heads 1, 3 off)"
+    std::string headsCombined; ///< "mean over heads 0–11" once heads are combined
+};
+
+// "0–11", "0, 2, 5–7".
+std::string numberList(std::vector<int> numbers)
 {
+    std::sort(numbers.begin(), numbers.end());
+    std::string out;
+    for (std::size_t i = 0; i < numbers.size();) {
+        std::size_t j = i;
+        while (j + 1 < numbers.size() && numbers[j + 1] == numbers[j] + 1)
+            ++j;
+        out += (out.empty() ? "" : ", ") + std::to_string(numbers[i]) +
+            (j > i ? "–" + std::to_string(numbers[j]) : "");
+        i = j + 1;
+    }
+    return out;
+}
+
+// Replaces each group of items that differ only in `differs` (the head, or the layer) by their
+// mean or maximum. Items of steps with one matrix for all heads are left as they are when
+// combining heads.
+void combine(std::vector<ExportItem>& items, std::vector<ItemKey>& keys, Combine how, bool heads)
+{
+    if (how == Combine::None)
+        return;
+    std::vector<ExportItem> outItems;
+    std::vector<ItemKey> outKeys;
+    std::vector<bool> used(items.size(), false);
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        if (used[i])
+            continue;
+        const ItemKey& k = keys[i];
+        if (heads && k.head < 0) {
+            outItems.push_back(items[i]);
+            outKeys.push_back(k);
+            continue;
+        }
+        std::vector<Heatmap> group;
+        std::vector<int> members;
+        for (std::size_t j = i; j < items.size(); ++j) {
+            const ItemKey& o = keys[j];
+            const bool same = o.step == k.step && o.block == k.block && o.batch == k.batch &&
+                (heads ? o.layer == k.layer && o.head >= 0 : o.head == k.head);
+            if (!used[j] && same && items[j].heatmap.rows() == items[i].heatmap.rows() &&
+                items[j].heatmap.cols() == items[i].heatmap.cols()) {
+                used[j] = true;
+                group.push_back(items[j].heatmap);
+                members.push_back(heads ? o.head : o.layer);
+            }
+        }
+        const std::string what = combineName(how) + " over " + (heads ? "heads " : "layers ") +
+            numberList(members);
+        const std::string step(engine::stepName(k.step));
+        ItemKey key = k;
+        const std::string batch = k.namePrefix.find("batch") != std::string::npos
+            ? " · batch " + std::to_string(k.batch)
+            : "";
+        std::string name, title;
+        if (heads) {
+            key.head = -2; // a combination of heads
+            key.headsCombined = what;
+            name = k.namePrefix + combineName(how) + "_heads_" + step;
+            title = k.source +
+                (k.layer >= 0 ? " · layer " + std::to_string(k.layer) + " · " +
+                         engine::blockName(k.block)
+                              : "") +
+                batch + " · " + what + " · " + step + k.titleTail;
+        } else {
+            key.layer = -2; // a combination of layers
+            const std::string headName = k.head >= 0 ? "head" + std::to_string(k.head) + "_"
+                : k.head == -2                       ? combineName(how) + "_heads_"
+                                                     : "";
+            const std::string headTitle = k.head >= 0 ? "head " + std::to_string(k.head) + " · "
+                : k.head == -2                        ? k.headsCombined + " · "
+                                                      : "";
+            key.namePrefix = combineName(how) + "_layers_" + engine::blockName(k.block) + "_";
+            name = key.namePrefix + headName + step;
+            title = k.source + " · " + what + " · " + engine::blockName(k.block) + batch + " · " +
+                headTitle + step + k.titleTail;
+        }
+        outItems.push_back({name, combinedMap(group, how, title, step), {}, {}});
+        outKeys.push_back(key);
+    }
+    items = std::move(outItems);
+    keys = std::move(outKeys);
+}
+
+// The selection's tokens, combinations and colour ranges, applied to the planned items.
+void finish(std::vector<ExportItem>& items, std::vector<ItemKey>& keys,
+            const ExportSelection& selection, const ScaleChoice& scale)
+{
+    if (selection.tokens)
+        for (ExportItem& item : items)
+            item.heatmap = tokenSlice(item.heatmap, *selection.tokens);
+    combine(items, keys, selection.overHeads, true);
+    combine(items, keys, selection.overLayers, false);
+    // One colour range per step over the whole set (so the same colour means the same value),
+    // per map, or the user's.
     std::map<engine::AttentionStep, std::vector<Heatmap>> byStep;
     for (std::size_t i = 0; i < items.size(); ++i)
-        byStep[stepOfItem[i]].push_back(items[i].heatmap);
+        byStep[keys[i].step].push_back(items[i].heatmap);
     std::map<engine::AttentionStep, std::pair<double, double>> ranges;
     for (const auto& [step, maps] : byStep)
-        ranges[step] = colourRange(maps);
-    for (std::size_t i = 0; i < items.size(); ++i)
-        items[i].range = ranges[stepOfItem[i]];
+        ranges[step] = scale.rangeOf(maps);
+    for (std::size_t i = 0; i < items.size(); ++i) {
+        items[i].range = scale.mode == RangeMode::PerMap ? scale.rangeOf({items[i].heatmap})
+                                                         : ranges[keys[i].step];
+        items[i].rangeNote =
+            scale.describe(items[i].range, std::string(engine::stepName(keys[i].step)));
+    }
 }
 
 void checkHeads(const IndexSet& heads, int count)
@@ -48,11 +157,29 @@ void checkImportedSteps(const Walkthrough& w, const std::vector<engine::Attentio
                                      std::string(engine::stepName(step)) + " step.");
 }
 
+// What a walkthrough's source is called without its layer: "gpt2", a case's name.
+std::string sourceName(const Walkthrough& w)
+{
+    return std::visit(
+        [](const auto& source) -> std::string {
+            using Source = std::decay_t<decltype(source)>;
+            if constexpr (std::is_same_v<Source, ModelBlockSource>)
+                return source.model;
+            else if constexpr (std::is_same_v<Source, ImportSource> ||
+                               std::is_same_v<Source, CaseSource>)
+                return source.name;
+            else
+                return "playground";
+        },
+        w.source);
+}
+
 void addWalkthroughItems(const std::shared_ptr<const Walkthrough>& w,
                          const ExportSelection& selection, const std::string& namePrefix,
-                         const std::string& titlePrefix, bool nameBatch,
-                         std::vector<ExportItem>& items, std::vector<engine::AttentionStep>& steps)
+                         const std::string& titlePrefix, bool nameBatch, ItemKey where,
+                         std::vector<ExportItem>& items, std::vector<ItemKey>& keys)
 {
+    where.source = sourceName(*w);
     checkHeads(selection.heads, w->heads());
     checkImportedSteps(*w, selection.steps);
     // A figure of a pass with heads switched off says so in its title.
@@ -82,13 +209,19 @@ void addWalkthroughItems(const std::shared_ptr<const Walkthrough>& w,
         const std::string batchTitle = nameBatch ? "batch " + std::to_string(b) + " · " : "";
         for (const engine::AttentionStep step : computed) {
             const std::string stepName(engine::stepName(step));
+            ItemKey key = where;
+            key.step = step;
+            key.batch = b;
+            key.namePrefix = namePrefix + batch;
+            key.titleTail = offNote;
             if (!engine::stepInfo(step).perHead) {
                 items.push_back(
                     {namePrefix + batch + stepName,
                      traceHeatmap(w, step, b, 0, titlePrefix + batchTitle + stepName + offNote,
                                   stepName),
+                     {},
                      {}});
-                steps.push_back(step);
+                keys.push_back(key);
                 continue;
             }
             // K/V steps have one matrix per K/V head, which grouped-query attention has fewer of.
@@ -100,8 +233,10 @@ void addWalkthroughItems(const std::shared_ptr<const Walkthrough>& w,
                 items.push_back({namePrefix + batch + "head" + std::to_string(h) + "_" + stepName,
                                  traceHeatmap(w, step, b, h,
                                               titlePrefix + batchTitle + head + stepName, stepName),
+                                 {},
                                  {}});
-                steps.push_back(step);
+                key.head = h;
+                keys.push_back(key);
             }
         }
     }
@@ -167,30 +302,33 @@ std::vector<std::pair<int, engine::Block>> selectedBlocks(const ModelRun& run,
 }
 
 std::vector<ExportItem> planModelExport(const std::shared_ptr<const ModelRun>& run,
-                                        const ExportSelection& selection)
+                                        const ExportSelection& selection, const ScaleChoice& scale)
 {
     std::vector<ExportItem> items;
-    std::vector<engine::AttentionStep> steps;
+    std::vector<ItemKey> keys;
     checkHeads(selection.heads, run->config.numHeads);
     for (const auto& [L, block] : selectedBlocks(*run, selection)) {
         const auto w = walkthroughForBlock(run, {L, block, -1}, keepOf(selection.steps));
         const std::string blockName = engine::blockName(block);
+        ItemKey where{engine::AttentionStep::Weights, L, block};
         addWalkthroughItems(w, selection, "layer" + std::to_string(L) + "_" + blockName + "_",
-                            walkthroughTitle(*w) + " · ", false, items, steps);
+                            walkthroughTitle(*w) + " · ", false, where, items, keys);
     }
-    shareRanges(items, steps);
+    finish(items, keys, selection, scale);
     return items;
 }
 
 std::vector<ExportItem> planWalkthroughExport(const std::shared_ptr<const Walkthrough>& w,
                                               const ExportSelection& selection,
                                               const std::string& namePrefix,
-                                              const std::string& titlePrefix)
+                                              const std::string& titlePrefix,
+                                              const ScaleChoice& scale)
 {
     std::vector<ExportItem> items;
-    std::vector<engine::AttentionStep> steps;
-    addWalkthroughItems(w, selection, namePrefix, titlePrefix, w->batch() > 1, items, steps);
-    shareRanges(items, steps);
+    std::vector<ItemKey> keys;
+    addWalkthroughItems(w, selection, namePrefix, titlePrefix, w->batch() > 1, ItemKey{}, items,
+                        keys);
+    finish(items, keys, selection, scale);
     return items;
 }
 

@@ -7,7 +7,7 @@ namespace attnviz::lesson {
 
 bool Heatmap::blocked(int row, int col) const
 {
-    return mask && mask->blocked(maskBatch, row, col);
+    return mask && mask->blocked(maskBatch, row + maskRowOffset, col + maskColumnOffset);
 }
 
 std::vector<double> rowSums(const Heatmap& map)

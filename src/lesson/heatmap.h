@@ -26,6 +26,10 @@ struct Heatmap {
     /// colour of the scale), for batch item `maskBatch`.
     std::shared_ptr<const engine::ResolvedMask> mask;
     int maskBatch = 0;
+    /// Where this map's first row and column sit in the mask (a slice of tokens 100:140 starts
+    /// at 100 in both).
+    int maskRowOffset = 0;
+    int maskColumnOffset = 0;
     std::string
         title; ///< the full title, as exports print it ("layer 1 · cross · head 2 · softmax")
     std::string caption; ///< what the matrix is, without where it sits ("softmax")

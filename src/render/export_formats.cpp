@@ -19,23 +19,32 @@ QByteArray bytesOf(const std::string& s)
     return QByteArray(s.data(), static_cast<qsizetype>(s.size()));
 }
 
-QByteArray pngItem(const lesson::ExportItem& i, ImageSize size)
+// The figure with what its colours mean: the map and stretch, then the range and what shares it.
+FigureOptions described(const lesson::ExportItem& i, const FigureOptions& figure)
 {
-    return renderImage({i.heatmap}, i.range, {}, ImageFormat::Png, size);
+    FigureOptions f = figure;
+    f.description = QString::fromStdString(figure.colouring.describe(i.heatmap.scale) + "; " +
+                                           i.rangeNote);
+    return f;
 }
-QByteArray svgItem(const lesson::ExportItem& i, ImageSize size)
+
+QByteArray pngItem(const lesson::ExportItem& i, const FigureOptions& figure)
 {
-    return renderImage({i.heatmap}, i.range, {}, ImageFormat::Svg, size);
+    return renderImage({i.heatmap}, i.range, {}, ImageFormat::Png, described(i, figure));
 }
-QByteArray pdfItem(const lesson::ExportItem& i, ImageSize size)
+QByteArray svgItem(const lesson::ExportItem& i, const FigureOptions& figure)
 {
-    return renderImage({i.heatmap}, i.range, {}, ImageFormat::Pdf, size);
+    return renderImage({i.heatmap}, i.range, {}, ImageFormat::Svg, described(i, figure));
 }
-QByteArray csvItem(const lesson::ExportItem& i, ImageSize)
+QByteArray pdfItem(const lesson::ExportItem& i, const FigureOptions& figure)
+{
+    return renderImage({i.heatmap}, i.range, {}, ImageFormat::Pdf, described(i, figure));
+}
+QByteArray csvItem(const lesson::ExportItem& i, const FigureOptions&)
 {
     return bytesOf(io::csvBytes(i.heatmap.matrix));
 }
-QByteArray npyItem(const lesson::ExportItem& i, ImageSize)
+QByteArray npyItem(const lesson::ExportItem& i, const FigureOptions&)
 {
     return bytesOf(io::npyBytes(i.heatmap.matrix));
 }
@@ -73,10 +82,10 @@ std::vector<std::string> npyFiles(const ExportJob& job)
 // Writes each item through `bytes`, one file at a time.
 void writeItems(const ExportJob& job, io::FileSetWriter& set, const ExportProgress& progress,
                 const std::vector<std::string>& names,
-                QByteArray (*bytes)(const lesson::ExportItem&, ImageSize))
+                QByteArray (*bytes)(const lesson::ExportItem&, const FigureOptions&))
 {
     for (std::size_t i = 0; i < job.items.size(); ++i) {
-        const QByteArray data = bytes(job.items[i], job.size);
+        const QByteArray data = bytes(job.items[i], job.figure);
         set.add(names[i],
                 std::span<const char>(data.constData(), static_cast<std::size_t>(data.size())));
         if (progress)
@@ -89,12 +98,13 @@ void writeItems(const ExportJob& job, io::FileSetWriter& set, const ExportProgre
 // PNG (at worst as large); a 20000 × 20000 image is 2.2 GiB, so even one may be too many.
 std::size_t pngsInFlight(const ExportJob& job)
 {
-    const auto pixels = static_cast<std::uint64_t>(job.size.width) *
-        static_cast<std::uint64_t>(job.size.height);
-    const std::uint64_t perImage = 2 * 3 * pixels;
+    const ImageSize size = job.figure.size;
+    const auto pixels =
+        static_cast<std::uint64_t>(size.width) * static_cast<std::uint64_t>(size.height);
+    const std::uint64_t perImage = 2 * (job.figure.transparent ? 4 : 3) * pixels;
     const lesson::MemoryBudget budget = lesson::MemoryBudget::forThisMachine(job.maxMemory);
-    budget.check(perImage, "Drawing a " + std::to_string(job.size.width) + " × " +
-                               std::to_string(job.size.height) + " PNG");
+    budget.check(perImage, "Drawing a " + std::to_string(size.width) + " × " +
+                               std::to_string(size.height) + " PNG");
     return static_cast<std::size_t>(std::clamp<std::uint64_t>(budget.limit / perImage, 1, 4));
 }
 
@@ -116,7 +126,8 @@ void writePng(const ExportJob& job, io::FileSetWriter& set, const ExportProgress
     };
     try {
         for (std::size_t i = 0; i < job.items.size(); ++i) {
-            QImage image = rasterImage({job.items[i].heatmap}, job.items[i].range, {}, job.size);
+            QImage image = rasterImage({job.items[i].heatmap}, job.items[i].range, {},
+                                       described(job.items[i], job.figure));
             inFlight.emplace_back(i, std::async(std::launch::async, [image = std::move(image)] {
                                       return encodePng(image);
                                   }));
@@ -250,6 +261,16 @@ std::vector<std::string> writeExport(const ExportFormat& format, const ExportJob
     const std::vector<std::string> names = format.files(job);
     if (names.empty())
         throw engine::InputError("The selection holds nothing to export.");
+    if (format.kind == ExportKind::Image && job.figure.labels == LabelMode::All)
+        for (const lesson::ExportItem& item : job.items)
+            if (!labelsFit(item.heatmap, item.range, job.figure))
+                throw engine::InputError(
+                    "Every label of " + item.baseName + " (" + std::to_string(item.heatmap.rows()) +
+                    " × " + std::to_string(item.heatmap.cols()) + ") does not fit a " +
+                    std::to_string(job.figure.size.width) + " × " +
+                    std::to_string(job.figure.size.height) + " image at " +
+                    QString::number(job.figure.fontPoints, 'g', 3).toStdString() +
+                    " pt; make the image larger, the font smaller, or choose labels auto.");
     io::FileSetWriter set(folder, overwrite);
     set.expect(names);
     format.write(job, set, progress);

@@ -25,7 +25,7 @@ struct ExportJob {
     std::shared_ptr<const lesson::ModelRun> run;
     /// (file name without extension, walkthrough): handout pages; a single module's trace.
     std::vector<std::pair<std::string, std::shared_ptr<const lesson::Walkthrough>>> walkthroughs;
-    ImageSize size;
+    FigureOptions figure;
     /// The user's memory limit (--max-memory, the app's setting): images in flight are counted
     /// against it (MemoryBudget), and a single image larger than it is refused before drawing.
     std::optional<std::uint64_t> maxMemory;
@@ -43,7 +43,7 @@ struct ExportFormat {
     std::string_view dialogFilter; ///< "PNG image (*.png)"
     ExportKind kind;
     /// One matrix as this format's bytes (images and matrices only; null otherwise).
-    QByteArray (*itemBytes)(const lesson::ExportItem& item, ImageSize size);
+    QByteArray (*itemBytes)(const lesson::ExportItem& item, const FigureOptions& figure);
     /// The files a job writes in this format, in order.
     std::vector<std::string> (*files)(const ExportJob& job);
     /// Writes them into the set, reporting progress per file.

@@ -252,9 +252,17 @@ QImage cellImage(const lesson::Heatmap& h, std::pair<double, double> range, int 
     const int cols = maxSide > 0 ? std::min(h.cols(), maxSide) : h.cols();
     QImage image(std::max(cols, 1), std::max(rows, 1), QImage::Format_RGB32);
     // The mask's row once per row, not a lookup per cell: a 1024 × 1024 map has a million.
+    // Rows of a slice start part-way into the mask's: its offsets are added to the row and
+    // taken off the run of allowed keys (the explicit mask's bytes move with it).
     const auto maskRow = [&](int r) {
-        return h.mask ? h.mask->row(h.maskBatch, r)
-                      : engine::ResolvedMask::Row{0, h.cols(), nullptr};
+        if (!h.mask)
+            return engine::ResolvedMask::Row{0, h.cols(), nullptr};
+        engine::ResolvedMask::Row row = h.mask->row(h.maskBatch, r + h.maskRowOffset);
+        row.start -= h.maskColumnOffset;
+        row.limit -= h.maskColumnOffset;
+        if (row.allowed)
+            row.allowed += h.maskColumnOffset;
+        return row;
     };
     if (rows == h.rows() && cols == h.cols()) {
         for (int r = 0; r < h.rows(); ++r) {

@@ -4,11 +4,13 @@
 #include "render/heatmap_layout.h"
 
 #include <QBuffer>
+#include <QFontDatabase>
 #include <QPainter>
 #include <QPdfWriter>
 #include <QSvgGenerator>
 
 #include <cmath>
+#include <map>
 
 namespace attnviz::render {
 namespace {
@@ -17,27 +19,35 @@ namespace {
 // beyond, one embedded image keeps the file small.
 constexpr int kVectorCells = 128 * 128;
 
-HeatmapStyle exportStyle(const std::vector<lesson::Heatmap>& maps, bool vector)
+HeatmapStyle exportStyle(const std::vector<lesson::Heatmap>& maps, bool vector,
+                         const FigureOptions& figure)
 {
     HeatmapStyle style;
-    style.font = exportFont();
+    style.font = exportFont(figure);
     int cells = 0;
     for (const lesson::Heatmap& m : maps)
         cells = std::max(cells, m.rows() * m.cols());
     style.vectorCells = vector && cells <= kVectorCells;
+    style.colouring = figure.colouring;
+    style.labels = figure.labels;
+    style.headFrame = figure.headFrame;
+    style.spaceMarks = figure.spaceMarks;
+    style.background = !figure.transparent;
     return style;
 }
 
 // Draws on a canvas of `logical` pixels (96 dpi units).
 void paintFigure(QPainter& painter, QSizeF logical, const std::vector<lesson::Heatmap>& maps,
-                 std::pair<double, double> range, const QString& title, bool vector)
+                 std::pair<double, double> range, const QString& title, bool vector,
+                 const FigureOptions& figure)
 {
-    painter.fillRect(QRectF(QPointF(0, 0), logical), Qt::white);
+    if (!figure.transparent)
+        painter.fillRect(QRectF(QPointF(0, 0), logical), Qt::white);
     double top = 0;
     if (!title.isEmpty()) {
-        QFont font = exportFont();
+        QFont font = exportFont(figure);
         font.setBold(true);
-        font.setPixelSize(16);
+        font.setPixelSize(static_cast<int>(std::lround(font.pixelSize() * 16.0 / 13.0)));
         painter.setFont(font);
         painter.setPen(Qt::black);
         const QRectF band(0, 0, logical.width(), 32);
@@ -46,7 +56,7 @@ void paintFigure(QPainter& painter, QSizeF logical, const std::vector<lesson::He
     }
     paintGrid(painter, QRectF(0, top, logical.width(), logical.height() - top), maps,
               std::vector<std::pair<double, double>>(maps.size(), range),
-              exportStyle(maps, vector));
+              exportStyle(maps, vector, figure));
 }
 
 // XML 1.0's Char production, for one UTF-16 unit that is not half of a pair: no control
@@ -64,6 +74,24 @@ QSizeF logicalSize(ImageSize size)
 {
     const double scale = size.dpi / 96.0;
     return {std::floor(size.width / scale), std::floor(size.height / scale)};
+}
+
+// A PDF's XMP packet with the title and the description (dc:description): where a PDF keeps
+// what its colours mean, as a PNG keeps it in a text chunk and an SVG in <desc>.
+QByteArray xmpDescription(const QString& title, const QString& description)
+{
+    return QStringLiteral(
+               "<?xpacket begin='' id='W5M0MpCehiHzreSzNTczkc9d'?>"
+               "<x:xmpmeta xmlns:x='adobe:ns:meta/'><rdf:RDF "
+               "xmlns:rdf='http://www.w3.org/1999/02/22-rdf-syntax-ns#'>"
+               "<rdf:Description rdf:about='' xmlns:dc='http://purl.org/dc/elements/1.1/'>"
+               "<dc:title><rdf:Alt><rdf:li xml:lang='x-default'>%1</rdf:li></rdf:Alt></dc:title>"
+               "<dc:description><rdf:Alt><rdf:li xml:lang='x-default'>%2</rdf:li></rdf:Alt>"
+               "</dc:description><dc:creator><rdf:Seq><rdf:li>AttnViz</rdf:li></rdf:Seq>"
+               "</dc:creator></rdf:Description></rdf:RDF></x:xmpmeta>"
+               "<?xpacket end='w'?>")
+        .arg(xmlEscaped(visibleText(title)), xmlEscaped(visibleText(description)))
+        .toUtf8();
 }
 
 } // namespace
@@ -95,19 +123,48 @@ QString xmlEscaped(const QString& text)
     return out;
 }
 
-QFont exportFont()
+QString installedFontFamily(const QString& family)
 {
-    QFont font(QStringLiteral("DejaVu Sans"));
-    font.setPixelSize(13);
+    // The generic names stand for fonts tools/install-deps.sh installs, so a figure looks the
+    // same on every machine.
+    static const std::map<QString, QString> generic{
+        {QStringLiteral("sans"), QStringLiteral("DejaVu Sans")},
+        {QStringLiteral("serif"), QStringLiteral("DejaVu Serif")},
+        {QStringLiteral("mono"), QStringLiteral("DejaVu Sans Mono")},
+        {QStringLiteral("latex"), QStringLiteral("CMU Serif")},
+    };
+    const auto it = generic.find(family.toLower());
+    const QString wanted = it == generic.end() ? family : it->second;
+    for (const QString& installed : QFontDatabase::families())
+        if (installed.compare(wanted, Qt::CaseInsensitive) == 0)
+            return installed;
+    return {};
+}
+
+QFont exportFont(const FigureOptions& figure)
+{
+    const QString family = installedFontFamily(figure.fontFamily);
+    QFont font(family.isEmpty() ? QStringLiteral("DejaVu Sans") : family);
+    font.setPixelSize(std::max(1, static_cast<int>(std::lround(figure.fontPoints * 96.0 / 72.0))));
     return font;
 }
 
-QImage rasterImage(const std::vector<lesson::Heatmap>& maps, std::pair<double, double> range,
-                   const QString& title, ImageSize size)
+bool labelsFit(const lesson::Heatmap& heatmap, std::pair<double, double> range,
+               const FigureOptions& figure)
 {
-    // Opaque RGB: a quarter less to compress than ARGB, and exports have a white background.
-    QImage image(size.width, size.height, QImage::Format_RGB888);
-    image.fill(Qt::white);
+    const HeatmapStyle style = exportStyle({heatmap}, false, figure);
+    return !HeatmapLayout(heatmap, range, QRectF(QPointF(0, 0), logicalSize(figure.size)), style)
+                .labelsCrowded();
+}
+
+QImage rasterImage(const std::vector<lesson::Heatmap>& maps, std::pair<double, double> range,
+                   const QString& title, const FigureOptions& figure)
+{
+    const ImageSize size = figure.size;
+    // Opaque RGB unless the figure is for a slide's own background: a quarter less to compress.
+    QImage image(size.width, size.height,
+                 figure.transparent ? QImage::Format_ARGB32_Premultiplied : QImage::Format_RGB888);
+    image.fill(figure.transparent ? Qt::transparent : Qt::white);
     const int dotsPerMeter = static_cast<int>(std::lround(size.dpi / 0.0254));
     image.setDotsPerMeterX(dotsPerMeter);
     image.setDotsPerMeterY(dotsPerMeter);
@@ -115,8 +172,15 @@ QImage rasterImage(const std::vector<lesson::Heatmap>& maps, std::pair<double, d
     painter.setRenderHint(QPainter::Antialiasing);
     painter.setRenderHint(QPainter::TextAntialiasing);
     painter.scale(size.dpi / 96.0, size.dpi / 96.0);
-    paintFigure(painter, logicalSize(size), maps, range, title, false);
+    paintFigure(painter, logicalSize(size), maps, range, title, false, figure);
     painter.end();
+    if (!figure.description.isEmpty())
+        image.setText(QStringLiteral("Description"), figure.description);
+    const QString documentTitle =
+        title.isEmpty() && !maps.empty() ? QString::fromStdString(maps.front().title) : title;
+    if (!documentTitle.isEmpty())
+        image.setText(QStringLiteral("Title"), visibleText(documentTitle));
+    image.setText(QStringLiteral("Software"), QStringLiteral("AttnViz"));
     return image;
 }
 
@@ -132,10 +196,11 @@ QByteArray encodePng(const QImage& image)
 }
 
 QByteArray renderImage(const std::vector<lesson::Heatmap>& maps, std::pair<double, double> range,
-                       const QString& title, ImageFormat format, ImageSize size)
+                       const QString& title, ImageFormat format, const FigureOptions& figure)
 {
+    const ImageSize size = figure.size;
     if (format == ImageFormat::Png)
-        return encodePng(rasterImage(maps, range, title, size));
+        return encodePng(rasterImage(maps, range, title, figure));
     QByteArray bytes;
     QBuffer buffer(&bytes);
     buffer.open(QIODevice::WriteOnly);
@@ -150,9 +215,10 @@ QByteArray renderImage(const std::vector<lesson::Heatmap>& maps, std::pair<doubl
         svg.setViewBox(QRect(0, 0, size.width, size.height));
         svg.setResolution(size.dpi);
         svg.setTitle(xmlEscaped(documentTitle)); // QSvgGenerator writes it as given
+        svg.setDescription(xmlEscaped(visibleText(figure.description)));
         QPainter painter(&svg);
         painter.setRenderHint(QPainter::LosslessImageRendering);
-        paintFigure(painter, QSizeF(size.width, size.height), maps, range, title, true);
+        paintFigure(painter, QSizeF(size.width, size.height), maps, range, title, true, figure);
         painter.end();
         return bytes;
     }
@@ -163,21 +229,24 @@ QByteArray renderImage(const std::vector<lesson::Heatmap>& maps, std::pair<doubl
     pdf.setPageMargins(QMarginsF(0, 0, 0, 0));
     pdf.setTitle(documentTitle);
     pdf.setCreator(QStringLiteral("AttnViz"));
+    if (!figure.description.isEmpty())
+        pdf.setDocumentXmpMetadata(xmpDescription(documentTitle, figure.description));
     QPainter painter(&pdf);
     // Qt's PDF engine stores images as JPEG unless told otherwise: a weight of 1.0 came out pale
     // green, with halos along a causal diagonal.
     painter.setRenderHint(QPainter::LosslessImageRendering);
     painter.scale(size.dpi / 96.0, size.dpi / 96.0);
-    paintFigure(painter, logicalSize(size), maps, range, title, true);
+    paintFigure(painter, logicalSize(size), maps, range, title, true, figure);
     painter.end();
     return bytes;
 }
 
 QPointF cellCentreInImage(const lesson::Heatmap& heatmap, std::pair<double, double> range,
-                          ImageSize size, int row, int column)
+                          const FigureOptions& figure, int row, int column)
 {
     // Lay the figure out exactly as paintFigure and paintGrid do for one heatmap.
-    HeatmapStyle style = exportStyle({heatmap}, false);
+    const ImageSize size = figure.size;
+    HeatmapStyle style = exportStyle({heatmap}, false, figure);
     const QSizeF logical = logicalSize(size);
     const HeatmapLayout layout(heatmap, range, QRectF(QPointF(0, 0), logical), style);
     return layout.cellCentre(row, column) * (size.dpi / 96.0);

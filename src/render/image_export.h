@@ -1,6 +1,7 @@
 #pragma once
 
 #include "lesson/heatmap.h"
+#include "render/heatmap_style.h"
 
 #include <QByteArray>
 #include <QImage>
@@ -23,29 +24,57 @@ struct ImageSize {
     int dpi = 96;
 };
 
+/// How an exported figure looks beyond its numbers: the user's choices (--colour-map, --labels,
+/// --font-size, --no-frame, ...). The defaults are the figures AttnViz has always made.
+struct FigureOptions {
+    ImageSize size;
+    Colouring colouring;
+    LabelMode labels = LabelMode::Auto;
+    /// The text's size in points (13 pixels at 96 dpi) and family: any installed family, or
+    /// "serif", "sans", "mono", "latex" (Computer Modern, as LaTeX sets a paper).
+    double fontPoints = 9.75;
+    QString fontFamily = QStringLiteral("sans");
+    bool headFrame = true;
+    bool spaceMarks = true;
+    bool transparent = false;
+    /// What the colours mean (map, stretch, range and what shares it), written into the file's
+    /// metadata: PNG text, SVG description, PDF subject.
+    QString description;
+};
+
+/// The installed family a --font-family value stands for, or an empty string when there is none
+/// (needs a QGuiApplication).
+QString installedFontFamily(const QString& family);
+
 /// Heatmaps on one colour range as an image file: one heatmap alone (title empty), or a grid
 /// under a title. Exports use a fixed font, not the desktop's, so they look the same on every
 /// machine; the app and `attnviz-cli export` both call this, so the same view gives the same
 /// bytes.
 QByteArray renderImage(const std::vector<lesson::Heatmap>& maps, std::pair<double, double> range,
-                       const QString& title, ImageFormat format, ImageSize size);
+                       const QString& title, ImageFormat format, const FigureOptions& figure);
 
 /// The raster form (the clipboard takes images, and PNG encoding runs apart from drawing).
 QImage rasterImage(const std::vector<lesson::Heatmap>& maps, std::pair<double, double> range,
-                   const QString& title, ImageSize size);
+                   const QString& title, const FigureOptions& figure);
 QByteArray encodePng(const QImage& image);
 
-/// Where the centre of a cell lands in the image renderImage makes of one heatmap at `size`
-/// (pixels), e.g. to annotate an exported figure or to check it.
+/// Where the centre of a cell lands in the image renderImage makes of one heatmap (pixels), e.g.
+/// to annotate an exported figure or to check it.
 QPointF cellCentreInImage(const lesson::Heatmap& heatmap, std::pair<double, double> range,
-                          ImageSize size, int row, int column);
+                          const FigureOptions& figure, int row, int column);
+
+/// Whether every label LabelMode::All asks for fits one heatmap at the figure's size and font;
+/// exports refuse a figure whose labels would overlap.
+bool labelsFit(const lesson::Heatmap& heatmap, std::pair<double, double> range,
+               const FigureOptions& figure);
 
 /// Text as SVG's XML holds it, in an element or an attribute: & < > " ' as entities, and the
 /// characters XML 1.0 forbids (control characters but tab and line breaks, lone surrogates,
 /// U+FFFE, U+FFFF) dropped. The one escaping of every text an SVG export writes itself.
 QString xmlEscaped(const QString& text);
 
-/// The font of every export (DejaVu Sans, falling back per glyph to a CJK font for Chinese).
-QFont exportFont();
+/// The font of every export (DejaVu Sans, falling back per glyph to a CJK font for Chinese), or
+/// the figure's choice.
+QFont exportFont(const FigureOptions& figure = {});
 
 } // namespace attnviz::render

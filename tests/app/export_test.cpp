@@ -78,7 +78,7 @@ private slots:
     {
         m_window->stepPanel()->setStep(attnviz::test::step("softmax"));
         m_window->stepPanel()->grid()->focusHead(2);
-        const render::ImageSize size{720, 600, 144};
+        const render::FigureOptions size{{720, 600, 144}};
         m_exports->exportCurrentHeatmap(path(QStringLiteral("app.png")), size);
         const test::ProcessResult cli =
             test::runProcess(ATTNVIZ_CLI_PATH, {"export",   "--model",   "reverse",
@@ -102,7 +102,7 @@ private slots:
         m_window->stepPanel()->setStep(attnviz::test::step("softmax"));
         const auto item = m_exports->currentItem();
         QVERIFY(item);
-        const render::ImageSize size{800, 700, 96};
+        const render::FigureOptions size{{800, 700, 96}};
         m_exports->exportCurrentHeatmap(path(QStringLiteral("order.png")), size);
         const QImage image(path(QStringLiteral("order.png")));
         QCOMPARE(image.size(), QSize(800, 700));

@@ -36,7 +36,7 @@ protected:
         render::ExportJob j;
         j.items =
             lesson::planWalkthroughExport(lesson::computePlayground({}), all, "", "playground · ");
-        j.size = {300, 260, 96};
+        j.figure.size = {300, 260, 96};
         return j;
     }
 };
@@ -73,13 +73,13 @@ TEST_F(ExportFormats, EveryMatrixFormatWritesWhatItsNameSays)
     const render::ExportJob j = job();
     const lesson::ExportItem& item = j.items.front();
     const QImage png =
-        QImage::fromData(render::exportFormat("png")->itemBytes(item, j.size), "PNG");
+        QImage::fromData(render::exportFormat("png")->itemBytes(item, j.figure), "PNG");
     EXPECT_EQ(png.size(), QSize(300, 260));
-    EXPECT_TRUE(render::exportFormat("svg")->itemBytes(item, j.size).contains("<svg"));
-    EXPECT_TRUE(render::exportFormat("pdf")->itemBytes(item, j.size).startsWith("%PDF"));
+    EXPECT_TRUE(render::exportFormat("svg")->itemBytes(item, j.figure).contains("<svg"));
+    EXPECT_TRUE(render::exportFormat("pdf")->itemBytes(item, j.figure).startsWith("%PDF"));
     EXPECT_TRUE(
-        render::exportFormat("csv")->itemBytes(item, j.size).startsWith("query\\key,the,cat"));
-    EXPECT_TRUE(render::exportFormat("npy")->itemBytes(item, j.size).startsWith("\x93NUMPY"));
+        render::exportFormat("csv")->itemBytes(item, j.figure).startsWith("query\\key,the,cat"));
+    EXPECT_TRUE(render::exportFormat("npy")->itemBytes(item, j.figure).startsWith("\x93NUMPY"));
 }
 
 TEST_F(ExportFormats, WritesTheWholeSetIntoANewFolder)
@@ -130,7 +130,7 @@ TEST_F(ExportFormats, APdfEmbedsLargeMapsLosslessOnePixelPerCell)
     const lesson::ExportItem& item = items.front();
     ASSERT_EQ(item.heatmap.rows(), 150);
     io::writeFileAtomically(path("map.pdf"),
-                            render::exportFormat("pdf")->itemBytes(item, {900, 800, 96}));
+                            render::exportFormat("pdf")->itemBytes(item, render::FigureOptions{}));
 
     ASSERT_EQ(std::system(("pdfimages -list " + path("map.pdf") + " > " + path("list.txt"))
                               .c_str()),
@@ -175,7 +175,7 @@ TEST_F(ExportFormats, HostileTextMakesAWellFormedInertSvg)
          {std::pair(std::string(), shown + " · weights"), std::pair(hostile, shown)}) {
         const QByteArray svg =
             render::renderImage({map}, {0.0, 1.0}, QString::fromStdString(figureTitle),
-                                render::ImageFormat::Svg, {1600, 600, 96});
+                                render::ImageFormat::Svg, render::FigureOptions{{1600, 600, 96}});
         EXPECT_FALSE(svg.contains("<script"));
         QXmlStreamReader xml(svg);
         std::vector<std::string> titles, texts;
