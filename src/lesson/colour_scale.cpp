@@ -71,8 +71,7 @@ std::string ScaleChoice::describe(std::pair<double, double> range, const std::st
         : mode == RangeMode::PerMap                    ? "this map's own"
                                                        : "shared by every " + step +
                                       " map of the export";
-    return stretchName(stretch, gamma) + " colour scale, " + number(range.first) + " to " +
-        number(range.second) + ", " + shared;
+    return "range " + number(range.first) + " to " + number(range.second) + ", " + shared;
 }
 
 double barPosition(double value, std::pair<double, double> range, ColourScale scale,

@@ -32,8 +32,8 @@ struct ScaleChoice {
     /// engine::InputError for a range that is empty, a log range that is not positive, or a log
     /// or power scale on a signed map (they are defined for values from 0 up).
     std::pair<double, double> rangeOf(const std::vector<Heatmap>& maps) const;
-    /// "viridis" is the render layer's; this says the rest in a phrase for a file's metadata:
-    /// "linear, 0 to 0.65, shared by every weights map of the export".
+    /// The range and what sets it, for a file's metadata (the render layer adds the map and the
+    /// stretch): "range 0 to 0.65, shared by every weights map of the export".
     std::string describe(std::pair<double, double> range, const std::string& step) const;
 };
 

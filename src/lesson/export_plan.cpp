@@ -92,7 +92,7 @@ void combine(std::vector<ExportItem>& items, std::vector<ItemKey>& keys, Combine
         } else {
             key.layer = -2; // a combination of layers
             const std::string headName = k.head >= 0 ? "head" + std::to_string(k.head) + "_"
-                : k.head == -2                       ? combineName(how) + "_heads_"
+                : k.head == -2                       ? k.headsCombined.substr(0, k.headsCombined.find(' ')) + "_heads_"
                                                      : "";
             const std::string headTitle = k.head >= 0 ? "head " + std::to_string(k.head) + " · "
                 : k.head == -2                        ? k.headsCombined + " · "

@@ -48,8 +48,9 @@ std::string colourMapList()
 std::string Colouring::describe(lesson::ColourScale scale) const
 {
     if (scale == lesson::ColourScale::Diverging)
-        return std::string(diverging->name) + ", linear";
-    return std::string(sequential->name) + ", " + lesson::stretchName(stretch, gamma);
+        return "colour map " + std::string(diverging->name) + ", linear scale";
+    return "colour map " + std::string(sequential->name) + ", " +
+        lesson::stretchName(stretch, gamma) + " scale";
 }
 
 QRgb colourOf(double value, std::pair<double, double> range, lesson::ColourScale scale,

@@ -5,8 +5,10 @@
 
 #include <QFontMetricsF>
 #include <QPaintEngine>
+#include <QPainterPath>
 
 #include <cmath>
+#include <map>
 
 namespace attnviz::render {
 namespace {
@@ -26,20 +28,81 @@ QColor contrastingText(QRgb background)
     return luminance > 140 ? QColor(0, 0, 0) : QColor(255, 255, 255);
 }
 
+// The cells as vectors, small and without seams in any renderer: one path per colour, each
+// row's runs of one colour merged into one rectangle, the colours painted in a fixed order, and
+// every run reaching a little (a pixel, at most half a cell) under each neighbour painted after
+// it — so where two colours meet, the later covers the earlier and no background shows through
+// the antialiased edge (a "hairline seam").
+void paintVectorCells(QPainter& p, const HeatmapLayout& layout, const lesson::Heatmap& h,
+                      std::pair<double, double> range, const Colouring& colouring)
+{
+    const int rows = h.rows(), cols = h.cols();
+    std::vector<QRgb> colour(static_cast<std::size_t>(rows) * static_cast<std::size_t>(cols));
+    for (int r = 0; r < rows; ++r)
+        for (int c = 0; c < cols; ++c)
+            colour[static_cast<std::size_t>(r) * cols + c] = h.blocked(r, c)
+                ? blockedColour().rgb()
+                : colourOf(h.value(r, c), range, h.scale, colouring);
+    // The painting order of the colours: their order as numbers, which is fixed and total.
+    std::map<QRgb, int> rank;
+    for (const QRgb c : colour)
+        rank.emplace(c, 0);
+    int next = 0;
+    for (auto& [c, order] : rank)
+        order = next++;
+    const auto at = [&](int r, int c) {
+        return rank[colour[static_cast<std::size_t>(r) * cols + c]];
+    };
+    const auto later = [&](int r, int c, int own) {
+        return r >= 0 && r < rows && c >= 0 && c < cols && at(r, c) > own;
+    };
+    // Drawn in cell units (one cell is 1 × 1), so a file holds short whole numbers, and each
+    // run reaches a quarter of a cell under its later neighbours: at least a pixel whenever
+    // vectors are used (cells of 4 pixels and more).
+    constexpr double kReach = 0.25;
+    std::vector<QPainterPath> paths(rank.size());
+    for (QPainterPath& path : paths)
+        path.setFillRule(Qt::WindingFill); // overlapping pieces of one colour add up, never cancel
+    for (int r = 0; r < rows; ++r)
+        for (int c0 = 0; c0 < cols;) {
+            const int own = at(r, c0);
+            int c1 = c0;
+            while (c1 + 1 < cols && at(r, c1 + 1) == own)
+                ++c1;
+            QPainterPath& path = paths[static_cast<std::size_t>(own)];
+            const double left = later(r, c0 - 1, own) ? c0 - kReach : c0;
+            const double right = later(r, c1 + 1, own) ? c1 + 1 + kReach : c1 + 1;
+            path.addRect(QRectF(left, r, right - left, 1));
+            for (const int dr : {-1, 1})
+                for (int c = c0; c <= c1;) {
+                    if (!later(r + dr, c, own)) {
+                        ++c;
+                        continue;
+                    }
+                    int e = c;
+                    while (e + 1 <= c1 && later(r + dr, e + 1, own))
+                        ++e;
+                    path.addRect(QRectF(c, dr < 0 ? r - kReach : r + 1, e + 1 - c, kReach));
+                    c = e + 1;
+                }
+            c0 = c1 + 1;
+        }
+    const QRectF cells = layout.cells();
+    p.save();
+    p.translate(cells.topLeft());
+    p.scale(cells.width() / cols, cells.height() / rows);
+    p.setPen(Qt::NoPen);
+    for (const auto& [c, order] : rank)
+        p.fillPath(paths[static_cast<std::size_t>(order)], QColor(c));
+    p.restore();
+}
+
 void paintCells(QPainter& p, const HeatmapLayout& layout, const lesson::Heatmap& h,
                 std::pair<double, double> range, const HeatmapStyle& style, const QImage* cached)
 {
     const QRectF cells = layout.cells();
     if (style.vectorCells) {
-        p.setPen(Qt::NoPen);
-        for (int r = 0; r < h.rows(); ++r)
-            for (int c = 0; c < h.cols(); ++c) {
-                const QColor colour = h.blocked(r, c)
-                    ? blockedColour()
-                    : QColor(colourOf(h.value(r, c), range, h.scale, style.colouring));
-                // A hair wider than the cell, so antialiased edges leave no seams between cells.
-                p.fillRect(layout.cellRect(r, c).adjusted(0, 0, 0.3, 0.3), colour);
-            }
+        paintVectorCells(p, layout, h, range, style.colouring);
         return;
     }
     const QImage own = cached ? QImage() : cellImage(h, range, 0, style.colouring);

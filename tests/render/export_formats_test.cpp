@@ -155,6 +155,63 @@ TEST_F(ExportFormats, APdfEmbedsLargeMapsLosslessOnePixelPerCell)
     EXPECT_EQ(wrong, 0) << "of " << expected.width() * expected.height() << " pixels";
 }
 
+// #23: vector cells are merged (runs of a colour, one path per colour), so an SVG of a 128-token
+// map is small: 3.9 MB before, for the weights of a 128-word sentence.
+TEST_F(ExportFormats, SvgOfA128TokenMapIsSmall)
+{
+    lesson::PlaygroundSettings settings;
+    std::string sentence;
+    for (int i = 0; i < 128; ++i)
+        sentence += "w" + std::to_string(i % 97) + " ";
+    settings.querySentences = {sentence};
+    settings.mask = lesson::MaskKind::Causal;
+    const std::vector<lesson::ExportItem> items = lesson::planWalkthroughExport(
+        lesson::computePlayground(settings), lesson::ExportSelection{}, "", "");
+    ASSERT_EQ(items.front().heatmap.rows(), 128);
+    const QByteArray svg = render::exportFormat("svg")->itemBytes(items.front(), {});
+    EXPECT_LT(svg.size(), 700 * 1024);
+    EXPECT_GT(svg.count("<path"), 0) << "drawn as vectors";
+}
+
+// A renderer shows no hairline seam where colours meet: two
+// dark colours in a checkerboard, rendered by librsvg at a scale that puts edges between pixels,
+// must never give a pixel lighter than the lighter of the two (a seam lets the white background
+// through the antialiased edges).
+TEST_F(ExportFormats, SvgCellsAreMergedAndShowNoSeams)
+{
+    std::vector<float> values(128 * 128);
+    for (int r = 0; r < 128; ++r)
+        for (int c = 0; c < 128; ++c)
+            values[static_cast<std::size_t>(r) * 128 + c] = ((r / 3 + c / 2) % 2) ? 0.1f : 0.0f;
+    lesson::Heatmap map;
+    map.matrix = {values.data(), 128, 128, "query", "key", {}, {}};
+    map.scale = lesson::ColourScale::Sequential;
+    const QByteArray svg = render::renderImage({map}, {0.0, 1.0}, {}, render::ImageFormat::Svg,
+                                               render::FigureOptions{{900, 800, 96}});
+    io::writeFileAtomically(path("map.svg"), std::string_view(svg.constData(), svg.size()));
+    ASSERT_EQ(std::system(("rsvg-convert -z 1.37 " + path("map.svg") + " -o " + path("map.png"))
+                              .c_str()),
+              0);
+    const QImage image = QImage(QString::fromStdString(path("map.png")))
+                             .convertToFormat(QImage::Format_RGB32);
+    ASSERT_FALSE(image.isNull());
+    const QPointF topLeft =
+        render::cellCentreInImage(map, {0.0, 1.0}, render::FigureOptions{{900, 800, 96}}, 0, 0) *
+        1.37;
+    const QPointF bottomRight =
+        render::cellCentreInImage(map, {0.0, 1.0}, render::FigureOptions{{900, 800, 96}}, 127,
+                                  127) *
+        1.37;
+    const auto luminance = [](QRgb c) { return qRed(c) + qGreen(c) + qBlue(c); };
+    const int lighter = std::max(luminance(render::colourOf(0.0, {0.0, 1.0}, map.scale)),
+                                 luminance(render::colourOf(0.1, {0.0, 1.0}, map.scale)));
+    int seams = 0;
+    for (int y = static_cast<int>(topLeft.y()); y < static_cast<int>(bottomRight.y()); ++y)
+        for (int x = static_cast<int>(topLeft.x()); x < static_cast<int>(bottomRight.x()); ++x)
+            seams += luminance(image.pixel(x, y)) > lighter + 6;
+    EXPECT_EQ(seams, 0) << "pixels lighter than both cell colours";
+}
+
 // #22: text from the input reaches an SVG as data, never as markup: a model name that closes
 // <title> and opens a <script>, an ampersand, control characters and a non-character XML 1.0
 // forbids (an SVG holding them is not XML at all). The document's title, and the titles and
