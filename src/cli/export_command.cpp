@@ -152,6 +152,7 @@ int run(const std::vector<std::string>& args, char* program)
     const render::ImageSize chosen = size;
     job.figure = figure.figure;
     job.figure.size = chosen;
+    job.arrangement = figure.arrangement;
 
     job.maxMemory = maxMemory(parsed);
     if (parsed.value("--model") || parsed.value("--attentions")) {

@@ -47,7 +47,12 @@ std::vector<OptionSpec> figureOptionSpecs()
     for (const render::ColourMap& m : render::colourMaps())
         maps += "\n  " + std::string(m.name) + std::string(10 - m.name.size(), ' ') +
             std::string(m.description);
+    std::string arrangements;
+    for (const render::ArrangementInfo& a : render::figureArrangements())
+        arrangements += "\n  " + std::string(a.name) + std::string(7 - a.name.size(), ' ') +
+            std::string(a.help);
     return {
+        {"--figure", "HOW", "png, svg and pdf files:" + arrangements},
         {"--colour-map,--cmap", "NAME",
          "the colour map of the non-negative steps (weights), or of the signed ones\n"
          "when NAME is a diverging map; give it twice for both. One of:" +
@@ -87,6 +92,11 @@ FigureArguments figureArguments(const Arguments& a)
 {
     FigureArguments out;
     render::FigureOptions& f = out.figure;
+    std::vector<std::pair<std::string, render::FigureArrangement>> arrangements;
+    for (const render::ArrangementInfo& info : render::figureArrangements())
+        arrangements.emplace_back(info.name, info.arrangement);
+    out.arrangement =
+        choice(a, "--figure", render::FigureArrangement::Each, arrangements);
     for (const std::string& name : a.all("--colour-map")) {
         const render::ColourMap* map = render::colourMap(name);
         if (!map)

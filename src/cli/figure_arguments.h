@@ -3,6 +3,7 @@
 #include "cli/arguments.h"
 #include "lesson/colour_scale.h"
 #include "lesson/export_plan.h"
+#include "render/export_figures.h"
 #include "render/image_export.h"
 
 #include <optional>
@@ -17,6 +18,7 @@ struct FigureArguments {
     lesson::ScaleChoice scale;
     /// --title TEXT for every figure, "" for --no-title; nullopt keeps each map's own title.
     std::optional<std::string> title;
+    render::FigureArrangement arrangement = render::FigureArrangement::Each;
 };
 
 /// export's options for figures and for what each figure holds (--tokens, --over-heads,

@@ -68,7 +68,7 @@ std::pair<double, double> ScaleChoice::rangeOf(const std::vector<Heatmap>& maps)
 std::string ScaleChoice::describe(std::pair<double, double> range, const std::string& step) const
 {
     const std::string shared = mode == RangeMode::Fixed ? "fixed by the user"
-        : mode == RangeMode::PerMap                    ? "this map's own"
+        : mode == RangeMode::PerMap                    ? "set by this map alone"
                                                        : "shared by every " + step +
                                       " map of the export";
     return "range " + number(range.first) + " to " + number(range.second) + ", " + shared;

@@ -11,18 +11,7 @@
 namespace attnviz::lesson {
 namespace {
 
-// Where an item comes from, for combining maps and naming the result.
-struct ItemKey {
-    engine::AttentionStep step;
-    int layer = -1; ///< −1: a single module
-    engine::Block block = engine::Block::Self;
-    int batch = 0;
-    int head = -1; ///< −1: a step with one matrix for all heads
-    std::string source; ///< "gpt2", a case's name
-    std::string namePrefix; ///< before "head{h}_": "layer0_self_", "batch1_"
-    std::string titleTail; ///< after the step's name: " (heads 1, 3 off)"
-    std::string headsCombined; ///< "mean over heads 0–11" once heads are combined
-};
+using ItemKey = ExportPlace;
 
 // "0–11", "0, 2, 5–7".
 std::string numberList(std::vector<int> numbers)
@@ -91,6 +80,7 @@ void combine(std::vector<ExportItem>& items, std::vector<ItemKey>& keys, Combine
                 batch + " · " + what + " · " + step + k.titleTail;
         } else {
             key.layer = -2; // a combination of layers
+            key.layersCombined = what;
             const std::string headName = k.head >= 0 ? "head" + std::to_string(k.head) + "_"
                 : k.head == -2                       ? k.headsCombined.substr(0, k.headsCombined.find(' ')) + "_heads_"
                                                      : "";
@@ -102,7 +92,7 @@ void combine(std::vector<ExportItem>& items, std::vector<ItemKey>& keys, Combine
             title = k.source + " · " + what + " · " + engine::blockName(k.block) + batch + " · " +
                 headTitle + step + k.titleTail;
         }
-        outItems.push_back({name, combinedMap(group, how, title, step), {}, {}});
+        outItems.push_back({name, combinedMap(group, how, title, step), {}, {}, {}});
         outKeys.push_back(key);
     }
     items = std::move(outItems);
@@ -131,6 +121,7 @@ void finish(std::vector<ExportItem>& items, std::vector<ItemKey>& keys,
                                                          : ranges[keys[i].step];
         items[i].rangeNote =
             scale.describe(items[i].range, std::string(engine::stepName(keys[i].step)));
+        items[i].place = keys[i];
     }
 }
 
@@ -220,6 +211,7 @@ void addWalkthroughItems(const std::shared_ptr<const Walkthrough>& w,
                      traceHeatmap(w, step, b, 0, titlePrefix + batchTitle + stepName + offNote,
                                   stepName),
                      {},
+                     {},
                      {}});
                 keys.push_back(key);
                 continue;
@@ -233,6 +225,7 @@ void addWalkthroughItems(const std::shared_ptr<const Walkthrough>& w,
                 items.push_back({namePrefix + batch + "head" + std::to_string(h) + "_" + stepName,
                                  traceHeatmap(w, step, b, h,
                                               titlePrefix + batchTitle + head + stepName, stepName),
+                                 {},
                                  {},
                                  {}});
                 key.head = h;

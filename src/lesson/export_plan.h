@@ -15,6 +15,21 @@
 
 namespace attnviz::lesson {
 
+/// Where an exported matrix comes from: what figures that gather several (a layer's heads, the
+/// layers × heads of a step) group and label them by.
+struct ExportPlace {
+    engine::AttentionStep step = engine::AttentionStep::Weights;
+    int layer = -1; ///< −1: a single module; −2: combined over layers
+    engine::Block block = engine::Block::Self;
+    int batch = 0;
+    int head = -1; ///< −1: a step with one matrix for all heads; −2: combined over heads
+    std::string source; ///< "gpt2", a case's name
+    std::string namePrefix; ///< before "head{h}_": "layer0_self_", "batch1_"
+    std::string titleTail; ///< after the step's name: " (heads 1, 3 off)"
+    std::string headsCombined; ///< "mean over heads 0–11" once heads are combined
+    std::string layersCombined; ///< "max over layers 0–5" once layers are
+};
+
 /// One matrix to export: its file name without extension, the heatmap, and the colour range it
 /// shares with every other matrix of the same step in the set.
 struct ExportItem {
@@ -24,6 +39,7 @@ struct ExportItem {
     /// What sets the range, for the file's metadata: "linear colour scale, 0 to 0.65, shared by
     /// every weights map of the export".
     std::string rangeNote;
+    ExportPlace place;
 };
 
 /// Which matrices to export; empty sets mean all of them.

@@ -4,6 +4,7 @@
 #include "io/labelled_matrix.h"
 #include "lesson/memory_budget.h"
 #include "lesson/trace_export.h"
+#include "render/export_figures.h"
 #include "render/handout.h"
 
 #include <algorithm>
@@ -58,17 +59,47 @@ std::vector<std::string> itemFiles(const ExportJob& job, const char (&extension)
     return names;
 }
 
+// The image files of a job: one per figure of its arrangement.
+std::vector<std::string> figureFiles(const ExportJob& job, const std::string& extension)
+{
+    std::vector<std::string> names;
+    for (const ExportFigure& f : arrangeFigures(job.items, job.arrangement))
+        names.push_back(f.baseName + "." + extension);
+    return names;
+}
+
 std::vector<std::string> pngFiles(const ExportJob& job)
 {
-    return itemFiles(job, "png");
+    return figureFiles(job, "png");
 }
 std::vector<std::string> svgFiles(const ExportJob& job)
 {
-    return itemFiles(job, "svg");
+    return figureFiles(job, "svg");
 }
 std::vector<std::string> pdfFiles(const ExportJob& job)
 {
-    return itemFiles(job, "pdf");
+    return figureFiles(job, "pdf");
+}
+
+// A figure's options with what its colours mean: its first item's (a gathered figure's panels
+// share their step's range, or each says it has its own).
+FigureOptions describedFigure(const ExportFigure& f, const FigureOptions& figure)
+{
+    return described(*f.items.front(), figure);
+}
+
+void writeFigures(const ExportJob& job, io::FileSetWriter& set, const ExportProgress& progress,
+                  const std::vector<std::string>& names, ImageFormat format)
+{
+    const std::vector<ExportFigure> figures = arrangeFigures(job.items, job.arrangement);
+    for (std::size_t i = 0; i < figures.size(); ++i) {
+        const QByteArray data =
+            renderFigure(figures[i].content, format, describedFigure(figures[i], job.figure));
+        set.add(names[i],
+                std::span<const char>(data.constData(), static_cast<std::size_t>(data.size())));
+        if (progress)
+            progress(static_cast<int>(i + 1), static_cast<int>(figures.size()));
+    }
 }
 std::vector<std::string> csvFiles(const ExportJob& job)
 {
@@ -113,6 +144,7 @@ void writePng(const ExportJob& job, io::FileSetWriter& set, const ExportProgress
     // Encoding, the slow half, runs on other threads while the next image is drawn.
     const std::size_t capacity = job.items.empty() ? 1 : pngsInFlight(job);
     const std::vector<std::string> names = pngFiles(job);
+    const std::vector<ExportFigure> figures = arrangeFigures(job.items, job.arrangement);
     std::deque<std::pair<std::size_t, std::future<QByteArray>>> inFlight;
     int done = 0;
     const auto finishOldest = [&] {
@@ -122,12 +154,12 @@ void writePng(const ExportJob& job, io::FileSetWriter& set, const ExportProgress
         set.add(names[index],
                 std::span<const char>(data.constData(), static_cast<std::size_t>(data.size())));
         if (progress)
-            progress(++done, static_cast<int>(job.items.size()));
+            progress(++done, static_cast<int>(figures.size()));
     };
     try {
-        for (std::size_t i = 0; i < job.items.size(); ++i) {
-            QImage image = rasterImage({job.items[i].heatmap}, job.items[i].range, {},
-                                       described(job.items[i], job.figure));
+        for (std::size_t i = 0; i < figures.size(); ++i) {
+            QImage image =
+                rasterFigure(figures[i].content, describedFigure(figures[i], job.figure));
             inFlight.emplace_back(i, std::async(std::launch::async, [image = std::move(image)] {
                                       return encodePng(image);
                                   }));
@@ -145,11 +177,11 @@ void writePng(const ExportJob& job, io::FileSetWriter& set, const ExportProgress
 
 void writeSvg(const ExportJob& job, io::FileSetWriter& set, const ExportProgress& progress)
 {
-    writeItems(job, set, progress, svgFiles(job), svgItem);
+    writeFigures(job, set, progress, svgFiles(job), ImageFormat::Svg);
 }
 void writePdf(const ExportJob& job, io::FileSetWriter& set, const ExportProgress& progress)
 {
-    writeItems(job, set, progress, pdfFiles(job), pdfItem);
+    writeFigures(job, set, progress, pdfFiles(job), ImageFormat::Pdf);
 }
 void writeCsv(const ExportJob& job, io::FileSetWriter& set, const ExportProgress& progress)
 {
@@ -261,7 +293,11 @@ std::vector<std::string> writeExport(const ExportFormat& format, const ExportJob
     const std::vector<std::string> names = format.files(job);
     if (names.empty())
         throw engine::InputError("The selection holds nothing to export.");
-    if (format.kind == ExportKind::Image && job.figure.labels == LabelMode::All)
+    if (format.kind != ExportKind::Image && job.arrangement != FigureArrangement::Each)
+        throw engine::InputError("Figures of several maps are images; " + std::string(format.name) +
+                                 " files hold one matrix each, so export them one per matrix.");
+    if (format.kind == ExportKind::Image && job.figure.labels == LabelMode::All &&
+        job.arrangement == FigureArrangement::Each)
         for (const lesson::ExportItem& item : job.items)
             if (!labelsFit(item.heatmap, item.range, job.figure))
                 throw engine::InputError(

@@ -4,6 +4,7 @@
 #include "lesson/export_plan.h"
 #include "lesson/model_run.h"
 #include "lesson/walkthrough.h"
+#include "render/export_figures.h"
 #include "render/image_export.h"
 
 #include <QByteArray>
@@ -26,6 +27,8 @@ struct ExportJob {
     /// (file name without extension, walkthrough): handout pages; a single module's trace.
     std::vector<std::pair<std::string, std::shared_ptr<const lesson::Walkthrough>>> walkthroughs;
     FigureOptions figure;
+    /// Images: one per matrix, or several matrices gathered into one figure.
+    FigureArrangement arrangement = FigureArrangement::Each;
     /// The user's memory limit (--max-memory, the app's setting): images in flight are counted
     /// against it (MemoryBudget), and a single image larger than it is refused before drawing.
     std::optional<std::uint64_t> maxMemory;

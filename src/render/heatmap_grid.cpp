@@ -32,17 +32,26 @@ void paintGrid(QPainter& painter, QRectF area, const std::vector<lesson::Heatmap
                GridStyle grid)
 {
     const int count = static_cast<int>(maps.size());
-    const int columns = gridColumns(count, grid.maxSingleRow);
+    const int columns = grid.columns > 0 ? grid.columns : gridColumns(count, grid.maxSingleRow);
     const int rows = std::max((count + columns - 1) / columns, 1);
+    const bool oneRange = std::all_of(ranges.begin(), ranges.end(),
+                                      [&](const auto& r) { return r == ranges.front(); });
+    const bool barBeside = grid.barBesideGrid && oneRange && style.colourBar && count > 1;
+    if (barBeside) {
+        const double strip = colourBarWidth(ranges.front(), style, maps.front().scale);
+        paintColourBar(painter,
+                       QRectF(area.right() - strip, area.top(), strip, area.height()),
+                       maps.front().scale, ranges.front(), style);
+        area.setRight(area.right() - strip);
+    }
     const double width = area.width() / columns;
     const double height =
         grid.squareCells ? std::min(width, area.height() / rows) : area.height() / rows;
-    const bool oneRange = std::all_of(ranges.begin(), ranges.end(),
-                                      [&](const auto& r) { return r == ranges.front(); });
     for (int i = 0; i < count; ++i) {
         const auto at = static_cast<std::size_t>(i);
         HeatmapStyle own = style;
-        own.colourBar = style.colourBar && (!oneRange || i == sharedColourBarIndex(count, columns));
+        own.colourBar = style.colourBar && !barBeside &&
+            (!oneRange || i == sharedColourBarIndex(count, columns));
         const GridSlot slot = gridSlot(i, count, columns);
         const QRectF cell(area.left() + slot.halfColumn * width / 2, area.top() + slot.row * height,
                           width, height);

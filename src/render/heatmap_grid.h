@@ -31,10 +31,15 @@ int sharedColourBarIndex(int count, int columns);
 struct GridStyle {
     int maxSingleRow = 3; ///< up to this many matrices stand in one row
     bool squareCells = false; ///< cells no taller than wide (pages with text above)
+    int columns = 0; ///< a fixed number of columns (a layers × heads figure); 0: gridColumns
+    /// One colour bar in a strip right of the grid when all ranges are equal, so every panel
+    /// has the same size (figures); otherwise the bar stands in the last panel of the first row
+    /// (the app's and the handout's grids).
+    bool barBesideGrid = false;
 };
 
 /// Draws `maps` as a grid inside `area`, matrix i on colour range `ranges[i]`. When all ranges
-/// are equal there is one colour bar, beside the last matrix, as in the app; else one each.
+/// are equal there is one colour bar (see GridStyle); else one each.
 void paintGrid(QPainter& painter, QRectF area, const std::vector<lesson::Heatmap>& maps,
                const std::vector<std::pair<double, double>>& ranges, const HeatmapStyle& style,
                GridStyle grid = {});

@@ -161,13 +161,18 @@ std::vector<double> colourBarTicks(std::pair<double, double> range, lesson::Stre
     return ticks;
 }
 
+QFont HeatmapLayout::tickFontOf(const QFont& font)
+{
+    return scaled(font, 0.85);
+}
+
 HeatmapLayout::HeatmapLayout(const lesson::Heatmap& h, std::pair<double, double> range, QRectF area,
                              const HeatmapStyle& style)
     : m_area(area)
     , m_rows(h.rows())
     , m_columns(h.cols())
     , m_titleFont(style.font)
-    , m_tickFont(scaled(style.font, 0.85))
+    , m_tickFont(tickFontOf(style.font))
     , m_axisFont(style.font)
 {
     m_titleFont.setBold(true);

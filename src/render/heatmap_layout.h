@@ -24,6 +24,9 @@ public:
     HeatmapLayout(const lesson::Heatmap& heatmap, std::pair<double, double> range, QRectF area,
                   const HeatmapStyle& style);
 
+    /// The tick labels' font for a style's font (85 % of it).
+    static QFont tickFontOf(const QFont& font);
+
     QRectF area() const { return m_area; }
     QRectF cells() const { return m_cells; }
     QRectF title() const { return m_title; }

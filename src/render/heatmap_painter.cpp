@@ -271,21 +271,19 @@ void paintAxisTitles(QPainter& p, const HeatmapLayout& layout, const lesson::Hea
     p.restore();
 }
 
-void paintColourBar(QPainter& p, const HeatmapLayout& layout, const lesson::Heatmap& h,
-                    std::pair<double, double> range, const Colouring& colouring)
+void paintColourBarAt(QPainter& p, QRectF bar, const std::vector<double>& ticks,
+                      const QFont& tickFont, lesson::ColourScale scale,
+                      std::pair<double, double> range, const Colouring& colouring)
 {
-    const QRectF bar = layout.colourBar();
-    if (bar.isNull())
-        return;
     // The map's 256 levels, top to bottom, whatever the stretch: the ticks carry the values.
     const lesson::Stretch stretch =
-        h.scale == lesson::ColourScale::Sequential ? colouring.stretch : lesson::Stretch::Linear;
+        scale == lesson::ColourScale::Sequential ? colouring.stretch : lesson::Stretch::Linear;
     QImage strip(1, 256, QImage::Format_RGB32);
     for (int i = 0; i < 256; ++i)
         strip.setPixel(0, i,
-                       colourOf(lesson::valueAtBarPosition((255.5 - i) / 256.0, range, h.scale,
+                       colourOf(lesson::valueAtBarPosition((255.5 - i) / 256.0, range, scale,
                                                            stretch, colouring.gamma),
-                                range, h.scale, colouring));
+                                range, scale, colouring));
     p.save();
     p.setRenderHint(QPainter::SmoothPixmapTransform, true);
     p.drawImage(bar, strip);
@@ -293,12 +291,12 @@ void paintColourBar(QPainter& p, const HeatmapLayout& layout, const lesson::Heat
     p.setPen(QPen(QColor(120, 120, 120), 0.8));
     p.setBrush(Qt::NoBrush);
     p.drawRect(bar);
-    const QFontMetricsF metrics(layout.tickFont());
-    p.setFont(layout.tickFont());
+    const QFontMetricsF metrics(tickFont);
+    p.setFont(tickFont);
     p.setPen(textColour());
-    for (const double t : layout.ticks()) {
+    for (const double t : ticks) {
         const double y = bar.bottom() -
-            lesson::barPosition(t, range, h.scale, stretch, colouring.gamma) * bar.height();
+            lesson::barPosition(t, range, scale, stretch, colouring.gamma) * bar.height();
         p.drawLine(QPointF(bar.right(), y), QPointF(bar.right() + 3, y));
         p.drawText(QRectF(bar.right() + 5, y - metrics.height() / 2, 200, metrics.height()),
                    Qt::AlignLeft | Qt::AlignVCenter, formatValue(t));
@@ -306,6 +304,30 @@ void paintColourBar(QPainter& p, const HeatmapLayout& layout, const lesson::Heat
 }
 
 } // namespace
+
+void paintColourBar(QPainter& p, QRectF area, lesson::ColourScale scale,
+                    std::pair<double, double> range, const HeatmapStyle& style)
+{
+    const QFont tick = HeatmapLayout::tickFontOf(style.font);
+    const double line = QFontMetricsF(tick).height();
+    const lesson::Stretch stretch =
+        scale == lesson::ColourScale::Sequential ? style.colouring.stretch : lesson::Stretch::Linear;
+    const QRectF bar(area.left() + 8, area.top() + line, 12, area.height() - 2 * line);
+    paintColourBarAt(p, bar, colourBarTicks(range, stretch), tick, scale, range, style.colouring);
+}
+
+double colourBarWidth(std::pair<double, double> range, const HeatmapStyle& style,
+                      lesson::ColourScale scale)
+{
+    const QFont tick = HeatmapLayout::tickFontOf(style.font);
+    const QFontMetricsF metrics(tick);
+    double widest = 0;
+    for (const double t : colourBarTicks(range, scale == lesson::ColourScale::Sequential
+                                                    ? style.colouring.stretch
+                                                    : lesson::Stretch::Linear))
+        widest = std::max(widest, metrics.horizontalAdvance(formatValue(t)));
+    return 8 + 12 + 5 + widest + 4;
+}
 
 QImage cellImage(const lesson::Heatmap& h, std::pair<double, double> range, int maxSide,
                  const Colouring& colouring)
@@ -406,8 +428,9 @@ void paintHeatmap(QPainter& p, const HeatmapLayout& layout, const lesson::Heatma
         paintHighlight(p, layout, *style.highlight);
     paintLabels(p, layout);
     paintAxisTitles(p, layout, h);
-    if (style.colourBar)
-        paintColourBar(p, layout, h, range, style.colouring);
+    if (style.colourBar && !layout.colourBar().isNull())
+        paintColourBarAt(p, layout.colourBar(), layout.ticks(), layout.tickFont(), h.scale, range,
+                         style.colouring);
     p.restore();
 }
 

@@ -19,6 +19,14 @@ namespace attnviz::render {
 QImage cellImage(const lesson::Heatmap& heatmap, std::pair<double, double> range, int maxSide = 0,
                  const Colouring& colouring = {});
 
+/// A colour bar alone, in a strip `area` (a grid's shared bar, beside its panels): the bar and
+/// its ticks in the style's tick font.
+void paintColourBar(QPainter& painter, QRectF area, lesson::ColourScale scale,
+                    std::pair<double, double> range, const HeatmapStyle& style);
+/// The width such a strip needs for a range's ticks.
+double colourBarWidth(std::pair<double, double> range, const HeatmapStyle& style,
+                      lesson::ColourScale scale);
+
 /// Paints one heatmap where `layout` puts it: white card, title in the head's colour, head bands,
 /// cells (rows are queries top to bottom, columns keys left to right), a frame in the head's
 /// colour, tick labels, axis titles and the colour bar. The app's views and every export draw

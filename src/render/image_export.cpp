@@ -4,6 +4,7 @@
 #include "render/heatmap_layout.h"
 
 #include <QBuffer>
+#include <QFontMetricsF>
 #include <QFontDatabase>
 #include <QPainter>
 #include <QPdfWriter>
@@ -37,26 +38,31 @@ HeatmapStyle exportStyle(const std::vector<lesson::Heatmap>& maps, bool vector,
 }
 
 // Draws on a canvas of `logical` pixels (96 dpi units).
-void paintFigure(QPainter& painter, QSizeF logical, const std::vector<lesson::Heatmap>& maps,
-                 std::pair<double, double> range, const QString& title, bool vector,
+void paintFigure(QPainter& painter, QSizeF logical, const FigureContent& content, bool vector,
                  const FigureOptions& figure)
 {
     if (!figure.transparent)
         painter.fillRect(QRectF(QPointF(0, 0), logical), Qt::white);
     double top = 0;
-    if (!title.isEmpty()) {
+    if (!content.title.isEmpty()) {
         QFont font = exportFont(figure);
         font.setBold(true);
         font.setPixelSize(static_cast<int>(std::lround(font.pixelSize() * 16.0 / 13.0)));
+        // Wrapped, never cut: the band is as tall as the title needs.
+        const QString text = visibleText(content.title);
+        const QRectF needed = QFontMetricsF(font).boundingRect(
+            QRectF(8, 0, logical.width() - 16, 1e6), Qt::AlignCenter | Qt::TextWordWrap, text);
+        const QRectF band(8, 0, logical.width() - 16, std::max(32.0, needed.height() + 12));
         painter.setFont(font);
         painter.setPen(Qt::black);
-        const QRectF band(0, 0, logical.width(), 32);
-        painter.drawText(band, Qt::AlignCenter, visibleText(title));
+        painter.drawText(band, Qt::AlignCenter | Qt::TextWordWrap, text);
         top = band.height();
     }
-    paintGrid(painter, QRectF(0, top, logical.width(), logical.height() - top), maps,
-              std::vector<std::pair<double, double>>(maps.size(), range),
-              exportStyle(maps, vector, figure));
+    GridStyle grid;
+    grid.columns = content.columns;
+    grid.barBesideGrid = true;
+    paintGrid(painter, QRectF(0, top, logical.width(), logical.height() - top), content.maps,
+              content.ranges, exportStyle(content.maps, vector, figure), grid);
 }
 
 // XML 1.0's Char production, for one UTF-16 unit that is not half of a pair: no control
@@ -160,6 +166,19 @@ bool labelsFit(const lesson::Heatmap& heatmap, std::pair<double, double> range,
 QImage rasterImage(const std::vector<lesson::Heatmap>& maps, std::pair<double, double> range,
                    const QString& title, const FigureOptions& figure)
 {
+    return rasterFigure({maps, std::vector(maps.size(), range), title}, figure);
+}
+
+QByteArray renderImage(const std::vector<lesson::Heatmap>& maps, std::pair<double, double> range,
+                       const QString& title, ImageFormat format, const FigureOptions& figure)
+{
+    return renderFigure({maps, std::vector(maps.size(), range), title}, format, figure);
+}
+
+QImage rasterFigure(const FigureContent& content, const FigureOptions& figure)
+{
+    const std::vector<lesson::Heatmap>& maps = content.maps;
+    const QString& title = content.title;
     const ImageSize size = figure.size;
     // Opaque RGB unless the figure is for a slide's own background: a quarter less to compress.
     QImage image(size.width, size.height,
@@ -172,7 +191,7 @@ QImage rasterImage(const std::vector<lesson::Heatmap>& maps, std::pair<double, d
     painter.setRenderHint(QPainter::Antialiasing);
     painter.setRenderHint(QPainter::TextAntialiasing);
     painter.scale(size.dpi / 96.0, size.dpi / 96.0);
-    paintFigure(painter, logicalSize(size), maps, range, title, false, figure);
+    paintFigure(painter, logicalSize(size), content, false, figure);
     painter.end();
     if (!figure.description.isEmpty())
         image.setText(QStringLiteral("Description"), figure.description);
@@ -195,12 +214,14 @@ QByteArray encodePng(const QImage& image)
     return bytes;
 }
 
-QByteArray renderImage(const std::vector<lesson::Heatmap>& maps, std::pair<double, double> range,
-                       const QString& title, ImageFormat format, const FigureOptions& figure)
+QByteArray renderFigure(const FigureContent& content, ImageFormat format,
+                        const FigureOptions& figure)
 {
+    const std::vector<lesson::Heatmap>& maps = content.maps;
+    const QString& title = content.title;
     const ImageSize size = figure.size;
     if (format == ImageFormat::Png)
-        return encodePng(rasterImage(maps, range, title, figure));
+        return encodePng(rasterFigure(content, figure));
     QByteArray bytes;
     QBuffer buffer(&bytes);
     buffer.open(QIODevice::WriteOnly);
@@ -218,7 +239,7 @@ QByteArray renderImage(const std::vector<lesson::Heatmap>& maps, std::pair<doubl
         svg.setDescription(xmlEscaped(visibleText(figure.description)));
         QPainter painter(&svg);
         painter.setRenderHint(QPainter::LosslessImageRendering);
-        paintFigure(painter, QSizeF(size.width, size.height), maps, range, title, true, figure);
+        paintFigure(painter, QSizeF(size.width, size.height), content, true, figure);
         painter.end();
         return bytes;
     }
@@ -236,7 +257,7 @@ QByteArray renderImage(const std::vector<lesson::Heatmap>& maps, std::pair<doubl
     // green, with halos along a causal diagonal.
     painter.setRenderHint(QPainter::LosslessImageRendering);
     painter.scale(size.dpi / 96.0, size.dpi / 96.0);
-    paintFigure(painter, logicalSize(size), maps, range, title, true, figure);
+    paintFigure(painter, logicalSize(size), content, true, figure);
     painter.end();
     return bytes;
 }

@@ -46,6 +46,19 @@ struct FigureOptions {
 /// (needs a QGuiApplication).
 QString installedFontFamily(const QString& family);
 
+/// What one image file shows: its maps, each on its colour range, under an optional title, in a
+/// grid of `columns` (0: as suits the count; a layers × heads figure has a row per layer). When
+/// all ranges are equal, one colour bar stands beside the grid, so every panel is the same size.
+struct FigureContent {
+    std::vector<lesson::Heatmap> maps;
+    std::vector<std::pair<double, double>> ranges;
+    QString title;
+    int columns = 0;
+};
+QByteArray renderFigure(const FigureContent& content, ImageFormat format,
+                        const FigureOptions& figure);
+QImage rasterFigure(const FigureContent& content, const FigureOptions& figure);
+
 /// Heatmaps on one colour range as an image file: one heatmap alone (title empty), or a grid
 /// under a title. Exports use a fixed font, not the desktop's, so they look the same on every
 /// machine; the app and `attnviz-cli export` both call this, so the same view gives the same

@@ -155,6 +155,19 @@ TEST_F(ExportFormats, APdfEmbedsLargeMapsLosslessOnePixelPerCell)
     EXPECT_EQ(wrong, 0) << "of " << expected.width() * expected.height() << " pixels";
 }
 
+// #23: a PNG says what its colours mean in its Description text, as SVG and PDF do.
+TEST_F(ExportFormats, APngStatesItsColourScale)
+{
+    const lesson::ExportItem item = job().items.front();
+    render::FigureOptions figure;
+    figure.colouring.sequential = render::colourMap("cividis");
+    const QImage image = QImage::fromData(render::exportFormat("png")->itemBytes(item, figure));
+    EXPECT_THAT(image.text(QStringLiteral("Description")).toStdString(),
+                ::testing::HasSubstr("colour map cividis, linear scale; range 0 to"));
+    EXPECT_THAT(image.text(QStringLiteral("Title")).toStdString(),
+                ::testing::HasSubstr("weights"));
+}
+
 // #23: vector cells are merged (runs of a colour, one path per colour), so an SVG of a 128-token
 // map is small: 3.9 MB before, for the weights of a 128-word sentence.
 TEST_F(ExportFormats, SvgOfA128TokenMapIsSmall)

@@ -1,0 +1,183 @@
+// attnviz-cli export's figure options (#23): a fixed colour range gives the same figure whatever
+// else is exported, files state their colour scale, gathered figures (heads, layers × heads),
+// token ranges on both axes, maps combined over heads, every label or a refusal, and one
+// sentence for each bad value.
+#include "support/process.h"
+#include "support/temp_folder.h"
+
+#include "io/input_file.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <filesystem>
+
+namespace attnviz::test {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+
+const std::string kCli = ATTNVIZ_CLI_PATH;
+const std::string kText = "in the beginning god created the heaven";
+
+class FigureOptions : public TempFolderTest {
+protected:
+    // Exports genesis on kText into `sub` with `args`; the files written, sorted.
+    std::vector<std::string> exportTo(const std::string& sub, std::vector<std::string> args) const
+    {
+        args.insert(args.begin(), {"export", "--model", "genesis", "--text", kText, "--quiet",
+                                   "--out", path(sub)});
+        const ProcessResult r = runProcess(kCli, args);
+        EXPECT_EQ(r.exitCode, 0) << r.err;
+        std::vector<std::string> names;
+        if (fs::exists(path(sub)))
+            for (const auto& e : fs::directory_iterator(path(sub)))
+                names.push_back(e.path().filename().string());
+        std::sort(names.begin(), names.end());
+        return names;
+    }
+    std::string refusal(std::vector<std::string> args) const
+    {
+        args.insert(args.begin(), {"export", "--model", "genesis", "--text", kText, "--quiet",
+                                   "--out", path("refused")});
+        const ProcessResult r = runProcess(kCli, args);
+        EXPECT_EQ(r.exitCode, 2) << r.err;
+        EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+        EXPECT_FALSE(fs::exists(path("refused")));
+        return r.err;
+    }
+    std::string file(const std::string& name) const { return io::readFile(path(name)); }
+};
+
+// The values of a float32 .npy file.
+std::vector<float> npyValues(const std::string& bytes)
+{
+    const std::size_t header =
+        static_cast<unsigned char>(bytes[8]) | (static_cast<unsigned char>(bytes[9]) << 8);
+    std::vector<float> values((bytes.size() - 10 - header) / 4);
+    std::memcpy(values.data(), bytes.data() + 10 + header, values.size() * 4);
+    return values;
+}
+
+TEST_F(FigureOptions, AFixedRangeGivesTheSameFigureWhateverElseIsExported)
+{
+    // The scores: every head's largest differs (the weights of a causal model all reach 1).
+    const std::string name = "layer1_masked_self_head2_scores.svg";
+    exportTo("alone", {"--layers", "1", "--heads", "2", "--format", "svg", "--steps", "scores"});
+    exportTo("all", {"--format", "svg", "--steps", "scores"});
+    // Shared per step, the range follows the set: the same head looks different.
+    EXPECT_TRUE(file("alone/" + name) != file("all/" + name));
+    exportTo("fixedAlone", {"--layers", "1", "--heads", "2", "--format", "svg", "--steps",
+                            "scores", "--vmin", "-8", "--vmax", "8"});
+    exportTo("fixedAll", {"--format", "svg", "--steps", "scores", "--vmin", "-8", "--vmax", "8"});
+    EXPECT_TRUE(file("fixedAlone/" + name) == file("fixedAll/" + name));
+    EXPECT_THAT(file("fixedAll/" + name), HasSubstr("range -8 to 8, fixed by the user"));
+}
+
+// (A PNG keeps it in a compressed text chunk; tests/render reads that with Qt.)
+TEST_F(FigureOptions, SvgAndPdfStateTheirColourScale)
+{
+    for (const std::string format : {"svg", "pdf"}) {
+        exportTo(format, {"--layers", "0", "--heads", "0", "--format", format, "--cmap", "magma",
+                          "--scale", "log", "--range", "map"});
+        const std::string bytes = file(format + "/layer0_masked_self_head0_weights." + format);
+        EXPECT_THAT(bytes, HasSubstr("colour map magma, log scale")) << format;
+        EXPECT_THAT(bytes, HasSubstr("set by this map alone")) << format;
+    }
+}
+
+TEST_F(FigureOptions, GatheredFiguresAreOnePerBlockAndStepOrPerLayer)
+{
+    EXPECT_EQ(exportTo("grid", {"--figure", "grid", "--format", "png", "--steps",
+                                "weights,scores"}),
+              (std::vector<std::string>{"masked_self_scores_grid.png",
+                                        "masked_self_weights_grid.png"}));
+    EXPECT_EQ(exportTo("heads", {"--figure", "heads", "--format", "svg"}),
+              (std::vector<std::string>{"layer0_masked_self_heads_weights.svg",
+                                        "layer1_masked_self_heads_weights.svg",
+                                        "layer2_masked_self_heads_weights.svg"}));
+    // Each panel keeps its head number.
+    const std::string svg = file("heads/layer1_masked_self_heads_weights.svg");
+    for (const char* head : {">head 0<", ">head 1<", ">head 2<", ">head 3<"})
+        EXPECT_THAT(svg, HasSubstr(head));
+}
+
+TEST_F(FigureOptions, ATokenRangeCutsBothAxesOfTheMatrix)
+{
+    exportTo("full", {"--layers", "0", "--heads", "0", "--format", "csv"});
+    exportTo("cut", {"--layers", "0", "--heads", "0", "--format", "csv", "--tokens", "3:7"});
+    const std::string cut = file("cut/layer0_masked_self_head0_weights.csv");
+    EXPECT_EQ(std::count(cut.begin(), cut.end(), '\n'), 5) << cut; // a header and 4 rows
+    const std::string header = cut.substr(0, cut.find('\n'));
+    EXPECT_EQ(std::count(header.begin(), header.end(), ','), 4) << header;
+    // Row 3 of the full matrix, columns 3–6, is the cut's first row.
+    const std::string full = file("full/layer0_masked_self_head0_weights.csv");
+    std::vector<std::string> lines;
+    std::stringstream in(full);
+    for (std::string line; std::getline(in, line);)
+        lines.push_back(line);
+    std::vector<std::string> cells;
+    std::stringstream row(lines[4]);
+    for (std::string cell; std::getline(row, cell, ',');)
+        cells.push_back(cell);
+    const std::string cutFirst = cut.substr(cut.find('\n') + 1);
+    EXPECT_EQ(cutFirst.substr(0, cutFirst.find('\n')),
+              cells[0] + "," + cells[4] + "," + cells[5] + "," + cells[6] + "," + cells[7]);
+}
+
+TEST_F(FigureOptions, TheMeanOverHeadsIsTheMeanOfTheHeads)
+{
+    exportTo("heads", {"--layers", "2", "--format", "npy"});
+    EXPECT_EQ(exportTo("mean", {"--layers", "2", "--format", "npy", "--over-heads", "mean"}),
+              std::vector<std::string>{"layer2_masked_self_mean_heads_weights.npy"});
+    const std::vector<float> mean =
+        npyValues(file("mean/layer2_masked_self_mean_heads_weights.npy"));
+    std::vector<double> sum(mean.size(), 0.0);
+    for (int h = 0; h < 4; ++h) {
+        const std::vector<float> head = npyValues(
+            file("heads/layer2_masked_self_head" + std::to_string(h) + "_weights.npy"));
+        ASSERT_EQ(head.size(), mean.size());
+        for (std::size_t i = 0; i < head.size(); ++i)
+            sum[i] += head[i];
+    }
+    for (std::size_t i = 0; i < mean.size(); ++i)
+        ASSERT_NEAR(mean[i], sum[i] / 4, 1e-6) << i;
+}
+
+TEST_F(FigureOptions, AllLabelsAreDrawnOrTheExportSaysWhyNot)
+{
+    EXPECT_THAT(refusal({"--layers", "0", "--heads", "0", "--format", "png", "--labels", "all",
+                         "--width", "300", "--height", "300"}),
+                HasSubstr("does not fit a 300 × 300 image"));
+    exportTo("all", {"--layers", "0", "--heads", "0", "--format", "svg", "--labels", "all"});
+    // Every key label is drawn: ␣ for each of the six spaces, as many as the text has.
+    const std::string svg = file("all/layer0_masked_self_head0_weights.svg");
+    std::size_t marks = 0;
+    for (std::size_t at = svg.find("␣"); at != std::string::npos; at = svg.find("␣", at + 1))
+        ++marks;
+    EXPECT_EQ(marks, 12u) << "six spaces, as row and as column labels";
+}
+
+TEST_F(FigureOptions, BadValuesAreOneSentenceEach)
+{
+    EXPECT_THAT(refusal({"--format", "png", "--cmap", "jet"}),
+                HasSubstr("--colour-map is 'jet'; expected viridis, magma"));
+    EXPECT_THAT(refusal({"--format", "png", "--steps", "scores", "--scale", "log"}),
+                HasSubstr("scores is signed"));
+    EXPECT_THAT(refusal({"--format", "png", "--tokens", "5:2"}), HasSubstr("is empty"));
+    EXPECT_THAT(refusal({"--format", "png", "--tokens", "500:"}), HasSubstr("beyond the"));
+    EXPECT_THAT(refusal({"--format", "png", "--range", "fixed", "--vmin", "0"}),
+                HasSubstr("needs both --vmin and --vmax"));
+    EXPECT_THAT(refusal({"--format", "png", "--vmin", "1", "--vmax", "0.5"}),
+                HasSubstr("--vmin must be below --vmax"));
+    EXPECT_THAT(refusal({"--format", "csv", "--figure", "grid"}), HasSubstr("one matrix each"));
+    EXPECT_THAT(refusal({"--format", "png", "--font-family", "No Such Font"}),
+                HasSubstr("not installed"));
+    EXPECT_THAT(refusal({"--format", "png", "--title", "x", "--no-title"}),
+                HasSubstr("contradict"));
+}
+
+} // namespace
+} // namespace attnviz::test
