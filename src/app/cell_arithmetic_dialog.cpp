@@ -83,7 +83,7 @@ QString scoreHtml(const lesson::Walkthrough& w, const lesson::ScoreCellArithmeti
         CellArithmeticDialog::tr("<p><b>Head %1 · query %2 · key %3</b>%4</p>")
             .arg(c.head)
             .arg(q, k,
-                 w.batch() > 1 ? CellArithmeticDialog::tr(" · batch item %1").arg(c.batch + 1)
+                 w.batch() > 1 ? CellArithmeticDialog::tr(" · batch item %1").arg(c.batch)
                                : QString());
 
     html += heading(

@@ -80,8 +80,9 @@ StepPanel::StepPanel(QWidget* parent)
             QStringLiteral("<b>%1</b>%2").arg(entry.term.toHtmlEscaped(), entry.explanation),
             m_explanation);
     });
+    // Batch items count from 0, as layers, heads and positions do.
     m_batch->setPrefix(tr("batch item "));
-    m_batch->setMinimum(1);
+    m_batch->setMinimum(0);
     m_sharedRange->setChecked(true);
     m_alternative->setObjectName(QStringLiteral("alternative"));
     m_values->setObjectName(QStringLiteral("valuesInCells"));
@@ -142,7 +143,7 @@ StepPanel::StepPanel(QWidget* parent)
     connect(m_next, &QPushButton::clicked, this, &StepPanel::next);
     connect(m_batch, &QSpinBox::valueChanged, this, [this](int item) {
         refresh();
-        emit batchChanged(item - 1);
+        emit batchChanged(item);
     });
     connect(m_sharedRange, &QCheckBox::toggled, this, &StepPanel::refresh);
     connect(m_values, &QCheckBox::toggled, this, &StepPanel::refresh);
@@ -284,8 +285,8 @@ void StepPanel::setWalkthrough(std::shared_ptr<const lesson::Walkthrough> walkth
     m_walkthrough = std::move(walkthrough);
     m_reason.clear();
     const int batch = m_walkthrough ? m_walkthrough->batch() : 1;
-    m_batch->setMaximum(std::max(batch, 1));
-    m_batch->setSuffix(tr(" of %1").arg(batch));
+    m_batch->setMaximum(std::max(batch - 1, 0));
+    m_batch->setSuffix(tr(" (0 … %1)").arg(std::max(batch - 1, 0)));
     m_batch->setEnabled(batch > 1);
     if (!lessonStep().shownFor(shownTrace())) {
         setStep(lesson::neighbourLessonStep(shownTrace(), m_step, -1));
@@ -362,7 +363,7 @@ void StepPanel::setAlternative(int alternative)
 
 int StepPanel::batchIndex() const
 {
-    return m_batch->value() - 1;
+    return m_batch->value();
 }
 
 QRect StepPanel::stepArea() const

@@ -51,7 +51,7 @@ public:
     int alternative() const;
     void setAlternative(int alternative);
     /// Shows batch item `batch` (from 0) when the walkthrough has it.
-    void setBatchIndex(int batch) { m_batch->setValue(batch + 1); }
+    void setBatchIndex(int batch) { m_batch->setValue(batch); }
     /// The display choices a saved lesson keeps: one colour range for all heads (else one per
     /// head), and the numbers written in the cells.
     bool sharedColourRange() const { return m_sharedRange->isChecked(); }

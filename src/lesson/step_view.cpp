@@ -346,7 +346,7 @@ std::vector<std::string> maskNotes(const Walkthrough& w)
         for (std::size_t b = 0; b < lengths.size(); ++b) {
             list += (b ? ", " : "") + std::to_string(lengths[b]);
             if (b < 4)
-                seen += std::string(b ? "; " : "") + "item " + std::to_string(b + 1) + " sees " +
+                seen += std::string(b ? "; " : "") + "item " + std::to_string(b) + " sees " +
                     (lengths[b] == 0       ? std::string("no key")
                          : lengths[b] == 1 ? std::string("key 0")
                                            : "keys 0–" + std::to_string(lengths[b] - 1));

@@ -54,8 +54,8 @@ TEST_F(DisplayWords, SentencesAndNumbersAreTranslatedWhole)
     install();
     EXPECT_EQ(displayed("X = the output of encoder layer 3"), QString("X = 编码器第 3 层的输出"));
     EXPECT_EQ(displayed("head 12 · softmax"), QString("头 12 · softmax"));
-    EXPECT_EQ(displayed("item 1 sees keys 0–4; item 2 sees keys 0–2"),
-              QString("样本 1 看到键 0–4; 样本 2 看到键 0–2"));
+    EXPECT_EQ(displayed("item 0 sees keys 0–4; item 1 sees keys 0–2"),
+              QString("批量样本 0 看到键 0–4; 批量样本 1 看到键 0–2"));
     // A grouped number stays one number.
     EXPECT_EQ(displayed("W_o 16×16 = 1,088 parameters"), QString("W_o 16×16 = 1,088 个参数"));
 }
