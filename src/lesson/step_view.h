@@ -49,7 +49,8 @@ std::vector<std::string> maskNotes(const Walkthrough& w);
 std::string formatNumber(double v);
 
 /// `{B}`, `{H}`, `{Hlast}`, `{Nq}`, `{Nk}`, `{D}`, `{dk}`, `{dv}`, `{Hdk}`, `{Hdv}`, `{Po}`
-/// replaced by the walkthrough's sizes.
+/// replaced by the walkthrough's sizes; `{scaledVariance}` and `{scaledLargest}` by the
+/// variance and largest magnitude of the scaled scores it shows (lesson::scaledScoreSpread).
 std::string fillSizes(std::string_view text, const Walkthrough& w);
 
 } // namespace attnviz::lesson
