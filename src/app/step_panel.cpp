@@ -18,9 +18,16 @@
 #include <QLabel>
 #include <QMenu>
 #include <QPushButton>
+#include <QResizeEvent>
+#include <QScopeGuard>
 #include <QScreen>
+#include <QScrollBar>
 #include <QSpinBox>
+#include <QAbstractTextDocumentLayout>
+#include <QTextBlock>
 #include <QTextBrowser>
+#include <QTextDocument>
+#include <QTextLayout>
 #include <QToolButton>
 #include <QToolTip>
 #include <QUrl>
@@ -28,6 +35,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 
 namespace attnviz::app {
 
@@ -269,8 +277,45 @@ void StepPanel::applyFonts()
     QFont shape = font();
     shape.setPointSizeF(font().pointSizeF() * emphasis);
     m_shape->setFont(shape);
-    m_explanation->setMaximumHeight(QFontMetrics(font()).lineSpacing() *
-                                    (m_presentation ? (shortScreen ? 3 : 5) : 7));
+    m_explanationRoom = QFontMetrics(font()).lineSpacing() *
+        (m_presentation ? (shortScreen ? 3 : 5) : 7);
+    fitExplanation();
+}
+
+void StepPanel::fitExplanation()
+{
+    // The box is as tall as its text, up to m_explanationRoom, and always ends below a whole line:
+    // Chinese lines are taller than the font's own line spacing, so a height counted in lines
+    // cut the last one through the middle. A longer text scrolls.
+    const int frame = 2 * m_explanation->frameWidth();
+    const int scrollBar = m_explanation->verticalScrollBar()->sizeHint().width();
+    const auto wholeLines = [&](int textWidth, bool& all) {
+        const std::unique_ptr<QTextDocument> copy(m_explanation->document()->clone());
+        copy->setTextWidth(textWidth);
+        all = true;
+        qreal bottom = 0;
+        for (QTextBlock b = copy->begin(); b.isValid() && all; b = b.next()) {
+            const QRectF box = copy->documentLayout()->blockBoundingRect(b);
+            for (int i = 0; i < b.layout()->lineCount(); ++i) {
+                const QTextLine line = b.layout()->lineAt(i);
+                const qreal lineBottom = box.top() + line.y() + line.height();
+                if (lineBottom > m_explanationRoom - frame) {
+                    all = false;
+                    break;
+                }
+                bottom = lineBottom;
+            }
+        }
+        return all ? copy->size().height() : bottom;
+    };
+    const int width = m_explanation->width() - frame;
+    bool all = true;
+    qreal height = wholeLines(width, all);
+    if (!all) // the scroll bar takes its width from the text
+        height = wholeLines(width - scrollBar, all);
+    const int fixed = static_cast<int>(std::ceil(height)) + frame;
+    if (m_explanation->height() != fixed)
+        m_explanation->setFixedHeight(fixed);
 }
 
 void StepPanel::changeEvent(QEvent* event)
@@ -384,6 +429,10 @@ bool StepPanel::eventFilter(QObject* watched, QEvent* event)
         (event->type() == QEvent::Resize || event->type() == QEvent::Move ||
          event->type() == QEvent::LayoutRequest))
         emit stepAreaMoved();
+    // A new width wraps the text again.
+    if (watched == m_explanation && event->type() == QEvent::Resize &&
+        static_cast<QResizeEvent*>(event)->oldSize().width() != m_explanation->width())
+        fitExplanation();
     return QWidget::eventFilter(watched, event);
 }
 
@@ -451,6 +500,8 @@ void StepPanel::refresh()
     m_next->setEnabled(m_step != shown.back());
     m_alternative->setVisible(step.alternatives);
     m_explanation->setHtml(text.explanation);
+    // The box follows its text (fitExplanation); every return below has set its final text.
+    const auto fitWhenDone = qScopeGuard([this] { fitExplanation(); });
     if (!m_walkthrough) {
         // Nothing drawn from an earlier walkthrough may stay: it no longer matches what is chosen.
         if (!m_reason.isEmpty())
