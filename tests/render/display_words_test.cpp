@@ -24,7 +24,7 @@ public:
             {"key", "键"},
             {"head {1}", "头 {1}"},
             {"the output of encoder layer {1}", "编码器第 {1} 层的输出"},
-            {"item {1} sees keys {2}–{3}", "样本 {1} 看到键 {2}–{3}"},
+            {"item {1} sees keys {2}–{3}", "批量样本 {1} 看到键 {2}–{3}"},
             {"{1} parameters", "{1} 个参数"}};
         if (QLatin1String(context) != QLatin1String("DisplayWords"))
             return {};
