@@ -1546,12 +1546,6 @@
         <source>Head importance needs a trained model: choose one in the Model box of the main window.</source>
         <translation>头的重要性需要一个训练好的模型：请在主窗口的“模型”框中选择一个。</translation>
     </message>
-    <message numerus="yes">
-        <source>Measure runs the model once with every head on and once with each of its %n heads switched off, each time on up to %1 examples: up to %2 runs of the model. On the bundled models that takes roughly a second per 150 runs on a two-core laptop (100 examples: 15–20 seconds); a model the size of GPT-2 takes far longer. A bar counts the runs as they are done, and Stop ends the measurement.</source>
-        <translation>
-            <numerusform>“测量”会先在所有头都开启时运行模型一遍，再把它的 %n 个头逐个关闭各运行一遍，每次最多用 %1 个样本：模型最多要运行 %2 次。对内置模型，在双核笔记本电脑上大约每 150 次需要 1 秒（100 个样本约 15–20 秒）；GPT-2 这样大小的模型要久得多。测量时进度条会统计已完成的次数，“停止”按钮可随时结束测量。</numerusform>
-        </translation>
-    </message>
     <message>
         <source>starting…</source>
         <translation>正在开始…</translation>
@@ -1559,6 +1553,12 @@
     <message>
         <source>%1 of %2 runs of the model · about %3 s left</source>
         <translation>模型已运行 %1 / %2 次 · 大约还需 %3 秒</translation>
+    </message>
+    <message numerus="yes">
+        <source>Measure runs the model once with every head on and once with each of its %n heads switched off, each time on up to %1 examples: up to %2 runs of the model. On the bundled models 100 examples take from about 3 seconds (a two-core desktop) to 20 (a slow laptop); a model the size of GPT-2 takes far longer. A bar counts the runs as they are done, with the time left, and Stop ends the measurement.</source>
+        <translation>
+            <numerusform>“测量”会先在所有头都开启时运行模型一遍，再把它的 %n 个头逐个关闭各运行一遍，每次最多用 %1 个样本：模型最多要运行 %2 次。对内置模型，100 个样本大约需要 3 秒（双核台式机）到 20 秒（较慢的笔记本电脑）；GPT-2 这样大小的模型要久得多。测量时进度条会统计已完成的次数并显示剩余时间，“停止”按钮可随时结束测量。</numerusform>
+        </translation>
     </message>
 </context>
 <context>

@@ -48,8 +48,11 @@ ImportanceDialog::ImportanceDialog(QWidget* parent)
     m_emptyState->setWordWrap(true);
     m_emptyState->setAlignment(Qt::AlignCenter);
     m_emptyState->setMargin(24);
-    m_emptyState->setStyleSheet(QStringLiteral("color: #444; font-size: 120%;"));
-    m_ui->results->insertWidget(0, m_emptyState, 5);
+    m_emptyState->setStyleSheet(
+        QStringLiteral("color: #333; background: #f6f6f2; border: 1px solid #ddd; font-size: 115%;"));
+    m_ui->heatmaps->addWidget(m_emptyState);
+    // The maps and the ranking (or the empty state) take the room the texts leave.
+    m_ui->layout->setStretchFactor(m_ui->results, 1);
     connect(m_ui->examples, &QSpinBox::valueChanged, this, [this] {
         if (!m_report && !busy())
             describeMeasurement();
@@ -118,9 +121,9 @@ void ImportanceDialog::describeMeasurement()
     m_emptyState->setText(
         tr("Measure runs the model once with every head on and once with each of its %n heads "
            "switched off, each time on up to %1 examples: up to %2 runs of the model. On the "
-           "bundled models that takes roughly a second per 150 runs on a two-core laptop (100 "
-           "examples: 15–20 seconds); a model the size of GPT-2 takes far longer. A bar counts "
-           "the runs as they are done, and Stop ends the measurement.",
+           "bundled models 100 examples take from about 3 seconds (a two-core desktop) to 20 "
+           "(a slow laptop); a model the size of GPT-2 takes far longer. A bar counts the runs "
+           "as they are done, with the time left, and Stop ends the measurement.",
            nullptr, heads)
             .arg(examples)
             .arg(examples * (heads + 1)));

@@ -21,7 +21,6 @@
 #include <QResizeEvent>
 #include <QScopeGuard>
 #include <QScreen>
-#include <QScrollBar>
 #include <QSpinBox>
 #include <QAbstractTextDocumentLayout>
 #include <QTextBlock>
@@ -35,7 +34,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <memory>
 
 namespace attnviz::app {
 
@@ -71,7 +69,8 @@ StepPanel::StepPanel(QWidget* parent)
     m_shape->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_shape->setWordWrap(true);
     m_explanation->setObjectName(QStringLiteral("explanation"));
-    for (QWidget* edge : {static_cast<QWidget*>(m_formula), static_cast<QWidget*>(m_explanation)})
+    for (QWidget* edge : {static_cast<QWidget*>(m_formula), static_cast<QWidget*>(m_explanation),
+                          m_explanation->viewport()})
         edge->installEventFilter(this);
     // Glossary terms are links: a hover shows the term's explanation, a click opens the glossary.
     m_explanation->setOpenLinks(false);
@@ -286,34 +285,27 @@ void StepPanel::fitExplanation()
 {
     // The box is as tall as its text, up to m_explanationRoom, and always ends below a whole line:
     // Chinese lines are taller than the font's own line spacing, so a height counted in lines
-    // cut the last one through the middle. A longer text scrolls.
+    // cut the last one through the middle. A longer text scrolls. The lines are those the box
+    // laid out at its own width (which a scroll bar narrows: its viewport's resize comes back
+    // here).
+    QTextDocument* document = m_explanation->document();
     const int frame = 2 * m_explanation->frameWidth();
-    const int scrollBar = m_explanation->verticalScrollBar()->sizeHint().width();
-    const auto wholeLines = [&](int textWidth, bool& all) {
-        const std::unique_ptr<QTextDocument> copy(m_explanation->document()->clone());
-        copy->setTextWidth(textWidth);
-        all = true;
-        qreal bottom = 0;
-        for (QTextBlock b = copy->begin(); b.isValid() && all; b = b.next()) {
-            const QRectF box = copy->documentLayout()->blockBoundingRect(b);
-            for (int i = 0; i < b.layout()->lineCount(); ++i) {
-                const QTextLine line = b.layout()->lineAt(i);
-                const qreal lineBottom = box.top() + line.y() + line.height();
-                if (lineBottom > m_explanationRoom - frame) {
-                    all = false;
-                    break;
-                }
-                bottom = lineBottom;
-            }
-        }
-        return all ? copy->size().height() : bottom;
-    };
-    const int width = m_explanation->width() - frame;
     bool all = true;
-    qreal height = wholeLines(width, all);
-    if (!all) // the scroll bar takes its width from the text
-        height = wholeLines(width - scrollBar, all);
-    const int fixed = static_cast<int>(std::ceil(height)) + frame;
+    qreal bottom = 0;
+    for (QTextBlock b = document->begin(); b.isValid() && all; b = b.next()) {
+        const QRectF box = document->documentLayout()->blockBoundingRect(b);
+        for (int i = 0; i < b.layout()->lineCount(); ++i) {
+            const QTextLine line = b.layout()->lineAt(i);
+            const qreal lineBottom = box.top() + line.y() + line.height();
+            if (lineBottom > m_explanationRoom - frame) {
+                all = false;
+                break;
+            }
+            bottom = lineBottom;
+        }
+    }
+    const int fixed =
+        static_cast<int>(std::ceil(all ? document->size().height() : bottom)) + frame;
     if (m_explanation->height() != fixed)
         m_explanation->setFixedHeight(fixed);
 }
@@ -429,9 +421,10 @@ bool StepPanel::eventFilter(QObject* watched, QEvent* event)
         (event->type() == QEvent::Resize || event->type() == QEvent::Move ||
          event->type() == QEvent::LayoutRequest))
         emit stepAreaMoved();
-    // A new width wraps the text again.
-    if (watched == m_explanation && event->type() == QEvent::Resize &&
-        static_cast<QResizeEvent*>(event)->oldSize().width() != m_explanation->width())
+    // A new width (the panel's, or a scroll bar's coming or going) wraps the text again.
+    if (watched == m_explanation->viewport() && event->type() == QEvent::Resize &&
+        static_cast<QResizeEvent*>(event)->oldSize().width() !=
+            static_cast<QResizeEvent*>(event)->size().width())
         fitExplanation();
     return QWidget::eventFilter(watched, event);
 }
