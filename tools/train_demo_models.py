@@ -448,7 +448,7 @@ def train_induction():
                     "Layer 0 head 3 looks at the previous character, so each position knows "
                     "\"my predecessor was X\". Layer 1 head 1, an induction head, uses that as its "
                     "key: at a repeated X its query finds the character that followed the earlier "
-                    "X, and the model predicts it. README.md in the model's folder explains more.",
+                    "X, and the model predicts it. Its softmax step explains the circuit.",
         architecture="decoder-only", encoder_layers=0, decoder_layers=2, d_ff=1,
         positional="learned", max_length=context, vocab_size=len(vocab.tokens),
         bos_token=None, eos_token=None, example={"text": example},

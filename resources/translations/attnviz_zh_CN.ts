@@ -9,11 +9,11 @@
     </message>
     <message>
         <source>query i of an item sees the keys before its own length; each row of the mask has its own cut.</source>
-        <translation>样本中的查询 i 只看到它自己的长度之前的键；掩码的每一行都有自己的截断位置。</translation>
+        <translation>批量样本中的查询 i 只看到它自己的长度之前的键；掩码的每一行都有自己的截断位置。</translation>
     </message>
     <message>
         <source>Keys at or after an item&apos;s length are blocked.</source>
-        <translation>位于样本长度处及之后的键被屏蔽。</translation>
+        <translation>位于批量样本长度处及之后的键被屏蔽。</translation>
     </message>
     <message>
         <source>Valid lengths per query</source>
@@ -25,15 +25,15 @@
     </message>
     <message>
         <source>item {1} sees keys {2}–{3}</source>
-        <translation>样本 {1} 看到键 {2}–{3}</translation>
+        <translation>批量样本 {1} 看到键 {2}–{3}</translation>
     </message>
     <message>
         <source>item {1} sees key {2}</source>
-        <translation>样本 {1} 看到键 {2}</translation>
+        <translation>批量样本 {1} 看到键 {2}</translation>
     </message>
     <message>
         <source>item {1} sees no key</source>
-        <translation>样本 {1} 看不到任何键</translation>
+        <translation>批量样本 {1} 看不到任何键</translation>
     </message>
     <message>
         <source>the stream after the masked self-attention of decoder layer {1}</source>
@@ -220,20 +220,12 @@
         <translation>请输入一个句子：现在没有任何内容可供注意力关注。</translation>
     </message>
     <message>
-        <source>Sentence {1} has no tokens; remove the empty line.</source>
-        <translation>第 {1} 句没有任何词元；请删除这个空行。</translation>
-    </message>
-    <message>
         <source>A sentence has more than {1} tokens.</source>
         <translation>有一个句子超过了 {1} 个词元。</translation>
     </message>
     <message>
         <source>Cross-attention needs one key/value sentence per query sentence ({1}), not {2}.</source>
         <translation>交叉注意力要求每个查询句子对应一个键/值句子（{1} 个），而不是 {2} 个。</translation>
-    </message>
-    <message>
-        <source>Key/value sentence {1} has no tokens.</source>
-        <translation>第 {1} 个键/值句子没有任何词元。</translation>
     </message>
     <message>
         <source>The model width D must be at least 1</source>
@@ -326,6 +318,74 @@
     <message>
         <source>biased</source>
         <translation>加偏置后</translation>
+    </message>
+    <message>
+        <source>Batch item {1} has no tokens; remove the empty line.</source>
+        <translation>批量样本 {1} 没有任何词元；请删除这个空行。</translation>
+    </message>
+    <message>
+        <source>Batch item {1} has {2} characters, more than the {3} a sentence may have.</source>
+        <translation>批量样本 {1} 有 {2} 个字符，超过了一个句子最多允许的 {3} 个。</translation>
+    </message>
+    <message>
+        <source>Batch item {1} has a word of {2} characters, more than the {3} a word may have.</source>
+        <translation>批量样本 {1} 中有一个 {2} 个字符的单词，超过了一个单词最多允许的 {3} 个。</translation>
+    </message>
+    <message>
+        <source>There are {1} sentences, more than the {2} the playground takes.</source>
+        <translation>共有 {1} 个句子，超过了演练场最多接受的 {2} 个。</translation>
+    </message>
+    <message>
+        <source>A valid length of {1} is more than the {2} keys of batch item {3}: a length counts real keys, from 0 up to the sentence&apos;s length.</source>
+        <translation>有效长度 {1} 超过了批量样本 {3} 的 {2} 个键：有效长度数的是真实的键，取值从 0 到句子的长度。</translation>
+    </message>
+    <message>
+        <source>The row of batch item {1} in the valid lengths has {2} lengths; per-query lengths need one per query ({3}).</source>
+        <translation>有效长度中批量样本 {1} 那一行有 {2} 个长度；逐查询的有效长度需要每个查询一个（{3} 个）。</translation>
+    </message>
+    <message>
+        <source>The valid lengths give {1} items but there are {2} sentences: write one length per sentence.</source>
+        <translation>有效长度给出了 {1} 项，但共有 {2} 个句子：请每个句子写一个长度。</translation>
+    </message>
+    <message>
+        <source>The valid lengths give {1} items but there are {2} sentences: write one row per sentence.</source>
+        <translation>有效长度给出了 {1} 项，但共有 {2} 个句子：请每个句子写一行。</translation>
+    </message>
+    <message>
+        <source>The valid lengths give {1} item but there are {2} sentences: write one length per sentence.</source>
+        <translation>有效长度只给出了 {1} 项，但共有 {2} 个句子：请每个句子写一个长度。</translation>
+    </message>
+    <message>
+        <source>The valid lengths give {1} items but there is {2} sentence: write one length per sentence.</source>
+        <translation>有效长度给出了 {1} 项，但只有 {2} 个句子：请每个句子写一个长度。</translation>
+    </message>
+    <message>
+        <source>Valid lengths nest at most two levels of brackets, as in [[1, 3], [2, 4]].</source>
+        <translation>有效长度最多嵌套两层方括号，例如 [[1, 3], [2, 4]]。</translation>
+    </message>
+    <message>
+        <source>A ] in the valid lengths has no [ to close.</source>
+        <translation>有效长度中的一个 ] 没有对应的 [。</translation>
+    </message>
+    <message>
+        <source>A [ in the valid lengths is never closed.</source>
+        <translation>有效长度中的一个 [ 没有闭合。</translation>
+    </message>
+    <message>
+        <source>A valid length cannot be negative.</source>
+        <translation>有效长度不能是负数。</translation>
+    </message>
+    <message>
+        <source>Valid lengths are whole numbers separated by commas, e.g. 3, 2.</source>
+        <translation>有效长度是用逗号分隔的整数，例如 3, 2。</translation>
+    </message>
+    <message>
+        <source>Type one valid length per sentence, e.g. 3, 2.</source>
+        <translation>请为每个句子输入一个有效长度，例如 3, 2。</translation>
+    </message>
+    <message>
+        <source>The key/value sentence of batch item {1} has no tokens.</source>
+        <translation>批量样本 {1} 的键/值句子没有任何词元。</translation>
     </message>
 </context>
 <context>
@@ -427,6 +487,17 @@
     <message>
         <source>Experiments compares common mistakes, the scaling of the scores and how much each head matters. File saves what you see as a lesson; Export writes heatmaps for slides and papers; F5 is the projector&apos;s mode.</source>
         <translation>“实验”菜单可以对比常见错误、分数的缩放以及每个头的重要程度。“文件”菜单把你看到的内容保存为课件；“导出”菜单为幻灯片和论文生成热力图；F5 是投影演示模式。</translation>
+    </message>
+</context>
+<context>
+    <name>Handout</name>
+    <message>
+        <source>AttnViz — multi-head attention, step by step</source>
+        <translation>AttnViz — 一步一步理解多头注意力</translation>
+    </message>
+    <message>
+        <source>Step %1 of %2 — %3</source>
+        <translation>第 %1 步（共 %2 步）— %3</translation>
     </message>
 </context>
 <context>
@@ -943,8 +1014,8 @@
         <translation>全模型概览（层 × 头）(&amp;O)</translation>
     </message>
     <message>
-        <source>Layers, heads and positions count from 0, as in PyTorch: layer 1 is the second layer.</source>
-        <translation>层、头和位置都从 0 开始编号（与 PyTorch 一致）：第 1 层是第二层。</translation>
+        <source>Layers, heads, positions and batch items count from 0, as in PyTorch: layer 1 is the second layer.</source>
+        <translation>层、头、位置和批量样本都从 0 开始编号（与 PyTorch 一致）：第 1 层是第二层。</translation>
     </message>
 </context>
 <context>
@@ -1253,6 +1324,32 @@
         <source>All heads are shown: head 0 is exported. Click a head to show it alone and export that one, or export the head grid.</source>
         <translation>当前显示全部头：将导出头 0。单击某个头使其单独显示即可导出该头，或者导出整个头网格。</translation>
     </message>
+    <message>
+        <source>%1 · layer %2 · %3</source>
+        <translation>%1 · 第 %2 层 · %3</translation>
+    </message>
+    <message>
+        <source>the random-weights playground</source>
+        <translation>随机权重演练场</translation>
+    </message>
+    <message>
+        <source>Saved the trace as %1 and %2</source>
+        <translation>计算轨迹已保存为 %1 和 %2</translation>
+    </message>
+    <message>
+        <source>Saved the handout as %1</source>
+        <translation>讲义已保存到 %1</translation>
+    </message>
+    <message>
+        <source>Saved %1</source>
+        <translation>已保存到 %1</translation>
+    </message>
+    <message numerus="yes">
+        <source>Saved %n file(s) into %1</source>
+        <translation>
+            <numerusform>已把 %n 个文件保存到 %1</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>attnviz::app::GlossaryDialog</name>
@@ -1445,6 +1542,24 @@
         <extracomment>Two sentences one after the other: a space between them in English, none in Chinese.</extracomment>
         <translation>%1%2</translation>
     </message>
+    <message>
+        <source>Head importance needs a trained model: choose one in the Model box of the main window.</source>
+        <translation>头的重要性需要一个训练好的模型：请在主窗口的“模型”框中选择一个。</translation>
+    </message>
+    <message>
+        <source>starting…</source>
+        <translation>正在开始…</translation>
+    </message>
+    <message>
+        <source>%1 of %2 runs of the model · about %3 s left</source>
+        <translation>模型已运行 %1 / %2 次 · 大约还需 %3 秒</translation>
+    </message>
+    <message numerus="yes">
+        <source>Measure runs the model once with every head on and once with each of its %n heads switched off, each time on up to %1 examples: up to %2 runs of the model. On the bundled models 100 examples take from about 3 seconds (a two-core desktop) to 20 (a slow laptop); a model the size of GPT-2 takes far longer. A bar counts the runs as they are done, with the time left, and Stop ends the measurement.</source>
+        <translation>
+            <numerusform>“测量”会先在所有头都开启时运行模型一遍，再把它的 %n 个头逐个关闭各运行一遍，每次最多用 %1 个样本：模型最多要运行 %2 次。对内置模型，100 个样本大约需要 3 秒（双核台式机）到 20 秒（较慢的笔记本电脑）；GPT-2 这样大小的模型要久得多。测量时进度条会统计已完成的次数并显示剩余时间，“停止”按钮可随时结束测量。</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>attnviz::app::JobFailure</name>
@@ -1458,10 +1573,6 @@
     <message>
         <source>About AttnViz</source>
         <translation>关于 AttnViz</translation>
-    </message>
-    <message>
-        <source>&lt;p&gt;&lt;b&gt;AttnViz %1&lt;/b&gt; walks through multi-head attention one step at a time. Every number comes from the engine&apos;s trace, which is checked against PyTorch (see README).&lt;/p&gt;&lt;p&gt;Built with Qt %2 (running on Qt %3), Eigen %4 and QCustomPlot %5.&lt;/p&gt;</source>
-        <translation>&lt;p&gt;&lt;b&gt;AttnViz %1&lt;/b&gt; 带你一步一步走完多头注意力的计算。每个数字都来自计算引擎的计算轨迹，这些轨迹已与 PyTorch 的结果核对过（见 README）。&lt;/p&gt;&lt;p&gt;使用 Qt %2（运行于 Qt %3）、Eigen %4 和 QCustomPlot %5 构建。&lt;/p&gt;</translation>
     </message>
     <message>
         <source>Open a lesson</source>
@@ -1534,6 +1645,10 @@
     <message>
         <source>Down arrow key</source>
         <translation>下箭头键</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;&lt;b&gt;AttnViz %1&lt;/b&gt; walks through multi-head attention one step at a time. Every number comes from the engine&apos;s trace, which the test suite checks against PyTorch: every intermediate, for torch.nn.MultiheadAttention and the bundled models, at a stated tolerance.&lt;/p&gt;&lt;p&gt;Built with Qt %2 (running on Qt %3), Eigen %4 and QCustomPlot %5.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;&lt;b&gt;AttnViz %1&lt;/b&gt; 带你一步一步走完多头注意力的计算。每个数字都来自计算引擎的计算轨迹；测试套件把每一个中间结果都与 PyTorch 核对过（torch.nn.MultiheadAttention 和各个内置模型），误差在规定的容差之内。&lt;/p&gt;&lt;p&gt;使用 Qt %2（运行于 Qt %3）、Eigen %4 和 QCustomPlot %5 构建。&lt;/p&gt;</translation>
     </message>
 </context>
 <context>
@@ -2022,10 +2137,6 @@
         <translation>重新开启所有头</translation>
     </message>
     <message>
-        <source> of %1</source>
-        <translation> / %1</translation>
-    </message>
-    <message>
         <source>show %1</source>
         <translation>显示 %1</translation>
     </message>
@@ -2104,6 +2215,10 @@
     <message>
         <source>K, V columns by K/V head: %1</source>
         <translation>K、V 各 K/V 头对应的列：%1</translation>
+    </message>
+    <message>
+        <source> (0 … %1)</source>
+        <translation>（0 … %1）</translation>
     </message>
 </context>
 <context>

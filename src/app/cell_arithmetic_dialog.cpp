@@ -1,5 +1,6 @@
 #include "app/cell_arithmetic_dialog.h"
 
+#include "render/display_words.h"
 #include "render/heatmap_layout.h"
 
 #include <QDialogButtonBox>
@@ -83,7 +84,7 @@ QString scoreHtml(const lesson::Walkthrough& w, const lesson::ScoreCellArithmeti
         CellArithmeticDialog::tr("<p><b>Head %1 · query %2 · key %3</b>%4</p>")
             .arg(c.head)
             .arg(q, k,
-                 w.batch() > 1 ? CellArithmeticDialog::tr(" · batch item %1").arg(c.batch + 1)
+                 w.batch() > 1 ? CellArithmeticDialog::tr(" · batch item %1").arg(c.batch)
                                : QString());
 
     html += heading(
@@ -194,8 +195,7 @@ QString contextHtml(const lesson::Walkthrough& w, const lesson::ContextCellArith
 QString cellArithmeticHtml(const lesson::Walkthrough& w, engine::AttentionStep step,
                            const lesson::CellArithmetic& arithmetic)
 {
-    const QString stepName = QString::fromUtf8(
-        engine::stepName(step).data(), static_cast<qsizetype>(engine::stepName(step).size()));
+    const QString stepName = render::displayed(engine::stepName(step));
     if (const auto* none = std::get_if<lesson::CellArithmeticUnavailable>(&arithmetic))
         return CellArithmeticDialog::tr("<p>No arithmetic to show: %1.</p>")
             .arg(QString::fromStdString(none->reason).toHtmlEscaped());

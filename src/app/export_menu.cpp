@@ -1,5 +1,7 @@
 #include "app/export_menu.h"
 
+#include "app/model_panel.h"
+#include "app/shown_names.h"
 #include "io/atomic_file.h"
 #include "lesson/trace_export.h"
 #include "render/handout.h"
@@ -59,6 +61,34 @@ const render::ExportFormat& chosenFormat(const QComboBox* chooser)
     return *render::exportFormat(chooser->currentData().toString().toStdString());
 }
 
+// What a handout shows, in the interface's language (lesson::walkthroughTitle is the CLI's
+// English, which attnviz-cli's handouts keep).
+QString shownTitle(const lesson::Walkthrough& w)
+{
+    return std::visit(
+        [](const auto& source) -> QString {
+            using Source = std::decay_t<decltype(source)>;
+            if constexpr (std::is_same_v<Source, lesson::ModelBlockSource> ||
+                          std::is_same_v<Source, lesson::ImportSource>) {
+                const std::string& name = [&]() -> const std::string& {
+                    if constexpr (std::is_same_v<Source, lesson::ModelBlockSource>)
+                        return source.model;
+                    else
+                        return source.name;
+                }();
+                return ExportMenu::tr("%1 · layer %2 · %3")
+                    .arg(shownText(QString::fromStdString(name), 60))
+                    .arg(source.layer)
+                    .arg(blockTitle(source.block));
+            } else if constexpr (std::is_same_v<Source, lesson::CaseSource>) {
+                return shownText(QString::fromStdString(source.name), 60);
+            } else {
+                return ExportMenu::tr("the random-weights playground");
+            }
+        },
+        w.source);
+}
+
 void writeBytes(const QString& path, const QByteArray& bytes)
 {
     try {
@@ -114,15 +144,23 @@ ExportMenu::ExportMenu(QMenu* menu, QWidget* window, std::function<ViewState()> 
             const QString base = QFileDialog::getSaveFileName(m_window, tr("Export the trace"),
                                                               QStringLiteral("trace.safetensors"),
                                                               tr("safetensors (*.safetensors)"));
-            if (!base.isEmpty())
-                exportTrace(base.endsWith(QLatin1String(".safetensors")) ? base.chopped(12) : base);
+            if (base.isEmpty())
+                return;
+            const QString stem =
+                base.endsWith(QLatin1String(".safetensors")) ? base.chopped(12) : base;
+            exportTrace(stem);
+            emit saved(tr("Saved the trace as %1 and %2")
+                           .arg(shownPath(stem + QStringLiteral(".safetensors")),
+                                shownFileName(stem + QStringLiteral(".json"))));
         }));
     menu->addAction(tr("Classroom &handout (PDF)…"), this, guarded([this] {
                         const QString path = QFileDialog::getSaveFileName(
                             m_window, tr("Export the handout"), QStringLiteral("handout.pdf"),
                             tr("PDF (*.pdf)"));
-                        if (!path.isEmpty())
-                            exportHandout(path);
+                        if (path.isEmpty())
+                            return;
+                        exportHandout(path);
+                        emit saved(tr("Saved the handout as %1").arg(shownPath(path)));
                     }));
     auto* copy = menu->addAction(tr("&Copy view to clipboard"), this,
                                  guarded([this] { copyToClipboard(); }));
@@ -268,9 +306,7 @@ void ExportMenu::exportHandout(const QString& path) const
     if (!state.walkthrough)
         throw ExportError(tr("Nothing has been computed yet.").toStdString());
     writeBytes(path,
-               render::renderHandout(
-                   state.walkthrough,
-                   QString::fromStdString(lesson::walkthroughTitle(*state.walkthrough))));
+               render::renderHandout(state.walkthrough, shownTitle(*state.walkthrough)));
 }
 
 void ExportMenu::copyToClipboard() const
@@ -300,6 +336,7 @@ void ExportMenu::askAndExportImage(bool grid)
     render::FigureOptions figure;
     figure.size = {form.width->value(), form.height->value(), form.dpi->value()};
     grid ? exportCurrentGrid(path, figure) : exportCurrentHeatmap(path, figure);
+    emit saved(tr("Saved %1").arg(shownPath(path)));
 }
 
 void ExportMenu::askAndExportData()
@@ -312,8 +349,10 @@ void ExportMenu::askAndExportData()
     const QString path = QFileDialog::getSaveFileName(m_window, tr("Export the matrix"),
                                                       QStringLiteral("attention.csv"),
                                                       filters.join(QStringLiteral(";;")));
-    if (!path.isEmpty())
-        exportCurrentHeatmap(path, {});
+    if (path.isEmpty())
+        return;
+    exportCurrentHeatmap(path, {});
+    emit saved(tr("Saved %1").arg(shownPath(path)));
 }
 
 void ExportMenu::askAndExportEverything()
@@ -330,12 +369,15 @@ void ExportMenu::askAndExportEverything()
         return;
     QProgressDialog progress(tr("Exporting…"), QString(), 0, 1, m_window);
     progress.setWindowModality(Qt::WindowModal);
-    exportEverything(folder, chosenFormat(form.format),
-                     {form.width->value(), form.height->value(), form.dpi->value()}, false,
-                     [&](int done, int total) {
-                         progress.setMaximum(total);
-                         progress.setValue(done);
-                     });
+    const std::vector<std::string> written =
+        exportEverything(folder, chosenFormat(form.format),
+                         {form.width->value(), form.height->value(), form.dpi->value()}, false,
+                         [&](int done, int total) {
+                             progress.setMaximum(total);
+                             progress.setValue(done);
+                         });
+    emit saved(tr("Saved %n file(s) into %1", nullptr, static_cast<int>(written.size()))
+                   .arg(shownPath(folder)));
 }
 
 } // namespace attnviz::app

@@ -27,7 +27,7 @@ public:
 /// (lesson/export_plan) and rendering (render/export_formats) as `attnviz-cli export`, so the app
 /// and the CLI write the same files for the same view. The path-taking functions do the work
 /// (and are what the tests call); the menu actions ask for a path and a size, then call them,
-/// and show a refusal as one sentence.
+/// show a refusal as one sentence, and say where they saved (saved()).
 class ExportMenu : public QObject {
     Q_OBJECT
 public:
@@ -53,6 +53,10 @@ public:
     void exportTrace(const QString& base) const;
     void exportHandout(const QString& path) const;
     void copyToClipboard() const;
+
+signals:
+    /// A menu action wrote its files: one sentence in the interface's language saying where.
+    void saved(const QString& sentence);
 
 private:
     void askAndExportImage(bool grid);

@@ -17,7 +17,7 @@ namespace attnviz::app {
 namespace {
 
 struct TourStop {
-    const char* target; ///< object name of the widget pointed at
+    const char* target; ///< object names of the widgets pointed at, separated by spaces
     const char* title;
     const char* text;
 };
@@ -35,7 +35,7 @@ constexpr std::array kStops = {
                                "Q, K, V, the split into heads, scores, scaling, the mask, softmax "
                                "and the weighted values to the output. ← and → walk through "
                                "them.")},
-    TourStop{"formula", QT_TRANSLATE_NOOP("GuidedTour", "Formula and shapes"),
+    TourStop{"formula shape", QT_TRANSLATE_NOOP("GuidedTour", "Formula and shapes"),
              QT_TRANSLATE_NOOP("GuidedTour",
                                "Each step's formula with the sizes of what you look at filled "
                                "in, and the shape of every tensor with its axes named.")},
@@ -55,6 +55,10 @@ constexpr std::array kStops = {
                                "lesson; Export writes heatmaps for slides and papers; F5 is the "
                                "projector's mode.")},
 };
+
+// The bubble's width, and the narrowest it becomes to fit beside a large target.
+constexpr int kWidest = 420;
+constexpr int kNarrowest = 280;
 
 QString translated(const char* text)
 {
@@ -90,7 +94,7 @@ GuidedTour::GuidedTour(QWidget* window)
     auto* layout = new QVBoxLayout(m_bubble);
     layout->addWidget(m_text);
     layout->addLayout(buttons);
-    m_bubble->setFixedWidth(420);
+    m_bubble->setMinimumWidth(kNarrowest);
     connect(end, &QPushButton::clicked, this, &QWidget::close);
     connect(m_back, &QPushButton::clicked, this, [this] { showStop(m_stop - 1); });
     connect(m_next, &QPushButton::clicked, this, [this] {
@@ -117,13 +121,16 @@ void GuidedTour::showStop(int stop)
     m_stop = std::clamp(stop, 0, stopCount() - 1);
     const TourStop& s = kStops[static_cast<std::size_t>(m_stop)];
     m_target = nullptr;
-    if (*s.target) {
-        for (QWidget* w : m_window->findChildren<QWidget*>(QLatin1String(s.target)))
+    m_targets.clear();
+    for (const QString& name :
+         QString::fromLatin1(s.target).split(QLatin1Char(' '), Qt::SkipEmptyParts))
+        for (QWidget* w : m_window->findChildren<QWidget*>(name))
             if (w->isVisible()) {
-                m_target = w;
+                m_targets.push_back(w);
                 break;
             }
-    }
+    if (!m_targets.empty())
+        m_target = m_targets.front();
     m_text->setText(QStringLiteral("<p><b>%1</b> &nbsp; <small>%2</small></p><p>%3</p>")
                         .arg(translated(s.title).toHtmlEscaped(),
                              tr("%1 of %2").arg(m_stop + 1).arg(stopCount()),
@@ -134,27 +141,51 @@ void GuidedTour::showStop(int stop)
     update();
 }
 
+QRect GuidedTour::targetRect() const
+{
+    QRect all;
+    for (const QPointer<QWidget>& w : m_targets)
+        if (w)
+            all |= QRect(w->mapTo(m_window, QPoint(0, 0)), w->size());
+    // The highlight's frame is drawn around it.
+    return all.isNull() ? all : all.adjusted(-4, -4, 4, 4);
+}
+
 void GuidedTour::place()
 {
     setGeometry(m_window->rect());
-    m_bubble->adjustSize();
-    const QSize size = m_bubble->sizeHint().expandedTo(QSize(420, 0));
-    QPoint at = rect().center() - QPoint(size.width() / 2, size.height() / 2);
-    if (m_target) {
-        const QRect t(m_target->mapTo(m_window, QPoint(0, 0)), m_target->size());
-        // Beside the target where there is room, else below or above it.
-        if (t.right() + 16 + size.width() < width())
-            at = {t.right() + 16, t.top()};
-        else if (t.left() - 16 - size.width() > 0)
-            at = {t.left() - 16 - size.width(), t.top()};
-        else if (t.bottom() + 16 + size.height() < height())
-            at = {t.left(), t.bottom() + 16};
-        else
-            at = {t.left(), t.top() - 16 - size.height()};
+    const auto sized = [this](int w) { return QSize(w, m_bubble->heightForWidth(w)); };
+    const QSize size = sized(kWidest);
+    const auto inside = [&](QPoint at, QSize s) {
+        return QRect(QPoint(std::clamp(at.x(), 8, std::max(8, width() - s.width() - 8)),
+                            std::clamp(at.y(), 8, std::max(8, height() - s.height() - 8))),
+                     s);
+    };
+    QRect chosen = inside(rect().center() - QPoint(size.width() / 2, size.height() / 2), size);
+    const QRect t = targetRect();
+    if (!t.isNull()) {
+        // Beside the target (narrower where the room beside it is), below it, or above it: the
+        // first place, kept on the window, that covers none of it; else the one that covers
+        // least.
+        const QSize right = sized(std::clamp(width() - t.right() - 20, kNarrowest, kWidest));
+        const QSize left = sized(std::clamp(t.left() - 20, kNarrowest, kWidest));
+        const QRect places[] = {inside({t.right() + 12, t.top()}, right),
+                                inside({t.left() - 12 - left.width(), t.top()}, left),
+                                inside({t.left(), t.bottom() + 12}, size),
+                                inside({t.left(), t.top() - 12 - size.height()}, size),
+                                inside({t.right() - size.width(), t.bottom() + 12}, size),
+                                inside({t.right() - size.width(), t.top() - 12 - size.height()},
+                                       size)};
+        const auto covered = [&](const QRect& bubble) {
+            const QRect both = bubble & t;
+            return both.isEmpty() ? 0LL : qint64(both.width()) * both.height();
+        };
+        chosen = places[0];
+        for (const QRect& place : places)
+            if (covered(place) < covered(chosen))
+                chosen = place;
     }
-    at.setX(std::clamp(at.x(), 8, std::max(8, width() - size.width() - 8)));
-    at.setY(std::clamp(at.y(), 8, std::max(8, height() - size.height() - 8)));
-    m_bubble->setGeometry(QRect(at, size));
+    m_bubble->setGeometry(chosen);
 }
 
 void GuidedTour::paintEvent(QPaintEvent*)
@@ -163,9 +194,7 @@ void GuidedTour::paintEvent(QPaintEvent*)
     p.setRenderHint(QPainter::Antialiasing);
     QPainterPath dim;
     dim.addRect(rect());
-    if (m_target) {
-        const QRect t =
-            QRect(m_target->mapTo(m_window, QPoint(0, 0)), m_target->size()).adjusted(-4, -4, 4, 4);
+    if (const QRect t = targetRect(); !t.isNull()) {
         QPainterPath hole;
         hole.addRoundedRect(t, 6, 6);
         dim = dim.subtracted(hole);

@@ -3,6 +3,8 @@
 #include <QPointer>
 #include <QWidget>
 
+#include <vector>
+
 class QLabel;
 class QPushButton;
 
@@ -22,6 +24,9 @@ public:
     /// The widget the current stop points at (null when it is not on screen: the stop then
     /// speaks about the whole window).
     QWidget* target() const { return m_target; }
+    /// What the current stop highlights, framed, in the tour's coordinates (null without a
+    /// target); the bubble never covers it where the window leaves room.
+    QRect targetRect() const;
     void showStop(int stop);
 
 protected:
@@ -35,6 +40,7 @@ private:
 
     QWidget* m_window;
     QPointer<QWidget> m_target;
+    std::vector<QPointer<QWidget>> m_targets; ///< every widget the stop highlights
     int m_stop = 0;
     QWidget* m_bubble;
     QLabel* m_text;

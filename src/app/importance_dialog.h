@@ -5,6 +5,9 @@
 #include "lesson/head_importance.h"
 
 #include <QDialog>
+#include <QElapsedTimer>
+
+class QLabel;
 
 #include <cstdint>
 #include <memory>
@@ -69,6 +72,10 @@ private:
     void clearReport(const QString& summary);
     /// The Measure button and the progress bar as when nothing runs.
     void showIdle();
+    /// The attention heads of the model shown (0 without one).
+    int headCount() const;
+    /// The empty state: what Measure will run and roughly how long it takes.
+    void describeMeasurement();
 
     std::unique_ptr<Ui::ImportanceDialog> m_ui;
     std::shared_ptr<const io::LoadedModel> m_model;
@@ -77,6 +84,8 @@ private:
     std::optional<lesson::ImportanceReport> m_report;
     QString m_description; ///< what m_report was measured on, as Measurement::description
     std::vector<HeatmapView*> m_views;
+    QLabel* m_emptyState = nullptr;
+    QElapsedTimer m_started; ///< when the measurement under way began
     NewestRequestWins<Measurement, Outcome> m_work;
 };
 

@@ -58,6 +58,8 @@ MainWindow::MainWindow(QWidget* parent)
 {
     m_ui->setupUi(this);
     m_exports = new ExportMenu(m_ui->menuExport, this, [this] { return viewState(); });
+    connect(m_exports, &ExportMenu::saved, this,
+            [this](const QString& sentence) { statusBar()->showMessage(sentence); });
     auto* left = new QWidget;
     auto* leftLayout = new QVBoxLayout(left);
     leftLayout->setContentsMargins(0, 0, 0, 0);

@@ -18,9 +18,15 @@
 #include <QLabel>
 #include <QMenu>
 #include <QPushButton>
+#include <QResizeEvent>
+#include <QScopeGuard>
 #include <QScreen>
 #include <QSpinBox>
+#include <QAbstractTextDocumentLayout>
+#include <QTextBlock>
 #include <QTextBrowser>
+#include <QTextDocument>
+#include <QTextLayout>
 #include <QToolButton>
 #include <QToolTip>
 #include <QUrl>
@@ -63,7 +69,8 @@ StepPanel::StepPanel(QWidget* parent)
     m_shape->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_shape->setWordWrap(true);
     m_explanation->setObjectName(QStringLiteral("explanation"));
-    for (QWidget* edge : {static_cast<QWidget*>(m_formula), static_cast<QWidget*>(m_explanation)})
+    for (QWidget* edge : {static_cast<QWidget*>(m_formula), static_cast<QWidget*>(m_explanation),
+                          m_explanation->viewport()})
         edge->installEventFilter(this);
     // Glossary terms are links: a hover shows the term's explanation, a click opens the glossary.
     m_explanation->setOpenLinks(false);
@@ -80,8 +87,9 @@ StepPanel::StepPanel(QWidget* parent)
             QStringLiteral("<b>%1</b>%2").arg(entry.term.toHtmlEscaped(), entry.explanation),
             m_explanation);
     });
+    // Batch items count from 0, as layers, heads and positions do.
     m_batch->setPrefix(tr("batch item "));
-    m_batch->setMinimum(1);
+    m_batch->setMinimum(0);
     m_sharedRange->setChecked(true);
     m_alternative->setObjectName(QStringLiteral("alternative"));
     m_values->setObjectName(QStringLiteral("valuesInCells"));
@@ -142,7 +150,7 @@ StepPanel::StepPanel(QWidget* parent)
     connect(m_next, &QPushButton::clicked, this, &StepPanel::next);
     connect(m_batch, &QSpinBox::valueChanged, this, [this](int item) {
         refresh();
-        emit batchChanged(item - 1);
+        emit batchChanged(item);
     });
     connect(m_sharedRange, &QCheckBox::toggled, this, &StepPanel::refresh);
     connect(m_values, &QCheckBox::toggled, this, &StepPanel::refresh);
@@ -268,8 +276,38 @@ void StepPanel::applyFonts()
     QFont shape = font();
     shape.setPointSizeF(font().pointSizeF() * emphasis);
     m_shape->setFont(shape);
-    m_explanation->setMaximumHeight(QFontMetrics(font()).lineSpacing() *
-                                    (m_presentation ? (shortScreen ? 3 : 5) : 7));
+    m_explanationRoom = QFontMetrics(font()).lineSpacing() *
+        (m_presentation ? (shortScreen ? 3 : 5) : 7);
+    fitExplanation();
+}
+
+void StepPanel::fitExplanation()
+{
+    // The box is as tall as its text, up to m_explanationRoom, and always ends below a whole line:
+    // Chinese lines are taller than the font's own line spacing, so a height counted in lines
+    // cut the last one through the middle. A longer text scrolls. The lines are those the box
+    // laid out at its own width (which a scroll bar narrows: its viewport's resize comes back
+    // here).
+    QTextDocument* document = m_explanation->document();
+    const int frame = 2 * m_explanation->frameWidth();
+    bool all = true;
+    qreal bottom = 0;
+    for (QTextBlock b = document->begin(); b.isValid() && all; b = b.next()) {
+        const QRectF box = document->documentLayout()->blockBoundingRect(b);
+        for (int i = 0; i < b.layout()->lineCount(); ++i) {
+            const QTextLine line = b.layout()->lineAt(i);
+            const qreal lineBottom = box.top() + line.y() + line.height();
+            if (lineBottom > m_explanationRoom - frame) {
+                all = false;
+                break;
+            }
+            bottom = lineBottom;
+        }
+    }
+    const int fixed =
+        static_cast<int>(std::ceil(all ? document->size().height() : bottom)) + frame;
+    if (m_explanation->height() != fixed)
+        m_explanation->setFixedHeight(fixed);
 }
 
 void StepPanel::changeEvent(QEvent* event)
@@ -284,8 +322,8 @@ void StepPanel::setWalkthrough(std::shared_ptr<const lesson::Walkthrough> walkth
     m_walkthrough = std::move(walkthrough);
     m_reason.clear();
     const int batch = m_walkthrough ? m_walkthrough->batch() : 1;
-    m_batch->setMaximum(std::max(batch, 1));
-    m_batch->setSuffix(tr(" of %1").arg(batch));
+    m_batch->setMaximum(std::max(batch - 1, 0));
+    m_batch->setSuffix(tr(" (0 … %1)").arg(std::max(batch - 1, 0)));
     m_batch->setEnabled(batch > 1);
     if (!lessonStep().shownFor(shownTrace())) {
         setStep(lesson::neighbourLessonStep(shownTrace(), m_step, -1));
@@ -362,7 +400,7 @@ void StepPanel::setAlternative(int alternative)
 
 int StepPanel::batchIndex() const
 {
-    return m_batch->value() - 1;
+    return m_batch->value();
 }
 
 QRect StepPanel::stepArea() const
@@ -383,6 +421,11 @@ bool StepPanel::eventFilter(QObject* watched, QEvent* event)
         (event->type() == QEvent::Resize || event->type() == QEvent::Move ||
          event->type() == QEvent::LayoutRequest))
         emit stepAreaMoved();
+    // A new width (the panel's, or a scroll bar's coming or going) wraps the text again.
+    if (watched == m_explanation->viewport() && event->type() == QEvent::Resize &&
+        static_cast<QResizeEvent*>(event)->oldSize().width() !=
+            static_cast<QResizeEvent*>(event)->size().width())
+        fitExplanation();
     return QWidget::eventFilter(watched, event);
 }
 
@@ -450,6 +493,8 @@ void StepPanel::refresh()
     m_next->setEnabled(m_step != shown.back());
     m_alternative->setVisible(step.alternatives);
     m_explanation->setHtml(text.explanation);
+    // The box follows its text (fitExplanation); every return below has set its final text.
+    const auto fitWhenDone = qScopeGuard([this] { fitExplanation(); });
     if (!m_walkthrough) {
         // Nothing drawn from an earlier walkthrough may stay: it no longer matches what is chosen.
         if (!m_reason.isEmpty())

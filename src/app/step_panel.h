@@ -51,7 +51,7 @@ public:
     int alternative() const;
     void setAlternative(int alternative);
     /// Shows batch item `batch` (from 0) when the walkthrough has it.
-    void setBatchIndex(int batch) { m_batch->setValue(batch + 1); }
+    void setBatchIndex(int batch) { m_batch->setValue(batch); }
     /// The display choices a saved lesson keeps: one colour range for all heads (else one per
     /// head), and the numbers written in the cells.
     bool sharedColourRange() const { return m_sharedRange->isChecked(); }
@@ -108,6 +108,8 @@ protected:
 
 private:
     void applyFonts();
+    /// The explanation's height: its whole text, or as many whole lines as fit its room.
+    void fitExplanation();
     void refresh();
     /// The custom mask's drawing mode: on the score steps a click draws; elsewhere a line says
     /// where drawing happens. `otherMatrices`: the grid shows learned matrices or differences.
@@ -136,6 +138,7 @@ private:
     QLabel* m_maskDrawing;
     QLabel* m_headLegend;
     QTextBrowser* m_explanation;
+    int m_explanationRoom = 0; ///< the explanation's largest height (applyFonts)
     QSpinBox* m_batch;
     QComboBox* m_alternative;
     QCheckBox* m_sharedRange;

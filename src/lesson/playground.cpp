@@ -120,7 +120,7 @@ std::string sentencesBeyondLimits(const std::vector<std::string>& sentences, Tok
         return "there are " + std::to_string(sentences.size()) + " sentences, more than the " +
             std::to_string(kMaxSentences) + " the playground takes";
     for (std::size_t b = 0; b < sentences.size(); ++b) {
-        const std::string number = "sentence " + std::to_string(b + 1);
+        const std::string number = "batch item " + std::to_string(b);
         if (const std::size_t n = io::countUtf8Characters(sentences[b]);
             n > static_cast<std::size_t>(kMaxSentenceLength))
             return number + " has " + std::to_string(n) + " characters, more than the " +
@@ -157,7 +157,7 @@ std::vector<SettingsProblem> checkSettings(const PlaygroundSettings& s)
         if (queries[b].empty())
             problems.push_back(
                 {SettingsField::QuerySentences,
-                 "Sentence " + std::to_string(b + 1) + " has no tokens; remove the empty line."});
+                 "Batch item " + std::to_string(b) + " has no tokens; remove the empty line."});
     if (longest(queries) > kMaxTokens)
         problems.push_back({SettingsField::QuerySentences,
                             "A sentence has more than " + std::to_string(kMaxTokens) + " tokens."});
@@ -172,7 +172,8 @@ std::vector<SettingsProblem> checkSettings(const PlaygroundSettings& s)
             if (keys[b].empty())
                 problems.push_back(
                     {SettingsField::KeyValueSentences,
-                     "Key/value sentence " + std::to_string(b + 1) + " has no tokens."});
+                     "The key/value sentence of batch item " + std::to_string(b) +
+                         " has no tokens."});
         if (longest(keys) > kMaxTokens)
             problems.push_back(
                 {SettingsField::KeyValueSentences,

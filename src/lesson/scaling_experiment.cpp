@@ -107,6 +107,27 @@ SoftmaxStatistics softmaxStatistics(const Walkthrough& w, int batch, int head, i
     return s;
 }
 
+std::optional<ScaledSpread> scaledScoreSpread(const Walkthrough& w)
+{
+    const engine::AttentionTrace& t = *w.trace;
+    if (!t.has(engine::AttentionStep::Scaled) || !t.has(engine::AttentionStep::Masked))
+        return std::nullopt;
+    Moments all;
+    double largest = 0;
+    for (std::int64_t b = 0; b < t.batchSize(); ++b)
+        for (std::int64_t h = 0; h < t.numHeads(); ++h) {
+            const auto scaled = t.scaled.matrix({b, h});
+            const auto masked = t.masked.matrix({b, h});
+            for (Eigen::Index i = 0; i < masked.rows(); ++i)
+                for (Eigen::Index j = 0; j < masked.cols(); ++j)
+                    if (!blocked(masked(i, j))) {
+                        all.add(scaled(i, j));
+                        largest = std::max(largest, std::abs(double(scaled(i, j))));
+                    }
+        }
+    return ScaledSpread{all.variance(), largest};
+}
+
 std::vector<VariancePoint> dotProductVariance(std::span<const int> dks, int samples,
                                               std::uint32_t seed)
 {

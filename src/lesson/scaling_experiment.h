@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <variant>
@@ -30,6 +31,15 @@ struct SoftmaxStatistics {
 
 /// Needs the trace's scores, scaled scores, masked scores and weights.
 SoftmaxStatistics softmaxStatistics(const Walkthrough& w, int batch, int head, int bins = 24);
+
+/// The scaled scores a walkthrough shows, over every batch item and head and the cells its mask
+/// lets through: their variance and their largest magnitude (the step's colour bar). Null when
+/// the trace does not hold them (an import).
+struct ScaledSpread {
+    double variance = 0;
+    double largest = 0;
+};
+std::optional<ScaledSpread> scaledScoreSpread(const Walkthrough& w);
 
 /// The claim behind ÷√d_k, measured: q · k for `samples` pairs of random q, k whose d_k entries
 /// are independent with mean 0 and variance 1 has a variance of about d_k; divided by √d_k,

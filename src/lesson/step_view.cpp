@@ -1,8 +1,10 @@
 #include "lesson/step_view.h"
 
 #include "lesson/parameter_count.h"
+#include "lesson/scaling_experiment.h"
 
 #include <algorithm>
+#include <cmath>
 #include <iomanip>
 #include <sstream>
 #include <type_traits>
@@ -146,6 +148,30 @@ std::string fillSizes(std::string_view text, const Walkthrough& w)
         {"{Kh}", rotated(d.groupedKeyValues() ? "K_g(h)" : "K_h")},
         {"{kvmap}", keyValueHeadMap(d)},
         {"{theta}", d.rotary ? formatNumber(d.rotary->theta) : std::string("–")}};
+    // The scaled step's own numbers, computed only for a text that asks for them.
+    if (out.find("{scaled") != std::string::npos) {
+        const std::optional<ScaledSpread> spread = scaledScoreSpread(w);
+        const auto shown = [&](double ScaledSpread::*field) {
+            if (!spread)
+                return std::string("–");
+            const double v = (*spread).*field;
+            std::ostringstream s;
+            // Two significant digits: "0.94", "37"; no exponent for the hundreds.
+            if (v >= 10)
+                s << std::llround(v);
+            else
+                s << std::setprecision(2) << v;
+            return s.str();
+        };
+        for (const auto& [placeholder, value] :
+             {std::pair<const char*, std::string>{"{scaledVariance}",
+                                                  shown(&ScaledSpread::variance)},
+              std::pair<const char*, std::string>{"{scaledLargest}",
+                                                  shown(&ScaledSpread::largest)}})
+            for (std::size_t at = out.find(placeholder); at != std::string::npos;
+                 at = out.find(placeholder, at))
+                out.replace(at, std::string_view(placeholder).size(), value);
+    }
     for (const auto& [placeholder, value] : words)
         for (std::size_t at = out.find(placeholder); at != std::string::npos;
              at = out.find(placeholder, at))
@@ -346,7 +372,7 @@ std::vector<std::string> maskNotes(const Walkthrough& w)
         for (std::size_t b = 0; b < lengths.size(); ++b) {
             list += (b ? ", " : "") + std::to_string(lengths[b]);
             if (b < 4)
-                seen += std::string(b ? "; " : "") + "item " + std::to_string(b + 1) + " sees " +
+                seen += std::string(b ? "; " : "") + "item " + std::to_string(b) + " sees " +
                     (lengths[b] == 0       ? std::string("no key")
                          : lengths[b] == 1 ? std::string("key 0")
                                            : "keys 0–" + std::to_string(lengths[b] - 1));

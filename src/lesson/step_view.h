@@ -41,7 +41,7 @@ std::string stepFormula(const LessonStep& step, const Walkthrough& w,
                         std::string_view formulaTemplate);
 
 /// What a student should know about the walkthrough's mask on the steps it affects: the valid
-/// lengths in force ("valid lengths [3, 2]: item 1 sees keys 0–2, …"), and a warning when a
+/// lengths in force ("valid lengths [3, 2]: item 0 sees keys 0–2, …"), and a warning when a
 /// causal mask is put on cross-attention. Empty when there is nothing to say.
 std::vector<std::string> maskNotes(const Walkthrough& w);
 
@@ -49,7 +49,8 @@ std::vector<std::string> maskNotes(const Walkthrough& w);
 std::string formatNumber(double v);
 
 /// `{B}`, `{H}`, `{Hlast}`, `{Nq}`, `{Nk}`, `{D}`, `{dk}`, `{dv}`, `{Hdk}`, `{Hdv}`, `{Po}`
-/// replaced by the walkthrough's sizes.
+/// replaced by the walkthrough's sizes; `{scaledVariance}` and `{scaledLargest}` by the
+/// variance and largest magnitude of the scaled scores it shows (lesson::scaledScoreSpread).
 std::string fillSizes(std::string_view text, const Walkthrough& w);
 
 } // namespace attnviz::lesson

@@ -75,7 +75,7 @@ std::variant<Rows, std::string> readRows(const std::string& text)
 
 std::string itemName(std::size_t b)
 {
-    return "sentence " + std::to_string(b + 1);
+    return "batch item " + std::to_string(b);
 }
 
 } // namespace
@@ -99,7 +99,7 @@ std::variant<engine::AttentionMask::ValidLengths, std::string> parseValidLengths
     out.perQuery = perQuery;
     for (std::size_t b = 0; b < rows.size(); ++b) {
         if (perQuery && rows[b].size() != queries)
-            return "Row " + std::to_string(b + 1) + " of the valid lengths has " +
+            return "The row of " + itemName(b) + " in the valid lengths has " +
                 std::to_string(rows[b].size()) +
                 " lengths; per-query lengths need one per query (" + std::to_string(queries) + ").";
         for (const long long n : rows[b]) {

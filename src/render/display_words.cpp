@@ -48,12 +48,47 @@ constexpr const char* kPhrases[] = {
     QT_TRANSLATE_NOOP("DisplayWords", "K/V head {1} (head {2})"),
     QT_TRANSLATE_NOOP("DisplayWords", "+ bias"),
     QT_TRANSLATE_NOOP("DisplayWords", "Type a sentence: there is nothing to attend over."),
-    QT_TRANSLATE_NOOP("DisplayWords", "Sentence {1} has no tokens; remove the empty line."),
+    QT_TRANSLATE_NOOP("DisplayWords", "Batch item {1} has no tokens; remove the empty line."),
+    QT_TRANSLATE_NOOP("DisplayWords",
+                      "Batch item {1} has {2} characters, more than the {3} a sentence may have."),
+    QT_TRANSLATE_NOOP("DisplayWords",
+                      "Batch item {1} has a word of {2} characters, more than the {3} a word may "
+                      "have."),
+    QT_TRANSLATE_NOOP("DisplayWords",
+                      "There are {1} sentences, more than the {2} the playground takes."),
+    // The valid lengths typed in D2L's notation (lesson::parseValidLengths).
+    QT_TRANSLATE_NOOP("DisplayWords",
+                      "A valid length of {1} is more than the {2} keys of batch item {3}: a "
+                      "length counts real keys, from 0 up to the sentence's length."),
+    QT_TRANSLATE_NOOP("DisplayWords",
+                      "The row of batch item {1} in the valid lengths has {2} lengths; per-query "
+                      "lengths need one per query ({3})."),
+    QT_TRANSLATE_NOOP("DisplayWords",
+                      "The valid lengths give {1} items but there are {2} sentences: write one "
+                      "length per sentence."),
+    QT_TRANSLATE_NOOP("DisplayWords",
+                      "The valid lengths give {1} items but there are {2} sentences: write one "
+                      "row per sentence."),
+    QT_TRANSLATE_NOOP("DisplayWords",
+                      "The valid lengths give {1} item but there are {2} sentences: write one "
+                      "length per sentence."),
+    QT_TRANSLATE_NOOP("DisplayWords",
+                      "The valid lengths give {1} items but there is {2} sentence: write one "
+                      "length per sentence."),
+    QT_TRANSLATE_NOOP("DisplayWords",
+                      "Valid lengths nest at most two levels of brackets, as in [[1, 3], [2, "
+                      "4]]."),
+    QT_TRANSLATE_NOOP("DisplayWords", "A ] in the valid lengths has no [ to close."),
+    QT_TRANSLATE_NOOP("DisplayWords", "A [ in the valid lengths is never closed."),
+    QT_TRANSLATE_NOOP("DisplayWords", "A valid length cannot be negative."),
+    QT_TRANSLATE_NOOP("DisplayWords",
+                      "Valid lengths are whole numbers separated by commas, e.g. 3, 2."),
+    QT_TRANSLATE_NOOP("DisplayWords", "Type one valid length per sentence, e.g. 3, 2."),
     QT_TRANSLATE_NOOP("DisplayWords", "A sentence has more than {1} tokens."),
     QT_TRANSLATE_NOOP("DisplayWords",
                       "Cross-attention needs one key/value sentence per query "
                       "sentence ({1}), not {2}."),
-    QT_TRANSLATE_NOOP("DisplayWords", "Key/value sentence {1} has no tokens."),
+    QT_TRANSLATE_NOOP("DisplayWords", "The key/value sentence of batch item {1} has no tokens."),
     QT_TRANSLATE_NOOP("DisplayWords", "The model width D must be at least 1"),
     QT_TRANSLATE_NOOP("DisplayWords", "The model width D {1} is above the limit of {2}"),
     QT_TRANSLATE_NOOP("DisplayWords", "The number of heads H must be at least 1"),

@@ -1,12 +1,14 @@
 #include "render/handout.h"
 
 #include "lesson/step_view.h"
+#include "render/display_words.h"
 #include "render/heatmap_grid.h"
 #include "render/heatmap_layout.h"
 #include "render/image_export.h"
 #include "render/step_texts.h"
 
 #include <QBuffer>
+#include <QCoreApplication>
 #include <QPainter>
 #include <QPdfWriter>
 #include <QTextDocument>
@@ -23,7 +25,10 @@ QByteArray renderHandout(const std::shared_ptr<const lesson::Walkthrough>& w,
     pdf.setPageSize(QPageSize(QPageSize::A4));
     pdf.setPageMargins(QMarginsF(15, 15, 15, 15), QPageLayout::Millimeter);
     pdf.setResolution(96);
-    pdf.setTitle(QStringLiteral("AttnViz — multi-head attention, step by step"));
+    // In the interface's language, as the body is; attnviz-cli installs no translator and writes
+    // English.
+    pdf.setTitle(QCoreApplication::translate("Handout",
+                                             "AttnViz — multi-head attention, step by step"));
     pdf.setCreator(QStringLiteral("AttnViz"));
     QPainter painter(&pdf);
     painter.setRenderHint(QPainter::LosslessImageRendering); // not JPEG (image_export.cpp)
@@ -43,16 +48,20 @@ QByteArray renderHandout(const std::shared_ptr<const lesson::Walkthrough>& w,
         QTextDocument header;
         header.setDefaultFont(font);
         header.setTextWidth(width);
-        header.setHtml(
-            QStringLiteral("<h2>Step %1 of %2 — %3</h2><p style='color:#555'>%4</p>"
-                           "<p><tt>%5</tt></p><p>%6</p>%7")
+        // The formula comes translated from the step's text, except a model's input step, which
+        // the lesson layer writes (as the step panel shows it).
+        const std::string formula = lesson::stepFormula(step, *w, text.formula.toStdString());
+        const QString heading =
+            QCoreApplication::translate("Handout", "Step %1 of %2 — %3")
                 .arg(at + 1)
                 .arg(shown.size())
-                .arg(text.title.toHtmlEscaped(), visibleText(subtitle).toHtmlEscaped(),
-                     QString::fromStdString(
-                         lesson::stepFormula(step, *w, text.formula.toStdString()))
+                .arg(text.title);
+        header.setHtml(
+            QStringLiteral("<h2>%1</h2><p style='color:#555'>%2</p><p><tt>%3</tt></p><p>%4</p>%5")
+                .arg(heading.toHtmlEscaped(), visibleText(subtitle).toHtmlEscaped(),
+                     (step.views.empty() ? displayed(formula) : QString::fromStdString(formula))
                          .toHtmlEscaped(),
-                     QString::fromStdString(lesson::stepShapes(step, *w)).toHtmlEscaped(),
+                     displayed(lesson::stepShapes(step, *w)).toHtmlEscaped(),
                      text.explanation));
         header.drawContents(&painter);
         const int top = static_cast<int>(header.size().height()) + 10;

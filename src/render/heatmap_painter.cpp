@@ -3,6 +3,7 @@
 #include "render/colour_map.h"
 #include "render/display_words.h"
 
+#include <QFontInfo>
 #include <QFontMetricsF>
 #include <QPaintEngine>
 #include <QPainterPath>
@@ -124,12 +125,20 @@ void paintCells(QPainter& p, const HeatmapLayout& layout, const lesson::Heatmap&
 void paintValues(QPainter& p, const HeatmapLayout& layout, const lesson::Heatmap& h,
                  std::pair<double, double> range, const Colouring& colouring)
 {
-    const QFontMetricsF metrics(layout.tickFont());
+    // The labels' font where the cells hold it, else a smaller one down to 7 px (a model's
+    // ten-token map beside another in a dialog); below that the numbers would not be read.
+    QFont font = layout.tickFont();
     const QRectF first = layout.cellRect(0, 0);
-    if (first.height() < metrics.height() ||
-        first.width() < metrics.horizontalAdvance(QStringLiteral("−0.00")) + 4)
+    const auto fits = [&](const QFont& f) {
+        const QFontMetricsF metrics(f);
+        return first.height() >= metrics.height() &&
+            first.width() >= metrics.horizontalAdvance(QStringLiteral("−0.00")) + 2;
+    };
+    for (int pixels = QFontInfo(font).pixelSize(); !fits(font) && pixels > 7;)
+        font.setPixelSize(--pixels);
+    if (!fits(font))
         return;
-    p.setFont(layout.tickFont());
+    p.setFont(font);
     for (int r = 0; r < h.rows(); ++r)
         for (int c = 0; c < h.cols(); ++c) {
             if (h.blocked(r, c))

@@ -3,7 +3,57 @@
 #include "lesson/step_view.h"
 #include "render/text_resource.h"
 
+#include <QRegularExpression>
+
+#include <algorithm>
+
 namespace attnviz::render {
+namespace {
+
+// Whether `condition` of an "[if …]" line holds for the walkthrough shown (none: only negations
+// hold).
+bool holds(const QString& condition, const lesson::Walkthrough* w)
+{
+    if (condition.startsWith(QLatin1Char('!')))
+        return !holds(condition.mid(1), w);
+    if (!w)
+        return false;
+    const auto* model = std::get_if<lesson::ModelBlockSource>(&w->source);
+    if (condition == QLatin1String("playground"))
+        return std::holds_alternative<lesson::PlaygroundSource>(w->source);
+    if (condition == QLatin1String("model"))
+        return model != nullptr;
+    if (condition.startsWith(QLatin1String("model=")))
+        return model && QString::fromStdString(model->model) == condition.mid(6);
+    if (condition == QLatin1String("cross"))
+        return w->crossAttention;
+    if (condition == QLatin1String("batch"))
+        return w->trace && w->batch() > 1;
+    return false;
+}
+
+// A text speaks only of what the source shown has: a line that starts with "[if c1, c2]" is
+// kept when every condition holds (the playground has no decoder; only the reverse model
+// mirrors its input).
+QString linesFor(const QString& body, const lesson::Walkthrough* w)
+{
+    static const QRegularExpression condition(QStringLiteral("^\\[if ([^\\]]*)\\]\\s*"));
+    QStringList kept;
+    for (const QString& line : body.split(QLatin1Char('\n'))) {
+        const QRegularExpressionMatch m = condition.match(line);
+        if (!m.hasMatch()) {
+            kept << line;
+            continue;
+        }
+        const QStringList all = m.captured(1).split(QLatin1Char(','), Qt::SkipEmptyParts);
+        if (std::all_of(all.begin(), all.end(),
+                        [&](const QString& c) { return holds(c.trimmed(), w); }))
+            kept << line.mid(m.capturedLength());
+    }
+    return kept.join(QLatin1Char('\n'));
+}
+
+} // namespace
 
 StepText stepText(const lesson::LessonStep& step, const lesson::Walkthrough* w)
 {
@@ -28,9 +78,9 @@ StepText stepText(const lesson::LessonStep& step, const lesson::Walkthrough* w)
         return {key, key, {}, {}};
     // Sizes in the explanation ("{H} heads") are this module's; the formula's are filled where
     // it is shown (lesson::stepFormula), since a model's input step writes its own.
-    const QString explanation = w && w->trace
-        ? QString::fromStdString(lesson::fillSizes(text.body.toStdString(), *w))
-        : text.body;
+    const QString body = linesFor(text.body, w);
+    const QString explanation =
+        w && w->trace ? QString::fromStdString(lesson::fillSizes(body.toStdString(), *w)) : body;
     return {text.fields.value(QStringLiteral("title")), text.fields.value(QStringLiteral("label")),
             text.fields.value(QStringLiteral("formula")), explanation};
 }

@@ -11,7 +11,9 @@ namespace attnviz::render {
 /// a formula with `{B}`-style size placeholders, and an explanation in HTML. For cross-attention
 /// the file <key>_cross.txt, and for a model's block <key>_in_model.txt, where there is one, come
 /// first (the cross block's own reasons; the residual stream); a model's cross block reads
-/// <key>_cross_in_model.txt before both.
+/// <key>_cross_in_model.txt before both. Within a text, a line of the explanation that starts
+/// with "[if c1, c2]" is shown only when each condition holds: playground, model, model=<name>,
+/// cross, batch (more than one item), each negated by "!".
 struct StepText {
     QString title;
     QString label;

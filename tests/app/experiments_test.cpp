@@ -264,9 +264,9 @@ private slots:
         auto* notes = steps->findChild<QLabel*>(QStringLiteral("maskNotes"));
         QVERIFY(notes->isVisibleTo(m_window.get()));
         QVERIFY2(
-            notes->text().contains(QStringLiteral("Valid lengths [3, 2]: item 1 sees keys 0–2")),
+            notes->text().contains(QStringLiteral("Valid lengths [3, 2]: item 0 sees keys 0–2")),
             qPrintable(notes->text()));
-        // Batch item 2 sees keys 0 and 1 only, in every head.
+        // Batch item 1 sees keys 0 and 1 only, in every head.
         steps->findChild<QSpinBox*>()->setValue(2);
         QCOMPARE(view(0)->heatmap().value(0, 2), 0.0f);
         QVERIFY(view(0)->heatmap().value(0, 1) > 0.0f);
@@ -277,7 +277,7 @@ private slots:
         settle();
         QVERIFY(input->validLengthsError->isVisibleTo(m_window.get()));
         QVERIFY2(input->validLengthsError->text().contains(
-                     QStringLiteral("more than the 4 keys of sentence 1")),
+                     QStringLiteral("more than the 4 keys of batch item 0")),
                  qPrintable(input->validLengthsError->text()));
         QVERIFY(!m_window->walkthrough());
     }

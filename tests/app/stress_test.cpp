@@ -166,7 +166,7 @@ private:
         const lesson::LessonStep& step = steps()->lessonStep();
         const int batch = steps()->batchIndex();
         if (batch < 0 || batch >= w->batch())
-            return QStringLiteral("batch item %1 of %2").arg(batch + 1).arg(w->batch());
+            return QStringLiteral("batch item %1 of 0 … %2").arg(batch).arg(w->batch() - 1);
         const QString shape = QString::fromStdString(lesson::stepShapes(step, *w));
         if (steps()->shapeText() != shape)
             return QStringLiteral("shape line \"%1\", the trace says \"%2\"")

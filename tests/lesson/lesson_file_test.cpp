@@ -255,12 +255,12 @@ TEST(LessonFile, SentencesBeyondThePlaygroundsLimitsAreRefused)
     const std::string word(3'000'000, 'a');
     EXPECT_EQ(refusal(playgroundLessonWith(R"("query_sentences": [")" + word + R"("])")),
               "The lesson's “playground.query_sentences” is more than the playground takes: "
-              "sentence 1 has 3000000 characters, more than the 4096 a sentence may have.");
+              "batch item 0 has 3000000 characters, more than the 4096 a sentence may have.");
     EXPECT_EQ(refusal(playgroundLessonWith(R"("query_sentences": ["a b"], )"
                                            R"("key_value_sentences": ["a )" +
                                            std::string(101, 'w') + R"("])")),
               "The lesson's “playground.key_value_sentences” is more than the playground takes: "
-              "sentence 1 has a word of 101 characters, more than the 100 a word may have.");
+              "batch item 0 has a word of 101 characters, more than the 100 a word may have.");
     std::string many;
     for (int i = 0; i <= kMaxSentences; ++i)
         many += std::string(i ? ", " : "") + "\"s\"";

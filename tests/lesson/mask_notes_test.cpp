@@ -24,8 +24,8 @@ TEST(MaskNotes, PaddingShowsTheLengthsAndWhatEachItemSees)
     s.querySentences = {"the cat sat", "a dog", "hi"};
     const auto w = computePlayground(s);
     EXPECT_THAT(joined(maskNotes(*w)),
-                HasSubstr("Valid lengths [3, 2, 1]: item 1 sees keys 0–2; item 2 sees keys 0–1; "
-                          "item 3 sees key 0."));
+                HasSubstr("Valid lengths [3, 2, 1]: item 0 sees keys 0–2; item 1 sees keys 0–1; "
+                          "item 2 sees key 0."));
     PlaygroundSettings one;
     EXPECT_THAT(maskNotes(*computePlayground(one)), IsEmpty());
 }

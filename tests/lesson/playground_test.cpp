@@ -58,10 +58,10 @@ TEST(Playground, SentencesBeyondTheFieldsLimitsAreExplained)
 {
     PlaygroundSettings s;
     s.querySentences = {"a", std::string(kMaxSentenceLength, ' ') + "b"};
-    EXPECT_EQ(problemsText(s), "Sentence 2 has 4097 characters, more than the 4096 a sentence "
+    EXPECT_EQ(problemsText(s), "Batch item 1 has 4097 characters, more than the 4096 a sentence "
                                "may have.\n");
     s.querySentences = {"a " + std::string(kMaxWordLength + 1, 'w')};
-    EXPECT_EQ(problemsText(s), "Sentence 1 has a word of 101 characters, more than the 100 a word "
+    EXPECT_EQ(problemsText(s), "Batch item 0 has a word of 101 characters, more than the 100 a word "
                                "may have.\n");
     // Characters, not bytes: 100 Chinese characters are a word within the limit.
     std::string chinese;

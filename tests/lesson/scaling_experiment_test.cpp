@@ -38,6 +38,30 @@ TEST(ScalingExperiment, TheDividedScoresAreTheScoresOverTheDivisor)
         ASSERT_NEAR(a[k], b[k], 1e-6);
 }
 
+// #23: the scaled step states the variance of the scores it shows, over the cells the mask lets
+// through, and the largest magnitude its colour bar reaches.
+TEST(ScalingExperiment, TheScaledSpreadIsThatOfTheUnblockedScaledScores)
+{
+    const auto w = playground(MaskKind::Causal);
+    const std::optional<ScaledSpread> spread = scaledScoreSpread(*w);
+    ASSERT_TRUE(spread);
+    const auto scaled = w->trace->scaled.values(), masked = w->trace->masked.values();
+    std::vector<double> kept;
+    for (std::size_t k = 0; k < scaled.size(); ++k)
+        if (!std::isinf(masked[k]))
+            kept.push_back(scaled[k]);
+    ASSERT_LT(kept.size(), scaled.size()); // the causal mask blocked some
+    const double mean = std::accumulate(kept.begin(), kept.end(), 0.0) / double(kept.size());
+    double sum = 0, largest = 0;
+    for (const double v : kept) {
+        sum += (v - mean) * (v - mean);
+        largest = std::max(largest, std::abs(v));
+    }
+    EXPECT_NEAR(spread->variance, sum / double(kept.size()), 1e-6 * (1 + spread->variance));
+    EXPECT_DOUBLE_EQ(spread->largest, largest);
+    EXPECT_GT(spread->variance, 0);
+}
+
 TEST(ScalingExperiment, ALargerDivisorFlattensTheSoftmax)
 {
     const auto w = playground();

@@ -44,9 +44,9 @@ TEST(ValidLengths, EveryWrongFieldIsOneSentenceNamingWhatWasExpected)
     EXPECT_THAT(problemOf("3", {4, 4}, 4), HasSubstr("give 1 item but there are 2 sentences"));
     EXPECT_THAT(problemOf("3, 2, 1", {4}, 4), HasSubstr("give 3 items but there is 1 sentence"));
     EXPECT_THAT(problemOf("5, 2", {4, 4}, 4),
-                HasSubstr("A valid length of 5 is more than the 4 keys of sentence 1"));
+                HasSubstr("A valid length of 5 is more than the 4 keys of batch item 0"));
     EXPECT_THAT(problemOf("[[1, 2, 3], [1, 2]]", {4, 4}, 3),
-                HasSubstr("Row 2 of the valid lengths has 2 lengths"));
+                HasSubstr("The row of batch item 1 in the valid lengths has 2 lengths"));
     EXPECT_THAT(problemOf("-1, 2", {4, 4}, 4), HasSubstr("cannot be negative"));
     EXPECT_THAT(problemOf("three", {4}, 4), HasSubstr("whole numbers separated by commas"));
     EXPECT_THAT(problemOf("2.5", {4}, 4), HasSubstr("whole numbers"));
@@ -76,7 +76,7 @@ TEST(ValidLengths, TypedLengthsBlockTheKeysAfterThemInThePlayground)
     const auto notes = maskNotes(*w);
     ASSERT_FALSE(notes.empty());
     EXPECT_THAT(notes.back(),
-                HasSubstr("Valid lengths [3, 2]: item 1 sees keys 0–2; item 2 sees "
+                HasSubstr("Valid lengths [3, 2]: item 0 sees keys 0–2; item 1 sees "
                           "keys 0–1"));
 }
 

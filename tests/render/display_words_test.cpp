@@ -24,7 +24,7 @@ public:
             {"key", "键"},
             {"head {1}", "头 {1}"},
             {"the output of encoder layer {1}", "编码器第 {1} 层的输出"},
-            {"item {1} sees keys {2}–{3}", "样本 {1} 看到键 {2}–{3}"},
+            {"item {1} sees keys {2}–{3}", "批量样本 {1} 看到键 {2}–{3}"},
             {"{1} parameters", "{1} 个参数"}};
         if (QLatin1String(context) != QLatin1String("DisplayWords"))
             return {};
@@ -54,8 +54,8 @@ TEST_F(DisplayWords, SentencesAndNumbersAreTranslatedWhole)
     install();
     EXPECT_EQ(displayed("X = the output of encoder layer 3"), QString("X = 编码器第 3 层的输出"));
     EXPECT_EQ(displayed("head 12 · softmax"), QString("头 12 · softmax"));
-    EXPECT_EQ(displayed("item 1 sees keys 0–4; item 2 sees keys 0–2"),
-              QString("样本 1 看到键 0–4; 样本 2 看到键 0–2"));
+    EXPECT_EQ(displayed("item 0 sees keys 0–4; item 1 sees keys 0–2"),
+              QString("批量样本 0 看到键 0–4; 批量样本 1 看到键 0–2"));
     // A grouped number stays one number.
     EXPECT_EQ(displayed("W_o 16×16 = 1,088 parameters"), QString("W_o 16×16 = 1,088 个参数"));
 }

@@ -6,13 +6,16 @@
 
 #include <gtest/gtest.h>
 
+#include <QLocale>
+
 namespace attnviz::render {
 namespace {
 
-lesson::Walkthrough modelBlock(engine::Block block)
+lesson::Walkthrough modelBlock(engine::Block block, std::string model = "genesis")
 {
     lesson::Walkthrough w;
     lesson::ModelBlockSource source;
+    source.model = std::move(model);
     source.block = block;
     w.source = source;
     w.crossAttention = block == engine::Block::Cross;
@@ -47,6 +50,92 @@ TEST(StepTexts, ThePlaygroundsInputIsEmbeddingsPlusPositions)
     const StepText text = stepText(inputStep(), nullptr);
     EXPECT_TRUE(text.title.contains("embeddings")) << text.title.toStdString();
     EXPECT_FALSE(text.explanation.contains("residual stream"));
+}
+
+lesson::Walkthrough playgroundCross()
+{
+    lesson::Walkthrough w;
+    w.source = lesson::PlaygroundSource{};
+    w.crossAttention = true;
+    return w;
+}
+
+const lesson::LessonStep& stepNamed(const char* key)
+{
+    return lesson::kLessonSteps[*lesson::lessonStepIndex(key)];
+}
+
+// Runs `check` in English and in Chinese (the language of QLocale's default chooses the texts).
+template <typename Check>
+void inBothLanguages(Check check)
+{
+    for (const char* language : {"en", "zh_CN"}) {
+        QLocale::setDefault(QLocale(QString::fromLatin1(language)));
+        check(language);
+    }
+    QLocale::setDefault(QLocale(QStringLiteral("en")));
+}
+
+// #23 (classroom 5): the playground's cross-attention (a second sentence) has no decoder, no
+// shift by one and no reversal; a model's cross block has the shift, and only the reverse
+// model speaks of reversing.
+TEST(StepTexts, CrossAttentionSpeaksOnlyOfWhatTheSourceHas)
+{
+    inBothLanguages([](const char* language) {
+        const lesson::Walkthrough playground = playgroundCross();
+        const lesson::Walkthrough reverse = modelBlock(engine::Block::Cross, "reverse");
+        const lesson::Walkthrough other = modelBlock(engine::Block::Cross, "translator");
+        const bool zh = std::string(language) == "zh_CN";
+        const QString decoder = zh ? "解码器" : "decoder";
+        const QString shift = zh ? "错开一位" : "shift by one";
+        const QString reverses = zh ? "反转" : "revers";
+        for (const char* key : {"input", "masked", "softmax"}) {
+            const QString text = stepText(stepNamed(key), &playground).explanation;
+            EXPECT_FALSE(text.contains(decoder)) << language << " " << key << text.toStdString();
+            EXPECT_FALSE(text.contains(shift)) << language << " " << key;
+            EXPECT_FALSE(text.contains(reverses)) << language << " " << key;
+        }
+        const QString inReverse = stepText(stepNamed("softmax"), &reverse).explanation;
+        EXPECT_TRUE(inReverse.contains(shift) && inReverse.contains(reverses))
+            << language << inReverse.toStdString();
+        const QString inOther = stepText(stepNamed("softmax"), &other).explanation;
+        EXPECT_TRUE(inOther.contains(shift) && inOther.contains(decoder)) << language;
+        EXPECT_FALSE(inOther.contains(reverses)) << language << inOther.toStdString();
+        EXPECT_FALSE(stepText(stepNamed("input"), &other).explanation.contains(reverses));
+        EXPECT_TRUE(stepText(stepNamed("input"), &reverse).explanation.contains(reverses));
+    });
+}
+
+// No condition marker is ever shown, whatever the source.
+TEST(StepTexts, ConditionMarkersNeverShow)
+{
+    const lesson::Walkthrough sources[] = {modelBlock(engine::Block::Self, "induction"),
+                                           modelBlock(engine::Block::Cross, "reverse"),
+                                           playgroundCross()};
+    inBothLanguages([&](const char* language) {
+        for (const lesson::LessonStep& step : lesson::kLessonSteps) {
+            EXPECT_FALSE(stepText(step, nullptr).explanation.contains("[if")) << language;
+            for (const lesson::Walkthrough& w : sources)
+                EXPECT_FALSE(stepText(step, &w).explanation.contains("[if"))
+                    << language << " " << step.key;
+        }
+    });
+}
+
+// #23 (classroom 9): the induction model's own softmax step explains its circuit in the app
+// instead of pointing at a README.
+TEST(StepTexts, TheInductionCircuitIsExplainedInTheApp)
+{
+    const lesson::Walkthrough induction = modelBlock(engine::Block::MaskedSelf, "induction");
+    const lesson::Walkthrough genesis = modelBlock(engine::Block::MaskedSelf, "genesis");
+    inBothLanguages([&](const char* language) {
+        const QString own = stepText(stepNamed("softmax"), &induction).explanation;
+        const QString other = stepText(stepNamed("softmax"), &genesis).explanation;
+        EXPECT_FALSE(own.contains("README") || other.contains("README")) << language;
+        EXPECT_TRUE(own.contains("egypt")) << language << own.toStdString();
+        EXPECT_FALSE(other.contains("egypt")) << language;
+        EXPECT_TRUE(other.contains("induction")) << language; // the invitation to open it
+    });
 }
 
 } // namespace
