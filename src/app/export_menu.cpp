@@ -236,8 +236,39 @@ QString ExportMenu::currentGridTitle() const
         : title;
 }
 
+std::optional<render::ExportFigure> ExportMenu::overviewFigure() const
+{
+    const ViewState state = m_state();
+    if (!state.overview)
+        return std::nullopt;
+    lesson::ExportSelection weights;
+    weights.blocks = {state.choice.block};
+    lesson::ScaleChoice scale; // the overview's own range: weights lie in [0, 1]
+    scale.mode = lesson::RangeMode::Fixed;
+    scale.low = 0.0;
+    scale.high = 1.0;
+    m_overviewItems = lesson::planModelExport(state.run, weights, scale);
+    std::vector<render::ExportFigure> figures =
+        render::arrangeFigures(m_overviewItems, render::FigureArrangement::Grid);
+    if (figures.empty())
+        return std::nullopt;
+    return std::move(figures.front());
+}
+
 void ExportMenu::exportCurrentHeatmap(const QString& path, const render::FigureOptions& figure) const
 {
+    if (const auto overview = overviewFigure()) {
+        // The overview holds no one matrix: as an image it is the whole figure.
+        const render::ExportFormat* format =
+            render::exportFormat(QFileInfo(path).suffix().toLower().toStdString());
+        if (!format || format->kind != render::ExportKind::Image)
+            throw ExportError(tr("The overview shows every layer and head; export it as an image "
+                                 "(.png, .svg or .pdf), or its matrices with Every layer × head "
+                                 "× step.")
+                                  .toStdString());
+        exportCurrentGrid(path, figure);
+        return;
+    }
     const auto item = currentItem();
     if (!item)
         throw ExportError(tr(kNoMatrix).toStdString());
@@ -256,13 +287,19 @@ void ExportMenu::exportCurrentGrid(const QString& path, const render::FigureOpti
         render::exportFormat(QFileInfo(path).suffix().toStdString());
     if (!format || format->kind != render::ExportKind::Image)
         throw ExportError(tr("A head grid is an image; use .png, .svg or .pdf.").toStdString());
+    const auto imageFormatOf = [&] {
+        return format->name == "png" ? render::ImageFormat::Png
+            : format->name == "svg"  ? render::ImageFormat::Svg
+                                     : render::ImageFormat::Pdf;
+    };
+    if (const auto overview = overviewFigure()) {
+        writeBytes(path, render::renderFigure(overview->content, imageFormatOf(), figure));
+        return;
+    }
     const auto items = requireStepItems();
-    const auto imageFormat = format->name == "png" ? render::ImageFormat::Png
-        : format->name == "svg"                    ? render::ImageFormat::Svg
-                                                   : render::ImageFormat::Pdf;
     writeBytes(path,
                render::renderImage(heatmapsOf(items), items.front().range, currentGridTitle(),
-                                   imageFormat, figure));
+                                   imageFormatOf(), figure));
 }
 
 std::vector<std::string> ExportMenu::exportEverything(const QString& folder,
@@ -311,6 +348,10 @@ void ExportMenu::exportHandout(const QString& path) const
 
 void ExportMenu::copyToClipboard() const
 {
+    if (const auto overview = overviewFigure()) {
+        QApplication::clipboard()->setImage(render::rasterFigure(overview->content, {}));
+        return;
+    }
     const auto items = requireStepItems();
     QApplication::clipboard()->setImage(
         render::rasterImage(heatmapsOf(items), items.front().range, currentGridTitle(), {}));

@@ -40,6 +40,9 @@ public:
     /// Every matrix of the current step for the shown batch item, on one colour range.
     std::vector<lesson::ExportItem> currentStepItems() const;
     QString currentGridTitle() const;
+    /// The whole-model overview as one figure (a row per layer, a column per head, on the
+    /// overview's range 0–1); nullopt unless the overview is shown.
+    std::optional<render::ExportFigure> overviewFigure() const;
 
     /// Format from the extension: png, svg, pdf (image), csv or npy (the numbers).
     void exportCurrentHeatmap(const QString& path, const render::FigureOptions& figure) const;
@@ -64,6 +67,8 @@ private:
     void askAndExportEverything();
     /// currentStepItems, or ExportError on the input step.
     std::vector<lesson::ExportItem> requireStepItems() const;
+    /// The items the overview figure points into.
+    mutable std::vector<lesson::ExportItem> m_overviewItems;
     std::vector<lesson::ExportItem> planCurrent(const ViewState& state,
                                                 const lesson::ExportSelection& selection) const;
 

@@ -215,6 +215,7 @@ ViewState MainWindow::viewState() const
     state.alternative = m_steps->alternative();
     state.batch = m_session->batch();
     state.focusedHead = m_steps->grid()->focusedHead();
+    state.overview = state.run && m_views->currentWidget() == m_overview;
     return state;
 }
 

@@ -21,6 +21,7 @@ struct ViewState {
     int alternative = 0;
     int batch = 0;
     int focusedHead = -1; ///< −1: all heads shown
+    bool overview = false; ///< the whole-model overview (layers × heads) instead of the steps
 };
 
 } // namespace attnviz::app

@@ -97,6 +97,35 @@ private slots:
         QVERIFY2(app == fromCli, "the app's and the CLI's PNG differ");
     }
 
+    // #23: the overview exported as the figure it is (it failed with "The input step shows no
+    // attention matrix"): the CLI's --figure grid of the same block, on the overview's range.
+    void theOverviewExportsAsOneLayersByHeadsFigure()
+    {
+        m_window->modelPanel()->ui()->overview->setChecked(true);
+        settle();
+        const auto figure = m_exports->overviewFigure();
+        QVERIFY(figure);
+        QCOMPARE(figure->content.maps.size(), std::size_t{2 * 4}); // reverse: 2 layers × 4 heads
+        QCOMPARE(figure->content.columns, 4);
+        QCOMPARE(figure->content.maps[5].title, std::string("layer 1 · head 1"));
+        m_exports->exportCurrentGrid(path(QStringLiteral("overview.png")),
+                                     render::FigureOptions{{1200, 700, 96}});
+        QCOMPARE(QImage(path(QStringLiteral("overview.png"))).size(), QSize(1200, 700));
+        m_exports->exportCurrentHeatmap(path(QStringLiteral("overview.svg")), {});
+        QVERIFY(io::readFile(path(QStringLiteral("overview.svg")).toStdString())
+                    .find(">layer 0 · head 3<") != std::string::npos);
+        bool refused = false;
+        try {
+            m_exports->exportCurrentHeatmap(path(QStringLiteral("overview.csv")), {});
+        } catch (const ExportError& e) {
+            refused = QString::fromUtf8(e.what()).contains(QStringLiteral("every layer and head"));
+        }
+        QVERIFY(refused);
+        m_window->modelPanel()->ui()->overview->setChecked(false);
+        settle();
+        QVERIFY(!m_exports->overviewFigure());
+    }
+
     void exportedCellsFollowTheMatrixOrder()
     {
         m_window->stepPanel()->setStep(attnviz::test::step("softmax"));
