@@ -43,7 +43,10 @@ CommandSpec exportSpec()
         "Layers and heads count from 0. Every matrix of a step shares one colour range across the set.",
         {
             {"--model", "DIR", "a model folder or a bundled model's name, as for attnviz-cli trace"},
-            {"--text", "T", "the input text, as for attnviz-cli trace", false, true},
+            {"--text", "T",
+             "the input text, as for attnviz-cli trace; give it again for a batch of texts,\n"
+             "whose files start text0_, text1_, …",
+             true, true},
             {"--target", "T", "encoder-decoder only: the decoder's text, as for attnviz-cli trace",
              false, true},
             {"--generate", "N", "decoder-only: continue the text greedily by N tokens first"},
@@ -75,6 +78,8 @@ CommandSpec exportSpec()
         "status: 0 on success; 2 on bad arguments or input, with one sentence on stderr and nothing\n"
         "written; 1 when a file could not be written.",
     };
+    const std::vector<OptionSpec> texts = textFileOptions();
+    spec.options.insert(spec.options.begin() + 2, texts.begin(), texts.end());
     // The figure's options go after the size and before the switches that end the table.
     const std::vector<OptionSpec> figure = figureOptionSpecs();
     auto at = spec.options.end() - 2;
@@ -98,14 +103,16 @@ int run(const std::vector<std::string>& args, char* program)
     if (sources != 1)
         throw UsageError("export needs one of --model with --text, --case or --attentions; see "
                          "attnviz-cli export --help");
-    if (parsed.value("--model") && !parsed.value("--text"))
-        throw UsageError("export --model needs --text");
+    if (parsed.value("--model") && parsed.all("--text").empty() &&
+        parsed.all("--text-file").empty())
+        throw UsageError("export --model needs --text or --text-file");
     if (parsed.value("--case"))
-        for (const char* option : {"--text", "--target", "--generate", "--layers", "--blocks"})
+        for (const char* option :
+             {"--text", "--text-file", "--target", "--generate", "--layers", "--blocks"})
             if (parsed.value(option))
                 throw UsageError(std::string(option) + " applies to --model, not to --case");
     if (parsed.value("--attentions"))
-        for (const char* option : {"--text", "--target", "--generate", "--ablate"})
+        for (const char* option : {"--text", "--text-file", "--target", "--generate", "--ablate"})
             if (parsed.value(option))
                 throw UsageError(std::string(option) +
                                  " applies to --model, not to --attentions (the file holds its "
@@ -155,11 +162,38 @@ int run(const std::vector<std::string>& args, char* program)
     job.arrangement = figure.arrangement;
 
     job.maxMemory = maxMemory(parsed);
-    if (parsed.value("--model") || parsed.value("--attentions")) {
+    const std::vector<std::string> texts = textArguments(parsed);
+    if (texts.size() > 1 && (format->kind == render::ExportKind::Trace ||
+                             format->kind == render::ExportKind::Document))
+        throw UsageError("--format " + std::string(format->name) +
+                         " takes one text at a time; this command has " +
+                         std::to_string(texts.size()));
+    if (parsed.value("--model") && texts.size() > 1) {
+        // A batch: the model loads once, and each text's files start text{i}_.
+        lesson::RunRequest request;
+        request.target = parsed.value("--target");
+        request.generate = parsed.integer("--generate", 0, 1, engine::ConfigLimits::kLength);
+        request.maxMemory = job.maxMemory;
+        const auto model = loadModelArgument(*parsed.value("--model"), request.maxMemory);
+        if (const auto ablate = parsed.value("--ablate"))
+            request.ablation = modelAblation(*ablate, model->model->config());
+        for (std::size_t i = 0; i < texts.size(); ++i) {
+            request.text = texts[i];
+            const auto run =
+                std::make_shared<const lesson::ModelRun>(runModelArguments(model, request));
+            const std::string prefix = "text" + std::to_string(i) + "_";
+            for (lesson::ExportItem& item : lesson::planModelExport(run, selection, figure.scale)) {
+                item.baseName = prefix + item.baseName;
+                item.place.filePrefix = prefix;
+                item.heatmap.title = "text " + std::to_string(i) + " · " + item.heatmap.title;
+                job.items.push_back(std::move(item));
+            }
+        }
+    } else if (parsed.value("--model") || parsed.value("--attentions")) {
         std::shared_ptr<const lesson::ModelRun> run;
         if (const auto modelName = parsed.value("--model")) {
             lesson::RunRequest request;
-            request.text = *parsed.value("--text");
+            request.text = texts.front();
             request.target = parsed.value("--target");
             request.generate = parsed.integer("--generate", 0, 1, engine::ConfigLimits::kLength);
             request.maxMemory = maxMemory(parsed);

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "cli/arguments.h"
 #include "io/checkpoint/model_folder.h"
 #include "lesson/model_run.h"
 #include "lesson/walkthrough.h"
@@ -13,6 +14,14 @@ namespace attnviz::cli {
 /// model that cannot be loaded is an invalid_argument whose sentence starts with the name given.
 std::shared_ptr<const io::LoadedModel> loadModelArgument(const std::string& nameOrFolder,
                                                          std::optional<std::uint64_t> maxMemory);
+
+/// The texts of --text (repeatable) and --text-file (repeatable: each line of the file a text, a
+/// line ending "\n" or "\r\n" not part of it, blank lines skipped; with --whole-file, each file
+/// one text with every byte kept, its last newline too), in the order given. UsageError for a
+/// file that cannot be read or holds no text.
+std::vector<std::string> textArguments(const Arguments& arguments);
+/// Their rows in an option table.
+std::vector<OptionSpec> textFileOptions();
 
 /// Runs the model on --text, --target and --generate, refusing --generate for a model that
 /// cannot continue a text (in the CLI's words, before any work).

@@ -28,6 +28,7 @@ struct ExportPlace {
     std::string titleTail; ///< after the step's name: " (heads 1, 3 off)"
     std::string headsCombined; ///< "mean over heads 0–11" once heads are combined
     std::string layersCombined; ///< "max over layers 0–5" once layers are
+    std::string filePrefix; ///< before every file name: "text2_" for a batch of texts
 };
 
 /// One matrix to export: its file name without extension, the heatmap, and the colour range it

@@ -62,11 +62,11 @@ std::vector<ExportFigure> arrangeFigures(const std::vector<lesson::ExportItem>& 
     }
     const bool grid = arrangement == FigureArrangement::Grid;
     // Figures in the order their first item comes, panels in the items' order (layer, then head).
-    using Key = std::tuple<int, int, int, int>;
+    using Key = std::tuple<std::string, int, int, int, int>;
     std::map<Key, std::size_t> index;
     for (const lesson::ExportItem& item : items) {
         const lesson::ExportPlace& p = item.place;
-        const Key key{grid ? 0 : p.layer, static_cast<int>(p.block), p.batch,
+        const Key key{p.filePrefix, grid ? 0 : p.layer, static_cast<int>(p.block), p.batch,
                       static_cast<int>(p.step)};
         auto [at, added] = index.emplace(key, figures.size());
         if (added) {
@@ -74,13 +74,13 @@ std::vector<ExportFigure> arrangeFigures(const std::vector<lesson::ExportItem>& 
             const std::string block = p.layer == -1 ? "" : engine::blockName(p.block);
             const std::string batch = batchName(p);
             if (grid) {
-                f.baseName = (batch.empty() ? "" : batch + "_") + (block.empty() ? "" : block + "_") +
-                    stepOf(p) + "_grid";
+                f.baseName = p.filePrefix + (batch.empty() ? "" : batch + "_") +
+                    (block.empty() ? "" : block + "_") + stepOf(p) + "_grid";
                 f.content.title = QString::fromStdString(joined(
                     {p.source, block, batch.empty() ? "" : "batch " + std::to_string(p.batch),
                      stepOf(p) + p.titleTail}));
             } else {
-                f.baseName = p.namePrefix + "heads_" + stepOf(p);
+                f.baseName = p.filePrefix + p.namePrefix + "heads_" + stepOf(p);
                 f.content.title = QString::fromStdString(joined(
                     {p.source, p.layer == -1 ? "" : layerLabel(p), block,
                      batch.empty() ? "" : "batch " + std::to_string(p.batch),

@@ -5,6 +5,7 @@
 #include "support/process.h"
 #include "support/temp_folder.h"
 
+#include "io/atomic_file.h"
 #include "io/input_file.h"
 
 #include <gmock/gmock.h>
@@ -158,6 +159,43 @@ TEST_F(FigureOptions, AllLabelsAreDrawnOrTheExportSaysWhyNot)
     for (std::size_t at = svg.find("␣"); at != std::string::npos; at = svg.find("␣", at + 1))
         ++marks;
     EXPECT_EQ(marks, 12u) << "six spaces, as row and as column labels";
+}
+
+// #23.6: ten sentences, one load: a file of texts, one per line, is a batch whose files are
+// named by text; --whole-file keeps every byte, the last newline too ("$(cat FILE)" drops it).
+TEST_F(FigureOptions, ATextFileIsABatchOrOneTextWithEveryByte)
+{
+    io::writeFileAtomically(path("texts.txt"),
+                            std::string_view("in the beginning\r\n\nand god said\nlet there be\n"));
+    EXPECT_EQ(exportTo("batch", {"--text-file", path("texts.txt"), "--layers", "0", "--heads",
+                                 "0", "--format", "csv", "--text", "light"}),
+              (std::vector<std::string>{"text0_layer0_masked_self_head0_weights.csv",
+                                        "text1_layer0_masked_self_head0_weights.csv",
+                                        "text2_layer0_masked_self_head0_weights.csv",
+                                        "text3_layer0_masked_self_head0_weights.csv",
+                                        "text4_layer0_masked_self_head0_weights.csv"}));
+    // The --text options come first (kText, "light"), then the file's lines in order, without
+    // their line endings: "in the beginning" is 16 characters, a token each.
+    const std::string third = file("batch/text2_layer0_masked_self_head0_weights.csv");
+    EXPECT_EQ(std::count(third.begin(), third.end(), '\n'), 17) << third;
+
+    const std::string gpt2 = std::string(ATTNVIZ_TEST_DATA_DIR) + "/hf/gpt2";
+    io::writeFileAtomically(path("whole.txt"), std::string_view("a cat\n"));
+    const auto rows = [&](const std::string& sub, std::vector<std::string> args) {
+        args.insert(args.begin(), {"export", "--model", gpt2, "--quiet", "--layers", "0",
+                                   "--heads", "0", "--format", "csv", "--out", path(sub)});
+        const ProcessResult r = runProcess(kCli, args);
+        EXPECT_EQ(r.exitCode, 0) << r.err;
+        const std::string csv = file(sub + "/layer0_masked_self_head0_weights.csv");
+        return std::count(csv.begin(), csv.end(), '\n') - 1;
+    };
+    const auto wholeFile = rows("whole", {"--text-file", path("whole.txt"), "--whole-file"});
+    EXPECT_EQ(wholeFile, rows("exact", {"--text", "a cat\n"}));
+    EXPECT_EQ(wholeFile, rows("cut", {"--text", "a cat"}) + 1) << "the newline is a token";
+    EXPECT_THAT(refusal({"--format", "csv", "--text-file", path("nothing.txt")}),
+                HasSubstr("--text-file"));
+    EXPECT_THAT(refusal({"--format", "safetensors", "--text", "a", "--text", "b"}),
+                HasSubstr("one text at a time"));
 }
 
 TEST_F(FigureOptions, BadValuesAreOneSentenceEach)
