@@ -1350,6 +1350,10 @@
             <numerusform>已把 %n 个文件保存到 %1</numerusform>
         </translation>
     </message>
+    <message>
+        <source>The overview shows every layer and head; export it as an image (.png, .svg or .pdf), or its matrices with Every layer × head × step.</source>
+        <translation>概览显示所有层和所有头；请把它导出为图像（.png、.svg 或 .pdf），或用“所有层 × 头 × 步骤”导出其中的矩阵。</translation>
+    </message>
 </context>
 <context>
     <name>attnviz::app::GlossaryDialog</name>
