@@ -14,7 +14,7 @@ packages=(
     qt6-base-dev qt6-svg-dev libqcustomplot-dev libgl1-mesa-dev
     qt6-tools-dev qt6-l10n-tools qt6-translations-l10n fonts-wqy-microhei
     libgtest-dev libgmock-dev libbenchmark-dev
-    xvfb xauth fonts-dejavu-core poppler-utils librsvg2-bin python3-numpy
+    xvfb xauth fonts-dejavu-core fonts-cmu poppler-utils librsvg2-bin python3-numpy
     clang-14 libclang-rt-14-dev libomp-14-dev
 )
 if [[ "${1:-}" == "--torch" ]]; then

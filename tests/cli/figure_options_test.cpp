@@ -198,6 +198,14 @@ TEST_F(FigureOptions, ATextFileIsABatchOrOneTextWithEveryByte)
                 HasSubstr("one text at a time"));
 }
 
+// A paper's font: --font-family latex is Computer Modern (fonts-cmu), embedded in the PDF.
+TEST_F(FigureOptions, TheLatexFamilyIsComputerModern)
+{
+    exportTo("latex", {"--layers", "0", "--heads", "0", "--format", "pdf", "--font-family",
+                       "latex"});
+    EXPECT_THAT(file("latex/layer0_masked_self_head0_weights.pdf"), HasSubstr("CMUSerif"));
+}
+
 TEST_F(FigureOptions, BadValuesAreOneSentenceEach)
 {
     EXPECT_THAT(refusal({"--format", "png", "--cmap", "jet"}),
