@@ -4,8 +4,11 @@
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <string_view>
+
+#include <nlohmann/json.hpp>
 
 namespace attnviz::io {
 namespace {
@@ -28,24 +31,29 @@ bool isNumber(std::string_view text)
     return ec == std::errc() && end == text.data() + text.size();
 }
 
-// A label from the input (a token, a name) as one CSV cell. RFC 4180: a cell holding a comma,
-// a quote or a line break is quoted, its quotes doubled. And a cell a spreadsheet would run as
-// a formula — beginning with =, +, -, @, a tab or a carriage return, unless it is a plain number
-// — starts with a quote mark (OWASP's advice), which spreadsheets show as text.
+// A label from the input (a token, a name) as one CSV cell that needs no quoting, so that both
+// spreadsheets and numpy.genfromtxt (which knows no quotes and takes # for a comment) read the
+// file: a comma, a quote, a number sign, a backslash-free control character and blanks at the
+// ends are written \xNN, as the token spelling writes bytes it cannot show. A cell a
+// spreadsheet would run as a formula — beginning with =, +, -, @ unless it is a plain number —
+// starts with a quote mark (OWASP's advice), which spreadsheets show as text.
 std::string csvField(const std::string& text)
 {
     const bool formula = !text.empty() &&
-        std::string_view("=+-@\t\r").find(text.front()) != std::string_view::npos &&
-        !isNumber(text);
-    const std::string cell = formula ? "'" + text : text;
-    const bool quote = formula || cell.find_first_of(",\"\n\r") != std::string::npos ||
-        (!cell.empty() && (isBlank(cell.front()) || isBlank(cell.back())));
-    if (!quote)
-        return cell;
-    std::string out = "\"";
-    for (const char c : cell)
-        out += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return out + "\"";
+        std::string_view("=+-@").find(text.front()) != std::string_view::npos && !isNumber(text);
+    std::string out = formula ? "'" : "";
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const auto u = static_cast<unsigned char>(text[i]);
+        const bool edge = (i == 0 || i + 1 == text.size()) && isBlank(text[i]);
+        if (u < 0x20 || u == 0x7f || u == ',' || u == '"' || u == '#' || edge) {
+            char hex[5];
+            std::snprintf(hex, sizeof hex, "\\x%02X", u);
+            out += hex;
+        } else {
+            out += text[i];
+        }
+    }
+    return out;
 }
 
 std::string number(float v)
@@ -81,6 +89,21 @@ std::string csvBytes(const LabelledMatrix& m)
         out += '\n';
     }
     return out;
+}
+
+std::string labelsJson(const LabelledMatrix& m)
+{
+    const auto axis = [](const std::string& name, const std::vector<std::string>& labels,
+                         int count) {
+        nlohmann::ordered_json list = nlohmann::json::array();
+        for (int i = 0; i < count; ++i)
+            list.push_back(label(labels, i));
+        return nlohmann::ordered_json{{"axis", name}, {"labels", std::move(list)}};
+    };
+    const nlohmann::ordered_json j{{"rows", axis(m.rowAxis, m.rowLabels, m.rows)},
+                                   {"columns", axis(m.columnAxis, m.columnLabels, m.cols)}};
+    // Invalid UTF-8 never reaches here (labels escape such bytes); replace rather than throw.
+    return j.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 std::string npyBytes(const LabelledMatrix& m)

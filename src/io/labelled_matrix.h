@@ -24,10 +24,16 @@ struct LabelledMatrix {
 
 /// The matrix as CSV: a header row with the column labels (tokens or feature indices) after a
 /// "row\column" corner cell, then one row per query/token with its label first. Values keep
-/// float precision (9 significant digits); −∞ is written `-inf`. Labels are quoted as RFC 4180
-/// asks, and one a spreadsheet would run as a formula (`=1+1`, `@SUM(…)`, `-x`) starts with a
-/// quote mark; a label that is a number (`-0.5`) stays one.
+/// float precision (9 significant digits); −∞ is written `-inf`. No cell is quoted, so
+/// numpy.genfromtxt reads it as spreadsheets do: a comma, quote or # in a label (and a control
+/// character, or a blank at either end) is written \xNN, and a label a spreadsheet would run as
+/// a formula (`=1+1`, `@SUM(…)`, `-x`) starts with a quote mark; a number (`-0.5`) stays one.
 std::string csvBytes(const LabelledMatrix& matrix);
+
+/// What the rows and columns of an .npy file stand for, as JSON beside it (`<name>.labels.json`):
+/// {"rows": {"axis": "query", "labels": [...]}, "columns": {...}}, the labels spelled as in the
+/// CSV and the trace manifest.
+std::string labelsJson(const LabelledMatrix& matrix);
 
 /// The matrix as a NumPy .npy file (format 1.0, little-endian float32, C order, rows × cols):
 /// `numpy.load` reads it without AttnViz.

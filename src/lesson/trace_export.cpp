@@ -64,8 +64,8 @@ nlohmann::ordered_json modelManifest(const ModelRun& run)
             {"kind", "model"},         {"source", "import"},
             {"model", c.name},         {"architecture", engine::architectureName(c.architecture)},
             {"num_heads", c.numHeads}, {"layers", c.layerCount()}};
-        m["source_tokens"] = tokenizer.tokens(run.trace->sourceIds);
-        m["target_tokens"] = tokenizer.tokens(run.trace->targetIds);
+        m["source_tokens"] = tokenizer.displayTokens(run.trace->sourceIds);
+        m["target_tokens"] = tokenizer.displayTokens(run.trace->targetIds);
         return m;
     }
     nlohmann::ordered_json m{{"kind", "model"},
@@ -81,8 +81,13 @@ nlohmann::ordered_json modelManifest(const ModelRun& run)
         m["generated"] = run.generated;
     if (!run.request.ablation.empty())
         m["ablated_heads"] = ablationOf(run.request.ablation);
-    m["source_tokens"] = tokenizer.tokens(run.trace->sourceIds);
-    m["target_tokens"] = tokenizer.tokens(run.trace->targetIds);
+    // The tokens as every export spells them (docs/trace-format.md): the text they stand for,
+    // ␣ ↵ ⇥ for whitespace, \xNN for a byte that is part of a character; and as the vocabulary
+    // spells them ("Ġcat"), to look them up.
+    m["source_tokens"] = tokenizer.displayTokens(run.trace->sourceIds);
+    m["target_tokens"] = tokenizer.displayTokens(run.trace->targetIds);
+    m["source_pieces"] = tokenizer.tokens(run.trace->sourceIds);
+    m["target_pieces"] = tokenizer.tokens(run.trace->targetIds);
     m["source_ids"] = run.trace->sourceIds;
     m["target_ids"] = run.trace->targetIds;
     return m;

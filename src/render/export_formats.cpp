@@ -105,9 +105,15 @@ std::vector<std::string> csvFiles(const ExportJob& job)
 {
     return itemFiles(job, "csv");
 }
+// Each .npy with its labels beside it: an array alone says nothing of its tokens.
 std::vector<std::string> npyFiles(const ExportJob& job)
 {
-    return itemFiles(job, "npy");
+    std::vector<std::string> names;
+    for (const lesson::ExportItem& item : job.items) {
+        names.push_back(item.baseName + ".npy");
+        names.push_back(item.baseName + ".labels.json");
+    }
+    return names;
 }
 
 // Writes each item through `bytes`, one file at a time.
@@ -189,7 +195,16 @@ void writeCsv(const ExportJob& job, io::FileSetWriter& set, const ExportProgress
 }
 void writeNpy(const ExportJob& job, io::FileSetWriter& set, const ExportProgress& progress)
 {
-    writeItems(job, set, progress, npyFiles(job), npyItem);
+    const std::vector<std::string> names = npyFiles(job);
+    for (std::size_t i = 0; i < job.items.size(); ++i) {
+        const QByteArray data = npyItem(job.items[i], job.figure);
+        set.add(names[2 * i],
+                std::span<const char>(data.constData(), static_cast<std::size_t>(data.size())));
+        const std::string labels = io::labelsJson(job.items[i].heatmap.matrix);
+        set.add(names[2 * i + 1], std::span<const char>(labels.data(), labels.size()));
+        if (progress)
+            progress(static_cast<int>(i + 1), static_cast<int>(job.items.size()));
+    }
 }
 
 std::vector<std::string> traceFiles(const ExportJob&)

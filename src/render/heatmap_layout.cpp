@@ -73,8 +73,10 @@ QString visibleToken(const QString& token, bool spaceMarks)
 {
     QString shown;
     for (const QChar c : token) {
-        if (c == QLatin1Char(' '))
-            shown += spaceMarks ? QChar(0x2423) : QChar(' '); // ␣
+        // Tokens arrive spelled with ␣ for a space (docs/trace-format.md); without marks, a
+        // figure draws it as the space it stands for.
+        if (c == QLatin1Char(' ') || c == QChar(0x2423))
+            shown += spaceMarks ? QChar(0x2423) : QChar(' ');
         else if (c == QLatin1Char('\n'))
             shown += QChar(0x21B5); // ↵
         else if (c == QLatin1Char('\t'))

@@ -80,7 +80,7 @@ private:
 
 /// A token as a label shows it: a space as ␣, a line break as ↵, a tab as ⇥, other characters
 /// as visibleText does, an empty token as ∅ — so that no label is blank or breaks the line.
-/// Without `spaceMarks`, a space stays a space.
+/// Without `spaceMarks`, a space (and the ␣ that spells one) is drawn as a space.
 QString visibleToken(const QString& token, bool spaceMarks = true);
 /// Text from the input (a model's name in a title) as it is drawn: control and formatting
 /// characters (ESC, a bidirectional override) and the non-characters U+FFFE and U+FFFF as their

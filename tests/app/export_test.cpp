@@ -186,11 +186,14 @@ private slots:
         const auto written = m_exports->exportEverything(
             all.path(), *render::exportFormat("npy"), {}, false,
             [&](int done, int total) { lastDone = done, lastTotal = total; });
-        // 2 layers × 3 blocks × (8 per-head steps × 4 heads + 5 whole-matrix steps)
-        QCOMPARE(written.size(), 2u * 3 * (8 * 4 + 5));
+        // 2 layers × 3 blocks × (8 per-head steps × 4 heads + 5 whole-matrix steps), each .npy
+        // with its .labels.json
+        QCOMPARE(written.size(), 2u * 2 * 3 * (8 * 4 + 5));
         QCOMPARE(lastDone, lastTotal);
         QVERIFY(
             QFileInfo::exists(all.filePath(QStringLiteral("layer0_masked_self_head1_masked.npy"))));
+        QVERIFY(QFileInfo::exists(
+            all.filePath(QStringLiteral("layer0_masked_self_head1_masked.labels.json"))));
     }
 
     void copyPutsTheViewOnTheClipboard()

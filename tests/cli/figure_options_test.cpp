@@ -132,7 +132,8 @@ TEST_F(FigureOptions, TheMeanOverHeadsIsTheMeanOfTheHeads)
 {
     exportTo("heads", {"--layers", "2", "--format", "npy"});
     EXPECT_EQ(exportTo("mean", {"--layers", "2", "--format", "npy", "--over-heads", "mean"}),
-              std::vector<std::string>{"layer2_masked_self_mean_heads_weights.npy"});
+              (std::vector<std::string>{"layer2_masked_self_mean_heads_weights.labels.json",
+                                        "layer2_masked_self_mean_heads_weights.npy"}));
     const std::vector<float> mean =
         npyValues(file("mean/layer2_masked_self_mean_heads_weights.npy"));
     std::vector<double> sum(mean.size(), 0.0);
@@ -204,6 +205,49 @@ TEST_F(FigureOptions, TheLatexFamilyIsComputerModern)
     exportTo("latex", {"--layers", "0", "--heads", "0", "--format", "pdf", "--font-family",
                        "latex"});
     EXPECT_THAT(file("latex/layer0_masked_self_head0_weights.pdf"), HasSubstr("CMUSerif"));
+}
+
+// #23.7: one spelling of a token in the trace manifest, the CSV, the .npy's labels and the
+// figures: the text it stands for with ␣ for a space, and the vocabulary's own ("Ġcat") apart.
+TEST_F(FigureOptions, ATokenIsSpelledTheSameInEveryFile)
+{
+    const std::string gpt2 = std::string(ATTNVIZ_TEST_DATA_DIR) + "/hf/gpt2";
+    for (const std::string format : {"csv", "npy", "svg", "safetensors"}) {
+        const ProcessResult r =
+            runProcess(kCli, {"export", "--model", gpt2, "--text", "the cat", "--layers", "0",
+                              "--heads", "0", "--format", format, "--quiet", "--out", path("s")});
+        ASSERT_EQ(r.exitCode, 0) << r.err;
+    }
+    const std::string base = "s/layer0_masked_self_head0_weights.";
+    EXPECT_THAT(file(base + "csv"), HasSubstr("the,␣cat\n"));
+    EXPECT_THAT(file(base + "labels.json"), HasSubstr("\"␣cat\""));
+    EXPECT_THAT(file(base + "svg"), HasSubstr(">␣cat<"));
+    const std::string manifest = file("s/trace.json");
+    EXPECT_THAT(manifest, HasSubstr("\"␣cat\""));
+    EXPECT_THAT(manifest, HasSubstr("\"Ġcat\"")) << "the vocabulary's spelling, as pieces";
+    for (const std::string& f : {file(base + "csv"), file(base + "labels.json"), file(base + "svg")})
+        EXPECT_EQ(f.find("Ġ"), std::string::npos);
+}
+
+// A CSV numpy.genfromtxt reads as a spreadsheet does, whatever the tokens: a comma, quotes and
+// # (a comment to numpy) in labels would shift or cut its rows.
+TEST_F(FigureOptions, NumpyGenfromtxtReadsTheCsvWhateverTheTokens)
+{
+    const std::string gpt2 = std::string(ATTNVIZ_TEST_DATA_DIR) + "/hf/gpt2";
+    const ProcessResult r = runProcess(
+        kCli, {"export", "--model", gpt2, "--text", "a, \"b\" #c =1", "--layers", "0", "--heads",
+               "0", "--format", "csv", "--quiet", "--out", path("csv")});
+    ASSERT_EQ(r.exitCode, 0) << r.err;
+    const std::string script =
+        "import numpy, sys\n"
+        "a = numpy.genfromtxt(sys.argv[1], delimiter=',', skip_header=1)[:, 1:]\n"
+        "assert a.shape == (9, 9), a.shape\n"
+        "assert abs(a.sum(axis=1) - 1).max() < 1e-5, a.sum(axis=1)\n"
+        "print('ok')\n";
+    const ProcessResult py = runProcess(
+        "/usr/bin/python3", {"-c", script, path("csv/layer0_masked_self_head0_weights.csv")});
+    EXPECT_EQ(py.exitCode, 0) << py.err;
+    EXPECT_EQ(py.out, "ok\n");
 }
 
 TEST_F(FigureOptions, BadValuesAreOneSentenceEach)

@@ -15,14 +15,19 @@ LabelledMatrix sample(const std::vector<float>& values)
     return {values.data(), 2, 3, "query", "key", {"the", "a, b"}, {"x", "\"q\"", " pad "}};
 }
 
-TEST(Csv, LabelsFirstRowAndColumnQuotingWhatNeedsIt)
+// #23: no cell is quoted, so numpy.genfromtxt (which knows no quotes and takes # for a comment)
+// reads the file as a spreadsheet does: what would need quoting is written \xNN.
+TEST(Csv, LabelsFirstRowAndColumnWithNothingThatNeedsQuoting)
 {
     const std::vector<float> v{0.5f,  -1.25f,       3.0f,
                                1e-7f, 123456789.0f, -std::numeric_limits<float>::infinity()};
     EXPECT_EQ(csvBytes(sample(v)),
-              "query\\key,x,\"\"\"q\"\"\",\" pad \"\n"
+              "query\\key,x,\\x22q\\x22,\\x20pad\\x20\n"
               "the,0.5,-1.25,3\n"
-              "\"a, b\",1.00000001e-07,123456792,-inf\n");
+              "a\\x2C b,1.00000001e-07,123456792,-inf\n");
+    const std::vector<float> one{1.0f};
+    EXPECT_EQ(csvBytes({one.data(), 1, 1, "r", "c", {"#1"}, {"a\nb"}}),
+              "r\\c,a\\x0Ab\n\\x231,1\n");
 }
 
 // #22: tokens are input, and a CSV goes to spreadsheets, which run a cell beginning with =, +,
@@ -39,13 +44,13 @@ TEST(Csv, LabelsASpreadsheetWouldRunAsFormulasAreNeutralised)
                            {"=HYPERLINK(\"http://x\")", "-0.5"},
                            {"+1+cmd|' /C calc'!A0", "@SUM(A1)", "\tx"}};
     EXPECT_EQ(csvBytes(m),
-              "query\\key,\"'+1+cmd|' /C calc'!A0\",\"'@SUM(A1)\",\"'\tx\"\n"
-              "\"'=HYPERLINK(\"\"http://x\"\")\",-0.5,0.25,1\n"
+              "query\\key,'+1+cmd|' /C calc'!A0,'@SUM(A1),\\x09x\n"
+              "'=HYPERLINK(\\x22http://x\\x22),-0.5,0.25,1\n"
               "-0.5,2,3,4\n");
     const LabelledMatrix signs{
         v.data(), 1, 6, "r", "c", {"-"}, {"-", "+3", "-inf", "-1e-7", ".5", "a-b"}};
     EXPECT_EQ(csvBytes(signs).substr(0, csvBytes(signs).find('\n')),
-              "r\\c,\"'-\",+3,\"'-inf\",-1e-7,.5,a-b");
+              "r\\c,'-,+3,'-inf,-1e-7,.5,a-b");
 }
 
 TEST(Csv, NineSignificantDigitsRoundTripEveryFloat)
