@@ -418,6 +418,30 @@
         <source> dpi</source>
         <translation> dpi</translation>
     </message>
+    <message>
+        <source>&amp;Colour map</source>
+        <translation>颜色映射(&amp;C)</translation>
+    </message>
+    <message>
+        <source>The colours of the weights; signed steps (scores, projections) keep the blue–white–red map.</source>
+        <translation>权重所用的颜色；有正负的步骤（分数、投影）仍用蓝–白–红映射。</translation>
+    </message>
+    <message>
+        <source>&amp;Token labels</source>
+        <translation>词元标签(&amp;T)</translation>
+    </message>
+    <message>
+        <source>Frame in the &amp;head&apos;s colour</source>
+        <translation>用头的颜色加边框(&amp;H)</translation>
+    </message>
+    <message>
+        <source>Show spaces in tokens as &amp;␣</source>
+        <translation>把词元中的空格显示为 ␣(&amp;S)</translation>
+    </message>
+    <message>
+        <source>T&amp;ransparent background (for slides)</source>
+        <translation>透明背景（用于幻灯片）(&amp;R)</translation>
+    </message>
 </context>
 <context>
     <name>GlossaryDialog</name>
@@ -1228,6 +1252,21 @@
     <message>
         <source>&lt;p&gt;Nothing is computed, so there is no cell to explain.&lt;/p&gt;</source>
         <translation>&lt;p&gt;尚未计算任何内容，因此没有可解释的单元格。&lt;/p&gt;</translation>
+    </message>
+</context>
+<context>
+    <name>attnviz::app::ExportDialog</name>
+    <message>
+        <source>As many as fit</source>
+        <translation>放得下的都显示</translation>
+    </message>
+    <message>
+        <source>Every one</source>
+        <translation>全部显示</translation>
+    </message>
+    <message>
+        <source>None</source>
+        <translation>不显示</translation>
     </message>
 </context>
 <context>

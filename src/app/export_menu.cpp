@@ -1,12 +1,12 @@
 #include "app/export_menu.h"
 
+#include "app/export_dialog.h"
 #include "app/model_panel.h"
 #include "app/shown_names.h"
 #include "io/atomic_file.h"
 #include "lesson/trace_export.h"
 #include "render/handout.h"
 #include "render/step_texts.h"
-#include "ui_export_dialog.h"
 
 #include <QApplication>
 #include <QClipboard>
@@ -43,22 +43,6 @@ std::vector<engine::AttentionStep> shownSteps(const ViewState& state, bool first
     if (firstOnly && steps.size() > 1)
         steps.resize(1);
     return steps;
-}
-
-// Lists the registry's formats of the given kinds in the dialog's format chooser.
-void offerFormats(QComboBox* chooser, std::initializer_list<render::ExportKind> kinds)
-{
-    chooser->clear();
-    for (const render::ExportFormat& f : render::exportFormats())
-        if (std::find(kinds.begin(), kinds.end(), f.kind) != kinds.end())
-            chooser->addItem(
-                QString::fromLatin1(f.name.data(), static_cast<qsizetype>(f.name.size())).toUpper(),
-                QString::fromLatin1(f.name.data(), static_cast<qsizetype>(f.name.size())));
-}
-
-const render::ExportFormat& chosenFormat(const QComboBox* chooser)
-{
-    return *render::exportFormat(chooser->currentData().toString().toStdString());
 }
 
 // What a handout shows, in the interface's language (lesson::walkthroughTitle is the CLI's
@@ -359,13 +343,10 @@ void ExportMenu::copyToClipboard() const
 
 void ExportMenu::askAndExportImage(bool grid)
 {
-    QDialog dialog(m_window);
-    Ui::ExportDialog form;
-    form.setupUi(&dialog);
-    offerFormats(form.format, {render::ExportKind::Image});
+    ExportDialog dialog(m_window, {render::ExportKind::Image});
     if (dialog.exec() != QDialog::Accepted)
         return;
-    const render::ExportFormat& format = chosenFormat(form.format);
+    const render::ExportFormat& format = dialog.format();
     const QString ext =
         QString::fromLatin1(format.name.data(), static_cast<qsizetype>(format.name.size()));
     const QString path = QFileDialog::getSaveFileName(
@@ -374,8 +355,7 @@ void ExportMenu::askAndExportImage(bool grid)
                             static_cast<qsizetype>(format.dialogFilter.size())));
     if (path.isEmpty())
         return;
-    render::FigureOptions figure;
-    figure.size = {form.width->value(), form.height->value(), form.dpi->value()};
+    const render::FigureOptions figure = dialog.figure();
     grid ? exportCurrentGrid(path, figure) : exportCurrentHeatmap(path, figure);
     emit saved(tr("Saved %1").arg(shownPath(path)));
 }
@@ -398,10 +378,7 @@ void ExportMenu::askAndExportData()
 
 void ExportMenu::askAndExportEverything()
 {
-    QDialog dialog(m_window);
-    Ui::ExportDialog form;
-    form.setupUi(&dialog);
-    offerFormats(form.format, {render::ExportKind::Image, render::ExportKind::Matrix});
+    ExportDialog dialog(m_window, {render::ExportKind::Image, render::ExportKind::Matrix});
     dialog.setWindowTitle(tr("Export every layer × head × step"));
     if (dialog.exec() != QDialog::Accepted)
         return;
@@ -411,8 +388,7 @@ void ExportMenu::askAndExportEverything()
     QProgressDialog progress(tr("Exporting…"), QString(), 0, 1, m_window);
     progress.setWindowModality(Qt::WindowModal);
     const std::vector<std::string> written =
-        exportEverything(folder, chosenFormat(form.format),
-                         {form.width->value(), form.height->value(), form.dpi->value()}, false,
+        exportEverything(folder, dialog.format(), dialog.figure(), false,
                          [&](int done, int total) {
                              progress.setMaximum(total);
                              progress.setValue(done);

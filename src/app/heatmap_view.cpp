@@ -8,7 +8,9 @@
 #include <QMouseEvent>
 #include <QPainter>
 #include <QToolTip>
+#include <QWheelEvent>
 
+#include <algorithm>
 #include <cmath>
 
 namespace attnviz::app {
@@ -86,12 +88,40 @@ void HeatmapView::paintEvent(QPaintEvent*)
 {
     QPainter painter(this);
     painter.setRenderHint(QPainter::Antialiasing);
+    painter.translate(m_offset);
+    painter.scale(m_zoom, m_zoom);
     render::paintHeatmap(painter, layout(), m_heatmap, m_range, style(), &m_cells);
+}
+
+QPointF HeatmapView::unzoomed(QPointF position) const
+{
+    return (position - m_offset) / m_zoom;
+}
+
+void HeatmapView::wheelEvent(QWheelEvent* event)
+{
+    const double steps = event->angleDelta().y() / 120.0;
+    const double zoom = std::clamp(m_zoom * std::pow(1.25, steps), 1.0, 32.0);
+    if (zoom == m_zoom) {
+        event->ignore(); // nothing to zoom: the page scrolls
+        return;
+    }
+    // The point under the cursor stays under it; the map always covers the widget.
+    const QPointF cursor = event->position();
+    const QPointF content = unzoomed(cursor);
+    m_zoom = zoom;
+    m_offset = cursor - content * zoom;
+    m_offset.setX(std::clamp(m_offset.x(), width() * (1 - zoom), 0.0));
+    m_offset.setY(std::clamp(m_offset.y(), height() * (1 - zoom), 0.0));
+    event->accept();
+    update();
 }
 
 void HeatmapView::resizeEvent(QResizeEvent* event)
 {
     m_layout.reset();
+    m_zoom = 1; // a new size, a new whole picture
+    m_offset = {};
     QWidget::resizeEvent(event);
 }
 
@@ -105,7 +135,7 @@ void HeatmapView::changeEvent(QEvent* event)
 
 std::optional<std::pair<int, int>> HeatmapView::cellAt(QPoint position) const
 {
-    return layout().cellAt(position);
+    return layout().cellAt(unzoomed(position));
 }
 
 QPoint HeatmapView::cellCentre(int row, int column) const

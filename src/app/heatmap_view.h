@@ -45,6 +45,8 @@ public:
     /// The last tooltip shown by hovering.
     QString lastToolTip() const { return m_lastToolTip; }
     const render::HeatmapLayout& layout() const;
+    /// How far the mouse wheel has zoomed in (1: the whole map).
+    double zoom() const { return m_zoom; }
 
 signals:
     void clicked();
@@ -61,8 +63,12 @@ protected:
     void contextMenuEvent(QContextMenuEvent* event) override;
     bool event(QEvent* event) override;
 
+    void wheelEvent(QWheelEvent* event) override;
+
 private:
     render::HeatmapStyle style() const;
+    /// A point of the widget in the unzoomed map's coordinates.
+    QPointF unzoomed(QPointF position) const;
 
     lesson::Heatmap m_heatmap;
     std::pair<double, double> m_range{0, 1};
@@ -75,6 +81,10 @@ private:
     mutable std::optional<render::HeatmapLayout>
         m_layout; ///< rebuilt on resize, font or data change
     QString m_lastToolTip;
+    /// The wheel's zoom: the map drawn `m_zoom` times larger, moved by `m_offset`, so a long
+    /// text's corner can be read without an export.
+    double m_zoom = 1;
+    QPointF m_offset;
 };
 
 } // namespace attnviz::app

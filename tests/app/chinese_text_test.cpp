@@ -79,6 +79,8 @@ const QStringList kAllowed = {
     "AttnViz", "PyTorch", "GPT", "BERT", "Llama", "Mistral", "Transformer", "Qt", "Eigen",
     "QCustomPlot", "NumPy", "Hugging", "Face", "Linguist", "D2L", "KJV", "Genesis", "reverse",
     "genesis", "induction", "matplotlib", "viridis", "RdBu", "ColorBrewer",
+    // matplotlib's colour map names, which a user looks up by name
+    "magma", "cividis", "greys",
     // formats and files
     "PNG", "SVG", "PDF", "CSV", "JSON", "safetensors", "npy", "txt", "json", "pdf", "png", "svg",
     "csv", "attnviz", "heldout", "config", "model", "vocab", "merges", "tokenizer", "UTF",

@@ -1,6 +1,7 @@
 // Exports from the app (#5), driven through the real window offscreen: the app and the CLI write
 // the same image for the same view, an exported heatmap keeps the matrix's row and column order,
 // and the grid, data, trace and handout exports land complete.
+#include "app/export_dialog.h"
 #include "app/export_menu.h"
 #include "app/head_grid_view.h"
 #include "app/main_window.h"
@@ -13,6 +14,7 @@
 #include "render/colour_map.h"
 #include "render/image_export.h"
 #include "support/process.h"
+#include "ui_export_dialog.h"
 #include "ui_model_panel.h"
 #include "window_test_support.h"
 
@@ -124,6 +126,44 @@ private slots:
         m_window->modelPanel()->ui()->overview->setChecked(false);
         settle();
         QVERIFY(!m_exports->overviewFigure());
+    }
+
+    // #23.8: the export dialog opens with what was chosen last, and its figure is what it shows.
+    void theExportDialogRemembersItsChoices()
+    {
+        {
+            ExportDialog dialog(m_window.get(), {render::ExportKind::Image});
+            QCOMPARE(dialog.ui()->width->value(), 900); // a first start
+            dialog.ui()->format->setCurrentIndex(dialog.ui()->format->findData("svg"));
+            dialog.ui()->width->setValue(1234);
+            dialog.ui()->dpi->setValue(300);
+            dialog.ui()->colourMap->setCurrentIndex(dialog.ui()->colourMap->findData("magma"));
+            dialog.ui()->labels->setCurrentIndex(dialog.ui()->labels->findData("none"));
+            dialog.ui()->transparent->setChecked(true);
+            dialog.ui()->headFrame->setChecked(false);
+            dialog.accept();
+        }
+        ExportDialog again(m_window.get(), {render::ExportKind::Image});
+        if (const QByteArray shot = qgetenv("ATTNVIZ_EXPORT_DIALOG_SHOT"); !shot.isEmpty()) {
+            again.show(); // docs/screenshots/45-export-dialog.png, under xvfb-run
+            QVERIFY(QTest::qWaitForWindowExposed(&again));
+            QVERIFY(again.grab().save(QString::fromLocal8Bit(shot)));
+        }
+        QCOMPARE(again.format().name, std::string_view("svg"));
+        const render::FigureOptions figure = again.figure();
+        QCOMPARE(figure.size.width, 1234);
+        QCOMPARE(figure.size.dpi, 300);
+        QCOMPARE(figure.colouring.sequential->name, std::string_view("magma"));
+        QVERIFY(figure.labels == render::LabelMode::None);
+        QVERIFY(figure.transparent);
+        QVERIFY(!figure.headFrame);
+        QVERIFY(figure.spaceMarks);
+        // A rejected dialog changes nothing.
+        again.ui()->width->setValue(500);
+        again.reject();
+        QCOMPARE(ExportDialog(m_window.get(), {render::ExportKind::Image}).figure().size.width,
+                 1234);
+        QSettings().remove(QStringLiteral("export"));
     }
 
     void exportedCellsFollowTheMatrixOrder()

@@ -50,6 +50,34 @@ private slots:
 
     void cleanup() { m_window.reset(); }
 
+    // #23.8: the wheel zooms a heatmap about the cursor (the cell under it stays under it, and
+    // the cells beside it move away), and zooms back out to the whole map; then the page
+    // scrolls.
+    void theWheelZoomsAboutTheCursor()
+    {
+        m_window->stepPanel()->setStep(attnviz::test::step("softmax"));
+        HeatmapView* v = view(0);
+        const auto& layout = v->layout();
+        const QPointF at = layout.cellCentre(2, 3);
+        const QPointF beside = layout.cellCentre(2, 4);
+        const auto wheel = [&](int delta) {
+            QWheelEvent event(at, v->mapToGlobal(at), QPoint(), QPoint(0, delta), Qt::NoButton,
+                              Qt::NoModifier, Qt::NoScrollPhase, false);
+            QApplication::sendEvent(v, &event);
+            return event.isAccepted();
+        };
+        QVERIFY(wheel(120 * 3));
+        QVERIFY(v->zoom() > 1.9);
+        QCOMPARE(v->cellAt(at.toPoint()), std::optional(std::pair(2, 3)));
+        // Half way to the next cell is now inside the cell under the cursor.
+        QCOMPARE(v->cellAt(((at + beside) / 2 - QPointF(1, 0)).toPoint()),
+                 std::optional(std::pair(2, 3)));
+        QVERIFY(wheel(-120 * 10));
+        QCOMPARE(v->zoom(), 1.0);
+        QVERIFY2(!wheel(-120), "nothing more to zoom out: the event goes on to the page");
+        QCOMPARE(v->cellAt(beside.toPoint()), std::optional(std::pair(2, 4)));
+    }
+
     void changingHeadsChangesTheGrid()
     {
         m_window->stepPanel()->setStep(attnviz::test::step("scores"));
