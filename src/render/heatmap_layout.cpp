@@ -228,7 +228,9 @@ HeatmapLayout::HeatmapLayout(const lesson::Heatmap& h, std::pair<double, double>
     double top = area.top() + kPad;
     if (titleHeight > 0) {
         m_title = QRectF(area.left() + kPad, top, area.width() - 2 * kPad, titleHeight + 2);
-        top += m_title.height() + 2;
+        // The head's frame stands 3 px outside the cells with a 2.5 px pen: the gap keeps it off
+        // the title's descenders (an underscore in Q_h vanished under it).
+        top += m_title.height() + 2 + (h.head >= 0 && style.headFrame ? 5 : 0);
     }
     const double bandHeight = h.columnBands.empty() ? 0 : std::max(8.0, tickLine * 0.9);
     if (bandHeight > 0)

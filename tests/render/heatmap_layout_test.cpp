@@ -46,6 +46,47 @@ TEST_F(HeatmapLayout, EveryCellCentreMapsBackToItsCell)
     EXPECT_TRUE(QRectF(0, 0, 640, 480).contains(layout.cells()));
 }
 
+// #23: the head's frame (3 px outside the cells, a 2.5 px pen) stays off the title, whose
+// descenders it hid ("Q_h K_hᵀ" read "Q h K hᵀ"); a long title wraps instead of being cut.
+TEST_F(HeatmapLayout, TheTitleIsNeitherCoveredNorCut)
+{
+    lesson::Heatmap h = weights("attention");
+    h.head = 0;
+    h.title = "head 0 · Q_h K_hᵀ";
+    const render::HeatmapLayout framed(h, {0, 1}, QRectF(0, 0, 640, 480), style());
+    EXPECT_GE(framed.cells().top() - 3 - 1.25, framed.title().bottom());
+    h.title = std::string(30, 'w') + " " + std::string(30, 'w') + " " + std::string(30, 'w');
+    const render::HeatmapLayout wrapped(h, {0, 1}, QRectF(0, 0, 400, 480), style());
+    EXPECT_EQ(wrapped.titleText().toStdString(), h.title) << "nothing elided";
+    EXPECT_GT(wrapped.title().height(), 2 * QFontMetricsF(wrapped.titleFont()).height());
+}
+
+TEST_F(HeatmapLayout, AllLabelsAreShownOrSaidToBeCrowded)
+{
+    const lesson::Heatmap h = weights("the quick brown fox jumps over the lazy dog again");
+    render::HeatmapStyle all = style();
+    all.labels = render::LabelMode::All;
+    const render::HeatmapLayout roomy(h, {0, 1}, QRectF(0, 0, 1200, 1200), all);
+    EXPECT_EQ(roomy.rowLabels().size(), static_cast<std::size_t>(h.rows()));
+    EXPECT_EQ(roomy.columnLabels().size(), static_cast<std::size_t>(h.cols()));
+    EXPECT_FALSE(roomy.labelsCrowded());
+    const render::HeatmapLayout small(h, {0, 1}, QRectF(0, 0, 300, 300), all);
+    EXPECT_TRUE(small.labelsCrowded());
+    render::HeatmapStyle none = style();
+    none.labels = render::LabelMode::None;
+    EXPECT_TRUE(render::HeatmapLayout(h, {0, 1}, QRectF(0, 0, 640, 480), none).rowLabels().empty());
+    // Auto never shows fewer than fit: every k-th with the smallest k.
+    const render::HeatmapLayout automatic(h, {0, 1}, QRectF(0, 0, 640, 480), style());
+    const std::size_t shown = automatic.rowLabels().size();
+    ASSERT_GE(shown, 2u);
+    const int step = automatic.rowLabels()[1].index - automatic.rowLabels()[0].index;
+    const double line = QFontMetricsF(automatic.tickFont()).height() + 1;
+    if (step > 1) // one step less would not fit: every (step − 1)-th label overflows the cells
+        EXPECT_GT(line * h.rows() / (step - 1), automatic.cells().height());
+    else
+        EXPECT_LE(line * h.rows(), automatic.cells().height() + line);
+}
+
 TEST_F(HeatmapLayout, ShortLabelsStayUprightAndAllShown)
 {
     const lesson::Heatmap h = weights("attention");
