@@ -431,16 +431,36 @@
         <translation>词元标签(&amp;T)</translation>
     </message>
     <message>
-        <source>Frame in the &amp;head&apos;s colour</source>
-        <translation>用头的颜色加边框(&amp;H)</translation>
+        <source>Frame in the head&apos;s c&amp;olour</source>
+        <translation>用头的颜色加边框(&amp;O)</translation>
     </message>
     <message>
-        <source>Show spaces in tokens as &amp;␣</source>
-        <translation>把词元中的空格显示为 ␣(&amp;S)</translation>
+        <source>Show s&amp;paces in tokens as ␣</source>
+        <translation>把词元中的空格显示为 ␣(&amp;P)</translation>
     </message>
     <message>
-        <source>T&amp;ransparent background (for slides)</source>
-        <translation>透明背景（用于幻灯片）(&amp;R)</translation>
+        <source>Tr&amp;ansparent background (for slides)</source>
+        <translation>透明背景（用于幻灯片）(&amp;A)</translation>
+    </message>
+    <message>
+        <source>Colour ran&amp;ge</source>
+        <translation>颜色范围(&amp;G)</translation>
+    </message>
+    <message>
+        <source>from </source>
+        <translation>从 </translation>
+    </message>
+    <message>
+        <source>to </source>
+        <translation>到 </translation>
+    </message>
+    <message>
+        <source>&amp;Scale</source>
+        <translation>刻度(&amp;S)</translation>
+    </message>
+    <message>
+        <source>For the weights: on a long text most weights are tiny, and a linear scale shows one colour.</source>
+        <translation>用于权重：长文本中大多数权重都很小，线性刻度下几乎只有一种颜色。</translation>
     </message>
 </context>
 <context>
@@ -1267,6 +1287,34 @@
     <message>
         <source>None</source>
         <translation>不显示</translation>
+    </message>
+    <message>
+        <source>Shared by the step</source>
+        <translation>同一步骤共用</translation>
+    </message>
+    <message>
+        <source>Each map its own</source>
+        <translation>每张图各自</translation>
+    </message>
+    <message>
+        <source>Fixed</source>
+        <translation>固定</translation>
+    </message>
+    <message>
+        <source>Linear</source>
+        <translation>线性</translation>
+    </message>
+    <message>
+        <source>Logarithmic</source>
+        <translation>对数</translation>
+    </message>
+    <message>
+        <source>Square root (power 0.5)</source>
+        <translation>平方根（幂 0.5）</translation>
+    </message>
+    <message>
+        <source>The colour range is empty: “from” must be below “to”.</source>
+        <translation>颜色范围为空：“从”必须小于“到”。</translation>
     </message>
 </context>
 <context>

@@ -4,6 +4,7 @@
 
 #include "ui_export_dialog.h"
 
+#include <QPushButton>
 #include <QSettings>
 
 #include <algorithm>
@@ -37,6 +38,27 @@ ExportDialog::ExportDialog(QWidget* parent, std::initializer_list<render::Export
     for (const render::ColourMap& m : render::colourMaps())
         if (!m.diverging)
             m_ui->colourMap->addItem(latin(m.name), latin(m.name));
+    m_ui->rangeMode->addItem(tr("Shared by the step"), QStringLiteral("step"));
+    m_ui->rangeMode->addItem(tr("Each map its own"), QStringLiteral("map"));
+    m_ui->rangeMode->addItem(tr("Fixed"), QStringLiteral("fixed"));
+    m_ui->scale->addItem(tr("Linear"), QStringLiteral("linear"));
+    m_ui->scale->addItem(tr("Logarithmic"), QStringLiteral("log"));
+    m_ui->scale->addItem(tr("Square root (power 0.5)"), QStringLiteral("power"));
+    // A fixed range needs "from" below "to": OK waits for it, saying why (attnviz-cli's
+    // sentence), so no file dialog opens for a figure that cannot be drawn.
+    const auto fixedRange = [this] {
+        const bool fixed = m_ui->rangeMode->currentData().toString() == QLatin1String("fixed");
+        m_ui->vmin->setEnabled(fixed);
+        m_ui->vmax->setEnabled(fixed);
+        const bool empty = fixed && !(m_ui->vmin->value() < m_ui->vmax->value());
+        QPushButton* ok = m_ui->buttons->button(QDialogButtonBox::Ok);
+        ok->setEnabled(!empty);
+        ok->setToolTip(empty ? tr("The colour range is empty: “from” must be below “to”.")
+                             : QString());
+    };
+    connect(m_ui->rangeMode, &QComboBox::currentIndexChanged, this, fixedRange);
+    connect(m_ui->vmin, &QDoubleSpinBox::valueChanged, this, fixedRange);
+    connect(m_ui->vmax, &QDoubleSpinBox::valueChanged, this, fixedRange);
     m_ui->labels->addItem(tr("As many as fit"), QStringLiteral("auto"));
     m_ui->labels->addItem(tr("Every one"), QStringLiteral("all"));
     m_ui->labels->addItem(tr("None"), QStringLiteral("none"));
@@ -48,6 +70,11 @@ ExportDialog::ExportDialog(QWidget* parent, std::initializer_list<render::Export
     m_ui->dpi->setValue(settings.value(QStringLiteral("export/dpi"), 96).toInt());
     choose(m_ui->colourMap, settings.value(QStringLiteral("export/colourMap")));
     choose(m_ui->labels, settings.value(QStringLiteral("export/labels")));
+    choose(m_ui->rangeMode, settings.value(QStringLiteral("export/range")));
+    m_ui->vmin->setValue(settings.value(QStringLiteral("export/vmin"), 0.0).toDouble());
+    m_ui->vmax->setValue(settings.value(QStringLiteral("export/vmax"), 1.0).toDouble());
+    choose(m_ui->scale, settings.value(QStringLiteral("export/scale")));
+    fixedRange();
     m_ui->headFrame->setChecked(settings.value(QStringLiteral("export/headFrame"), true).toBool());
     m_ui->spaceMarks->setChecked(
         settings.value(QStringLiteral("export/spaceMarks"), true).toBool());
@@ -73,14 +100,37 @@ render::FigureOptions ExportDialog::figure() const
     figure.labels = labels == QLatin1String("all")    ? render::LabelMode::All
         : labels == QLatin1String("none")             ? render::LabelMode::None
                                                       : render::LabelMode::Auto;
+    const lesson::ScaleChoice chosen = scale();
+    figure.colouring.stretch = chosen.stretch;
+    figure.colouring.gamma = chosen.gamma;
     figure.headFrame = m_ui->headFrame->isChecked();
     figure.spaceMarks = m_ui->spaceMarks->isChecked();
     figure.transparent = m_ui->transparent->isChecked();
     return figure;
 }
 
+lesson::ScaleChoice ExportDialog::scale() const
+{
+    lesson::ScaleChoice scale;
+    const QString mode = m_ui->rangeMode->currentData().toString();
+    if (mode == QLatin1String("map")) {
+        scale.mode = lesson::RangeMode::PerMap;
+    } else if (mode == QLatin1String("fixed")) {
+        scale.mode = lesson::RangeMode::Fixed;
+        scale.low = m_ui->vmin->value();
+        scale.high = m_ui->vmax->value();
+    }
+    const QString stretch = m_ui->scale->currentData().toString();
+    scale.stretch = stretch == QLatin1String("log") ? lesson::Stretch::Log
+        : stretch == QLatin1String("power")         ? lesson::Stretch::Power
+                                                    : lesson::Stretch::Linear;
+    return scale;
+}
+
 void ExportDialog::accept()
 {
+    if (!m_ui->buttons->button(QDialogButtonBox::Ok)->isEnabled())
+        return; // an empty fixed range (the button says why)
     QSettings settings;
     settings.setValue(QStringLiteral("export/format"), m_ui->format->currentData());
     settings.setValue(QStringLiteral("export/width"), m_ui->width->value());
@@ -88,6 +138,10 @@ void ExportDialog::accept()
     settings.setValue(QStringLiteral("export/dpi"), m_ui->dpi->value());
     settings.setValue(QStringLiteral("export/colourMap"), m_ui->colourMap->currentData());
     settings.setValue(QStringLiteral("export/labels"), m_ui->labels->currentData());
+    settings.setValue(QStringLiteral("export/range"), m_ui->rangeMode->currentData());
+    settings.setValue(QStringLiteral("export/vmin"), m_ui->vmin->value());
+    settings.setValue(QStringLiteral("export/vmax"), m_ui->vmax->value());
+    settings.setValue(QStringLiteral("export/scale"), m_ui->scale->currentData());
     settings.setValue(QStringLiteral("export/headFrame"), m_ui->headFrame->isChecked());
     settings.setValue(QStringLiteral("export/spaceMarks"), m_ui->spaceMarks->isChecked());
     settings.setValue(QStringLiteral("export/transparent"), m_ui->transparent->isChecked());

@@ -152,20 +152,21 @@ ExportMenu::ExportMenu(QMenu* menu, QWidget* window, std::function<ViewState()> 
     window->addAction(copy);
 }
 
-std::vector<lesson::ExportItem> ExportMenu::planCurrent(
-    const ViewState& state, const lesson::ExportSelection& selection) const
+std::vector<lesson::ExportItem> ExportMenu::planCurrent(const ViewState& state,
+                                                        const lesson::ExportSelection& selection,
+                                                        const lesson::ScaleChoice& scale) const
 {
     if (state.run) {
         lesson::ExportSelection s = selection;
         s.layers = {};
         s.layers.add(state.choice.layer, state.choice.layer);
         s.blocks = {state.choice.block};
-        return lesson::planModelExport(state.run, s);
+        return lesson::planModelExport(state.run, s, scale);
     }
     if (!state.walkthrough)
         return {};
     std::vector<lesson::ExportItem> items =
-        lesson::planWalkthroughExport(state.walkthrough, selection, "", "playground · ");
+        lesson::planWalkthroughExport(state.walkthrough, selection, "", "playground · ", scale);
     if (state.walkthrough->batch() > 1) {
         const std::string prefix = "batch" + std::to_string(state.batch) + "_";
         std::erase_if(items,
@@ -174,7 +175,7 @@ std::vector<lesson::ExportItem> ExportMenu::planCurrent(
     return items;
 }
 
-std::optional<lesson::ExportItem> ExportMenu::currentItem() const
+std::optional<lesson::ExportItem> ExportMenu::currentItem(const lesson::ScaleChoice& scale) const
 {
     const ViewState state = m_state();
     lesson::ExportSelection s;
@@ -185,23 +186,23 @@ std::optional<lesson::ExportItem> ExportMenu::currentItem() const
         const int head = std::max(0, state.focusedHead);
         s.heads.add(head, head);
     }
-    const auto items = planCurrent(state, s);
+    const auto items = planCurrent(state, s, scale);
     return items.empty() ? std::nullopt : std::optional<lesson::ExportItem>(items.front());
 }
 
-std::vector<lesson::ExportItem> ExportMenu::currentStepItems() const
+std::vector<lesson::ExportItem> ExportMenu::currentStepItems(const lesson::ScaleChoice& scale) const
 {
     const ViewState state = m_state();
     lesson::ExportSelection s;
     s.steps = shownSteps(state, false);
     if (s.steps.empty())
         return {};
-    return planCurrent(state, s);
+    return planCurrent(state, s, scale);
 }
 
-std::vector<lesson::ExportItem> ExportMenu::requireStepItems() const
+std::vector<lesson::ExportItem> ExportMenu::requireStepItems(const lesson::ScaleChoice& scale) const
 {
-    auto items = currentStepItems();
+    auto items = currentStepItems(scale);
     if (items.empty())
         throw ExportError(tr(kNoMatrix).toStdString());
     return items;
@@ -239,7 +240,8 @@ std::optional<render::ExportFigure> ExportMenu::overviewFigure() const
     return std::move(figures.front());
 }
 
-void ExportMenu::exportCurrentHeatmap(const QString& path, const render::FigureOptions& figure) const
+void ExportMenu::exportCurrentHeatmap(const QString& path, const render::FigureOptions& figure,
+                                      const lesson::ScaleChoice& scale) const
 {
     if (const auto overview = overviewFigure()) {
         // The overview holds no one matrix: as an image it is the whole figure.
@@ -250,10 +252,10 @@ void ExportMenu::exportCurrentHeatmap(const QString& path, const render::FigureO
                                  "(.png, .svg or .pdf), or its matrices with Every layer × head "
                                  "× step.")
                                   .toStdString());
-        exportCurrentGrid(path, figure);
+        exportCurrentGrid(path, figure, scale);
         return;
     }
-    const auto item = currentItem();
+    const auto item = currentItem(scale);
     if (!item)
         throw ExportError(tr(kNoMatrix).toStdString());
     const QString ext = QFileInfo(path).suffix().toLower();
@@ -265,7 +267,8 @@ void ExportMenu::exportCurrentHeatmap(const QString& path, const render::FigureO
     writeBytes(path, format->itemBytes(*item, figure));
 }
 
-void ExportMenu::exportCurrentGrid(const QString& path, const render::FigureOptions& figure) const
+void ExportMenu::exportCurrentGrid(const QString& path, const render::FigureOptions& figure,
+                                   const lesson::ScaleChoice& scale) const
 {
     const render::ExportFormat* format =
         render::exportFormat(QFileInfo(path).suffix().toStdString());
@@ -280,17 +283,19 @@ void ExportMenu::exportCurrentGrid(const QString& path, const render::FigureOpti
         writeBytes(path, render::renderFigure(overview->content, imageFormatOf(), figure));
         return;
     }
-    const auto items = requireStepItems();
-    writeBytes(path,
-               render::renderImage(heatmapsOf(items), items.front().range, currentGridTitle(),
-                                   imageFormatOf(), figure));
+    const auto items = requireStepItems(scale);
+    render::FigureContent content{heatmapsOf(items), {}, currentGridTitle()};
+    for (const lesson::ExportItem& item : items)
+        content.ranges.push_back(item.range); // one each when each map has its own
+    writeBytes(path, render::renderFigure(content, imageFormatOf(), figure));
 }
 
 std::vector<std::string> ExportMenu::exportEverything(const QString& folder,
                                                       const render::ExportFormat& format,
                                                       const render::FigureOptions& figure,
                                                       bool overwrite,
-                                                      const render::ExportProgress& progress) const
+                                                      const render::ExportProgress& progress,
+                                                      const lesson::ScaleChoice& scale) const
 {
     const ViewState state = m_state();
     lesson::ExportSelection all;
@@ -299,8 +304,8 @@ std::vector<std::string> ExportMenu::exportEverything(const QString& folder,
         all.steps.push_back(info.step);
     render::ExportJob job;
     job.items = state.run
-        ? lesson::planModelExport(state.run, all)
-        : lesson::planWalkthroughExport(state.walkthrough, all, "", "playground · ");
+        ? lesson::planModelExport(state.run, all, scale)
+        : lesson::planWalkthroughExport(state.walkthrough, all, "", "playground · ", scale);
     job.figure = figure;
     return render::writeExport(format, job, folder.toStdString(), overwrite, progress);
 }
@@ -356,7 +361,8 @@ void ExportMenu::askAndExportImage(bool grid)
     if (path.isEmpty())
         return;
     const render::FigureOptions figure = dialog.figure();
-    grid ? exportCurrentGrid(path, figure) : exportCurrentHeatmap(path, figure);
+    grid ? exportCurrentGrid(path, figure, dialog.scale())
+         : exportCurrentHeatmap(path, figure, dialog.scale());
     emit saved(tr("Saved %1").arg(shownPath(path)));
 }
 
@@ -388,11 +394,13 @@ void ExportMenu::askAndExportEverything()
     QProgressDialog progress(tr("Exporting…"), QString(), 0, 1, m_window);
     progress.setWindowModality(Qt::WindowModal);
     const std::vector<std::string> written =
-        exportEverything(folder, dialog.format(), dialog.figure(), false,
-                         [&](int done, int total) {
-                             progress.setMaximum(total);
-                             progress.setValue(done);
-                         });
+        exportEverything(
+            folder, dialog.format(), dialog.figure(), false,
+            [&](int done, int total) {
+                progress.setMaximum(total);
+                progress.setValue(done);
+            },
+            dialog.scale());
     emit saved(tr("Saved %n file(s) into %1", nullptr, static_cast<int>(written.size()))
                    .arg(shownPath(folder)));
 }

@@ -36,22 +36,26 @@ public:
 
     /// The matrix on screen: the focused head (or head 0) of the current step's view, titled as
     /// the CLI titles it; nullopt on the input step, which shows no attention matrix.
-    std::optional<lesson::ExportItem> currentItem() const;
+    std::optional<lesson::ExportItem> currentItem(const lesson::ScaleChoice& scale = {}) const;
     /// Every matrix of the current step for the shown batch item, on one colour range.
-    std::vector<lesson::ExportItem> currentStepItems() const;
+    std::vector<lesson::ExportItem> currentStepItems(const lesson::ScaleChoice& scale = {}) const;
     QString currentGridTitle() const;
     /// The whole-model overview as one figure (a row per layer, a column per head, on the
     /// overview's range 0–1); nullopt unless the overview is shown.
     std::optional<render::ExportFigure> overviewFigure() const;
 
     /// Format from the extension: png, svg, pdf (image), csv or npy (the numbers).
-    void exportCurrentHeatmap(const QString& path, const render::FigureOptions& figure) const;
-    void exportCurrentGrid(const QString& path, const render::FigureOptions& figure) const;
+    /// `scale`: the colour range (the figure's stretch must be the scale's).
+    void exportCurrentHeatmap(const QString& path, const render::FigureOptions& figure,
+                              const lesson::ScaleChoice& scale = {}) const;
+    void exportCurrentGrid(const QString& path, const render::FigureOptions& figure,
+                           const lesson::ScaleChoice& scale = {}) const;
     /// Every layer × block × head × step (the whole playground module without a model).
     std::vector<std::string> exportEverything(const QString& folder,
                                               const render::ExportFormat& format,
                                               const render::FigureOptions& figure, bool overwrite,
-                                              const render::ExportProgress& progress = {}) const;
+                                              const render::ExportProgress& progress = {},
+                                              const lesson::ScaleChoice& scale = {}) const;
     /// `<base>.safetensors` + `<base>.json`.
     void exportTrace(const QString& base) const;
     void exportHandout(const QString& path) const;
@@ -66,11 +70,12 @@ private:
     void askAndExportData();
     void askAndExportEverything();
     /// currentStepItems, or ExportError on the input step.
-    std::vector<lesson::ExportItem> requireStepItems() const;
+    std::vector<lesson::ExportItem> requireStepItems(const lesson::ScaleChoice& scale = {}) const;
     /// The items the overview figure points into.
     mutable std::vector<lesson::ExportItem> m_overviewItems;
     std::vector<lesson::ExportItem> planCurrent(const ViewState& state,
-                                                const lesson::ExportSelection& selection) const;
+                                                const lesson::ExportSelection& selection,
+                                                const lesson::ScaleChoice& scale) const;
 
     QWidget* m_window;
     std::function<ViewState()> m_state;

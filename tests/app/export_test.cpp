@@ -20,6 +20,7 @@
 
 #include <QClipboard>
 #include <QMenu>
+#include <QPushButton>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -141,6 +142,16 @@ private slots:
             dialog.ui()->labels->setCurrentIndex(dialog.ui()->labels->findData("none"));
             dialog.ui()->transparent->setChecked(true);
             dialog.ui()->headFrame->setChecked(false);
+            dialog.ui()->rangeMode->setCurrentIndex(dialog.ui()->rangeMode->findData("fixed"));
+            QVERIFY(dialog.ui()->vmax->isEnabled());
+            dialog.ui()->vmin->setValue(0.5);
+            dialog.ui()->vmax->setValue(0.25);
+            QPushButton* ok = dialog.ui()->buttons->button(QDialogButtonBox::Ok);
+            QVERIFY(!ok->isEnabled()); // an empty range: OK waits, and says why
+            QVERIFY(ok->toolTip().contains(QStringLiteral("must be below")));
+            dialog.ui()->vmin->setValue(0);
+            QVERIFY(ok->isEnabled());
+            dialog.ui()->scale->setCurrentIndex(dialog.ui()->scale->findData("power"));
             dialog.accept();
         }
         ExportDialog again(m_window.get(), {render::ExportKind::Image});
@@ -158,6 +169,17 @@ private slots:
         QVERIFY(figure.transparent);
         QVERIFY(!figure.headFrame);
         QVERIFY(figure.spaceMarks);
+        const lesson::ScaleChoice scale = again.scale();
+        QVERIFY(scale.mode == lesson::RangeMode::Fixed);
+        QCOMPARE(*scale.high, 0.25);
+        QVERIFY(scale.stretch == lesson::Stretch::Power);
+        QVERIFY(figure.colouring.stretch == lesson::Stretch::Power);
+        // The range reaches the file: a fixed 0–0.25 says so in the PNG.
+        m_window->stepPanel()->setStep(attnviz::test::step("softmax"));
+        m_exports->exportCurrentHeatmap(path(QStringLiteral("fixed.png")), figure, scale);
+        QVERIFY(QImage(path(QStringLiteral("fixed.png")))
+                    .text(QStringLiteral("Description"))
+                    .contains(QStringLiteral("power 0.5 scale; range 0 to 0.25, fixed by the user")));
         // A rejected dialog changes nothing.
         again.ui()->width->setValue(500);
         again.reject();
