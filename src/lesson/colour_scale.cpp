@@ -1,20 +1,13 @@
 #include "lesson/colour_scale.h"
 
 #include "engine/input_error.h"
+#include "lesson/step_view.h"
 
 #include <algorithm>
 #include <cmath>
-#include <sstream>
 
 namespace attnviz::lesson {
 namespace {
-
-std::string number(double x)
-{
-    std::ostringstream s;
-    s << x;
-    return s.str();
-}
 
 // The smallest positive finite value of the maps, or nullopt.
 std::optional<double> smallestPositive(const std::vector<Heatmap>& maps)
@@ -56,12 +49,12 @@ std::pair<double, double> ScaleChoice::rangeOf(const std::vector<Heatmap>& maps)
     if (high)
         range.second = *high;
     if (!(range.first < range.second))
-        throw engine::InputError("The colour range " + number(range.first) + " to " +
-                                 number(range.second) +
+        throw engine::InputError("The colour range " + formatNumber(range.first) + " to " +
+                                 formatNumber(range.second) +
                                  " is empty; --vmin must be below --vmax.");
     if (stretch == Stretch::Log && !(range.first > 0))
         throw engine::InputError("A log colour scale needs a range above 0; --vmin is " +
-                                 number(range.first) + ".");
+                                 formatNumber(range.first) + ".");
     return range;
 }
 
@@ -71,7 +64,7 @@ std::string ScaleChoice::describe(std::pair<double, double> range, const std::st
         : mode == RangeMode::PerMap                    ? "set by this map alone"
                                                        : "shared by every " + step +
                                       " map of the export";
-    return "range " + number(range.first) + " to " + number(range.second) + ", " + shared;
+    return "range " + formatNumber(range.first) + " to " + formatNumber(range.second) + ", " + shared;
 }
 
 double barPosition(double value, std::pair<double, double> range, ColourScale scale,
@@ -110,7 +103,7 @@ std::string stretchName(Stretch stretch, double gamma)
     case Stretch::Log:
         return "log";
     case Stretch::Power:
-        return "power " + number(gamma);
+        return "power " + formatNumber(gamma);
     case Stretch::Linear:
         break;
     }

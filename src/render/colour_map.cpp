@@ -1,8 +1,9 @@
 #include "render/colour_map.h"
 
+#include "render/name_table.h"
+
 #include <algorithm>
 #include <array>
-#include <cctype>
 #include <cmath>
 
 namespace attnviz::render {
@@ -27,22 +28,12 @@ const std::vector<ColourMap>& colourMaps()
 
 const ColourMap* colourMap(std::string_view name)
 {
-    std::string lower(name);
-    std::transform(lower.begin(), lower.end(), lower.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    for (const ColourMap& m : colourMaps())
-        if (m.name == lower)
-            return &m;
-    return nullptr;
+    return rowNamed(colourMaps(), name);
 }
 
 std::string colourMapList()
 {
-    std::string out;
-    const auto& maps = colourMaps();
-    for (std::size_t i = 0; i < maps.size(); ++i)
-        out += (i == 0 ? "" : i + 1 == maps.size() ? " or " : ", ") + std::string(maps[i].name);
-    return out;
+    return namesOf(colourMaps());
 }
 
 std::string Colouring::describe(lesson::ColourScale scale) const

@@ -6,9 +6,9 @@
 #include "lesson/trace_export.h"
 #include "render/export_figures.h"
 #include "render/handout.h"
+#include "render/name_table.h"
 
 #include <algorithm>
-#include <cctype>
 #include <deque>
 #include <future>
 
@@ -81,20 +81,15 @@ std::vector<std::string> pdfFiles(const ExportJob& job)
     return figureFiles(job, "pdf");
 }
 
-// A figure's options with what its colours mean: its first item's (a gathered figure's panels
-// share their step's range, or each says it has its own).
-FigureOptions describedFigure(const ExportFigure& f, const FigureOptions& figure)
-{
-    return described(*f.items.front(), figure);
-}
 
 void writeFigures(const ExportJob& job, io::FileSetWriter& set, const ExportProgress& progress,
                   const std::vector<std::string>& names, ImageFormat format)
 {
     const std::vector<ExportFigure> figures = arrangeFigures(job.items, job.arrangement);
     for (std::size_t i = 0; i < figures.size(); ++i) {
-        const QByteArray data =
-            renderFigure(figures[i].content, format, describedFigure(figures[i], job.figure));
+        // A gathered figure's panels share their step's range (or each says it has its own).
+        const QByteArray data = renderFigure(figures[i].content, format,
+                                             described(*figures[i].items.front(), job.figure));
         set.add(names[i],
                 std::span<const char>(data.constData(), static_cast<std::size_t>(data.size())));
         if (progress)
@@ -164,8 +159,8 @@ void writePng(const ExportJob& job, io::FileSetWriter& set, const ExportProgress
     };
     try {
         for (std::size_t i = 0; i < figures.size(); ++i) {
-            QImage image =
-                rasterFigure(figures[i].content, describedFigure(figures[i], job.figure));
+            QImage image = rasterFigure(figures[i].content,
+                                        described(*figures[i].items.front(), job.figure));
             inFlight.emplace_back(i, std::async(std::launch::async, [image = std::move(image)] {
                                       return encodePng(image);
                                   }));
@@ -280,25 +275,12 @@ const std::vector<ExportFormat>& exportFormats()
 
 const ExportFormat* exportFormat(std::string_view name)
 {
-    std::string lower(name);
-    std::transform(lower.begin(), lower.end(), lower.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    for (const ExportFormat& f : exportFormats())
-        if (f.name == lower)
-            return &f;
-    return nullptr;
+    return rowNamed(exportFormats(), name);
 }
 
 std::string exportFormatList()
 {
-    std::string out;
-    const auto& formats = exportFormats();
-    for (std::size_t i = 0; i < formats.size(); ++i)
-        out += (i == 0                        ? ""
-                    : i + 1 == formats.size() ? " or "
-                                              : ", ") +
-            std::string(formats[i].name);
-    return out;
+    return namesOf(exportFormats());
 }
 
 std::vector<std::string> writeExport(const ExportFormat& format, const ExportJob& job,
