@@ -169,11 +169,29 @@ def rotate_half(x):
     return torch.cat((-x[..., half:], x[..., :half]), dim=-1)
 
 
-def apply_rope(x, theta, rotary_dim):
+def inv_frequencies(theta, r, scaling=None):
+    """The r/2 frequencies of rotary positions, stretched as Hugging Face's rope_scaling says
+    (_compute_linear_scaling_rope_parameters, _compute_llama3_parameters), vectorised."""
+    inv_freq = 1.0 / theta ** (torch.arange(0, r, 2, dtype=torch.float64) / r)
+    if scaling is None:
+        return inv_freq
+    if scaling["rope_type"] == "linear":
+        return inv_freq / scaling["factor"]
+    factor, low, high = scaling["factor"], scaling["low_freq_factor"], scaling["high_freq_factor"]
+    old_context = scaling["original_max_position_embeddings"]
+    wavelen = 2 * math.pi / inv_freq
+    scaled = torch.where(wavelen > old_context / low, inv_freq / factor, inv_freq)
+    smooth = (old_context / wavelen - low) / (high - low)
+    smoothed = (1 - smooth) * scaled / factor + smooth * scaled
+    medium = ~(wavelen < old_context / high) & ~(wavelen > old_context / low)
+    return torch.where(medium, smoothed, scaled)
+
+
+def apply_rope(x, theta, rotary_dim, scaling=None):
     """x [1, heads, N, P]: the first rotary_dim features turned by position (apply_rotary_pos_emb
     with rotate_half; the rest pass, as GPT-NeoX's partial rotary)."""
     r = rotary_dim or x.shape[-1]
-    inv_freq = 1.0 / theta ** (torch.arange(0, r, 2, dtype=torch.float64) / r)
+    inv_freq = inv_frequencies(theta, r, scaling)
     freqs = torch.arange(x.shape[2], dtype=torch.float64)[:, None] * inv_freq  # [N, r/2]
     emb = torch.cat((freqs, freqs), dim=-1)
     turned = x[..., :r] * emb.cos() + rotate_half(x[..., :r]) * emb.sin()
@@ -208,8 +226,8 @@ def attention(c, w, L, x, t):
     q, k, v = (linear(w, p + n, x) for n in ("q_proj", "k_proj", "v_proj"))
     split = lambda y, h: y.reshape(1, N, h, P).transpose(1, 2)  # noqa: E731
     qh, kh, vh = split(q, H), split(k, Hkv), split(v, Hkv)
-    qr = apply_rope(qh, c["rope_theta"], c["rotary_dim"])
-    kr = apply_rope(kh, c["rope_theta"], c["rotary_dim"])
+    qr = apply_rope(qh, c["rope_theta"], c["rotary_dim"], c.get("rope_scaling"))
+    kr = apply_rope(kh, c["rope_theta"], c["rotary_dim"], c.get("rope_scaling"))
     scores = qr @ repeat_kv(kr, H // Hkv).transpose(-1, -2)
     scaled = scores / math.sqrt(P)
     window = c["sliding_window"] if windowed(c, L) else None
@@ -288,6 +306,27 @@ def meta_order(P, r):
     return [f for i in range(r // 2) for f in (i, i + r // 2)] + list(range(r, P))
 
 
+def meta_frequencies(theta, r, scaling):
+    """The frequencies again, pair by pair as Meta's apply_scaling in llama3's reference code
+    reads (a loop with three cases), so that a slip in the vectorised form shows."""
+    out = []
+    for i in range(0, r, 2):
+        freq = theta ** (-i / r)
+        if scaling is not None and scaling["rope_type"] == "linear":
+            freq /= scaling["factor"]
+        elif scaling is not None:
+            factor, old = scaling["factor"], scaling["original_max_position_embeddings"]
+            low, high = scaling["low_freq_factor"], scaling["high_freq_factor"]
+            wavelen = 2 * math.pi / freq
+            if wavelen > old / low:
+                freq /= factor
+            elif wavelen >= old / high:
+                smooth = (old / wavelen - low) / (high - low)
+                freq = (1 - smooth) * freq / factor + smooth * freq
+        out.append(freq)
+    return torch.tensor(out, dtype=torch.float64)
+
+
 def meta_attention(c, w, L, x):
     p = f"model.layers.{L}.self_attn."
     H, Hkv, P = c["num_heads"], c["num_kv_heads"], c["head_dim"]
@@ -306,7 +345,7 @@ def meta_attention(c, w, L, x):
     q, k, v = project("q_proj", H, True), project("k_proj", Hkv, True), project("v_proj", Hkv,
                                                                                  False)
     angles = torch.outer(torch.arange(N, dtype=torch.float64),
-                         c["rope_theta"] ** (-torch.arange(0, r, 2, dtype=torch.float64) / r))
+                         meta_frequencies(c["rope_theta"], r, c.get("rope_scaling")))
     turn = torch.polar(torch.ones_like(angles), angles)[:, None, :]  # [N, 1, r/2]
 
     def rotate(y):

@@ -387,6 +387,10 @@
         <source>The key/value sentence of batch item {1} has no tokens.</source>
         <translation>批量样本 {1} 的键/值句子没有任何词元。</translation>
     </message>
+    <message>
+        <source>head {1} (K/V head {2})</source>
+        <translation>头 {1}（K/V 头 {2}）</translation>
+    </message>
 </context>
 <context>
     <name>ExportDialog</name>
@@ -489,10 +493,6 @@
         <translation>看什么</translation>
     </message>
     <message>
-        <source>Choose the random-weights playground, a bundled demo model, or a model folder (GPT-2 or BERT as Hugging Face stores them). The text below is what the model reads.</source>
-        <translation>选择随机权重演练场、内置的演示模型，或一个模型文件夹（按 Hugging Face 格式存放的 GPT-2 或 BERT）。下面的文本就是模型读入的内容。</translation>
-    </message>
-    <message>
         <source>The steps</source>
         <translation>计算步骤</translation>
     </message>
@@ -531,6 +531,10 @@
     <message>
         <source>Experiments compares common mistakes, the scaling of the scores and how much each head matters. File saves what you see as a lesson; Export writes heatmaps for slides and papers; F5 is the projector&apos;s mode.</source>
         <translation>“实验”菜单可以对比常见错误、分数的缩放以及每个头的重要程度。“文件”菜单把你看到的内容保存为课件；“导出”菜单为幻灯片和论文生成热力图；F5 是投影演示模式。</translation>
+    </message>
+    <message>
+        <source>Choose the random-weights playground, a bundled demo model, or a model folder (GPT-2, BERT, Llama, Mistral or Qwen2 as Hugging Face stores them). The text below is what the model reads.</source>
+        <translation>选择随机权重练习场、内置演示模型，或一个模型文件夹（按 Hugging Face 格式保存的 GPT-2、BERT、Llama、Mistral 或 Qwen2）。下面的文本就是模型读入的内容。</translation>
     </message>
 </context>
 <context>
@@ -1803,6 +1807,10 @@
         <source>Whole-model overview: the attention weights of every layer and head (%1)</source>
         <translation>全模型概览：每一层、每个头的注意力权重（%1）</translation>
     </message>
+    <message>
+        <source>layer %1 · head %2 (K/V head %3)</source>
+        <translation>第 %1 层 · 头 %2（K/V 头 %3）</translation>
+    </message>
 </context>
 <context>
     <name>attnviz::app::ModelPanel</name>
@@ -1829,10 +1837,6 @@
     <message>
         <source>loading…</source>
         <translation>正在加载…</translation>
-    </message>
-    <message>
-        <source>Open a model folder (AttnViz&apos;s own, Hugging Face GPT-2 or BERT)</source>
-        <translation>打开模型文件夹（AttnViz 自己的格式，或 Hugging Face 的 GPT-2、BERT）</translation>
     </message>
     <message>
         <source>Open attention weights computed elsewhere</source>
@@ -1904,6 +1908,34 @@
         <source>; </source>
         <comment>between the heads switched off</comment>
         <translation>；</translation>
+    </message>
+    <message>
+        <source>%1 query heads share %2 K/V heads, %3 to each</source>
+        <translation>%1 个查询头共用 %2 个 K/V 头，每个 K/V 头服务 %3 个查询头</translation>
+    </message>
+    <message>
+        <source>K/V cache %1 per token in 16-bit floats</source>
+        <translation>K/V 缓存：每个词元 %1（16 位浮点数）</translation>
+    </message>
+    <message>
+        <source>rotary positions, θ = %1, %2 scaling ×%3</source>
+        <translation>旋转位置编码，θ = %1，%2 缩放 ×%3</translation>
+    </message>
+    <message>
+        <source>rotary positions, θ = %1</source>
+        <translation>旋转位置编码，θ = %1</translation>
+    </message>
+    <message>
+        <source>a sliding window of %1 tokens</source>
+        <translation>滑动窗口 %1 个词元</translation>
+    </message>
+    <message>
+        <source>a sliding window of %1 tokens on %2 of %3 layers</source>
+        <translation>%3 层中有 %2 层使用 %1 个词元的滑动窗口</translation>
+    </message>
+    <message>
+        <source>Open a model folder (AttnViz&apos;s own, or Hugging Face GPT-2, BERT, Llama, Mistral or Qwen2)</source>
+        <translation>打开模型文件夹（AttnViz 自己的格式，或 Hugging Face 的 GPT-2、BERT、Llama、Mistral、Qwen2）</translation>
     </message>
 </context>
 <context>

@@ -27,7 +27,8 @@ constexpr std::array kStops = {
     TourStop{"source", QT_TRANSLATE_NOOP("GuidedTour", "What to look at"),
              QT_TRANSLATE_NOOP("GuidedTour",
                                "Choose the random-weights playground, a bundled demo model, or a "
-                               "model folder (GPT-2 or BERT as Hugging Face stores them). The text "
+                               "model folder (GPT-2, BERT, Llama, Mistral or Qwen2 as Hugging Face "
+                               "stores them). The text "
                                "below is what the model reads.")},
     TourStop{"stepNavigator", QT_TRANSLATE_NOOP("GuidedTour", "The steps"),
              QT_TRANSLATE_NOOP("GuidedTour",

@@ -61,8 +61,8 @@ struct Options {
         QStringLiteral("Save a picture of every step into <dir> and quit."), QStringLiteral("dir")};
     QCommandLineOption model{
         QStringLiteral("model"),
-        QStringLiteral("Open a model: a bundled demo's name or a folder (AttnViz's own, Hugging "
-                       "Face GPT-2 or BERT)."),
+        QStringLiteral("Open a model: a bundled demo's name or a folder (AttnViz's own, or Hugging "
+                       "Face GPT-2, BERT, Llama, Mistral or Qwen2)."),
         QStringLiteral("folder")};
     QCommandLineOption text{QStringLiteral("text"), QStringLiteral("The text to run the model on."),
                             QStringLiteral("text")};

@@ -66,9 +66,14 @@ void ModelOverview::show(const std::shared_ptr<const lesson::ModelRun>& run,
             run, {L, choice.block, choice.decodingStep},
             engine::AttentionKeep::only({engine::AttentionStep::Weights}));
         const int heads = w->heads();
+        const engine::AttentionDescription& d = w->description();
         for (int h = 0; h < heads; ++h) {
             auto* view = new HeatmapView(this);
-            const std::string title = tr("layer %1 · head %2").arg(L).arg(h).toStdString();
+            const std::string title =
+                (d.groupedKeyValues()
+                     ? tr("layer %1 · head %2 (K/V head %3)").arg(L).arg(h).arg(d.keyValueHeadOf(h))
+                     : tr("layer %1 · head %2").arg(L).arg(h))
+                    .toStdString();
             view->setHeatmap(
                 lesson::traceHeatmap(w, engine::AttentionStep::Weights, 0, h, title, "weights"),
                 range, h + 1 == heads, true);

@@ -3,6 +3,7 @@
 #include "app/shown_names.h"
 #include "io/builtin_models.h"
 #include "lesson/field_limits.h"
+#include "lesson/memory_budget.h"
 #include "lesson/parameter_count.h"
 #include "render/display_words.h"
 #include "render/model_description.h"
@@ -21,6 +22,40 @@ const QString kOpenAttentions = QStringLiteral("<open attentions>");
 bool isImport(const QString& source)
 {
     return QFileInfo(source).isFile();
+}
+
+// What today's decoders add to the head count: shared K/V heads and the cache they save, how
+// rotary positions are stretched, a sliding window. Empty for a model without any of these.
+QString attentionFacts(const engine::ModelConfig& c)
+{
+    QStringList facts;
+    if (c.keyValueHeads() != c.numHeads)
+        facts << ModelPanel::tr("%1 query heads share %2 K/V heads, %3 to each")
+                     .arg(c.numHeads)
+                     .arg(c.keyValueHeads())
+                     .arg(c.numHeads / c.keyValueHeads());
+    if (const std::int64_t cached = lesson::keyValueCacheValuesPerToken(c);
+        cached && c.architecture == engine::Architecture::DecoderOnly)
+        facts << ModelPanel::tr("K/V cache %1 per token in 16-bit floats")
+                     .arg(QString::fromStdString(
+                         lesson::formatBytes(static_cast<std::uint64_t>(cached) * 2)));
+    if (c.positional == engine::PositionalKind::Rotary)
+        facts << (c.ropeScaling
+                      ? ModelPanel::tr("rotary positions, θ = %1, %2 scaling ×%3")
+                            .arg(c.ropeTheta)
+                            .arg(QString::fromLatin1(engine::ropeScalingName(c.ropeScaling->kind)))
+                            .arg(c.ropeScaling->factor)
+                      : ModelPanel::tr("rotary positions, θ = %1").arg(c.ropeTheta));
+    if (c.slidingWindow) {
+        const auto windowed = std::ranges::count(c.slidingWindowLayers, true);
+        facts << (c.slidingWindowLayers.empty()
+                      ? ModelPanel::tr("a sliding window of %1 tokens").arg(*c.slidingWindow)
+                      : ModelPanel::tr("a sliding window of %1 tokens on %2 of %3 layers")
+                            .arg(*c.slidingWindow)
+                            .arg(windowed)
+                            .arg(c.decoderLayers));
+    }
+    return facts.isEmpty() ? QString() : QStringLiteral("<br>") + facts.join(QStringLiteral("; "));
 }
 
 } // namespace
@@ -156,7 +191,7 @@ std::optional<int> ModelPanel::chosenSource(int index)
         return index;
     const QString path = data == kOpenFolder
         ? QFileDialog::getExistingDirectory(
-              this, tr("Open a model folder (AttnViz's own, Hugging Face GPT-2 or BERT)"))
+              this, tr("Open a model folder (AttnViz's own, or Hugging Face GPT-2, BERT, Llama, Mistral or Qwen2)"))
         : QFileDialog::getOpenFileName(this, tr("Open attention weights computed elsewhere"),
                                        QString(), tr("Attention weights (*.safetensors)"));
     if (path.isEmpty()) {
@@ -361,7 +396,8 @@ void ModelPanel::showResult(const ModelResult& result)
             .arg(render::displayed(std::string(engine::normName(c.norm)) + "-norm"),
                  QString::fromLatin1(engine::activationName(c.activation)),
                  QString::fromStdString(lesson::groupedNumber(parameters.total())), perLayerText,
-                 render::localisedModelDescription(c.description).toHtmlEscaped()));
+                 render::localisedModelDescription(c.description).toHtmlEscaped()) +
+        attentionFacts(c));
     const bool encDec = c.architecture == engine::Architecture::EncoderDecoder;
     const bool decOnly = c.architecture == engine::Architecture::DecoderOnly;
     m_ui->targetLabel->setVisible(encDec);

@@ -4,6 +4,7 @@
 #include "engine/thread_count.h"
 #include "io/builtin_models.h"
 #include "io/trace_file.h"
+#include "lesson/memory_budget.h"
 #include "lesson/parameter_count.h"
 #include "lesson/trace_export.h"
 
@@ -43,7 +44,8 @@ CommandSpec traceSpec()
             "input never holds the whole trace in memory.",
         {
             {"--model", "DIR",
-             "a model folder (AttnViz's own, or Hugging Face GPT-2 or BERT; docs/model-format.md)\n"
+             "a model folder (AttnViz's own, or Hugging Face GPT-2, BERT, Llama, Mistral or Qwen2;\n"
+             "docs/model-format.md)\n"
              "or a bundled model's name (" +
                  builtInNames() + ")"},
             {"--text", "T",
@@ -147,6 +149,12 @@ int run(const std::vector<std::string>& args)
                     io::printable(c.name).c_str(), engine::architectureName(c.architecture),
                     c.layerCount(), c.numHeads, c.modelWidth,
                     lesson::groupedNumber(lesson::modelParameters(*model->model).total()).c_str());
+        if (const std::int64_t cached = lesson::keyValueCacheValuesPerToken(c))
+            std::printf("K/V cache: %s values per token (%s in 16-bit floats); %d query heads "
+                        "read %d K/V heads\n",
+                        lesson::groupedNumber(cached).c_str(),
+                        lesson::formatBytes(static_cast<std::uint64_t>(cached) * 2).c_str(),
+                        c.numHeads, c.keyValueHeads());
         if (!request.ablation.empty()) {
             std::printf("heads switched off:");
             for (const engine::Ablation::Head& h : request.ablation.heads)

@@ -4,6 +4,7 @@
 #include "engine/resolved_mask.h"
 
 #include <cmath>
+#include <numbers>
 #include <sstream>
 
 namespace attnviz::engine {
@@ -21,7 +22,64 @@ std::string number(double v)
     return s.str();
 }
 
+bool positive(double v)
+{
+    return std::isfinite(v) && v > 0;
+}
+
 } // namespace
+
+const char* ropeScalingName(RopeScaling::Kind kind)
+{
+    return kind == RopeScaling::Kind::Linear ? "linear" : "llama3";
+}
+
+std::string ropeScalingProblem(const RopeScaling& s)
+{
+    const std::string kind = ropeScalingName(s.kind);
+    if (!positive(s.factor))
+        return "the " + kind + " rope scaling has factor " + number(s.factor) +
+            "; expected a positive number such as 8";
+    if (s.kind != RopeScaling::Kind::Llama3)
+        return {};
+    if (!positive(s.originalContext))
+        return "the llama3 rope scaling has original_max_position_embeddings " +
+            number(s.originalContext) + "; expected a positive number such as 8192";
+    if (!positive(s.lowFrequencyFactor) || !std::isfinite(s.highFrequencyFactor) ||
+        !(s.highFrequencyFactor > s.lowFrequencyFactor))
+        return "the llama3 rope scaling has low_freq_factor " + number(s.lowFrequencyFactor) +
+            " and high_freq_factor " + number(s.highFrequencyFactor) +
+            "; expected positive numbers with the high one larger, such as 1 and 4";
+    return {};
+}
+
+std::vector<double> RotaryPositions::frequencies(int r) const
+{
+    std::vector<double> out(static_cast<std::size_t>(r / 2));
+    for (std::size_t i = 0; i < out.size(); ++i) {
+        const double base = std::pow(theta, -2.0 * static_cast<double>(i) / r);
+        out[i] = base;
+        if (!scaling)
+            continue;
+        const RopeScaling& s = *scaling;
+        if (s.kind == RopeScaling::Kind::Linear) {
+            out[i] = base / s.factor;
+            continue;
+        }
+        // Hugging Face's _compute_llama3_parameters, term by term.
+        const double wavelength = 2 * std::numbers::pi / base;
+        const double longest = s.originalContext / s.lowFrequencyFactor;
+        const double shortest = s.originalContext / s.highFrequencyFactor;
+        if (wavelength > longest) {
+            out[i] = base / s.factor;
+        } else if (wavelength >= shortest) {
+            const double smooth = (s.originalContext / wavelength - s.lowFrequencyFactor) /
+                (s.highFrequencyFactor - s.lowFrequencyFactor);
+            out[i] = (1 - smooth) * base / s.factor + smooth * base;
+        }
+    }
+    return out;
+}
 
 int AttentionDescription::rotatedSize() const
 {
@@ -87,6 +145,10 @@ void checkDescription(const AttentionDescription& d)
                              " features of a head of " + str(d.queryKeySize) +
                              "; expected an even number from 2 to the head size, since features "
                              "turn in pairs");
+        if (d.rotary->scaling)
+            if (const std::string problem = ropeScalingProblem(*d.rotary->scaling);
+                !problem.empty())
+                throw InputError(problem);
     }
     if (d.scoreDivisor && !(std::isfinite(*d.scoreDivisor) && *d.scoreDivisor > 0))
         throw InputError("the scores' divisor is " + number(*d.scoreDivisor) +

@@ -9,6 +9,28 @@
 
 namespace attnviz::engine {
 
+/// How rotary positions are stretched to read texts longer than a model was trained on, as
+/// Hugging Face's `rope_scaling` describes it. Linear (Chen et al. 2023, "position
+/// interpolation"): every pair turns `factor` times slower. Llama 3: pairs whose wavelength
+/// 2π/frequency is longer than `originalContext / lowFrequencyFactor` turn `factor` times slower,
+/// pairs shorter than `originalContext / highFrequencyFactor` keep their speed, and the pairs
+/// between are blended smoothly; the scores of nearby tokens barely change.
+struct RopeScaling {
+    enum class Kind { Linear, Llama3 };
+    Kind kind = Kind::Linear;
+    double factor = 1.0;
+    double lowFrequencyFactor = 1.0; ///< Llama 3 only
+    double highFrequencyFactor = 4.0; ///< Llama 3 only
+    double originalContext = 8192.0; ///< Llama 3's `original_max_position_embeddings`
+    bool operator==(const RopeScaling&) const = default;
+};
+
+/// "linear", "llama3": Hugging Face's `rope_type`.
+const char* ropeScalingName(RopeScaling::Kind kind);
+/// A sentence saying why the scaling cannot be computed (a factor that is not a positive
+/// number, Llama 3's frequency factors out of order), or empty when it can.
+std::string ropeScalingProblem(const RopeScaling& scaling);
+
 /// Rotary position embedding (RoPE, Su et al. 2021) as Hugging Face applies it: after the split,
 /// the first `rotatedSize` features of every query and key head are turned by an angle that grows
 /// with the token's position, pairing feature i with feature i + rotatedSize/2 (`rotate_half`).
@@ -17,7 +39,13 @@ namespace attnviz::engine {
 struct RotaryPositions {
     double theta = 10000.0; ///< the base (Hugging Face's `rope_theta`)
     int rotatedSize = 0; ///< how many features of a head turn (even); 0 = the whole head (Pqk)
+    /// How a model trained on short texts was stretched to read longer ones; none when unset.
+    std::optional<RopeScaling> scaling;
     bool operator==(const RotaryPositions&) const = default;
+
+    /// The angle per position of each of the r/2 pairs of `rotatedSize` r: θ^(−2i/r), changed by
+    /// the scaling, in double.
+    std::vector<double> frequencies(int rotatedSize) const;
 };
 
 /// A bias added to the scaled scores that depends only on how far apart a query and a key are:

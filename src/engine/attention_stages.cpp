@@ -43,7 +43,7 @@ void splitHeads(const Tensor& projected, Tensor& split)
 }
 
 // The angles of rotary positions, one row a (batch item, token): cos and sin of
-// position · θ^(−2i/r) for the r/2 pairs, computed in double. Every head shares them.
+// position · frequency for the r/2 pairs, computed in double. Every head shares them.
 struct RotaryTable {
     std::vector<double> cos, sin;
     std::int64_t half = 0;
@@ -55,10 +55,7 @@ RotaryTable rotaryTable(const AttentionDescription& d, std::int64_t batch, std::
     RotaryTable table;
     const int r = d.rotatedSize();
     table.half = r / 2;
-    std::vector<double> frequency(static_cast<std::size_t>(table.half));
-    for (std::int64_t i = 0; i < table.half; ++i)
-        frequency[static_cast<std::size_t>(i)] =
-            std::pow(d.rotary->theta, -2.0 * static_cast<double>(i) / r);
+    const std::vector<double> frequency = d.rotary->frequencies(r);
     table.cos.resize(static_cast<std::size_t>(batch * tokens * table.half));
     table.sin.resize(table.cos.size());
     for (std::int64_t b = 0; b < batch; ++b)

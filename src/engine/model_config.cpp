@@ -89,6 +89,9 @@ void checkRotary(const ModelConfig& c, const ConfigCheck& check)
     if (c.rotatedSize % 2 != 0)
         check.fail("rotary_dim " + std::to_string(c.rotatedSize) +
                    " is odd; rotary positions turn features in pairs, so it must be even.");
+    if (c.ropeScaling)
+        if (const std::string problem = ropeScalingProblem(*c.ropeScaling); !problem.empty())
+            check.fail(problem + ".");
 }
 
 void checkWindow(const ModelConfig& c, const ConfigCheck& check)

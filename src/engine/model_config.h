@@ -1,5 +1,7 @@
 #pragma once
 
+#include "engine/attention_description.h"
+
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,7 +24,7 @@ enum class FeedForwardKind { Plain, Gated };
 enum class PositionalKind { Sinusoidal, Learned, None, Rotary };
 
 /// The shape and options of a Transformer model, whatever checkpoint layout it was read from
-/// (AttnViz's own, Hugging Face GPT-2 or BERT; see io/checkpoint). Sizes are `int` because the
+/// (AttnViz's own, Hugging Face GPT-2, BERT, Llama, Mistral, Qwen2; see io/checkpoint). Sizes are `int` because the
 /// engine indexes with them; checkConfig bounds every one of them.
 struct ModelConfig {
     std::string name;
@@ -49,6 +51,8 @@ struct ModelConfig {
     /// How many features of each head rotary positions turn; 0 = the whole head. GPT-NeoX's
     /// rotary_pct and Phi's partial_rotary_factor turn fewer.
     int rotatedSize = 0;
+    /// Llama 3's or linear stretching of rotary positions (rope_scaling); none when unset.
+    std::optional<RopeScaling> ropeScaling;
     /// Mistral's sliding window: a decoder's causal self-attention sees the last W keys only.
     std::optional<int> slidingWindow;
     /// Which decoder layers use the window (Qwen2 windows only some); empty = every layer.

@@ -188,7 +188,7 @@ AttentionDescription attentionDescription(const ModelConfig& config, int layer, 
     // A query and a key of cross-attention sit in different sequences: their distance means
     // nothing, so only self-attention turns by position.
     if (config.positional == PositionalKind::Rotary && block != Block::Cross)
-        d.rotary = RotaryPositions{config.ropeTheta, config.rotatedSize};
+        d.rotary = RotaryPositions{config.ropeTheta, config.rotatedSize, config.ropeScaling};
     d.mask.causal = block == Block::MaskedSelf;
     if (d.mask.causal && config.windowed(layer))
         d.mask.slidingWindow = *config.slidingWindow;

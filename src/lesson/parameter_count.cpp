@@ -99,6 +99,12 @@ ModelParameters modelParameters(const engine::TransformerModel& model)
     return p;
 }
 
+std::int64_t keyValueCacheValuesPerToken(const engine::ModelConfig& c)
+{
+    const std::int64_t layers = c.hasDecoder() ? c.decoderLayers : 0;
+    return 2 * layers * c.keyValueHeads() * c.headSize();
+}
+
 std::string groupedNumber(std::int64_t n)
 {
     std::string digits = std::to_string(n < 0 ? -n : n);

@@ -37,6 +37,12 @@ struct ModelParameters {
 };
 ModelParameters modelParameters(const engine::TransformerModel& model);
 
+/// The keys and values one token leaves in a decoder's K/V cache, over every layer's
+/// self-attention: 2 · layers · H_kv · head size values. Grouped K/V heads are what make it
+/// small (Llama 3.2 1B: 2 · 16 · 8 · 64 = 16,384 values, 32 KiB in 16-bit floats, a quarter of
+/// what 32 separate K/V heads would keep).
+std::int64_t keyValueCacheValuesPerToken(const engine::ModelConfig& config);
+
 /// "1,050,624": thousands grouped as people read them.
 std::string groupedNumber(std::int64_t n);
 

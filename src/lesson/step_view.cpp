@@ -301,9 +301,15 @@ std::vector<Heatmap> stepHeatmaps(const LessonStep& step,
             }
             continue;
         }
+        // A query head of grouped-query attention says which K/V head it reads.
         for (int h = 0; h < w->heads(); ++h)
-            maps.push_back(traceHeatmap(w, view.step, batch, h,
-                                        "head " + std::to_string(h) + " · " + caption, caption));
+            maps.push_back(traceHeatmap(
+                w, view.step, batch, h,
+                "head " + std::to_string(h) +
+                    (d.groupedKeyValues() ? " (K/V head " + std::to_string(d.keyValueHeadOf(h)) + ")"
+                                          : "") +
+                    " · " + caption,
+                caption));
     }
     return maps;
 }

@@ -46,6 +46,7 @@ constexpr const char* kPhrases[] = {
     QT_TRANSLATE_NOOP("DisplayWords", "The sliding window {1} is above the limit of {2}"),
     QT_TRANSLATE_NOOP("DisplayWords", "K/V head {1} (heads {2}–{3})"),
     QT_TRANSLATE_NOOP("DisplayWords", "K/V head {1} (head {2})"),
+    QT_TRANSLATE_NOOP("DisplayWords", "head {1} (K/V head {2})"),
     QT_TRANSLATE_NOOP("DisplayWords", "+ bias"),
     QT_TRANSLATE_NOOP("DisplayWords", "Type a sentence: there is nothing to attend over."),
     QT_TRANSLATE_NOOP("DisplayWords", "Batch item {1} has no tokens; remove the empty line."),

@@ -53,6 +53,19 @@ int ConfigReader::integer(const char* name, int low, int high, int fallback) con
     return has(name) ? integer(name, low, high) : fallback;
 }
 
+bool ConfigReader::given(const char* name) const
+{
+    const JsonValue* v = m_json.find(name);
+    return v && !v->isNull();
+}
+
+std::optional<int> ConfigReader::optionalInteger(const char* name, int low, int high) const
+{
+    if (!given(name))
+        return std::nullopt;
+    return integer(name, low, high);
+}
+
 int ConfigReader::integerOf(std::initializer_list<const char*> names, int low, int high) const
 {
     for (const char* name : names)
@@ -80,6 +93,18 @@ float ConfigReader::number(const char* name, double low, double high, float fall
         fail(std::string("\"") + name + "\" is " + v->describe() + "; expected a number from " +
              shortest(low) + " to " + shortest(high) + ".");
     return f;
+}
+
+double ConfigReader::real(const char* name, double low, double high, double fallback) const
+{
+    const JsonValue* v = m_json.find(name);
+    if (!v || v->isNull())
+        return fallback;
+    if (!v->isNumber() || !std::isfinite(v->asNumber()) || v->asNumber() < low ||
+        v->asNumber() > high)
+        fail(std::string("\"") + name + "\" is " + v->describe() + "; expected a number from " +
+             shortest(low) + " to " + shortest(high) + ".");
+    return v->asNumber();
 }
 
 bool ConfigReader::boolean(const char* name, bool fallback) const

@@ -20,11 +20,17 @@ public:
     ConfigReader(const JsonValue& json, std::string file = "config.json");
 
     bool has(const char* name) const { return m_json.find(name) != nullptr; }
+    /// Present and not null: Hugging Face writes `null` for "use the default".
+    bool given(const char* name) const;
     int integer(const char* name, int low, int high) const;
     int integer(const char* name, int low, int high, int fallback) const;
     /// The first of several names that is present (Hugging Face configs have aliases: n_ctx).
     int integerOf(std::initializer_list<const char*> names, int low, int high) const;
+    /// The integer `name`, or nothing when it is absent or null.
+    std::optional<int> optionalInteger(const char* name, int low, int high) const;
     float number(const char* name, double low, double high, float fallback) const;
+    /// A number kept as a double (rope_theta, rope_scaling's factors).
+    double real(const char* name, double low, double high, double fallback) const;
     bool boolean(const char* name, bool fallback) const;
     std::string string(const char* name, const std::string& fallback) const;
     std::optional<std::string> optionalString(const char* name) const;
