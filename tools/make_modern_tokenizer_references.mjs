@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Writes tests/data/tokenizers/{llama3,llama2,qwen2,smollm}_reference.json: the ids Hugging Face
+// Writes tests/data/tokenizers/{llama3,llama2,qwen2,smollm,mistral}_reference.json: the ids Hugging Face
 // gives the test texts with the tokenizer.json files tools/fetch_modern_tokenizers.mjs wrote, which
 // io::TokenizerPipeline must reproduce exactly. Run after that tool:
 //   node tools/make_modern_tokenizer_references.mjs
@@ -119,6 +119,8 @@ const texts = [
 /// The derived files' @lenml loader needs a tokenizer_config.json; these are their models' own.
 const configs = {
   qwen2: { tokenizer_class: "Qwen2Tokenizer", bos_token: null, eos_token: "<|end_of_text|>" },
+  mistral: { tokenizer_class: "LlamaTokenizer", bos_token: "<s>", eos_token: "</s>", unk_token: "<unk>",
+    add_bos_token: true, add_eos_token: false, legacy: false },
   smollm: { tokenizer_class: "GPT2Tokenizer", bos_token: "<|begin_of_text|>", eos_token: "<|end_of_text|>",
     add_bos_token: false },
 };
@@ -139,7 +141,7 @@ await withNpmPackages(["@anush008/tokenizers@0.6.0", "@lenml/tokenizers@3.7.2"],
   const { Tokenizer } = require("@anush008/tokenizers");
   const { TokenizerLoader } = require("@lenml/tokenizers");
   const summary = [];
-  for (const name of ["llama3", "llama2", "qwen2", "smollm"]) {
+  for (const name of ["llama3", "llama2", "qwen2", "smollm", "mistral"]) {
     const dir = join(dataDir, name);
     const json = readFileSync(join(dir, "tokenizer.json"), "utf8");
     let config = configs[name];
