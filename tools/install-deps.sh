@@ -10,7 +10,7 @@ set -euo pipefail
 
 packages=(
     build-essential cmake ninja-build pkg-config
-    libeigen3-dev nlohmann-json3-dev libcli11-dev
+    libeigen3-dev nlohmann-json3-dev libcli11-dev libonig-dev libutf8proc-dev
     qt6-base-dev qt6-svg-dev libqcustomplot-dev libgl1-mesa-dev
     qt6-tools-dev qt6-l10n-tools qt6-translations-l10n fonts-wqy-microhei
     libgtest-dev libgmock-dev libbenchmark-dev

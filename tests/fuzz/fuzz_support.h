@@ -5,6 +5,7 @@
 #include "fuzz_targets.h"
 
 #include "engine/input_error.h"
+#include "io/checkpoint/hf_tokenizer_files.h"
 #include "io/checkpoint/model_error.h"
 #include "io/file_error.h"
 #include "io/json.h"
@@ -18,6 +19,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -126,6 +128,21 @@ inline const io::ByteLevelBpe& realGpt2()
         io::readFile(ATTNVIZ_TEST_DATA_DIR "/hf/gpt2/vocab.json"),
         io::readFile(ATTNVIZ_TEST_DATA_DIR "/hf/gpt2/merges.txt"));
     return tokenizer;
+}
+
+/// The real tokenizer folders of tests/data/tokenizers, loaded once.
+inline const io::TokenizerPipeline& realLlama3()
+{
+    static const std::unique_ptr<io::TokenizerPipeline> tokenizer =
+        io::loadTokenizerPipeline(ATTNVIZ_TEST_DATA_DIR "/tokenizers/llama3");
+    return *tokenizer;
+}
+
+inline const io::TokenizerPipeline& realLlama2()
+{
+    static const std::unique_ptr<io::TokenizerPipeline> tokenizer =
+        io::loadTokenizerPipeline(ATTNVIZ_TEST_DATA_DIR "/tokenizers/llama2");
+    return *tokenizer;
 }
 
 inline const io::WordPiece& realBert()

@@ -481,7 +481,43 @@ void tokenizerSeeds(const fs::path& data)
     writeSeed("tokenizers", "added_tokens",
               seed(6, {{0, "<|endoftext|>\n<|end|>\n<|end|>x\n[CLS]\n\n<|end|>\n<|"},
                        {2, sample + "<|end|>x<|end|<|endoftext|><|"}}));
+    // The pipeline on GPT-2's small files under Llama 3's, Qwen2's, SmolLM's and Mistral's steps.
+    const Json llama3Steps = Json::parse(R"json({
+        "normalizer": null,
+        "pre_tokenizer": {"type": "Sequence", "pretokenizers": [
+            {"type": "Split", "pattern": {"Regex": "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}{1,3}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"},
+             "behavior": "Isolated", "invert": false},
+            {"type": "ByteLevel", "add_prefix_space": false, "use_regex": false}]},
+        "post_processor": {"type": "TemplateProcessing",
+            "single": [{"SpecialToken": {"id": "<|endoftext|>"}}, {"Sequence": {"id": "A"}}],
+            "special_tokens": {"<|endoftext|>": {"ids": [0]}}}})json");
+    const Json otherSteps[] = {
+        llama3Steps,
+        {{"normalizer", {{"type", "NFC"}}}},
+        {{"pre_tokenizer",
+          {{"type", "Sequence"},
+           {"pretokenizers",
+            {{{"type", "Digits"}, {"individual_digits", true}},
+             {{"type", "ByteLevel"}, {"add_prefix_space", false}, {"use_regex", true}}}}}}},
+        {{"normalizer", nullptr},
+         {"pre_tokenizer",
+          {{"type", "Metaspace"}, {"replacement", "▁"}, {"prepend_scheme", "first"},
+           {"split", false}}},
+         {"decoder", {{"type", "Metaspace"}, {"replacement", "▁"}}}}};
     int i = 0;
+    for (const Json& steps : otherSteps) {
+        Json pipeline = Json::parse(gpt2TokenizerJson(gpt2, i % 2 == 1));
+        pipeline.update(steps);
+        writeSeed("tokenizers", "pipeline_" + std::to_string(i++),
+                  seed(7, {{0, pipeline.dump()}, {2, sample + " ½ ٣ 12345 I'M"}}));
+    }
+    i = 0;
+    for (const std::string& text : referenceTexts(data / "tokenizers/llama3_reference.json"))
+        writeSeed("tokenizers", "llama3_text_" + std::to_string(i++), std::string(1, 8) + text);
+    i = 0;
+    for (const std::string& text : referenceTexts(data / "tokenizers/llama2_reference.json"))
+        writeSeed("tokenizers", "llama2_text_" + std::to_string(i++), std::string(1, 9) + text);
+    i = 0;
     for (const std::string& text : referenceTexts(data / "tokenizers/gpt2_reference.json"))
         writeSeed("tokenizers", "gpt2_text_" + std::to_string(i++), std::string(1, 4) + text);
     i = 0;

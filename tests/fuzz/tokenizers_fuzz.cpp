@@ -7,13 +7,17 @@
 //   5  bert-base-uncased's real tokenizer (tests/data/hf/bert) on the rest of the input
 //   6  added tokens (io::SpecialTokens): chunk 0's lines are the tokens, chunk 2 the text; the
 //      cut must be the leftmost-longest one that checking every token at every position finds
-// (the byte is taken modulo 7). A tokenizer that is built encodes the text; the ids must be
+//   7  TokenizerPipeline::fromTokenizerJson   chunk 0 is tokenizer.json, chunk 2 the text
+//   8  Llama 3's real tokenizer (tests/data/tokenizers/llama3) on the rest of the input as text
+//   9  Llama 2's real tokenizer (tests/data/tokenizers/llama2) on the rest of the input
+// (the byte is taken modulo 10). A tokenizer that is built encodes the text; the ids must be
 // inside the vocabulary, and GPT-2's byte-level encoding must decode back to the exact bytes
 // whenever its special tokens are spelled in its own byte alphabet (always true of vocab.json +
-// merges.txt, whose only special token is <|endoftext|>).
+// merges.txt, whose only special token is <|endoftext|>), as must Llama 3's for any bytes.
 #include "fuzz_support.h"
 
 #include "io/tokenizer/special_tokens.h"
+#include "io/tokenizer/tokenizer_pipeline.h"
 
 namespace attnviz::fuzz {
 namespace {
@@ -31,6 +35,9 @@ void checkIds(const io::Tokenizer& tokenizer, const std::vector<int>& ids)
         (void)tokenizer.displayToken(id);
     }
     (void)tokenizer.tokenTypes(ids);
+    require(tokenizer.displayTokens(ids).size() == ids.size() &&
+                tokenizer.tokenDetails(ids).size() == ids.size(),
+            "displayTokens or tokenDetails gave another number of tokens than ids");
 }
 
 void exerciseBpe(const io::ByteLevelBpe& bpe, std::string_view text, bool roundTrip)
@@ -49,6 +56,17 @@ void exerciseWordPiece(const io::WordPiece& wordPiece, std::string_view text)
     checkIds(wordPiece, ids);
     (void)wordPiece.decode(ids);
     (void)wordPiece.encodeWithoutSpecialTokens(text);
+}
+
+void exercisePipeline(const io::TokenizerPipeline& pipeline, std::string_view text,
+                      bool roundTrip)
+{
+    const std::vector<int> ids = pipeline.encodeWithoutSpecialTokens(text);
+    checkIds(pipeline, ids);
+    checkIds(pipeline, pipeline.encode(text));
+    const std::string decoded = pipeline.decode(ids);
+    if (roundTrip)
+        require(decoded == text, "decode(encode(x)) != x for Llama 3's byte-level pipeline");
 }
 
 /// Added tokens cut from the text as io::SpecialTokens promises: the pieces spell the text, each
@@ -118,7 +136,7 @@ void fuzzTokenizers(std::string_view input)
 {
     if (input.empty())
         return;
-    const int mode = static_cast<unsigned char>(input[0]) % 7;
+    const int mode = static_cast<unsigned char>(input[0]) % 10;
     input.remove_prefix(1);
     if (mode == 4) {
         exerciseBpe(realGpt2(), input, true);
@@ -128,6 +146,12 @@ void fuzzTokenizers(std::string_view input)
     if (mode == 5) {
         exerciseWordPiece(realBert(), input);
         decodeAnyIds(realBert(), input);
+        return;
+    }
+    if (mode == 8 || mode == 9) {
+        const io::TokenizerPipeline& real = mode == 8 ? realLlama3() : realLlama2();
+        exercisePipeline(real, input, mode == 8);
+        decodeAnyIds(real, input);
         return;
     }
     std::string files[3];
@@ -148,6 +172,9 @@ void fuzzTokenizers(std::string_view input)
             break;
         case 2:
             exerciseWordPiece(io::WordPiece::fromVocabTxt(files[0]), text);
+            break;
+        case 7:
+            exercisePipeline(*io::TokenizerPipeline::fromTokenizerJson(files[0]), text, false);
             break;
         default:
             exerciseWordPiece(io::WordPiece::fromTokenizerJson(files[0]), text);

@@ -2,12 +2,14 @@
 
 #include "io/file_error.h"
 #include "io/safetensors.h"
+#include "io/tokenizer/byte_alphabet.h"
 #include "io/tokenizer/gpt2_pre_tokenizer.h"
+#include "io/tokenizer/token_display.h"
 #include "io/tokenizer/tokenizer_json.h"
 #include "io/tokenizer/unicode.h"
 
 #include <cstdio>
-#include <queue>
+#include <unordered_map>
 
 namespace attnviz::io {
 namespace {
@@ -15,43 +17,11 @@ namespace {
 /// Words longer than this are not cached: long runs (of spaces, say) rarely repeat.
 constexpr std::size_t kMaxCachedWordBytes = 256;
 
-/// GPT-2's bytes_to_unicode: printable Latin-1 bytes stand for themselves and the other 68 bytes
-/// take U+0100 onwards in byte order, so that every byte has a visible, non-space symbol.
-const std::array<char32_t, 256>& byteSymbols()
-{
-    static const std::array<char32_t, 256> symbols = [] {
-        std::array<char32_t, 256> s{};
-        char32_t next = 0x100;
-        for (char32_t b = 0; b < 256; ++b) {
-            const bool visible =
-                (b >= '!' && b <= '~') || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE && b <= 0xFF);
-            s[b] = visible ? b : next++;
-        }
-        return s;
-    }();
-    return symbols;
-}
-
 /// The bytes a token stands for. A token with a character outside the byte alphabet (an added
 /// token can have one) stands for its own UTF-8, as in Hugging Face's ByteLevel decoder.
 std::string tokenBytes(const std::string& token)
 {
-    static const std::array<int, 0x200> byteOfSymbol = [] {
-        std::array<int, 0x200> inverse{};
-        inverse.fill(-1);
-        for (int b = 0; b < 256; ++b)
-            inverse[byteSymbols()[b]] = b;
-        return inverse;
-    }();
-    std::string bytes;
-    for (std::size_t pos = 0; pos < token.size();) {
-        const Utf8Char c = decodeUtf8(token, pos);
-        if (!c.valid || c.codePoint >= byteOfSymbol.size() || byteOfSymbol[c.codePoint] < 0)
-            return token;
-        bytes += static_cast<char>(byteOfSymbol[c.codePoint]);
-        pos += c.length;
-    }
-    return bytes;
+    return bytesOfSymbols(token).value_or(token);
 }
 
 /// Refuses tokenizer.json pipelines whose ids would differ from GPT-2's scheme.
@@ -81,7 +51,7 @@ void checkGpt2Pipeline(const JsonValue& root)
 
 } // namespace
 
-std::vector<ByteLevelBpe::MergeRule> ByteLevelBpe::parseMergesTxt(std::string_view text)
+std::vector<MergeRule> ByteLevelBpe::parseMergesTxt(std::string_view text)
 {
     std::vector<MergeRule> rules;
     int lineNumber = 0;
@@ -107,34 +77,6 @@ std::vector<ByteLevelBpe::MergeRule> ByteLevelBpe::parseMergesTxt(std::string_vi
         }
         rules.push_back(
             {std::string(line.substr(0, space)), std::string(line.substr(space + 1)), place});
-    }
-    return rules;
-}
-
-std::vector<ByteLevelBpe::MergeRule> ByteLevelBpe::parseJsonMerges(const JsonValue& model)
-{
-    const JsonValue* merges = model.find("merges");
-    if (!merges || !merges->isArray())
-        throw FormatError(
-            "tokenizer.json's model has no \"merges\" array; expected the BPE merges");
-    std::vector<MergeRule> rules;
-    for (const JsonValue& merge : merges->asArray()) {
-        const std::string place = "tokenizer.json's merge " + std::to_string(rules.size() + 1);
-        if (merge.isString()) {
-            const std::string& s = merge.asString();
-            const std::size_t space = s.find(' ');
-            if (space != 0 && space != std::string::npos && space + 1 < s.size() &&
-                s.find(' ', space + 1) == std::string::npos) {
-                rules.push_back({s.substr(0, space), s.substr(space + 1), place});
-                continue;
-            }
-        } else if (merge.isArray() && merge.asArray().size() == 2 &&
-                   merge.asArray()[0].isString() && merge.asArray()[1].isString()) {
-            rules.push_back({merge.asArray()[0].asString(), merge.asArray()[1].asString(), place});
-            continue;
-        }
-        throw FormatError(place + " is " + merge.describe() +
-                          "; expected \"left right\" or [\"left\", \"right\"]");
     }
     return rules;
 }
@@ -173,7 +115,7 @@ ByteLevelBpe::ByteLevelBpe(Vocabulary vocab, const std::vector<MergeRule>& merge
                            std::string_view vocabName,
                            std::vector<std::pair<std::string, int>> special)
     : m_vocab(std::move(vocab))
-    , m_special(std::move(special))
+    , m_special(special)
 {
     const std::string name(vocabName);
     for (int b = 0; b < 256; ++b) {
@@ -188,30 +130,14 @@ ByteLevelBpe::ByteLevelBpe(Vocabulary vocab, const std::vector<MergeRule>& merge
         }
         m_byteIds[b] = *id;
     }
-    m_merges.reserve(merges.size());
-    for (std::size_t rank = 0; rank < merges.size(); ++rank) {
-        const MergeRule& rule = merges[rank];
-        const std::optional<int> left = m_vocab.find(rule.left);
-        const std::optional<int> right = m_vocab.find(rule.right);
-        const std::optional<int> result = m_vocab.find(rule.left + rule.right);
-        if (!left || !right || !result)
-            throw FormatError(rule.place + " merges \"" + printable(rule.left) + "\" and \"" +
-                              printable(rule.right) + "\"; expected it and its parts in " + name);
-        // A repeated pair keeps its later rank, as in Hugging Face's merge map.
-        m_merges.insert_or_assign(static_cast<std::uint64_t>(*left) << 32 |
-                                      static_cast<std::uint32_t>(*right),
-                                  Merge{static_cast<int>(rank), *result});
-    }
+    m_merges = BpeMerges(
+        merges, [this](std::string_view token) { return m_vocab.find(token); }, name);
     m_bytes.reserve(m_vocab.size());
     for (int id = 0; id < m_vocab.size(); ++id)
         m_bytes.push_back(tokenBytes(m_vocab.token(id)));
-}
-
-const ByteLevelBpe::Merge* ByteLevelBpe::findMerge(int left, int right) const
-{
-    const auto it =
-        m_merges.find(static_cast<std::uint64_t>(left) << 32 | static_cast<std::uint32_t>(right));
-    return it == m_merges.end() ? nullptr : &it->second;
+    m_isSpecial.assign(m_vocab.size(), false);
+    for (const auto& [content, id] : special)
+        m_isSpecial[static_cast<std::size_t>(id)] = true;
 }
 
 const std::string& ByteLevelBpe::bytesOf(int id) const
@@ -222,61 +148,12 @@ const std::string& ByteLevelBpe::bytesOf(int id) const
 
 void ByteLevelBpe::encodeWord(std::string_view word, std::vector<int>& ids) const
 {
-    // pass 1: one symbol per byte, doubly linked so that a merge unlinks its right half in O(1)
-    struct Symbol {
-        int id; ///< -1 once merged into its left neighbour
-        std::ptrdiff_t prev;
-        std::ptrdiff_t next;
-    };
-    const auto n = static_cast<std::ptrdiff_t>(word.size());
-    std::vector<Symbol> symbols(word.size());
-    for (std::ptrdiff_t i = 0; i < n; ++i)
-        symbols[i] = {m_byteIds[static_cast<unsigned char>(word[i])], i - 1,
-                      i + 1 < n ? i + 1 : -1};
-
-    // pass 2: merge the lowest-ranked adjacent pair, leftmost first among equal ranks, until no
-    // pair has a merge. A heap keeps this O(n log n) on long words; entries whose pair has changed
-    // since they were pushed are skipped when popped.
-    struct Candidate {
-        int rank;
-        std::ptrdiff_t left;
-        int leftId;
-        int rightId;
-        int result;
-    };
-    const auto later = [](const Candidate& a, const Candidate& b) {
-        return a.rank != b.rank ? a.rank > b.rank : a.left > b.left;
-    };
-    std::priority_queue<Candidate, std::vector<Candidate>, decltype(later)> queue(later);
-    const auto consider = [&](std::ptrdiff_t left) {
-        const std::ptrdiff_t right = symbols[left].next;
-        if (right < 0)
-            return;
-        if (const Merge* merge = findMerge(symbols[left].id, symbols[right].id))
-            queue.push({merge->rank, left, symbols[left].id, symbols[right].id, merge->result});
-    };
-    for (std::ptrdiff_t i = 0; i + 1 < n; ++i)
-        consider(i);
-    while (!queue.empty()) {
-        const Candidate c = queue.top();
-        queue.pop();
-        Symbol& left = symbols[c.left];
-        if (left.id != c.leftId || left.next < 0 || symbols[left.next].id != c.rightId)
-            continue;
-        const std::ptrdiff_t right = left.next;
-        left.id = c.result;
-        left.next = symbols[right].next;
-        if (left.next >= 0)
-            symbols[left.next].prev = c.left;
-        symbols[right].id = -1;
-        if (left.prev >= 0)
-            consider(left.prev);
-        consider(c.left);
-    }
-
-    // pass 3: read the survivors; the first byte's symbol is never a right half, so it survives
-    for (std::ptrdiff_t i = n > 0 ? 0 : -1; i >= 0; i = symbols[i].next)
-        ids.push_back(symbols[i].id);
+    std::vector<int> symbols;
+    symbols.reserve(word.size());
+    for (const char byte : word)
+        symbols.push_back(m_byteIds[static_cast<unsigned char>(byte)]);
+    m_merges.apply(symbols);
+    ids.insert(ids.end(), symbols.begin(), symbols.end());
 }
 
 std::vector<int> ByteLevelBpe::encode(std::string_view utf8) const
@@ -317,30 +194,15 @@ std::string ByteLevelBpe::decode(const std::vector<int>& ids) const
 
 std::string ByteLevelBpe::displayToken(int id) const
 {
+    return displayBytes(bytesOf(id));
+}
+
+std::optional<std::string> ByteLevelBpe::pieceBytes(int id) const
+{
     const std::string& bytes = bytesOf(id);
-    std::string shown;
-    const auto showHex = [&](std::size_t pos, std::size_t length) {
-        for (std::size_t k = pos; k < pos + length; ++k) {
-            char hex[5];
-            std::snprintf(hex, sizeof hex, "\\x%02X", static_cast<unsigned char>(bytes[k]));
-            shown += hex;
-        }
-    };
-    for (std::size_t pos = 0; pos < bytes.size();) {
-        const Utf8Char c = decodeUtf8(bytes, pos);
-        if (c.codePoint == U' ')
-            shown += "␣";
-        else if (c.codePoint == U'\n')
-            shown += "↵";
-        else if (c.codePoint == U'\t')
-            shown += "⇥";
-        else if (!c.valid || c.codePoint < 0x20 || (c.codePoint >= 0x7F && c.codePoint < 0xA0))
-            showHex(pos, c.length);
-        else
-            shown.append(bytes, pos, c.length);
-        pos += c.length;
-    }
-    return shown;
+    if (m_isSpecial[static_cast<std::size_t>(id)])
+        return std::nullopt;
+    return bytes;
 }
 
 } // namespace attnviz::io

@@ -1,16 +1,14 @@
 #pragma once
 
-#include "io/json.h"
+#include "io/tokenizer/bpe_merges.h"
 #include "io/tokenizer/special_tokens.h"
 #include "io/tokenizer/tokenizer.h"
 #include "io/tokenizer/vocabulary.h"
 
 #include <array>
-#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 namespace attnviz::io {
@@ -46,32 +44,23 @@ public:
     int size() const override { return m_vocab.size(); }
     /// The token as a person reads it: its bytes as UTF-8 with a space shown as "␣", a newline as
     /// "↵", a tab as "⇥", and other control bytes or bytes that are no complete UTF-8 character
-    /// (a token may hold part of one) as "\xNN".
+    /// (a token may hold part of one) as "\xNN" (io::displayBytes).
     std::string displayToken(int id) const override;
+    /// The bytes of every token but the special ones.
+    std::optional<std::string> pieceBytes(int id) const override;
 
 private:
-    struct Merge {
-        int rank;
-        int result;
-    };
-    struct MergeRule {
-        std::string left;
-        std::string right;
-        std::string place; ///< where the rule was read, for error messages
-    };
-
     static std::vector<MergeRule> parseMergesTxt(std::string_view text);
-    static std::vector<MergeRule> parseJsonMerges(const JsonValue& model);
     ByteLevelBpe(Vocabulary vocab, const std::vector<MergeRule>& merges, std::string_view vocabName,
                  std::vector<std::pair<std::string, int>> special);
     const std::string& bytesOf(int id) const;
     void encodeWord(std::string_view word, std::vector<int>& ids) const;
-    const Merge* findMerge(int left, int right) const;
 
     Vocabulary m_vocab;
     std::vector<std::string> m_bytes; ///< the bytes each id decodes to
+    std::vector<bool> m_isSpecial; ///< by id
     std::array<int, 256> m_byteIds{}; ///< the id of each single byte's symbol
-    std::unordered_map<std::uint64_t, Merge> m_merges; ///< keyed by left id << 32 | right id
+    BpeMerges m_merges;
     SpecialTokens m_special;
 };
 

@@ -1,6 +1,70 @@
 #include "io/tokenizer/tokenizer.h"
 
+#include "io/file_error.h"
+#include "io/tokenizer/token_display.h"
+#include "io/tokenizer/unicode.h"
+
+#include <cstdio>
+
 namespace attnviz::io {
+namespace {
+
+/// How many code points a tooltip lists for a group before "…".
+constexpr std::size_t kListedCodePoints = 8;
+
+std::string hexBytes(std::string_view bytes)
+{
+    std::string hex;
+    for (const char b : bytes) {
+        char digits[4];
+        std::snprintf(digits, sizeof digits, "%s%02X", hex.empty() ? "" : " ",
+                      static_cast<unsigned char>(b));
+        hex += digits;
+    }
+    return hex;
+}
+
+std::string codePoints(std::string_view text)
+{
+    std::string listed;
+    std::size_t count = 0;
+    for (std::size_t pos = 0; pos < text.size();) {
+        const Utf8Char c = decodeUtf8(text, pos);
+        pos += c.length;
+        if (!c.valid)
+            continue;
+        if (++count > kListedCodePoints)
+            return listed + " …";
+        char number[12];
+        std::snprintf(number, sizeof number, "%sU+%04X", listed.empty() ? "" : " ",
+                      static_cast<unsigned>(c.codePoint));
+        listed += number;
+    }
+    return listed;
+}
+
+std::vector<std::optional<std::string>> allPieceBytes(const Tokenizer& tokenizer,
+                                                      const std::vector<int>& ids)
+{
+    std::vector<std::optional<std::string>> bytes;
+    bytes.reserve(ids.size());
+    for (const int id : ids)
+        bytes.push_back(tokenizer.pieceBytes(id));
+    return bytes;
+}
+
+bool completeUtf8(std::string_view bytes)
+{
+    for (std::size_t pos = 0; pos < bytes.size();) {
+        const Utf8Char c = decodeUtf8(bytes, pos);
+        if (!c.valid)
+            return false;
+        pos += c.length;
+    }
+    return true;
+}
+
+} // namespace
 
 std::vector<std::string> Tokenizer::tokens(const std::vector<int>& ids) const
 {
@@ -17,7 +81,38 @@ std::vector<std::string> Tokenizer::displayTokens(const std::vector<int>& ids) c
     out.reserve(ids.size());
     for (const int id : ids)
         out.push_back(displayToken(id));
+    for (const BytePieceGroup& group : groupBytePieces(allPieceBytes(*this, ids))) {
+        const std::string shown = displayBytes(group.bytes);
+        for (std::size_t k = 0; k < group.count; ++k)
+            out[group.first + k] = shown + partMark(k, group.count);
+    }
     return out;
+}
+
+std::vector<std::string> Tokenizer::tokenDetails(const std::vector<int>& ids) const
+{
+    const std::vector<std::optional<std::string>> bytes = allPieceBytes(*this, ids);
+    std::vector<std::string> details;
+    details.reserve(ids.size());
+    for (std::size_t t = 0; t < ids.size(); ++t) {
+        std::string line = "\"" + printable(token(ids[t])) + "\" · id " + std::to_string(ids[t]);
+        if (bytes[t] && !completeUtf8(*bytes[t]))
+            line += " · bytes " + hexBytes(*bytes[t]);
+        details.push_back(std::move(line));
+    }
+    for (const BytePieceGroup& group : groupBytePieces(bytes)) {
+        const std::string whole = "\"" + printable(group.bytes) + "\" (" +
+                                  codePoints(group.bytes) + ")";
+        for (std::size_t k = 0; k < group.count; ++k) {
+            std::string& line = details[group.first + k];
+            const std::string& own = *bytes[group.first + k];
+            if (completeUtf8(own)) // shares a character without being a byte piece itself
+                line += " · bytes " + hexBytes(own);
+            line += " · part " + std::to_string(k + 1) + " of " + std::to_string(group.count) +
+                    " of " + whole;
+        }
+    }
+    return details;
 }
 
 } // namespace attnviz::io

@@ -28,12 +28,23 @@ public:
     virtual std::optional<int> id(std::string_view token) const = 0;
     /// A token as people read it on a heatmap's axis: a visible space mark, no byte artefacts.
     virtual std::string displayToken(int id) const { return token(id); }
+    /// The raw bytes a token stands for in the text ("Ġworld" and "▁world" stand for " world",
+    /// "<0xE4>" for the byte E4), which may be part of a character; nullopt for special tokens and
+    /// for tokenizers whose tokens are no byte pieces.
+    virtual std::optional<std::string> pieceBytes(int) const { return std::nullopt; }
     /// The segment of each token for models that tell sentences apart (BERT's token types);
     /// empty where there are none, which the engine reads as all 0.
     virtual std::vector<int> tokenTypes(const std::vector<int>&) const { return {}; }
 
     std::vector<std::string> tokens(const std::vector<int>& ids) const;
+    /// Each token as displayToken shows it, except that tokens whose bytes form a character only
+    /// together (a CJK character or an emoji cut into byte pieces) each show the whole
+    /// character(s) with a part mark: "你·1/3", "你·2/3", "你·3/3".
     std::vector<std::string> displayTokens(const std::vector<int>& ids) const;
+    /// A one-line tooltip for each token: its vocabulary spelling and id and, for a byte piece,
+    /// its bytes in hex and the character it is part of:
+    ///   "ä½" · id 19526 · bytes E4 BD · part 1 of 2 of "你" (U+4F60)
+    std::vector<std::string> tokenDetails(const std::vector<int>& ids) const;
 };
 
 } // namespace attnviz::io

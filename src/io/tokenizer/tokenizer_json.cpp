@@ -59,9 +59,25 @@ std::string stringSetting(const JsonValue& object, std::string_view key, std::st
     return value->asString();
 }
 
-std::vector<std::pair<std::string, int>> readAddedTokens(const JsonValue& root, Vocabulary& vocab)
+namespace {
+
+bool tokenOption(const JsonValue& entry, std::string_view name, bool fallback)
 {
-    std::vector<std::pair<std::string, int>> tokens;
+    const JsonValue* value = entry.find(name);
+    if (!value || value->isNull())
+        return fallback;
+    if (!value->isBool())
+        throw FormatError("tokenizer.json's added token " + entry.describe() + " has " +
+                          std::string(name) + " " + value->describe() +
+                          "; expected true or false");
+    return value->asBool();
+}
+
+} // namespace
+
+std::vector<AddedToken> readAddedTokenEntries(const JsonValue& root, Vocabulary& vocab)
+{
+    std::vector<AddedToken> tokens;
     const JsonValue* added = root.find("added_tokens");
     if (!added || added->isNull())
         return tokens;
@@ -84,8 +100,24 @@ std::vector<std::pair<std::string, int>> readAddedTokens(const JsonValue& root, 
                               std::to_string(wanted) + "; expected " +
                               (known ? "its vocabulary id " + std::to_string(*known)
                                      : "the next free id " + std::to_string(vocab.size())));
-        tokens.emplace_back(text, static_cast<int>(wanted));
+        AddedToken token;
+        token.content = text;
+        token.id = static_cast<int>(wanted);
+        token.special = tokenOption(entry, "special", false);
+        token.singleWord = tokenOption(entry, "single_word", false);
+        token.lstrip = tokenOption(entry, "lstrip", false);
+        token.rstrip = tokenOption(entry, "rstrip", false);
+        token.normalized = tokenOption(entry, "normalized", !token.special);
+        tokens.push_back(std::move(token));
     }
+    return tokens;
+}
+
+std::vector<std::pair<std::string, int>> readAddedTokens(const JsonValue& root, Vocabulary& vocab)
+{
+    std::vector<std::pair<std::string, int>> tokens;
+    for (AddedToken& token : readAddedTokenEntries(root, vocab))
+        tokens.emplace_back(std::move(token.content), token.id);
     return tokens;
 }
 

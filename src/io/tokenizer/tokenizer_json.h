@@ -34,6 +34,21 @@ bool flagIs(const JsonValue* object, std::string_view key, bool value);
 /// The string member `key` of `object`, or `fallback` when it is absent or null.
 std::string stringSetting(const JsonValue& object, std::string_view key, std::string fallback);
 
+/// One of tokenizer.json's "added_tokens", with Hugging Face's options for matching it in text.
+struct AddedToken {
+    std::string content;
+    int id = 0;
+    bool special = false;
+    bool singleWord = false; ///< only where no word character touches it
+    bool lstrip = false; ///< takes the whitespace before it along
+    bool rstrip = false; ///< takes the whitespace after it along
+    bool normalized = true; ///< matched in the normalised text rather than the raw text
+};
+
+/// The "added_tokens" with their options (absent ones as Hugging Face's defaults: normalized is
+/// the opposite of special). Ids are checked as readAddedTokens says.
+std::vector<AddedToken> readAddedTokenEntries(const JsonValue& root, Vocabulary& vocab);
+
 /// The "added_tokens" as (content, id). Each must be in `vocab` under the same id or, when new,
 /// take the next id, which is then appended to `vocab`.
 std::vector<std::pair<std::string, int>> readAddedTokens(const JsonValue& root, Vocabulary& vocab);

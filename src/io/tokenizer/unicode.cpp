@@ -101,6 +101,17 @@ Utf8Char decodeUtf8(std::string_view text, std::size_t pos)
     return {cp, length, true};
 }
 
+bool isValidUtf8(std::string_view text)
+{
+    for (std::size_t pos = 0; pos < text.size();) {
+        const Utf8Char c = decodeUtf8(text, pos);
+        if (!c.valid)
+            return false;
+        pos += c.length;
+    }
+    return true;
+}
+
 void appendUtf8(std::string& out, char32_t cp)
 {
     if (cp < 0x80) {

@@ -19,6 +19,9 @@ struct Utf8Char {
 /// keep the raw byte (GPT-2 is byte-level) or treat it as U+FFFD (BERT).
 Utf8Char decodeUtf8(std::string_view text, std::size_t pos);
 
+/// Whether every byte of `text` belongs to a valid character, as decodeUtf8 reads them.
+bool isValidUtf8(std::string_view text);
+
 /// Appends `codePoint` (at most U+10FFFF, not a surrogate) to `out` as UTF-8.
 void appendUtf8(std::string& out, char32_t codePoint);
 

@@ -63,17 +63,6 @@ std::string cleanUp(std::string piece)
     return piece;
 }
 
-bool isValidUtf8(std::string_view text)
-{
-    for (std::size_t pos = 0; pos < text.size();) {
-        const Utf8Char c = decodeUtf8(text, pos);
-        if (!c.valid)
-            return false;
-        pos += c.length;
-    }
-    return true;
-}
-
 } // namespace
 
 WordPiece WordPiece::fromVocabTxt(std::string_view vocabTxt)
