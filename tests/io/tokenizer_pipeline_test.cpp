@@ -399,7 +399,7 @@ TEST(TokenizerPipeline, InvalidUtf8BecomesBytePieces)
 {
     const TokenizerPipeline& llama3 = pipeline("llama3");
     std::mt19937 rng(24);
-    for (const std::string text :
+    for (const std::string& text :
          {std::string("a\xFF" "b"), std::string("\xED\xA0\x80 lone surrogate \xED\xBF\xBF"),
           std::string("nul\0byte", 8), std::string("cut \xE4\xBD"), randomBytes(rng, 4096)})
         EXPECT_EQ(llama3.decode(llama3.encodeWithoutSpecialTokens(text)), text);

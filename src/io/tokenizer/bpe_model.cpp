@@ -82,6 +82,15 @@ void BpeModel::appendUnknown(std::optional<int>& pendingUnk, std::vector<int>& s
     pendingUnk = m_unk;
 }
 
+void BpeModel::finishWord(std::vector<int>& symbols, std::optional<int> pendingUnk,
+                          std::vector<int>& ids) const
+{
+    if (pendingUnk)
+        symbols.push_back(*pendingUnk);
+    m_merges.apply(symbols);
+    ids.insert(ids.end(), symbols.begin(), symbols.end());
+}
+
 void BpeModel::encodeWord(std::string_view word, std::vector<int>& ids) const
 {
     if (word.empty())
@@ -115,10 +124,7 @@ void BpeModel::encodeWord(std::string_view word, std::vector<int>& ids) const
         else
             appendUnknown(pendingUnk, symbols);
     }
-    if (pendingUnk)
-        symbols.push_back(*pendingUnk);
-    m_merges.apply(symbols);
-    ids.insert(ids.end(), symbols.begin(), symbols.end());
+    finishWord(symbols, pendingUnk, ids);
 }
 
 void BpeModel::encodeInvalidBytes(std::string_view bytes, std::vector<int>& ids) const
@@ -132,10 +138,7 @@ void BpeModel::encodeInvalidBytes(std::string_view bytes, std::vector<int>& ids)
         else
             appendUnknown(pendingUnk, symbols);
     }
-    if (pendingUnk)
-        symbols.push_back(*pendingUnk);
-    m_merges.apply(symbols);
-    ids.insert(ids.end(), symbols.begin(), symbols.end());
+    finishWord(symbols, pendingUnk, ids);
 }
 
 } // namespace attnviz::io

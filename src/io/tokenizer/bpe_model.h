@@ -40,6 +40,9 @@ public:
 
 private:
     void appendUnknown(std::optional<int>& pendingUnk, std::vector<int>& symbols) const;
+    /// Adds the waiting unknown, merges and appends the word's ids.
+    void finishWord(std::vector<int>& symbols, std::optional<int> pendingUnk,
+                    std::vector<int>& ids) const;
 
     Vocabulary m_vocab;
     int m_modelSize = 0;

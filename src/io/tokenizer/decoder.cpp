@@ -92,10 +92,7 @@ Decoder Decoder::fromJson(const JsonValue* decoder)
 
 void Decoder::add(const JsonValue& decoder)
 {
-    const JsonValue* typeValue = decoder.find("type");
-    const std::string type = typeValue && typeValue->isString()
-                                 ? printable(typeValue->asString(), kEchoedTypeLength)
-                                 : decoder.describe();
+    const std::string type = stepTypeOf(decoder);
     if (type == "ByteLevel") {
         m_steps.push_back({Step::Kind::ByteLevel});
     } else if (type == "Metaspace") {

@@ -56,10 +56,7 @@ Normalizer Normalizer::fromJson(const JsonValue* normalizer)
 
 void Normalizer::add(const JsonValue& normalizer)
 {
-    const JsonValue* typeValue = normalizer.find("type");
-    const std::string type = typeValue && typeValue->isString()
-                                 ? printable(typeValue->asString(), kEchoedTypeLength)
-                                 : normalizer.describe();
+    const std::string type = stepTypeOf(normalizer);
     constexpr int stable = UTF8PROC_STABLE;
     if (type == "NFC") {
         m_steps.push_back({Step::Kind::UnicodeForm, stable | UTF8PROC_COMPOSE});

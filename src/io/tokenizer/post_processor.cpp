@@ -62,10 +62,7 @@ SpecialTokenTemplate readTemplate(const JsonValue& processor, int vocabSize)
 
 void add(const JsonValue& processor, int vocabSize, SpecialTokenTemplate& result)
 {
-    const JsonValue* typeValue = processor.find("type");
-    const std::string type = typeValue && typeValue->isString()
-                                 ? printable(typeValue->asString(), kEchoedTypeLength)
-                                 : processor.describe();
+    const std::string type = stepTypeOf(processor);
     if (type == "ByteLevel")
         return; // trims offsets only
     if (type == "TemplateProcessing") {

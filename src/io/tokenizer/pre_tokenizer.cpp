@@ -183,10 +183,7 @@ PreTokenizer PreTokenizer::fromJson(const JsonValue* preTokenizer)
 
 void PreTokenizer::add(const JsonValue& preTokenizer)
 {
-    const JsonValue* typeValue = preTokenizer.find("type");
-    const std::string type = typeValue && typeValue->isString()
-                                 ? printable(typeValue->asString(), kEchoedTypeLength)
-                                 : preTokenizer.describe();
+    const std::string type = stepTypeOf(preTokenizer);
     if (type == "Split") {
         Step step{Step::Kind::SplitRegex};
         step.behavior = behaviorOf(preTokenizer);

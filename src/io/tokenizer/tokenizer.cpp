@@ -52,18 +52,6 @@ std::vector<std::optional<std::string>> allPieceBytes(const Tokenizer& tokenizer
         bytes.push_back(tokenizer.pieceBytes(id));
     return bytes;
 }
-
-bool completeUtf8(std::string_view bytes)
-{
-    for (std::size_t pos = 0; pos < bytes.size();) {
-        const Utf8Char c = decodeUtf8(bytes, pos);
-        if (!c.valid)
-            return false;
-        pos += c.length;
-    }
-    return true;
-}
-
 } // namespace
 
 std::vector<std::string> Tokenizer::tokens(const std::vector<int>& ids) const
@@ -96,7 +84,7 @@ std::vector<std::string> Tokenizer::tokenDetails(const std::vector<int>& ids) co
     details.reserve(ids.size());
     for (std::size_t t = 0; t < ids.size(); ++t) {
         std::string line = "\"" + printable(token(ids[t])) + "\" · id " + std::to_string(ids[t]);
-        if (bytes[t] && !completeUtf8(*bytes[t]))
+        if (bytes[t] && !isValidUtf8(*bytes[t]))
             line += " · bytes " + hexBytes(*bytes[t]);
         details.push_back(std::move(line));
     }
@@ -106,7 +94,7 @@ std::vector<std::string> Tokenizer::tokenDetails(const std::vector<int>& ids) co
         for (std::size_t k = 0; k < group.count; ++k) {
             std::string& line = details[group.first + k];
             const std::string& own = *bytes[group.first + k];
-            if (completeUtf8(own)) // shares a character without being a byte piece itself
+            if (isValidUtf8(own)) // shares a character without being a byte piece itself
                 line += " · bytes " + hexBytes(own);
             line += " · part " + std::to_string(k + 1) + " of " + std::to_string(group.count) +
                     " of " + whole;

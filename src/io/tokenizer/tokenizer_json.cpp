@@ -35,11 +35,16 @@ std::string stepType(const JsonValue& root, std::string_view step)
     const JsonValue* value = root.find(step);
     if (!value || value->isNull())
         return "none";
-    const JsonValue* type = value->find("type");
+    return stepTypeOf(*value);
+}
+
+std::string stepTypeOf(const JsonValue& step)
+{
+    const JsonValue* type = step.find("type");
     // Escaped and bounded, as every name from a file that a message may echo: a known type such
     // as "ByteLevel" is unchanged by it, and nothing else compares equal to one.
     return type && type->isString() ? printable(type->asString(), kEchoedTypeLength)
-                                    : value->describe();
+                                    : step.describe();
 }
 
 bool flagIs(const JsonValue* object, std::string_view key, bool value)

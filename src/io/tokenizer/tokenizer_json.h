@@ -25,6 +25,10 @@ const JsonValue& tokenizerModel(const JsonValue& root);
 /// bytes, so a message may name it as it is.
 std::string stepType(const JsonValue& root, std::string_view step);
 
+/// The "type" of one step object, ready to echo as stepType's; the step itself described when it
+/// has no string type.
+std::string stepTypeOf(const JsonValue& step);
+
 /// How much of a type name from the file a message echoes; Hugging Face's longest is 22 bytes.
 inline constexpr std::size_t kEchoedTypeLength = 60;
 
