@@ -292,9 +292,12 @@ public:
         for (const auto& entry : fs::directory_iterator(kData / "hf" / variant))
             if (entry.path().filename() != "reference.safetensors")
                 fs::copy_file(entry.path(), dir / entry.path().filename());
-        const std::vector<const char*> vocabulary = gpt2
-            ? std::vector<const char*>{"vocab.json", "merges.txt"}
-            : std::vector<const char*>{"vocab.txt"};
+        // The GPT-2 and BERT fixtures share one real vocabulary; the Llama family's folders
+        // hold their own tokenizer.json.
+        const std::vector<const char*> vocabulary = gpt2 ? std::vector<const char*>{"vocab.json",
+                                                                                      "merges.txt"}
+            : variant.starts_with("bert")                 ? std::vector<const char*>{"vocab.txt"}
+                                                          : std::vector<const char*>{};
         for (const char* file : vocabulary)
             if (!fs::exists(dir / file))
                 fs::copy_file(kData / "hf" / (gpt2 ? "gpt2" : "bert") / file, dir / file);
@@ -812,11 +815,12 @@ std::vector<Row> catalogue()
         {"model_unknown_type",
          [](const Scene& s) {
              const fs::path dir = s.hf("gpt2");
-             editText(dir / "config.json", "\"model_type\": \"gpt2\"", "\"model_type\": \"llama\"");
+             editText(dir / "config.json", "\"model_type\": \"gpt2\"", "\"model_type\": \"mixtral\"");
              return trace(s, dir.string());
          },
          2,
-         {"config.json describes a \"llama\" model", "AttnViz opens", "GPT-2", "BERT"}},
+         {"config.json describes a \"mixtral\" model", "AttnViz opens", "GPT-2", "BERT", "Llama",
+          "Qwen2"}},
         {"model_type_cut_between_characters",
          [](const Scene& s) {
              // Cut at 40 bytes, inside a character: stderr had the raw bytes \xe4\xb8.
@@ -1828,6 +1832,47 @@ std::vector<Row> catalogue()
          },
          2,
          {"--format is '" + kHijackingEchoed + "'; expected"}},
+        // Today's decoder-only folders (issue #24).
+        {"llama_rope_scaling_not_computed",
+         [](const Scene& s) {
+             const fs::path dir = s.hf("llama3");
+             editText(dir / "config.json", "\"rope_type\": \"llama3\"", "\"rope_type\": \"yarn\"");
+             return trace(s, dir.string());
+         },
+         2,
+         {"\"rope_type\" is \"yarn\"", "AttnViz does not compute", "\"linear\" and \"llama3\""}},
+        {"llama_key_value_heads_not_dividing",
+         [](const Scene& s) {
+             const fs::path dir = s.hf("qwen2");
+             editText(dir / "config.json", "\"num_key_value_heads\": 2", "\"num_key_value_heads\": 3");
+             return trace(s, dir.string());
+         },
+         2,
+         {"num_key_value_heads 3", "4"}},
+        {"llama_without_tokenizer_json",
+         [](const Scene& s) {
+             const fs::path dir = s.hf("mistral");
+             fs::remove(dir / "tokenizer.json");
+             return trace(s, dir.string());
+         },
+         2,
+         {"tokenizer.json"}},
+        {"llama_tokenizer_json_cut",
+         [](const Scene& s) {
+             const fs::path dir = s.hf("tinyllama");
+             fs::resize_file(dir / "tokenizer.json", 100000);
+             return trace(s, dir.string());
+         },
+         2,
+         {"tokenizer.json"}},
+        {"llama_sliding_window_zero",
+         [](const Scene& s) {
+             const fs::path dir = s.hf("mistral");
+             editText(dir / "config.json", "\"sliding_window\": 4", "\"sliding_window\": 0");
+             return trace(s, dir.string());
+         },
+         2,
+         {"\"sliding_window\" is 0"}},
     };
 }
 

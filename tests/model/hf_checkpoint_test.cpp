@@ -309,9 +309,9 @@ TEST_F(HfFolder, RefusalsNameWhatIsAccepted)
 TEST_F(HfFolder, ImpossibleConfigsAreRefusedByField)
 {
     const fs::path dir = folder({"gpt2-f16", "gpt2"});
-    editConfig(dir, "\"model_type\": \"gpt2\"", "\"model_type\": \"llama\"");
+    editConfig(dir, "\"model_type\": \"gpt2\"", "\"model_type\": \"mixtral\"");
     EXPECT_THAT(refusal(dir), HasSubstr("GPT-2"));
-    editConfig(dir, "\"model_type\": \"llama\"", "\"model_type\": \"gpt2\"");
+    editConfig(dir, "\"model_type\": \"mixtral\"", "\"model_type\": \"gpt2\"");
     editConfig(dir, "\"n_head\": 4", "\"n_head\": 5");
     EXPECT_THAT(refusal(dir), HasSubstr("5"));
     editConfig(dir, "\"n_head\": 5", "\"n_head\": 4");

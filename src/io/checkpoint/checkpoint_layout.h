@@ -72,5 +72,6 @@ const std::vector<const CheckpointLayout*>& checkpointLayouts();
 const CheckpointLayout& attnvizLayout();
 const CheckpointLayout& gpt2Layout();
 const CheckpointLayout& bertLayout();
+const CheckpointLayout& llamaFamilyLayout(); ///< Llama, Mistral, Qwen2 (and SmolLM, TinyLlama)
 
 } // namespace attnviz::io

@@ -4,8 +4,8 @@ namespace attnviz::io {
 
 const std::vector<const CheckpointLayout*>& checkpointLayouts()
 {
-    static const std::vector<const CheckpointLayout*> layouts{&attnvizLayout(), &gpt2Layout(),
-                                                              &bertLayout()};
+    static const std::vector<const CheckpointLayout*> layouts{
+        &attnvizLayout(), &gpt2Layout(), &bertLayout(), &llamaFamilyLayout()};
     return layouts;
 }
 
