@@ -1522,6 +1522,20 @@
         <extracomment>A cell&apos;s tooltip: [head h · ]row-axis index “token” → column-axis index “token”: value (a feature index has no “token”). The axis names (query, key, …) are translated in the DisplayWords context.</extracomment>
         <translation>%1%2 %3 → %4 %5：%6</translation>
     </message>
+    <message>
+        <source>“%1” · id %2</source>
+        <extracomment>A token in a cell&apos;s tooltip: its spelling in the vocabulary and its id</extracomment>
+        <translation>“%1” · 编号 %2</translation>
+    </message>
+    <message>
+        <source> · bytes %1</source>
+        <translation> · 字节 %1</translation>
+    </message>
+    <message>
+        <source> · part %1 of %2 of “%3” (%4)</source>
+        <extracomment>A byte piece: part 1 of 3 of the character “猫” (U+732B)</extracomment>
+        <translation> · “%3”（%4）的第 %1 部分，共 %2 部分</translation>
+    </message>
 </context>
 <context>
     <name>attnviz::app::ImportanceDialog</name>

@@ -165,9 +165,32 @@ QString HeatmapView::toolTipForCell(int row, int column) const
     //: A cell's tooltip: [head h · ]row-axis index “token” → column-axis index “token”: value
     //: (a feature index has no “token”).
     //: The axis names (query, key, …) are translated in the DisplayWords context.
-    return tr("%1%2 %3 → %4 %5: %6")
-        .arg(head, render::displayed(m.rowAxis), label(m.rowLabels, row),
-             render::displayed(m.columnAxis), label(m.columnLabels, column), value);
+    QString text = tr("%1%2 %3 → %4 %5: %6")
+                       .arg(head, render::displayed(m.rowAxis), label(m.rowLabels, row),
+                            render::displayed(m.columnAxis), label(m.columnLabels, column),
+                            value);
+    // What the tokenizer knows about the two tokens: spelling, id, the bytes of a piece.
+    const auto detail = [](const std::vector<io::TokenDetail>& details, int i) {
+        if (i >= static_cast<int>(details.size()))
+            return QString();
+        const io::TokenDetail& d = details[static_cast<std::size_t>(i)];
+        //: A token in a cell's tooltip: its spelling in the vocabulary and its id
+        QString line = tr("“%1” · id %2").arg(QString::fromStdString(d.spelling)).arg(d.id);
+        if (!d.bytes.empty())
+            line += tr(" · bytes %1").arg(QString::fromStdString(d.bytes));
+        if (d.parts > 0)
+            //: A byte piece: part 1 of 3 of the character “猫” (U+732B)
+            line += tr(" · part %1 of %2 of “%3” (%4)")
+                        .arg(d.part)
+                        .arg(d.parts)
+                        .arg(QString::fromStdString(d.whole), QString::fromStdString(d.codePoints));
+        return line;
+    };
+    for (const QString& line : {detail(m_heatmap.rowDetails, row),
+                                detail(m_heatmap.columnDetails, column)})
+        if (!line.isEmpty())
+            text += QLatin1Char('\n') + line;
+    return text;
 }
 
 namespace {

@@ -2,6 +2,7 @@
 
 #include "engine/resolved_mask.h"
 #include "io/labelled_matrix.h"
+#include "io/tokenizer/tokenizer.h"
 
 #include <memory>
 #include <optional>
@@ -22,6 +23,10 @@ enum class ColourScale { Sequential, Diverging };
 struct Heatmap {
     std::shared_ptr<const void> owner;
     io::LabelledMatrix matrix;
+    /// A line about each row's and each column's token for tooltips (Walkthrough's
+    /// queryTokenDetails); empty when the axis is not tokens or nothing more is known.
+    std::vector<io::TokenDetail> rowDetails;
+    std::vector<io::TokenDetail> columnDetails;
     /// Optional: the mask whose blocked cells are drawn as blocked (neutral grey, never a
     /// colour of the scale), for batch item `maskBatch`.
     std::shared_ptr<const engine::ResolvedMask> mask;

@@ -48,13 +48,15 @@ Heatmap tokenSlice(const Heatmap& map, const TokenRange& range)
     slice.matrix.values = owned->values.data();
     slice.matrix.rows = r1 - r0;
     slice.matrix.cols = c1 - c0;
-    const auto cut = [](const std::vector<std::string>& labels, int from, int to) {
+    const auto cut = []<typename T>(const std::vector<T>& labels, int from, int to) {
         if (static_cast<int>(labels.size()) < to)
             return labels;
-        return std::vector<std::string>(labels.begin() + from, labels.begin() + to);
+        return std::vector<T>(labels.begin() + from, labels.begin() + to);
     };
     slice.matrix.rowLabels = cut(map.matrix.rowLabels, r0, r1);
     slice.matrix.columnLabels = cut(map.matrix.columnLabels, c0, c1);
+    slice.rowDetails = cut(map.rowDetails, r0, r1);
+    slice.columnDetails = cut(map.columnDetails, c0, c1);
     slice.maskRowOffset += r0;
     slice.maskColumnOffset += c0;
     slice.columnBands.clear(); // head bands are over feature columns, which a slice keeps whole

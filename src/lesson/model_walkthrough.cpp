@@ -28,6 +28,18 @@ bool hasAll(const engine::AttentionTrace& trace, const engine::AttentionKeep& ne
     return true;
 }
 
+// The tokens along the block's query and key axes, as shown and as tooltips detail them.
+void setTokens(Walkthrough& w, const ModelRun& run, const engine::ModelTrace& trace,
+               engine::Block block)
+{
+    const io::Tokenizer& tokenizer = *run.model->tokenizer;
+    w.queryTokens = {tokenizer.displayTokens(trace.queryIds(block))};
+    w.keyTokens = {tokenizer.displayTokens(trace.keyIds(block))};
+    w.queryTokenDetails = {tokenizer.tokenDetails(trace.queryIds(block))};
+    w.keyTokenDetails = {tokenizer.tokenDetails(trace.keyIds(block))};
+    w.keyLengths = {static_cast<int>(w.keyTokens[0].size())};
+}
+
 // A block of attention weights computed elsewhere: the weights are all there is.
 std::shared_ptr<const Walkthrough> importedBlock(
     const std::shared_ptr<const ModelRun>& run,
@@ -37,9 +49,7 @@ std::shared_ptr<const Walkthrough> importedBlock(
     auto w = std::make_shared<Walkthrough>();
     w->source = ImportSource{run->config.name, choice.layer, choice.block};
     w->crossAttention = choice.block == engine::Block::Cross;
-    w->queryTokens = {displayTokens(*run, trace->queryIds(choice.block))};
-    w->keyTokens = {displayTokens(*run, trace->keyIds(choice.block))};
-    w->keyLengths = {static_cast<int>(w->keyTokens[0].size())};
+    setTokens(*w, *run, *trace, choice.block);
     w->mask.causal = block.attention.description.mask.causal;
     w->mask.window = block.attention.description.mask.slidingWindow;
     w->trace = std::shared_ptr<const engine::AttentionTrace>(trace, &block.attention);
@@ -91,9 +101,7 @@ std::shared_ptr<const Walkthrough> walkthroughForBlock(const std::shared_ptr<con
     source.decodingStep = choice.decodingStep;
     source.queryInputOrigin = describeInput(c, choice.layer, choice.block, decoder);
     w->crossAttention = choice.block == engine::Block::Cross;
-    w->queryTokens = {displayTokens(*run, trace->queryIds(choice.block))};
-    w->keyTokens = {displayTokens(*run, trace->keyIds(choice.block))};
-    w->keyLengths = {static_cast<int>(w->keyTokens[0].size())};
+    setTokens(*w, *run, *trace, choice.block);
 
     // What the block read: with pre-norm its own LayerNorm output, with post-norm the previous
     // block's output (the residual stream); the layer's input is always kept.

@@ -20,6 +20,19 @@ std::vector<std::string> indexLabels(std::int64_t count)
     return out;
 }
 
+// The tooltip lines of the tokens along `axis` ("query", "key") of batch item `batch`; empty for
+// other axes and for tokens no tokenizer made.
+std::vector<io::TokenDetail> tokenDetailsAlong(const Walkthrough& w, const std::string& axis,
+                                               int batch)
+{
+    static const std::vector<std::vector<io::TokenDetail>> none;
+    const auto& details = axis == "query" ? w.queryTokenDetails
+        : axis == "key"                   ? w.keyTokenDetails
+                                          : none;
+    const auto b = static_cast<std::size_t>(batch);
+    return b < details.size() ? details[b] : std::vector<io::TokenDetail>{};
+}
+
 Heatmap tokenHeatmap(const std::shared_ptr<const Walkthrough>& w, const engine::Tensor& t,
                      int batch, std::string title, const std::vector<std::string>& tokens,
                      const std::string& rowAxis)
@@ -30,6 +43,7 @@ Heatmap tokenHeatmap(const std::shared_ptr<const Walkthrough>& w, const engine::
     h.matrix = {
         m.data(), static_cast<int>(m.rows()), static_cast<int>(m.cols()), rowAxis, "feature",
         tokens,   indexLabels(m.cols())};
+    h.rowDetails = tokenDetailsAlong(*w, rowAxis, batch);
     h.caption = title;
     h.title = std::move(title);
     return h;
@@ -202,6 +216,8 @@ Heatmap traceHeatmap(const std::shared_ptr<const Walkthrough>& w, engine::Attent
     h.matrix = {
         m.data(),   static_cast<int>(m.rows()),     static_cast<int>(m.cols()),       rowAxis,
         columnAxis, labelsAlong(rowAxis, m.rows()), labelsAlong(columnAxis, m.cols())};
+    h.rowDetails = tokenDetailsAlong(*w, rowAxis, batch);
+    h.columnDetails = tokenDetailsAlong(*w, columnAxis, batch);
     h.title = std::move(title);
     h.caption = std::move(caption);
     h.scale = step == engine::AttentionStep::Weights && !w->difference ? ColourScale::Sequential

@@ -6,6 +6,7 @@
 #include "engine/model_weights.h"
 #include "engine/multi_head_attention.h"
 #include "engine/tensor.h"
+#include "io/tokenizer/tokenizer.h"
 #include "lesson/playground_settings.h"
 
 #include <memory>
@@ -62,6 +63,10 @@ struct Walkthrough {
     bool crossAttention = false;
     std::vector<std::vector<std::string>> queryTokens; ///< [batch][query], as shown
     std::vector<std::vector<std::string>> keyTokens; ///< [batch][key], as shown
+    /// [batch][token]: one line per token for tooltips (its vocabulary spelling, id and bytes;
+    /// io::Tokenizer::tokenDetails) when a tokenizer made the tokens; empty otherwise.
+    std::vector<std::vector<io::TokenDetail>> queryTokenDetails;
+    std::vector<std::vector<io::TokenDetail>> keyTokenDetails;
     std::vector<int> keyLengths; ///< real (unpadded) keys per batch item
     /// [batch, query, feature] X_q and [batch, key, feature] X_kv; null in a model block made
     /// for a few steps only when the run did not keep them (walkthroughForBlock).

@@ -354,6 +354,46 @@ private slots:
         QVERIFY(!form()->progressRow->isVisibleTo(m_window.get()));
     }
 
+    void aLlamaFolderShowsItsGroupedHeadsAndWholeCharacters()
+    {
+        attnviz::lesson::ModelSource llama;
+        llama.folder = ATTNVIZ_TEST_DATA_DIR "/hf/llama3";
+        llama.text = "cat 猫 😀";
+        m_window->modelPanel()->setRequest(llama);
+        settle();
+        QVERIFY2(form()->problem->text().isEmpty(), qPrintable(form()->problem->text()));
+        const QString about = form()->description->text();
+        QVERIFY2(about.contains(QStringLiteral("4 query heads share 2 K/V heads, 2 to each")),
+                 qPrintable(about));
+        QVERIFY2(about.contains(QStringLiteral("K/V cache 128 bytes per token")), qPrintable(about));
+        QVERIFY2(about.contains(QStringLiteral("llama3 scaling ×8")), qPrintable(about));
+
+        // <|begin_of_text|>, cat, ␣ + the three bytes of 猫 in two pieces, ␣😀 in two.
+        const auto shown = m_window->walkthrough();
+        const std::vector<std::string>& tokens = shown->keyTokens.front();
+        QCOMPARE(QString::fromStdString(tokens.front()), QStringLiteral("<|begin_of_text|>"));
+        for (const std::string& token : tokens)
+            QVERIFY2(token.find("\xef\xbf\xbd") == std::string::npos && token.find("\\x") ==
+                         std::string::npos,
+                     token.c_str()); // never U+FFFD or an escaped byte
+        const auto piece = std::ranges::find_if(
+            tokens, [](const std::string& t) { return t.find("猫·1/") != std::string::npos; });
+        QVERIFY(piece != tokens.end());
+        const int column = static_cast<int>(piece - tokens.begin());
+
+        m_window->stepPanel()->setStep(attnviz::test::step("softmax"));
+        const std::vector<HeatmapView*> views = m_window->stepPanel()->grid()->visibleViews();
+        QCOMPARE(views.size(), 4u);
+        QVERIFY2(QString::fromStdString(views[3]->heatmap().title).contains(QStringLiteral(
+                     "head 3 (K/V head 1)")),
+                 views[3]->heatmap().title.c_str());
+        const QString tip = views[0]->toolTipForCell(column, column);
+        // The cell's two tokens, each with its spelling, id and the bytes of its part.
+        QVERIFY2(tip.count(QStringLiteral("part 1 of 3 of “ 猫” (U+0020 U+732B)")) == 2 &&
+                     tip.contains(QStringLiteral("id 10447 · bytes 20 E7")),
+                 qPrintable(QString(tip).replace(QLatin1Char('\n'), QLatin1String(" | "))));
+    }
+
     void importedAttentionsOpenOnTheirWeights()
     {
         attnviz::lesson::ModelSource import;

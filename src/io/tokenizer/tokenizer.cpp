@@ -77,30 +77,40 @@ std::vector<std::string> Tokenizer::displayTokens(const std::vector<int>& ids) c
     return out;
 }
 
-std::vector<std::string> Tokenizer::tokenDetails(const std::vector<int>& ids) const
+std::vector<TokenDetail> Tokenizer::tokenDetails(const std::vector<int>& ids) const
 {
     const std::vector<std::optional<std::string>> bytes = allPieceBytes(*this, ids);
-    std::vector<std::string> details;
+    std::vector<TokenDetail> details;
     details.reserve(ids.size());
     for (std::size_t t = 0; t < ids.size(); ++t) {
-        std::string line = "\"" + printable(token(ids[t])) + "\" · id " + std::to_string(ids[t]);
+        TokenDetail d;
+        d.spelling = printable(token(ids[t]));
+        d.id = ids[t];
         if (bytes[t] && !isValidUtf8(*bytes[t]))
-            line += " · bytes " + hexBytes(*bytes[t]);
-        details.push_back(std::move(line));
+            d.bytes = hexBytes(*bytes[t]);
+        details.push_back(std::move(d));
     }
-    for (const BytePieceGroup& group : groupBytePieces(bytes)) {
-        const std::string whole = "\"" + printable(group.bytes) + "\" (" +
-                                  codePoints(group.bytes) + ")";
+    for (const BytePieceGroup& group : groupBytePieces(bytes))
         for (std::size_t k = 0; k < group.count; ++k) {
-            std::string& line = details[group.first + k];
-            const std::string& own = *bytes[group.first + k];
-            if (isValidUtf8(own)) // shares a character without being a byte piece itself
-                line += " · bytes " + hexBytes(own);
-            line += " · part " + std::to_string(k + 1) + " of " + std::to_string(group.count) +
-                    " of " + whole;
+            TokenDetail& d = details[group.first + k];
+            d.bytes = hexBytes(*bytes[group.first + k]);
+            d.part = static_cast<int>(k + 1);
+            d.parts = static_cast<int>(group.count);
+            d.whole = printable(group.bytes);
+            d.codePoints = codePoints(group.bytes);
         }
-    }
     return details;
+}
+
+std::string describe(const TokenDetail& d)
+{
+    std::string line = "\"" + d.spelling + "\" · id " + std::to_string(d.id);
+    if (!d.bytes.empty())
+        line += " · bytes " + d.bytes;
+    if (d.parts > 0)
+        line += " · part " + std::to_string(d.part) + " of " + std::to_string(d.parts) + " of \"" +
+            d.whole + "\" (" + d.codePoints + ")";
+    return line;
 }
 
 } // namespace attnviz::io

@@ -7,6 +7,26 @@
 
 namespace attnviz::io {
 
+/// What a tooltip says about one token (Tokenizer::tokenDetails). The values only: the words
+/// around them belong to the interface's language (the app words them; describe() in English).
+struct TokenDetail {
+    std::string spelling; ///< the vocabulary's spelling, escaped with printable()
+    int id = 0;
+    /// The token's bytes in hex ("E4 BD") when it is a byte piece or shares a character with its
+    /// neighbours; empty otherwise.
+    std::string bytes;
+    /// Part `part` of `parts` (from 1) of `whole` when the token's bytes form a character only
+    /// with its neighbours; 0 otherwise.
+    int part = 0;
+    int parts = 0;
+    std::string whole; ///< the character(s) the parts make, escaped
+    std::string codePoints; ///< of `whole`: "U+4F60"
+    bool operator==(const TokenDetail&) const = default;
+};
+
+/// One English line: "ä½" · id 19526 · bytes E4 BD · part 1 of 2 of "你" (U+4F60)
+std::string describe(const TokenDetail& detail);
+
 /// Turns text into a model's token ids and back, exactly as the model was trained: AttnViz's own
 /// character or word vocabularies, GPT-2's byte-level BPE, BERT's WordPiece. A model folder's
 /// checkpoint layout chooses the tokenizer (io/checkpoint).
@@ -41,10 +61,9 @@ public:
     /// together (a CJK character or an emoji cut into byte pieces) each show the whole
     /// character(s) with a part mark: "你·1/3", "你·2/3", "你·3/3".
     std::vector<std::string> displayTokens(const std::vector<int>& ids) const;
-    /// A one-line tooltip for each token: its vocabulary spelling and id and, for a byte piece,
-    /// its bytes in hex and the character it is part of:
-    ///   "ä½" · id 19526 · bytes E4 BD · part 1 of 2 of "你" (U+4F60)
-    std::vector<std::string> tokenDetails(const std::vector<int>& ids) const;
+    /// What a tooltip says about each token: its vocabulary spelling and id and, for a byte
+    /// piece, its bytes and the character it is part of.
+    std::vector<TokenDetail> tokenDetails(const std::vector<int>& ids) const;
 };
 
 } // namespace attnviz::io
