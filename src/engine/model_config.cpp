@@ -216,4 +216,22 @@ const char* positionalName(PositionalKind p)
     return "";
 }
 
+const char* normKindName(NormKind n)
+{
+    switch (n) {
+    case NormKind::LayerNorm:
+        return "layernorm";
+    case NormKind::LayerNormWithoutBias:
+        return "layernorm_without_bias";
+    case NormKind::RmsNorm:
+        return "rmsnorm";
+    }
+    return "";
+}
+
+const char* feedForwardKindName(FeedForwardKind f)
+{
+    return f == FeedForwardKind::Gated ? "gated" : "plain";
+}
+
 } // namespace attnviz::engine

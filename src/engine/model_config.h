@@ -113,5 +113,7 @@ std::string architectureWithArticle(Architecture a);
 const char* activationName(Activation a);
 const char* normName(NormPosition n);
 const char* positionalName(PositionalKind p);
+const char* normKindName(NormKind n); ///< "layernorm", "layernorm_without_bias", "rmsnorm"
+const char* feedForwardKindName(FeedForwardKind f); ///< "plain", "gated"
 
 } // namespace attnviz::engine

@@ -17,6 +17,37 @@ double asWritten(float value)
     return std::strtod(text, nullptr);
 }
 
+// Rotary positions' base and stretching; null without rotary positions.
+nlohmann::ordered_json rotaryOf(const engine::ModelConfig& c)
+{
+    if (c.positional != engine::PositionalKind::Rotary)
+        return nullptr;
+    nlohmann::ordered_json scaling = nullptr;
+    if (const auto& s = c.ropeScaling) {
+        scaling = {{"rope_type", engine::ropeScalingName(s->kind)}, {"factor", s->factor}};
+        if (s->kind == engine::RopeScaling::Kind::Llama3) {
+            scaling["low_freq_factor"] = s->lowFrequencyFactor;
+            scaling["high_freq_factor"] = s->highFrequencyFactor;
+            scaling["original_max_position_embeddings"] = s->originalContext;
+        }
+    }
+    return {{"rope_theta", c.ropeTheta},
+            {"rotary_dim", c.rotatedSize ? c.rotatedSize : c.headSize()},
+            {"rope_scaling", scaling}};
+}
+
+// The sliding window and the decoder layers it applies to; null without one.
+nlohmann::ordered_json windowOf(const engine::ModelConfig& c)
+{
+    if (!c.slidingWindow)
+        return nullptr;
+    nlohmann::ordered_json layers = nlohmann::ordered_json::array();
+    for (int L = 0; L < c.decoderLayers; ++L)
+        if (c.windowed(L))
+            layers.push_back(L);
+    return {{"size", *c.slidingWindow}, {"layers", layers}};
+}
+
 nlohmann::ordered_json configurationOf(const engine::ModelConfig& c, const io::LoadedModel& loaded)
 {
     return {{"name", c.name},
@@ -25,12 +56,18 @@ nlohmann::ordered_json configurationOf(const engine::ModelConfig& c, const io::L
             {"vocab_size", c.vocabSize},
             {"d_model", c.modelWidth},
             {"num_heads", c.numHeads},
+            {"num_kv_heads", c.keyValueHeads()},
+            {"head_dim", c.headSize()},
             {"d_ff", c.feedForwardWidth},
+            {"feed_forward", engine::feedForwardKindName(c.feedForwardKind)},
             {"encoder_layers", c.encoderLayers},
             {"decoder_layers", c.decoderLayers},
             {"norm", engine::normName(c.norm)},
+            {"norm_kind", engine::normKindName(c.normKind)},
             {"activation", engine::activationName(c.activation)},
             {"positional", engine::positionalName(c.positional)},
+            {"rotary", rotaryOf(c)},
+            {"sliding_window", windowOf(c)},
             {"max_length", c.maxLength},
             {"layer_norm_eps", asWritten(c.layerNormEps)},
             {"tokenizer", std::string(loaded.tokenizer->kind())}};

@@ -12,6 +12,8 @@
 #include "io/checkpoint/model_folder.h"
 #include "io/json.h"
 #include "io/safetensors.h"
+#include "lesson/model_run.h"
+#include "lesson/trace_export.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -236,6 +238,32 @@ TEST(LlamaFamily, EachFolderIsReadAsItsFamilyDescribesIt)
     EXPECT_TRUE(qwen2.hasAttentionBias());
     EXPECT_FALSE(qwen2.hasOutputProjectionBias());
     EXPECT_FALSE(qwen2.hasMlpBias());
+}
+
+// A trace's manifest says what makes these models differ, so that a reader of the file can
+// recompute any step.
+TEST(LlamaFamily, TheTraceManifestStatesKeyValueHeadsRotaryScalingAndWindows)
+{
+    const auto manifestOf = [](const char* folder) {
+        const auto loaded =
+            std::make_shared<const io::LoadedModel>(io::loadModel((kHf / folder).string()));
+        return lesson::modelManifest(lesson::runModelOnText(loaded, {.text = "one two three"}))
+            .at("configuration");
+    };
+    const auto llama3 = manifestOf("llama3");
+    EXPECT_EQ(llama3.at("layout"), "llama");
+    EXPECT_EQ(llama3.at("num_kv_heads"), 2);
+    EXPECT_EQ(llama3.at("head_dim"), 8);
+    EXPECT_EQ(llama3.at("norm_kind"), "rmsnorm");
+    EXPECT_EQ(llama3.at("feed_forward"), "gated");
+    EXPECT_EQ(llama3.at("rotary").at("rope_theta"), 500000.0);
+    EXPECT_EQ(llama3.at("rotary").at("rope_scaling").at("rope_type"), "llama3");
+    EXPECT_EQ(llama3.at("rotary").at("rope_scaling").at("original_max_position_embeddings"), 64);
+    EXPECT_TRUE(llama3.at("sliding_window").is_null());
+    const auto qwen2 = manifestOf("qwen2");
+    EXPECT_EQ(qwen2.at("sliding_window").at("size"), 4);
+    EXPECT_EQ(qwen2.at("sliding_window").at("layers"), (nlohmann::ordered_json{1, 2}));
+    EXPECT_TRUE(qwen2.at("rotary").at("rope_scaling").is_null());
 }
 
 // A family folder whose config.json is replaced: the other files are linked, not copied (the
