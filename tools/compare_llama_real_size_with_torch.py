@@ -382,6 +382,8 @@ def main():
     parser.add_argument("--work", default=os.path.join(tempfile.gettempdir(),
                                                        "attnviz-llama-real-size"),
                         help="where the dumps go (2.1 GB each for Llama, 4.5 GB for SmolLM2)")
+    parser.add_argument("--llama-tokens", type=int, default=1024, help="with the BOS")
+    parser.add_argument("--smollm2-tokens", type=int, default=2048)
     parser.add_argument("--skip-llama", action="store_true")
     parser.add_argument("--skip-smollm2", action="store_true")
     parser.add_argument("--smollm2-torch", action="store_true",
@@ -404,11 +406,12 @@ def main():
         folder = pathlib.Path(args.llama_folder)
         make_real_size_llama.write_folder("llama-1b", folder)
         # 1023 words + BOS = 1024 tokens
-        measure("llama-1b", folder, text_of_tokens(1023), args, work, with_torch=True)
+        measure("llama-1b", folder, text_of_tokens(args.llama_tokens - 1), args, work,
+                with_torch=True)
     if not args.skip_smollm2:
         folder = pathlib.Path(args.smollm2_folder)
         make_real_size_llama.write_folder("smollm2-135m", folder)
-        measure("smollm2-135m", folder, text_of_tokens(2048), args, work,
+        measure("smollm2-135m", folder, text_of_tokens(args.smollm2_tokens), args, work,
                 with_torch=args.smollm2_torch)
 
 
