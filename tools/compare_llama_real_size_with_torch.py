@@ -11,8 +11,8 @@ What it does:
    /tmp/attnviz-smollm2-135m, 0.27 GB) unless they are already there.
 2. Llama 3.2 1B, 1024 tokens: the text is "The" and 1022 common words, each one Llama 3 token
    with its space (compare_real_size_with_torch.text_of_tokens), after the tokenizer's BOS.
-   Alternates, round by round, two processes, each timed from start to exit (wall time, peak RSS
-   from wait4):
+   Alternates, round by round, two processes, each timed from start to exit (wall time; peak RSS
+   from /usr/bin/time):
    (a) attnviz-cli trace --model DIR --text TEXT --steps weights --dump OUT --threads 2 --quiet
    (b) the PyTorch job, this script with --torch-job: import torch, read model.safetensors (BF16
        -> float32, as `from_pretrained(torch_dtype=float32)` holds it), run Llama's forward written
@@ -193,7 +193,6 @@ def llama_forward(c, w, ids, maps):
 
 def torch_job(folder, ids_path, out):
     """The measured PyTorch process: load, forward, write the maps. Prints its phases as JSON."""
-    t0 = time.perf_counter()
     import torch
     torch.set_num_threads(THREADS)
     folder = pathlib.Path(folder)
@@ -208,7 +207,7 @@ def torch_job(folder, ids_path, out):
     t3 = time.perf_counter()
     write_f32_safetensors(out, {f"layer{L}.masked_self.weights": m for L, m in enumerate(maps)})
     t4 = time.perf_counter()
-    print(json.dumps({"import_s": t1 - t0, "load_s": t2 - t1, "forward_s": t3 - t2,
+    print(json.dumps({"load_s": t2 - t1, "forward_s": t3 - t2,
                       "write_s": t4 - t3, "blas": blas_library(),
                       "logits_top": int(logits[0].argmax())}))
 
@@ -226,30 +225,40 @@ def rss_kib(pid):
     return int(found.group(1)) if found else 0
 
 
+def children(pid):
+    try:
+        return [int(c) for c in
+                pathlib.Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
+
+
 def mem_available_gib():
     info = pathlib.Path("/proc/meminfo").read_text()
     return int(re.search(r"MemAvailable:\s+(\d+) kB", info).group(1)) / (1 << 20)
 
 
 def run_measured(command, max_rss_gib, env=None):
-    """Returns dict(seconds, peak_mib, code, killed, stdout, stderr)."""
-    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+    """Runs command under /usr/bin/time (not forked from this process, whose resident memory a
+    child's peak would inherit at fork) and returns dict(seconds, peak_mib, code, killed, stdout,
+    stderr). The command is killed when its resident memory passes max_rss_gib."""
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err, \
+            tempfile.NamedTemporaryFile("r") as usage:
         start = time.perf_counter()
-        proc = subprocess.Popen([str(c) for c in command], stdout=out, stderr=err, env=env)
+        proc = subprocess.Popen(["/usr/bin/time", "-f", "%M %e", "-o", usage.name] +
+                                [str(c) for c in command], stdout=out, stderr=err, env=env)
         killed = False
-        while True:
-            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
-            if pid:
-                break
-            if not killed and rss_kib(proc.pid) > max_rss_gib * (1 << 20):
-                proc.kill()
-                killed = True
+        while proc.poll() is None:
+            for child in children(proc.pid):
+                if not killed and rss_kib(child) > max_rss_gib * (1 << 20):
+                    os.kill(child, 9)
+                    killed = True
             time.sleep(0.1)
         seconds = time.perf_counter() - start
-        proc.returncode = os.waitstatus_to_exitcode(status)
+        peak_kib, _ = usage.read().strip().splitlines()[-1].split()
         out.seek(0)
         err.seek(0)
-        return dict(seconds=seconds, peak_mib=usage.ru_maxrss / 1024, code=proc.returncode,
+        return dict(seconds=seconds, peak_mib=int(peak_kib) / 1024, code=proc.returncode,
                     killed=killed, stdout=out.read(), stderr=err.read())
 
 
@@ -332,6 +341,9 @@ def measure(label, folder, tokens_text, args, work, with_torch):
             line += f" | PyTorch {describe(b)}"
             if b["code"] == 0:
                 b["phases"] = json.loads(b["stdout"].strip().splitlines()[-1])
+                # interpreter start, imports (torch), reading config and ids, exit
+                b["phases"] = dict(start_s=b["seconds"] - sum(
+                    v for k, v in b["phases"].items() if k.endswith("_s")), **b["phases"])
                 b["bytes"] = theirs.stat().st_size
                 line += " [{}]".format(", ".join(f"{k[:-2]} {v:.1f} s" for k, v in
                                                  b["phases"].items() if k.endswith("_s")))
