@@ -185,7 +185,8 @@ def llama_forward(c, w, ids, maps):
         context = torch.matmul(weights, v).transpose(0, 1).reshape(T, H * hd)
         x = x + context @ w[p + "self_attn.o_proj.weight"].t()
         m = rms_norm(x, w[p + "post_attention_layernorm.weight"], eps)
-        gated = F.silu(m @ w[p + "mlp.gate_proj.weight"].t()) * (m @ w[p + "mlp.up_proj.weight"].t())
+        gate = m @ w[p + "mlp.gate_proj.weight"].t()
+        gated = F.silu(gate) * (m @ w[p + "mlp.up_proj.weight"].t())
         x = x + gated @ w[p + "mlp.down_proj.weight"].t()
     last = rms_norm(x[-1:], w["model.norm.weight"], eps)
     return last @ w["model.embed_tokens.weight"].t()
@@ -377,7 +378,8 @@ def measure(label, folder, tokens_text, args, work, with_torch):
         ratios = [a["seconds"] / b["seconds"] for a, b in rows
                   if a["code"] == 0 and b and b["code"] == 0]
         if ratios:
-            print(f"  AttnViz / PyTorch: median of the rounds' ratios {statistics.median(ratios):.2f}"
+            print(f"  AttnViz / PyTorch: median of the rounds' ratios "
+                  f"{statistics.median(ratios):.2f}"
                   f" (rounds {min(ratios):.2f}-{max(ratios):.2f})   (target: at most 1)")
 
 

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
-"""Writes a real-size Llama-family checkpoint with random weights as a Hugging Face folder (issue #24,
-docs/performance.md "Real size: Llama 3.2 1B and SmolLM2 135M").
+"""Writes a real-size Llama-family checkpoint with random weights as a Hugging Face folder.
+
+Issue #24; docs/performance.md, "Real size: Llama 3.2 1B and SmolLM2 135M".
 
     /usr/bin/python3 tools/make_real_size_llama.py [--model llama-1b|smollm2-135m] [--out DIR]
                                                    [--force]
