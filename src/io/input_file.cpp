@@ -1,6 +1,7 @@
 #include "io/input_file.h"
 
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -99,6 +100,18 @@ MappedFile& MappedFile::operator=(MappedFile&& other) noexcept
         m_size = std::exchange(other.m_size, 0);
     }
     return *this;
+}
+
+void MappedFile::release(std::span<const char> part) const
+{
+    if (!m_data || part.data() < m_data || part.data() + part.size() > m_data + m_size)
+        return;
+    const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGE_SIZE));
+    const auto begin = (reinterpret_cast<std::uintptr_t>(part.data()) + page - 1) / page * page;
+    const auto end = (reinterpret_cast<std::uintptr_t>(part.data() + part.size())) / page * page;
+    // Advice only: on failure the pages simply stay, as they would without it.
+    if (end > begin)
+        ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
 }
 
 MappedFile::~MappedFile()

@@ -30,6 +30,11 @@ public:
     ~MappedFile();
 
     std::span<const char> bytes() const { return {m_data, m_size}; }
+    /// Gives back to the system the whole pages of `part` (a span inside bytes()): they leave
+    /// this process's resident memory and are read from the file again if touched. A model's
+    /// weights are read once, converted, and never looked at again; without this the mapped file
+    /// stays resident beside the converted copy.
+    void release(std::span<const char> part) const;
 
 private:
     const char* m_data = nullptr;

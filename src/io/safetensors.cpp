@@ -236,6 +236,12 @@ void SafetensorsFile::parseBytes(std::span<const char> bytes)
     }
 }
 
+void SafetensorsFile::release(const TensorEntry& tensor) const
+{
+    if (m_mapping)
+        m_mapping->release(tensor.bytes);
+}
+
 const TensorEntry* SafetensorsFile::find(std::string_view name) const
 {
     const auto it = m_index.find(std::string(name));

@@ -56,6 +56,10 @@ public:
     const TensorEntry* find(std::string_view name) const;
     /// The `__metadata__` object (empty when the file has none).
     const JsonValue& metadata() const { return m_metadata; }
+    /// Once a tensor of a mapped file is read and converted: its pages leave resident memory
+    /// (MappedFile::release). Nothing happens for a file parsed from memory or another file's
+    /// tensor.
+    void release(const TensorEntry& tensor) const;
 
 private:
     void parseBytes(std::span<const char> bytes);

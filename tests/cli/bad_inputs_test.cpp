@@ -1096,7 +1096,7 @@ std::vector<Row> catalogue()
              return args;
          },
          2,
-         {"Opening gpt2 needs about 9.3 MiB of memory", "the memory limit you set allows 4.0 MiB"}},
+         {"Opening gpt2 needs about 9.2 MiB of memory", "the memory limit you set allows 4.0 MiB"}},
         {"export_png_beyond_max_memory",
          [](const Scene& s) {
              // Four 20000 × 20000 images in flight peaked at 3.46 GB under --max-memory 1G.

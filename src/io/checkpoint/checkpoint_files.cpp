@@ -123,6 +123,12 @@ std::vector<const TensorEntry*> CheckpointFiles::tensors() const
     return all;
 }
 
+void CheckpointFiles::release(const TensorEntry& tensor) const
+{
+    for (const SafetensorsFile& file : m_files)
+        file.release(tensor);
+}
+
 std::vector<float> finiteFloats(const TensorEntry& t, const std::string& file)
 {
     const auto n = static_cast<std::size_t>(t.elementCount());

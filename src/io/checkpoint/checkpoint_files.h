@@ -22,6 +22,9 @@ public:
     const TensorEntry* find(const std::string& name) const;
     /// Every tensor of every file, in file order.
     std::vector<const TensorEntry*> tensors() const;
+    /// After a tensor is converted: its mapped pages leave resident memory (SafetensorsFile::
+    /// release), so that opening a model holds the converted weights, not the file beside them.
+    void release(const TensorEntry& tensor) const;
     /// "model.safetensors", or "the shards of model.safetensors.index.json": for messages.
     const std::string& label() const { return m_label; }
 

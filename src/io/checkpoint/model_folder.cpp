@@ -75,7 +75,8 @@ std::string gibibytes(std::uint64_t bytes)
 }
 
 // What opening takes: the weights as floats in memory and, at the peak, a second copy of the
-// largest while it is converted and the file's bytes, mapped in as they are read.
+// largest while it is converted and its bytes in the file, mapped in while they are read (each
+// tensor's pages are released once it is converted).
 struct LoadingBytes {
     std::uint64_t floats = 0;
     std::uint64_t peak = 0;
@@ -83,15 +84,15 @@ struct LoadingBytes {
 
 LoadingBytes loadingBytes(const std::vector<const TensorEntry*>& tensors)
 {
-    std::uint64_t floats = 0, largest = 0, file = 0;
+    std::uint64_t floats = 0, largest = 0, largestStored = 0;
     for (const TensorEntry* t : tensors)
         if (t) {
             const auto bytes = static_cast<std::uint64_t>(t->elementCount()) * sizeof(float);
             floats += bytes;
             largest = std::max(largest, bytes);
-            file += t->bytes.size();
+            largestStored = std::max<std::uint64_t>(largestStored, t->bytes.size());
         }
-    return {floats, floats + largest + file};
+    return {floats, floats + largest + largestStored};
 }
 
 // A header can declare far more than a machine has (a sparse file costs no disk), so that is
@@ -186,8 +187,10 @@ LoadedModel loadModel(const std::string& folder, const LoadingCheck& check)
 
     // pass 2: convert and fill, one tensor at a time
     for (std::size_t i = 0; i < slots.size(); ++i)
-        if (found[i])
+        if (found[i]) {
             slots[i].fill(finiteFloats(*found[i], file));
+            files.release(*found[i]);
+        }
     slots.clear();
     try {
         return {

@@ -13,8 +13,10 @@
 namespace attnviz::io {
 namespace {
 
-/// How long a Replace pattern may search one stretch of text (see OnigurumaRegex::findAll).
-constexpr std::chrono::seconds kReplaceTimeLimit{5};
+/// How long a Replace pattern may search one stretch of text (see OnigurumaRegex::findAll): a
+/// last resort against a hostile pattern, far above what real ones take (a megabyte in under a
+/// second, several under AddressSanitizer), so that no real text depends on the machine's speed.
+constexpr std::chrono::seconds kReplaceTimeLimit{60};
 
 std::string unicodeForm(std::string_view utf8, int options)
 {

@@ -14,8 +14,11 @@ namespace {
 
 /// Words longer than this are not cached: long runs (of spaces, say) rarely repeat.
 constexpr std::size_t kMaxCachedWordBytes = 256;
-/// How long the split patterns may run over one text before encode gives up on them.
-constexpr std::chrono::seconds kPatternTimeLimit{10};
+/// How long the split patterns may run over one text before encode gives up on them: a last
+/// resort against a hostile pattern that Oniguruma's retry limits let through one search at a
+/// time. Real patterns take under a second on a megabyte (about 7 s under AddressSanitizer on a
+/// busy machine), so no real text depends on the machine's speed.
+constexpr std::chrono::seconds kPatternTimeLimit{60};
 
 /// The model's alphabet writes a space as this (SentencePiece's "▁").
 constexpr std::string_view kMetaspace = "▁";
