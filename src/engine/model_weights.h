@@ -6,6 +6,7 @@
 #include "engine/model_config.h"
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -50,6 +51,17 @@ struct StackWeights {
     std::optional<LayerNormWeights> finalNorm;
 };
 
+/// Where the layers of a model too big to hold as floats come from, one at a time: a pass loads a
+/// layer when it reaches it and lets it go after. A 1B-parameter checkpoint is 2.5 GB in BF16 and
+/// 5 GB as floats; streamed, a pass holds the embedding and one layer (a quarter of a GB).
+class LayerSource {
+public:
+    virtual ~LayerSource() = default;
+    /// Layer `layer` of the model's only stack. Throws InputError when it can no longer be read
+    /// (the file changed since the model was opened).
+    virtual LayerWeights load(int layer) const = 0;
+};
+
 /// A model's weights, laid out as the engine computes with them (`nn.Linear`: W [out, in]).
 /// How a checkpoint's tensors map onto these fields is the business of a checkpoint layout
 /// (io/checkpoint), not of the engine.
@@ -58,6 +70,9 @@ struct ModelWeights {
     StackWeights decoder; ///< empty for an encoder-only model
     RowMatrix output; ///< [vocab, D]: the decoder's logits; empty when tied to the embedding
     std::optional<Eigen::RowVectorXf> outputBias;
+    /// Set for a streamed model with one stack: that stack's `layers` stay empty and each layer
+    /// is loaded from here when used.
+    std::shared_ptr<const LayerSource> layerSource;
 };
 
 } // namespace attnviz::engine

@@ -204,26 +204,64 @@ std::vector<int> Ablation::headsOf(int layer, Block block) const
     return out;
 }
 
+const MultiHeadAttention* ModelLayer::module(Block block) const
+{
+    for (std::size_t a = 0; a < weights.attention.size(); ++a)
+        if (weights.attention[a].block == block)
+            return &attention[a];
+    return nullptr;
+}
+
 TransformerModel::TransformerModel(ModelConfig config, ModelWeights weights)
     : m_config(std::move(config))
     , m_weights(std::move(weights))
 {
     checkConfig(m_config);
+    if (m_weights.layerSource && m_config.hasEncoder() && m_config.hasDecoder())
+        throw InputError("Only a model with one stack streams its layers; this one has an "
+                         "encoder and a decoder.");
     checkWeights();
-    const auto build = [&](StackWeights& stackWeights, Stack& stack) {
+    const auto build = [&](StackWeights& stackWeights, Stack& stack, bool decoder) {
         stack.weights = &stackWeights;
-        for (std::size_t L = 0; L < stackWeights.layers.size(); ++L) {
-            std::vector<MultiHeadAttention> modules;
-            for (AttentionSublayerWeights& a : stackWeights.layers[L].attention)
-                modules.emplace_back(std::move(a.attention),
-                                     attentionDescription(m_config, static_cast<int>(L), a.block));
-            stack.attention.push_back(std::move(modules));
-        }
+        stack.decoder = decoder;
+        for (std::size_t L = 0; L < stackWeights.layers.size(); ++L)
+            stack.layers.push_back(
+                buildLayer(std::move(stackWeights.layers[L]), static_cast<int>(L)));
+        stackWeights.layers.clear();
     };
     if (m_config.hasEncoder())
-        build(m_weights.encoder, m_encoder);
+        build(m_weights.encoder, m_encoder, false);
     if (m_config.hasDecoder())
-        build(m_weights.decoder, m_decoder);
+        build(m_weights.decoder, m_decoder, true);
+}
+
+std::shared_ptr<const ModelLayer> TransformerModel::buildLayer(LayerWeights weights,
+                                                               int layer) const
+{
+    auto built = std::make_shared<ModelLayer>();
+    built->weights = std::move(weights);
+    for (AttentionSublayerWeights& a : built->weights.attention)
+        built->attention.emplace_back(std::move(a.attention),
+                                      attentionDescription(m_config, layer, a.block));
+    return built;
+}
+
+int TransformerModel::layerCount(bool decoder) const
+{
+    return decoder ? m_config.decoderLayers : m_config.encoderLayers;
+}
+
+std::shared_ptr<const ModelLayer> TransformerModel::layer(bool decoder, int layer) const
+{
+    const Stack& stack = stackFor(decoder);
+    if (!stack.weights || layer < 0 || layer >= layerCount(decoder))
+        throw InputError(std::string("The model has no ") + (decoder ? "decoder" : "encoder") +
+                         " layer " + std::to_string(layer) + ".");
+    if (!m_weights.layerSource)
+        return stack.layers[static_cast<std::size_t>(layer)];
+    LayerWeights weights = m_weights.layerSource->load(layer);
+    checkLayerWeights(weights, layer, decoder);
+    return buildLayer(std::move(weights), layer);
 }
 
 void TransformerModel::checkWeights() const
@@ -255,28 +293,17 @@ void TransformerModel::checkStackWeights(const StackWeights& s, bool decoder) co
                          ": the configuration and the weights disagree.");
     if (s.embeddingNorm)
         expectNorm(*s.embeddingNorm, c, name + " embedding");
-    const auto layers = static_cast<std::size_t>(decoder ? c.decoderLayers : c.encoderLayers);
-    if (s.layers.size() != layers)
+    const auto layers = static_cast<std::size_t>(layerCount(decoder));
+    if (m_weights.layerSource) {
+        if (!s.layers.empty())
+            throw InputError(name + " holds layers and streams them too; expected one or the "
+                             "other.");
+    } else if (s.layers.size() != layers)
         throw InputError(name + " has " + std::to_string(s.layers.size()) +
                          " layers of weights; the configuration expects " + std::to_string(layers) +
                          ".");
-    const std::size_t attentionBlocks = layerBlocks(c, decoder).size() - 1;
-    for (std::size_t L = 0; L < layers; ++L) {
-        const LayerWeights& lw = s.layers[L];
-        const std::string layer = name + " layer " + std::to_string(L);
-        if (lw.attention.size() != attentionBlocks)
-            throw InputError(layer + " has " + std::to_string(lw.attention.size()) +
-                             " attention blocks; expected " + std::to_string(attentionBlocks) +
-                             ".");
-        for (const AttentionSublayerWeights& a : lw.attention) {
-            const std::string block = layer + " " + blockName(a.block);
-            expectNorm(a.norm, c, block);
-            expectAttention(a.attention, attentionDescription(c, static_cast<int>(L), a.block), c,
-                            block);
-        }
-        expectFeedForward(lw.feedForward, c, layer + " feed-forward");
-        expectNorm(lw.feedForwardNorm, c, layer + " feed-forward");
-    }
+    for (std::size_t L = 0; L < s.layers.size(); ++L)
+        checkLayerWeights(s.layers[L], static_cast<int>(L), decoder);
     if (c.finalNorm != s.finalNorm.has_value())
         throw InputError(name + " final " + normLabel(c) +
                          ": the configuration and the weights disagree.");
@@ -284,14 +311,33 @@ void TransformerModel::checkStackWeights(const StackWeights& s, bool decoder) co
         expectNorm(*s.finalNorm, c, name + " final");
 }
 
-const MultiHeadAttention& TransformerModel::attentionModule(int layer, Block block) const
+void TransformerModel::checkLayerWeights(const LayerWeights& lw, int L, bool decoder) const
 {
-    const Stack& stack = block == Block::Self ? m_encoder : m_decoder;
-    if (stack.weights && layer >= 0 && layer < static_cast<int>(stack.attention.size())) {
-        const auto& layerWeights = stack.weights->layers[static_cast<std::size_t>(layer)];
-        for (std::size_t a = 0; a < layerWeights.attention.size(); ++a)
-            if (layerWeights.attention[a].block == block)
-                return stack.attention[static_cast<std::size_t>(layer)][a];
+    const ModelConfig& c = m_config;
+    const std::string layer = std::string(decoder ? "decoder" : "encoder") + " layer " +
+        std::to_string(L);
+    const std::size_t attentionBlocks = layerBlocks(c, decoder).size() - 1;
+    if (lw.attention.size() != attentionBlocks)
+        throw InputError(layer + " has " + std::to_string(lw.attention.size()) +
+                         " attention blocks; expected " + std::to_string(attentionBlocks) + ".");
+    for (const AttentionSublayerWeights& a : lw.attention) {
+        const std::string block = layer + " " + blockName(a.block);
+        expectNorm(a.norm, c, block);
+        expectAttention(a.attention, attentionDescription(c, L, a.block), c, block);
+    }
+    expectFeedForward(lw.feedForward, c, layer + " feed-forward");
+    expectNorm(lw.feedForwardNorm, c, layer + " feed-forward");
+}
+
+std::shared_ptr<const MultiHeadAttention> TransformerModel::attentionModule(int layer,
+                                                                            Block block) const
+{
+    const bool decoder = block != Block::Self;
+    const Stack& stack = stackFor(decoder);
+    if (stack.weights && layer >= 0 && layer < layerCount(decoder)) {
+        std::shared_ptr<const ModelLayer> built = this->layer(decoder, layer);
+        if (const MultiHeadAttention* module = built->module(block))
+            return {built, module};
     }
     throw InputError(std::string("The model has no ") + blockName(block) + " attention in layer " +
                      std::to_string(layer) + ".");
@@ -315,13 +361,18 @@ void TransformerModel::checkIds(const std::vector<int>& ids, const char* what) c
 
 void TransformerModel::checkAblation(const Ablation& ablation) const
 {
+    // From the configuration, not the modules: a streamed model would load a layer per head.
     for (const Ablation::Head& h : ablation.heads) {
-        const MultiHeadAttention& module = attentionModule(h.layer, h.block);
-        if (h.head < 0 || h.head >= module.numHeads())
+        const std::vector<Block> blocks = attentionBlocksOfLayer(m_config, h.layer);
+        if (std::ranges::find(blocks, h.block) == blocks.end())
+            throw InputError(std::string("The model has no ") + blockName(h.block) +
+                             " attention in layer " + std::to_string(h.layer) + ".");
+        const int heads = attentionDescription(m_config, h.layer, h.block).queryHeads;
+        if (h.head < 0 || h.head >= heads)
             throw InputError("Head " + std::to_string(h.head) + " of layer " +
                              std::to_string(h.layer) +
                              " cannot be switched off; the model has heads 0–" +
-                             std::to_string(module.numHeads() - 1) + ".");
+                             std::to_string(heads - 1) + ".");
     }
 }
 
@@ -455,12 +506,13 @@ void TransformerModel::runStack(const Stack& stack, const Tensor* memory, bool d
     }
     const StackWeights& w = *stack.weights;
     Tensor x = trace.input;
-    trace.layers.resize(w.layers.size());
+    const int layers = layerCount(decoder);
+    trace.layers.resize(static_cast<std::size_t>(layers));
     // A layer computed in full only for the observer is computed into `scratch`; what the policy
     // does not keep of it goes back there for the next layer, so its score-sized tensors (200 MB
     // a layer for GPT-2 small at 1024 tokens) are allocated once a pass, not once a layer.
     LayerTrace scratch;
-    for (std::size_t L = 0; L < w.layers.size(); ++L) {
+    for (std::size_t L = 0; L < trace.layers.size(); ++L) {
         const int layer = static_cast<int>(L);
         const bool full =
             policy.fullLayer == layer || (policy.attention.keepsAll() && policy.layerTensors);
@@ -468,9 +520,9 @@ void TransformerModel::runStack(const Stack& stack, const Tensor* memory, bool d
         const bool observedOnly = computeAll && !full;
         LayerTrace& lt = trace.layers[L];
         LayerTrace& computed = observedOnly ? scratch : lt;
-        Tensor out =
-            runLayer(stack, layer, x, memory, decoder,
-                     computeAll ? AttentionKeep::all() : policy.attention, ablation, computed);
+        Tensor out = runLayer(*this->layer(decoder, layer), layer, x, memory, decoder,
+                              computeAll ? AttentionKeep::all() : policy.attention, ablation,
+                              computed);
         if (policy.observer)
             forEachLayerTensor(computed, layer, policy.observer);
         if (observedOnly) {
@@ -502,18 +554,19 @@ void TransformerModel::runStack(const Stack& stack, const Tensor* memory, bool d
     }
 }
 
-Tensor TransformerModel::runLayer(const Stack& stack, int layer, const Tensor& x,
+Tensor TransformerModel::runLayer(const ModelLayer& built, int layer, const Tensor& x,
                                   const Tensor* memory, bool decoder, const AttentionKeep& keep,
-                                  const Ablation& ablation, LayerTrace& lt) const
+                                  const Ablation& ablation, LayerTrace& lt,
+                                  std::optional<Block> stopAfter) const
 {
-    const LayerWeights& lw = stack.weights->layers[static_cast<std::size_t>(layer)];
+    const LayerWeights& lw = built.weights;
     lt.input = x;
     const Tensor* current = &lt.input;
     lt.attention.resize(lw.attention.size());
     for (std::size_t a = 0; a < lw.attention.size(); ++a) {
         AttentionBlockTrace& at = lt.attention[a];
         at.block = lw.attention[a].block;
-        const MultiHeadAttention& module = stack.attention[static_cast<std::size_t>(layer)][a];
+        const MultiHeadAttention& module = built.attention[a];
         const AttentionOptions options{keep, ablation.headsOf(layer, at.block), {}};
         try {
             current =
@@ -528,6 +581,10 @@ Tensor TransformerModel::runLayer(const Stack& stack, int layer, const Tensor& x
                                });
         } catch (const NonFiniteError& e) {
             throw e.within(blockPlace(decoder, layer, at.block));
+        }
+        if (stopAfter == at.block) {
+            lt.attention.resize(a + 1);
+            return *current;
         }
     }
     FeedForwardBlockTrace& ft = lt.feedForward;
@@ -554,6 +611,23 @@ Tensor TransformerModel::runLayer(const Stack& stack, int layer, const Tensor& x
 LayerTrace TransformerModel::recomputeLayer(const ModelTrace& trace, Block block, int layer,
                                             const Ablation& ablation) const
 {
+    LayerTrace out = recompute(trace, block, layer, ablation, std::nullopt);
+    out.complete = true;
+    return out;
+}
+
+LayerTrace TransformerModel::recomputeAttention(const ModelTrace& trace, Block block, int layer,
+                                                const Ablation& ablation) const
+{
+    if (!isAttention(block))
+        throw InputError(std::string("The ") + blockName(block) + " block is not attention.");
+    return recompute(trace, block, layer, ablation, block);
+}
+
+LayerTrace TransformerModel::recompute(const ModelTrace& trace, Block block, int layer,
+                                       const Ablation& ablation,
+                                       std::optional<Block> stopAfter) const
+{
     checkAblation(ablation);
     const StackTrace* stack = trace.stackOf(block);
     if (!stack || layer < 0 || layer >= static_cast<int>(stack->layers.size()))
@@ -562,10 +636,9 @@ LayerTrace TransformerModel::recomputeLayer(const ModelTrace& trace, Block block
     const bool decoder = stack == (trace.decoder ? &*trace.decoder : nullptr);
     const Tensor* memory = decoder && trace.encoder ? &trace.encoder->output : nullptr;
     LayerTrace out;
-    runLayer(decoder ? m_decoder : m_encoder, layer,
+    runLayer(*this->layer(decoder, layer), layer,
              stack->layers[static_cast<std::size_t>(layer)].input, memory, decoder,
-             AttentionKeep::all(), ablation, out);
-    out.complete = true;
+             AttentionKeep::all(), ablation, out, stopAfter);
     return out;
 }
 

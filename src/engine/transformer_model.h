@@ -5,6 +5,8 @@
 #include "engine/model_weights.h"
 #include "engine/multi_head_attention.h"
 
+#include <memory>
+#include <optional>
 #include <vector>
 
 namespace attnviz::engine {
@@ -36,6 +38,15 @@ struct Ablation {
 /// model builds its modules and checks their weights from it, walkthroughs read it from the module.
 AttentionDescription attentionDescription(const ModelConfig& config, int layer, Block block);
 
+/// One layer as the model computes with it: the attention modules, which own their projections,
+/// and the rest of the layer's weights.
+struct ModelLayer {
+    std::vector<MultiHeadAttention> attention; ///< in the order of weights.attention
+    LayerWeights weights; ///< norms and feed-forward; the attention matrices are in `attention`
+    /// The module of an attention block, or null when the layer has none.
+    const MultiHeadAttention* module(Block block) const;
+};
+
 /// A whole Transformer (Vaswani et al.; D2L 11.7): embeddings and positions, encoder layers
 /// (self-attention, feed-forward), decoder layers (masked self-attention, cross-attention over the
 /// encoder's output, feed-forward), residual connections and a norm (LayerNorm or RMSNorm) before
@@ -53,9 +64,14 @@ public:
     TransformerModel& operator=(const TransformerModel&) = delete;
 
     const ModelConfig& config() const { return m_config; }
-    /// Embeddings, norms, feed-forward and output weights. The attention matrices are not here:
-    /// each block's module holds its own (attentionModule(layer, block).weights()).
+    /// Embeddings, final norms and output weights. The layers are not here: see layer().
     const ModelWeights& weights() const { return m_weights; }
+    /// Whether layers are read from the checkpoint each time a pass needs them
+    /// (ModelWeights::layerSource) rather than held in memory.
+    bool streamsLayers() const { return m_weights.layerSource != nullptr; }
+    /// Layer `layer` of the encoder (`decoder` false) or the decoder; loaded afresh when
+    /// streamed. Throws InputError for a layer the model does not have.
+    std::shared_ptr<const ModelLayer> layer(bool decoder, int layer) const;
 
     /// One forward pass over one sequence pair: `source` feeds the encoder, `target` the decoder
     /// (teacher forcing: every target position at once, each seeing only earlier ones). A
@@ -70,31 +86,44 @@ public:
     /// layer of a long run costs one layer, not a whole forward pass.
     LayerTrace recomputeLayer(const ModelTrace& trace, Block block, int layer,
                               const Ablation& ablation = {}) const;
+    /// The same, stopping after attention block `block`: what a walkthrough of that block needs,
+    /// without the feed-forward block that costs most of a wide model's layer.
+    LayerTrace recomputeAttention(const ModelTrace& trace, Block block, int layer,
+                                  const Ablation& ablation = {}) const;
 
-    /// The attention module of a block (for its weights); throws InputError when absent.
-    const MultiHeadAttention& attentionModule(int layer, Block block) const;
+    /// The attention module of a block (for its weights), sharing the life of its layer; throws
+    /// InputError when absent.
+    std::shared_ptr<const MultiHeadAttention> attentionModule(int layer, Block block) const;
 
 private:
     struct Stack {
         const StackWeights* weights = nullptr;
-        std::vector<std::vector<MultiHeadAttention>> attention; ///< per layer, per attention block
+        bool decoder = false;
+        std::vector<std::shared_ptr<const ModelLayer>> layers; ///< empty when streamed
     };
+    std::shared_ptr<const ModelLayer> buildLayer(LayerWeights weights, int layer) const;
+    const Stack& stackFor(bool decoder) const { return decoder ? m_decoder : m_encoder; }
+    int layerCount(bool decoder) const;
+    LayerTrace recompute(const ModelTrace& trace, Block block, int layer,
+                         const Ablation& ablation, std::optional<Block> stopAfter) const;
     void checkWeights() const;
     void checkStackWeights(const StackWeights& stack, bool decoder) const;
+    void checkLayerWeights(const LayerWeights& weights, int layer, bool decoder) const;
     void checkIds(const std::vector<int>& ids, const char* what) const;
     void checkAblation(const Ablation& ablation) const;
     void embed(const Stack& stack, const std::vector<int>& ids, const std::vector<int>& types,
                StackTrace& trace) const;
     void runStack(const Stack& stack, const Tensor* memory, bool decoder,
                   const CapturePolicy& policy, const Ablation& ablation, StackTrace& trace) const;
-    /// Runs one layer on `x`; returns the layer's output.
-    Tensor runLayer(const Stack& stack, int layer, const Tensor& x, const Tensor* memory,
+    /// Runs one layer on `x` (up to and including block `stopAfter` when given); returns the
+    /// layer's output.
+    Tensor runLayer(const ModelLayer& layer, int index, const Tensor& x, const Tensor* memory,
                     bool decoder, const AttentionKeep& keep, const Ablation& ablation,
-                    LayerTrace& out) const;
+                    LayerTrace& out, std::optional<Block> stopAfter = std::nullopt) const;
     void computeLogits(const Tensor& last, bool allPositions, Tensor& logits) const;
 
     ModelConfig m_config;
-    ModelWeights m_weights; ///< attention projections moved into the stacks' modules
+    ModelWeights m_weights; ///< the layers moved into the stacks' ModelLayers
     Stack m_encoder;
     Stack m_decoder;
 };

@@ -69,10 +69,24 @@ std::string readFile(const std::string& path, std::uint64_t limit)
     return content;
 }
 
+namespace {
+
+std::int64_t modifiedNs(const struct stat& info)
+{
+    return static_cast<std::int64_t>(info.st_mtim.tv_sec) * 1'000'000'000 + info.st_mtim.tv_nsec;
+}
+
+} // namespace
+
 MappedFile::MappedFile(const std::string& path)
+    : m_path(path)
 {
     const auto [fd, size] = openRegular(path);
+    m_fd = fd;
     m_size = static_cast<std::size_t>(size);
+    struct stat info { };
+    if (::fstat(fd, &info) == 0)
+        m_modifiedNs = modifiedNs(info);
     if (m_size > 0) {
         void* data = ::mmap(nullptr, m_size, PROT_READ, MAP_PRIVATE, fd, 0);
         if (data == MAP_FAILED) {
@@ -82,12 +96,14 @@ MappedFile::MappedFile(const std::string& path)
         }
         m_data = static_cast<const char*>(data);
     }
-    ::close(fd); // the mapping keeps the file alive
 }
 
 MappedFile::MappedFile(MappedFile&& other) noexcept
     : m_data(std::exchange(other.m_data, nullptr))
     , m_size(std::exchange(other.m_size, 0))
+    , m_fd(std::exchange(other.m_fd, -1))
+    , m_path(std::move(other.m_path))
+    , m_modifiedNs(other.m_modifiedNs)
 {
 }
 
@@ -96,10 +112,39 @@ MappedFile& MappedFile::operator=(MappedFile&& other) noexcept
     if (this != &other) {
         if (m_data)
             ::munmap(const_cast<char*>(m_data), m_size);
+        if (m_fd >= 0)
+            ::close(m_fd);
         m_data = std::exchange(other.m_data, nullptr);
         m_size = std::exchange(other.m_size, 0);
+        m_fd = std::exchange(other.m_fd, -1);
+        m_path = std::move(other.m_path);
+        m_modifiedNs = other.m_modifiedNs;
     }
     return *this;
+}
+
+void MappedFile::readAt(std::span<const char> part, char* out) const
+{
+    const std::string shown = printable(m_path);
+    if (m_fd < 0 || part.data() < m_data || part.data() + part.size() > m_data + m_size)
+        throw FileError("cannot read " + shown + ": the bytes asked for are not in the file");
+    struct stat info { };
+    if (::fstat(m_fd, &info) != 0)
+        throw FileError("cannot read " + shown + ": " + reason());
+    if (static_cast<std::uint64_t>(info.st_size) != m_size || modifiedNs(info) != m_modifiedNs)
+        throw FileError(shown + " changed on disk after it was opened; open it again");
+    auto offset = static_cast<off_t>(part.data() - m_data);
+    std::size_t done = 0;
+    while (done < part.size()) {
+        const ssize_t n = ::pread(m_fd, out + done, part.size() - done, offset);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            throw FileError("cannot read " + shown + ": " +
+                            (n < 0 ? reason() : "the file shrank after it was opened"));
+        done += static_cast<std::size_t>(n);
+        offset += n;
+    }
 }
 
 void MappedFile::release(std::span<const char> part) const
@@ -118,6 +163,8 @@ MappedFile::~MappedFile()
 {
     if (m_data)
         ::munmap(const_cast<char*>(m_data), m_size);
+    if (m_fd >= 0)
+        ::close(m_fd);
 }
 
 } // namespace attnviz::io

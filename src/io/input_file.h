@@ -35,10 +35,19 @@ public:
     /// weights are read once, converted, and never looked at again; without this the mapped file
     /// stays resident beside the converted copy.
     void release(std::span<const char> part) const;
+    /// Copies `part` (a span inside bytes()) into `out` with read calls rather than through the
+    /// mapping. A model that streams its layers reads them long after opening; by then the file
+    /// may have been truncated, and touching a mapped page past its end kills the process
+    /// (SIGBUS), where this throws FileError. A file whose size or modification time changed
+    /// since it was mapped is refused the same way, so a layer is never read from another file.
+    void readAt(std::span<const char> part, char* out) const;
 
 private:
     const char* m_data = nullptr;
     std::size_t m_size = 0;
+    int m_fd = -1; ///< kept open for readAt
+    std::string m_path; ///< for readAt's messages
+    std::int64_t m_modifiedNs = 0; ///< the modification time when mapped
 };
 
 } // namespace attnviz::io

@@ -10,6 +10,7 @@
 #include <array>
 #include <bit>
 #include <cstring>
+#include <functional>
 #include <limits>
 
 namespace attnviz::io {
@@ -240,6 +241,23 @@ void SafetensorsFile::release(const TensorEntry& tensor) const
 {
     if (m_mapping)
         m_mapping->release(tensor.bytes);
+}
+
+std::vector<char> SafetensorsFile::readBytes(const TensorEntry& tensor) const
+{
+    std::vector<char> bytes(tensor.bytes.size());
+    if (m_mapping)
+        m_mapping->readAt(tensor.bytes, bytes.data());
+    else if (!bytes.empty())
+        std::memcpy(bytes.data(), tensor.bytes.data(), bytes.size());
+    return bytes;
+}
+
+bool SafetensorsFile::holds(const TensorEntry& tensor) const
+{
+    // std::less_equal orders pointers into different arrays too.
+    return !m_tensors.empty() && std::less_equal<const TensorEntry*>{}(&m_tensors.front(), &tensor) &&
+        std::less_equal<const TensorEntry*>{}(&tensor, &m_tensors.back());
 }
 
 const TensorEntry* SafetensorsFile::find(std::string_view name) const

@@ -60,6 +60,11 @@ public:
     /// (MappedFile::release). Nothing happens for a file parsed from memory or another file's
     /// tensor.
     void release(const TensorEntry& tensor) const;
+    /// A tensor's bytes copied out of the file with read calls, not through the mapping
+    /// (MappedFile::readAt: a file changed since it was opened gives FileError, not SIGBUS).
+    std::vector<char> readBytes(const TensorEntry& tensor) const;
+    /// Whether `tensor` is one of this file's.
+    bool holds(const TensorEntry& tensor) const;
 
 private:
     void parseBytes(std::span<const char> bytes);

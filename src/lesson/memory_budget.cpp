@@ -165,7 +165,17 @@ std::uint64_t attentionTraceBytes(const engine::AttentionTrace::Sizes& s,
 
 std::uint64_t modelWeightBytes(const engine::TransformerModel& model)
 {
-    return times(size(modelParameters(model).total()), kFloat);
+    const ModelParameters p = modelParameters(model);
+    if (!model.streamsLayers())
+        return times(size(p.total()), kFloat);
+    // Streamed: what stays (embeddings, norms, output) and the one layer a pass holds.
+    std::int64_t layers = 0, largest = 0;
+    for (const auto* stack : {&p.encoderLayers, &p.decoderLayers})
+        for (const std::int64_t n : *stack) {
+            layers += n;
+            largest = std::max(largest, n);
+        }
+    return times(size(p.total() - layers + largest), kFloat);
 }
 
 std::uint64_t modelRunBytes(const engine::ModelConfig& c, std::int64_t tokens,

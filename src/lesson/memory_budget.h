@@ -41,7 +41,8 @@ std::uint64_t attentionTraceBytes(const engine::AttentionTrace::Sizes& sizes,
                                   const engine::AttentionDescription& description,
                                   std::int64_t outputWidth, const engine::AttentionKeep& keep);
 
-/// Bytes a model's weights take in memory, as 32-bit floats.
+/// Bytes a model's weights take in memory, as 32-bit floats: all of them, or for a model that
+/// streams its layers, all but the layers and the largest layer.
 std::uint64_t modelWeightBytes(const engine::TransformerModel& model);
 
 /// Bytes a forward pass of `config` over `tokens` tokens keeps under `policy`, plus the working

@@ -86,7 +86,7 @@ std::shared_ptr<const Walkthrough> walkthroughForBlock(const std::shared_ptr<con
     const bool usable = layer->complete || (!needed.keepsAll() && hasAll(block->attention, needed));
     if (!usable) {
         layer = std::make_shared<const engine::LayerTrace>(
-            model.recomputeLayer(*trace, choice.block, choice.layer, run->request.ablation));
+            model.recomputeAttention(*trace, choice.block, choice.layer, run->request.ablation));
     }
     std::size_t index = 0;
     while (layer->attention[index].block != choice.block)
@@ -121,8 +121,7 @@ std::shared_ptr<const Walkthrough> walkthroughForBlock(const std::shared_ptr<con
     } else {
         w->keyValueInput = w->queryInput;
     }
-    w->module = std::shared_ptr<const engine::MultiHeadAttention>(
-        run->model->model, &model.attentionModule(choice.layer, choice.block));
+    w->module = model.attentionModule(choice.layer, choice.block);
     w->mask = w->module->maskInForce({});
     w->trace = std::shared_ptr<const engine::AttentionTrace>(layer, &own.attention);
     w->source = std::move(source);

@@ -25,25 +25,41 @@ std::int64_t size(const std::optional<engine::LayerNormWeights>& n)
     return n ? size(*n) : 0;
 }
 
-// The layers of one stack; `decoder` tells the model which attention modules to ask for.
-std::vector<std::int64_t> layerCounts(const engine::TransformerModel& model,
-                                      const engine::StackWeights& stack, bool decoder)
+// The numbers one layer holds, from the shapes the model holds every layer to (checkWeights): a
+// streamed model is counted without reading its layers.
+std::int64_t layerParameters(const engine::ModelConfig& c, bool decoder, int layer)
+{
+    const std::int64_t D = c.modelWidth, F = c.feedForwardWidth;
+    const std::int64_t norm = c.normKind == engine::NormKind::LayerNorm ? 2 * D : D;
+    std::int64_t n = 0;
+    for (const engine::Block b : engine::layerBlocks(c, decoder)) {
+        if (!engine::isAttention(b))
+            continue;
+        const engine::AttentionDescription d = engine::attentionDescription(c, layer, b);
+        const std::int64_t queries = std::int64_t{d.queryHeads} * d.queryKeySize,
+                           keys = std::int64_t{d.keyValueHeads} * d.queryKeySize,
+                           values = std::int64_t{d.keyValueHeads} * d.valueSize,
+                           concat = std::int64_t{d.queryHeads} * d.valueSize;
+        n += (queries + keys + values) * D + D * concat + norm;
+        if (c.hasAttentionBias())
+            n += queries + keys + values;
+        if (c.hasOutputProjectionBias())
+            n += D;
+    }
+    const std::int64_t branches = c.feedForwardKind == engine::FeedForwardKind::Gated ? 2 : 1;
+    n += branches * F * D + D * F + norm;
+    if (c.hasMlpBias())
+        n += branches * F + D;
+    return n;
+}
+
+std::vector<std::int64_t> layerCounts(const engine::ModelConfig& c, bool decoder)
 {
     std::vector<std::int64_t> out;
-    for (std::size_t i = 0; i < stack.layers.size(); ++i) {
-        const engine::LayerWeights& layer = stack.layers[i];
-        std::int64_t n = 0;
-        for (const engine::Block b : engine::layerBlocks(model.config(), decoder))
-            if (engine::isAttention(b))
-                n += totalParameters(
-                    attentionParameters(model.attentionModule(static_cast<int>(i), b).weights()));
-        for (const engine::AttentionSublayerWeights& a : layer.attention)
-            n += size(a.norm);
-        const engine::FeedForwardWeights& f = layer.feedForward;
-        n += size(f.w1) + size(f.b1) + size(f.gate) + size(f.bGate) + size(f.w2) + size(f.b2) +
-            size(layer.feedForwardNorm);
-        out.push_back(n);
-    }
+    const int layers = decoder ? (c.hasDecoder() ? c.decoderLayers : 0)
+                               : (c.hasEncoder() ? c.encoderLayers : 0);
+    for (int L = 0; L < layers; ++L)
+        out.push_back(layerParameters(c, decoder, L));
     return out;
 }
 
@@ -92,8 +108,8 @@ ModelParameters modelParameters(const engine::TransformerModel& model)
     ModelParameters p;
     // An encoder-decoder shares nothing between its stacks' embeddings: each is counted.
     p.embeddings = embeddingCount(w.encoder) + embeddingCount(w.decoder);
-    p.encoderLayers = layerCounts(model, w.encoder, false);
-    p.decoderLayers = layerCounts(model, w.decoder, true);
+    p.encoderLayers = layerCounts(model.config(), false);
+    p.decoderLayers = layerCounts(model.config(), true);
     p.finalNorms = size(w.encoder.finalNorm) + size(w.decoder.finalNorm);
     p.output = size(w.output) + size(w.outputBias);
     return p;

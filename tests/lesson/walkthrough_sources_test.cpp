@@ -95,7 +95,7 @@ TEST(WalkthroughSources, ModelBlockSharesTheRunsTraceAndItsWeights)
     const auto run = reverseRun();
     const auto w = lesson::walkthroughForBlock(run, {1, engine::Block::Cross, -1});
     EXPECT_EQ(w->trace.get(), &run->trace->attentionBlock(1, engine::Block::Cross)->attention);
-    EXPECT_EQ(w->weights(), &run->model->model->attentionModule(1, engine::Block::Cross).weights());
+    EXPECT_EQ(w->weights(), &run->model->model->attentionModule(1, engine::Block::Cross)->weights());
     EXPECT_EQ(w->keyValueInput.get(), &run->trace->encoder->output);
     EXPECT_EQ(w->queryTokens[0].front(), "<s>");
     EXPECT_EQ(w->keyTokens[0].size(), 9u);

@@ -100,13 +100,16 @@ double worstError(const engine::ModelTrace& trace, const Reference& r,
     return worst;
 }
 
-// The model's weights, the attention projections taken back from its modules, for a variant.
+// The model's weights, the layers taken back from the model with their attention projections,
+// for a variant.
 engine::ModelWeights weightsOf(const engine::TransformerModel& model)
 {
     engine::ModelWeights w = model.weights();
-    for (std::size_t L = 0; L < w.decoder.layers.size(); ++L)
-        w.decoder.layers[L].attention[0].attention =
-            model.attentionModule(static_cast<int>(L), engine::Block::MaskedSelf).weights();
+    for (int L = 0; L < model.config().decoderLayers; ++L) {
+        const std::shared_ptr<const engine::ModelLayer> layer = model.layer(true, L);
+        engine::LayerWeights& copy = w.decoder.layers.emplace_back(layer->weights);
+        copy.attention[0].attention = layer->attention[0].weights();
+    }
     return w;
 }
 

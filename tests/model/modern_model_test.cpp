@@ -280,7 +280,7 @@ TEST_P(ModernModel, EveryModuleIsDescribedByTheConfiguration)
     const ModelConfig& c = r.config;
     for (int L = 0; L < c.decoderLayers; ++L) {
         const engine::AttentionDescription& d =
-            model->attentionModule(L, engine::Block::MaskedSelf).description();
+            model->attentionModule(L, engine::Block::MaskedSelf)->description();
         EXPECT_EQ(d, engine::attentionDescription(c, L, engine::Block::MaskedSelf));
         EXPECT_EQ(d.keyValueHeads, c.keyValueHeads());
         EXPECT_EQ(d.queryKeySize, c.headSize());
@@ -302,7 +302,7 @@ TEST(ModernModel, GemmaHeadsAreWiderThanTheirShareOfTheWidth)
     const Reference r = reference("gemma_like");
     ASSERT_EQ(r.config.headDim, 16);
     const auto model = modelOf(r);
-    const engine::MultiHeadAttention& module = model->attentionModule(0, engine::Block::MaskedSelf);
+    const engine::MultiHeadAttention& module = *model->attentionModule(0, engine::Block::MaskedSelf);
     EXPECT_EQ(module.weights().wQ.rows(), 64);
     EXPECT_EQ(module.weights().wO.cols(), 64);
     EXPECT_EQ(module.outputSize(), 32);

@@ -87,6 +87,7 @@ public:
         for (std::size_t L = 0; L < s.layers.size(); ++L) {
             engine::LayerWeights& layer = s.layers[L];
             const std::string l = "encoder.layer." + std::to_string(L) + ".";
+            const WeightVisitor visitLayer = inLayer(visit, L);
             layer.attention.resize(1);
             engine::AttentionSublayerWeights& sub = layer.attention.front();
             sub.block = engine::Block::Self;
@@ -98,16 +99,16 @@ public:
                                  {"attention.self.value", {&a.wV, &a.bV}},
                                  {"attention.output.dense", {&a.wO, &a.bO}}};
             for (const auto& [projection, fields] : projections) {
-                visit(matrixSlot({l + projection + ".weight"}, *fields.first, D, D));
-                visit(optionalVectorSlot({l + projection + ".bias"}, *fields.second, D));
+                visitLayer(matrixSlot({l + projection + ".weight"}, *fields.first, D, D));
+                visitLayer(optionalVectorSlot({l + projection + ".bias"}, *fields.second, D));
             }
-            visitLayerNorm(visit, l + "attention.output.LayerNorm", sub.norm, D, true);
+            visitLayerNorm(visitLayer, l + "attention.output.LayerNorm", sub.norm, D, true);
             engine::FeedForwardWeights& f = layer.feedForward;
-            visit(matrixSlot({l + "intermediate.dense.weight"}, f.w1, F, D));
-            visit(optionalVectorSlot({l + "intermediate.dense.bias"}, f.b1, F));
-            visit(matrixSlot({l + "output.dense.weight"}, f.w2, D, F));
-            visit(optionalVectorSlot({l + "output.dense.bias"}, f.b2, D));
-            visitLayerNorm(visit, l + "output.LayerNorm", layer.feedForwardNorm, D, true);
+            visitLayer(matrixSlot({l + "intermediate.dense.weight"}, f.w1, F, D));
+            visitLayer(optionalVectorSlot({l + "intermediate.dense.bias"}, f.b1, F));
+            visitLayer(matrixSlot({l + "output.dense.weight"}, f.w2, D, F));
+            visitLayer(optionalVectorSlot({l + "output.dense.bias"}, f.b2, D));
+            visitLayerNorm(visitLayer, l + "output.LayerNorm", layer.feedForwardNorm, D, true);
         }
     }
 };

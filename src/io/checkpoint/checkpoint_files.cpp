@@ -129,6 +129,23 @@ void CheckpointFiles::release(const TensorEntry& tensor) const
         file.release(tensor);
 }
 
+std::vector<float> CheckpointFiles::readFloats(const TensorEntry& tensor) const
+{
+    for (const SafetensorsFile& file : m_files)
+        if (file.holds(tensor)) {
+            std::vector<char> bytes;
+            try {
+                bytes = file.readBytes(tensor);
+            } catch (const FileError& e) {
+                throw ModelError(e.what());
+            }
+            TensorEntry copy = tensor;
+            copy.bytes = bytes;
+            return finiteFloats(copy, m_label);
+        }
+    throw ModelError(m_label + " does not hold tensor '" + printable(tensor.name) + "'.");
+}
+
 std::vector<float> finiteFloats(const TensorEntry& t, const std::string& file)
 {
     const auto n = static_cast<std::size_t>(t.elementCount());

@@ -25,6 +25,10 @@ public:
     /// After a tensor is converted: its mapped pages leave resident memory (SafetensorsFile::
     /// release), so that opening a model holds the converted weights, not the file beside them.
     void release(const TensorEntry& tensor) const;
+    /// A tensor's values as float, read from its file now (SafetensorsFile::readBytes) rather
+    /// than through the mapping: how a streamed layer is read long after opening. Throws
+    /// ModelError as finiteFloats does, and when the file changed since it was opened.
+    std::vector<float> readFloats(const TensorEntry& tensor) const;
     /// "model.safetensors", or "the shards of model.safetensors.index.json": for messages.
     const std::string& label() const { return m_label; }
 

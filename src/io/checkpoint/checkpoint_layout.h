@@ -29,6 +29,9 @@ struct WeightSlot {
     /// The name is looked up as it is, without the layout's prefix (GPT-2's `lm_head.weight`
     /// sits beside `transformer.*`).
     bool unprefixed = false;
+    /// The layer of the stack whose weights this fills, -1 for the rest (embeddings, final
+    /// norm, output). A model whose every layer slot says so can stream its layers.
+    int layer = -1;
 };
 
 using WeightVisitor = std::function<void(WeightSlot)>;

@@ -123,20 +123,21 @@ public:
         for (std::size_t L = 0; L < s.layers.size(); ++L) {
             engine::LayerWeights& layer = s.layers[L];
             const std::string h = "h." + std::to_string(L) + ".";
+            const WeightVisitor visitLayer = inLayer(visit, L);
             layer.attention.resize(1);
             engine::AttentionSublayerWeights& sub = layer.attention.front();
             sub.block = engine::Block::MaskedSelf;
-            visit(fusedQkvWeight(h + "attn.c_attn.weight", sub.attention, D));
-            visit(fusedQkvBias(h + "attn.c_attn.bias", sub.attention, D));
-            visit(transposedSlot({h + "attn.c_proj.weight"}, sub.attention.wO, D, D));
-            visit(optionalVectorSlot({h + "attn.c_proj.bias"}, sub.attention.bO, D));
-            visitLayerNorm(visit, h + "ln_1", sub.norm, D);
+            visitLayer(fusedQkvWeight(h + "attn.c_attn.weight", sub.attention, D));
+            visitLayer(fusedQkvBias(h + "attn.c_attn.bias", sub.attention, D));
+            visitLayer(transposedSlot({h + "attn.c_proj.weight"}, sub.attention.wO, D, D));
+            visitLayer(optionalVectorSlot({h + "attn.c_proj.bias"}, sub.attention.bO, D));
+            visitLayerNorm(visitLayer, h + "ln_1", sub.norm, D);
             engine::FeedForwardWeights& f = layer.feedForward;
-            visit(transposedSlot({h + "mlp.c_fc.weight"}, f.w1, F, D));
-            visit(optionalVectorSlot({h + "mlp.c_fc.bias"}, f.b1, F));
-            visit(transposedSlot({h + "mlp.c_proj.weight"}, f.w2, D, F));
-            visit(optionalVectorSlot({h + "mlp.c_proj.bias"}, f.b2, D));
-            visitLayerNorm(visit, h + "ln_2", layer.feedForwardNorm, D);
+            visitLayer(transposedSlot({h + "mlp.c_fc.weight"}, f.w1, F, D));
+            visitLayer(optionalVectorSlot({h + "mlp.c_fc.bias"}, f.b1, F));
+            visitLayer(transposedSlot({h + "mlp.c_proj.weight"}, f.w2, D, F));
+            visitLayer(optionalVectorSlot({h + "mlp.c_proj.bias"}, f.b2, D));
+            visitLayerNorm(visitLayer, h + "ln_2", layer.feedForwardNorm, D);
         }
         visitLayerNorm(visit, "ln_f", s.finalNorm.emplace(), D);
         if (!c.tiedOutput) {

@@ -284,31 +284,32 @@ public:
         engine::StackWeights& s = w.decoder;
         visit(matrixSlot({"embed_tokens.weight"}, s.embedding, c.vocabSize, D));
         s.layers.resize(static_cast<std::size_t>(c.decoderLayers));
-        const auto linear = [&](const std::string& base, engine::RowMatrix& weight,
-                                std::optional<Eigen::RowVectorXf>& bias, std::int64_t rows,
-                                std::int64_t cols, bool hasBias) {
-            visit(matrixSlot({base + ".weight"}, weight, rows, cols));
+        const auto linear = [](const WeightVisitor& visitLayer, const std::string& base,
+                               engine::RowMatrix& weight, std::optional<Eigen::RowVectorXf>& bias,
+                               std::int64_t rows, std::int64_t cols, bool hasBias) {
+            visitLayer(matrixSlot({base + ".weight"}, weight, rows, cols));
             if (hasBias)
-                visit(optionalVectorSlot({base + ".bias"}, bias, rows));
+                visitLayer(optionalVectorSlot({base + ".bias"}, bias, rows));
         };
         for (std::size_t L = 0; L < s.layers.size(); ++L) {
             engine::LayerWeights& layer = s.layers[L];
             const std::string p = "layers." + std::to_string(L) + ".";
+            const WeightVisitor visitLayer = inLayer(visit, L);
             engine::AttentionSublayerWeights& sub = layer.attention.emplace_back();
             sub.block = engine::Block::MaskedSelf;
-            visit(vectorSlot({p + "input_layernorm.weight"}, sub.norm.gain, D));
+            visitLayer(vectorSlot({p + "input_layernorm.weight"}, sub.norm.gain, D));
             engine::AttentionWeights& a = sub.attention;
             const bool qkvBias = c.hasAttentionBias();
-            linear(p + "self_attn.q_proj", a.wQ, a.bQ, Q, D, qkvBias);
-            linear(p + "self_attn.k_proj", a.wK, a.bK, KV, D, qkvBias);
-            linear(p + "self_attn.v_proj", a.wV, a.bV, KV, D, qkvBias);
-            linear(p + "self_attn.o_proj", a.wO, a.bO, D, Q, c.hasOutputProjectionBias());
-            visit(vectorSlot({p + "post_attention_layernorm.weight"}, layer.feedForwardNorm.gain,
+            linear(visitLayer, p + "self_attn.q_proj", a.wQ, a.bQ, Q, D, qkvBias);
+            linear(visitLayer, p + "self_attn.k_proj", a.wK, a.bK, KV, D, qkvBias);
+            linear(visitLayer, p + "self_attn.v_proj", a.wV, a.bV, KV, D, qkvBias);
+            linear(visitLayer, p + "self_attn.o_proj", a.wO, a.bO, D, Q, c.hasOutputProjectionBias());
+            visitLayer(vectorSlot({p + "post_attention_layernorm.weight"}, layer.feedForwardNorm.gain,
                              D));
             engine::FeedForwardWeights& f = layer.feedForward;
-            linear(p + "mlp.gate_proj", f.gate, f.bGate, F, D, c.hasMlpBias());
-            linear(p + "mlp.up_proj", f.w1, f.b1, F, D, c.hasMlpBias());
-            linear(p + "mlp.down_proj", f.w2, f.b2, D, F, c.hasMlpBias());
+            linear(visitLayer, p + "mlp.gate_proj", f.gate, f.bGate, F, D, c.hasMlpBias());
+            linear(visitLayer, p + "mlp.up_proj", f.w1, f.b1, F, D, c.hasMlpBias());
+            linear(visitLayer, p + "mlp.down_proj", f.w2, f.b2, D, F, c.hasMlpBias());
         }
         visit(vectorSlot({"norm.weight"}, s.finalNorm.emplace().gain, D));
         if (!c.tiedOutput) {

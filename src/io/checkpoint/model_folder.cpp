@@ -2,6 +2,7 @@
 
 #include "engine/input_error.h"
 #include "io/checkpoint/checkpoint_files.h"
+#include "io/checkpoint/streamed_layers.h"
 #include "io/input_file.h"
 
 #include <unistd.h>
@@ -74,46 +75,86 @@ std::string gibibytes(std::uint64_t bytes)
     return text;
 }
 
-// What opening takes: the weights as floats in memory and, at the peak, a second copy of the
-// largest while it is converted and its bytes in the file, mapped in while they are read (each
-// tensor's pages are released once it is converted).
+// Above this many bytes of layers as floats, Automatic streams them: a 1B-parameter model's
+// layers are 4 GiB as floats, GPT-2 small's 0.3 GiB.
+constexpr std::uint64_t kStreamLayersAbove = 1ull << 30;
+
+std::uint64_t floatBytes(const TensorEntry& t)
+{
+    return static_cast<std::uint64_t>(t.elementCount()) * sizeof(float);
+}
+
+// What opening takes: the weights held as floats (streamed: all but the layers, and the largest
+// layer a pass loads) and, at the peak, a second copy of the largest tensor while it is
+// converted and its bytes in the file, mapped in while they are read (each tensor's pages are
+// released once it is converted).
 struct LoadingBytes {
     std::uint64_t floats = 0;
-    std::uint64_t peak = 0;
+    std::uint64_t layers = 0; ///< of `floats`, the layers'
+    std::uint64_t largestLayer = 0;
+    std::uint64_t largest = 0;
+    std::uint64_t largestStored = 0;
+    std::uint64_t held(bool streamed) const
+    {
+        return streamed ? floats - layers + largestLayer : floats;
+    }
+    std::uint64_t peak(bool streamed) const { return held(streamed) + largest + largestStored; }
 };
 
-LoadingBytes loadingBytes(const std::vector<const TensorEntry*>& tensors)
+LoadingBytes loadingBytes(const std::vector<WeightSlot>& slots,
+                          const std::vector<const TensorEntry*>& found)
 {
-    std::uint64_t floats = 0, largest = 0, largestStored = 0;
-    for (const TensorEntry* t : tensors)
-        if (t) {
-            const auto bytes = static_cast<std::uint64_t>(t->elementCount()) * sizeof(float);
-            floats += bytes;
-            largest = std::max(largest, bytes);
-            largestStored = std::max<std::uint64_t>(largestStored, t->bytes.size());
+    LoadingBytes b;
+    std::vector<std::uint64_t> perLayer;
+    for (std::size_t i = 0; i < slots.size(); ++i)
+        if (const TensorEntry* t = found[i]) {
+            const std::uint64_t bytes = floatBytes(*t);
+            b.floats += bytes;
+            b.largest = std::max(b.largest, bytes);
+            b.largestStored = std::max<std::uint64_t>(b.largestStored, t->bytes.size());
+            if (slots[i].layer >= 0) {
+                const auto L = static_cast<std::size_t>(slots[i].layer);
+                perLayer.resize(std::max(perLayer.size(), L + 1));
+                perLayer[L] += bytes;
+                b.layers += bytes;
+            }
         }
-    return {floats, floats + largest + largestStored};
+    for (const std::uint64_t layer : perLayer)
+        b.largestLayer = std::max(b.largestLayer, layer);
+    return b;
+}
+
+bool streams(LayerStreaming streaming, const engine::ModelConfig& c, const LoadingBytes& bytes)
+{
+    // Only a model with one stack streams (engine::TransformerModel), and only one whose layout
+    // marks its layers.
+    if (streaming == LayerStreaming::Never || (c.hasEncoder() && c.hasDecoder()) ||
+        bytes.layers == 0)
+        return false;
+    return streaming == LayerStreaming::Always || bytes.layers > kStreamLayersAbove;
 }
 
 // A header can declare far more than a machine has (a sparse file costs no disk), so that is
 // refused before anything is read rather than ending in std::bad_alloc or the out-of-memory
 // killer.
-void checkFitsInMemory(const LoadingBytes& bytes, const std::string& file)
+void checkFitsInMemory(const LoadingBytes& bytes, bool streamed, const std::string& file)
 {
     const long pages = ::sysconf(_SC_PHYS_PAGES), pageSize = ::sysconf(_SC_PAGE_SIZE);
     if (pages <= 0 || pageSize <= 0)
         return;
     const auto memory = static_cast<std::uint64_t>(pages) * static_cast<std::uint64_t>(pageSize);
-    if (bytes.peak > memory)
+    if (bytes.peak(streamed) > memory)
         throw ModelError(file + " holds " + gibibytes(bytes.floats) +
                          " of weights as 32-bit floats, and loading them takes " +
-                         gibibytes(bytes.peak) + "; this machine has " + gibibytes(memory) +
-                         " of memory in all, so the model cannot be opened here.");
+                         gibibytes(bytes.peak(streamed)) + "; this machine has " +
+                         gibibytes(memory) + " of memory in all, so the model cannot be opened "
+                         "here.");
 }
 
 } // namespace
 
-LoadedModel loadModel(const std::string& folder, const LoadingCheck& check)
+LoadedModel loadModel(const std::string& folder, const LoadingCheck& check,
+                      LayerStreaming streaming)
 {
     const fs::path dir(folder);
     std::error_code error;
@@ -143,7 +184,8 @@ LoadedModel loadModel(const std::string& folder, const LoadingCheck& check)
         throw ModelError("The tokenizer has " + std::to_string(tokenizer->size()) +
                          " tokens but config.json says vocab_size " +
                          std::to_string(config.vocabSize) + ".");
-    const CheckpointFiles files(dir);
+    const auto shared = std::make_shared<const CheckpointFiles>(dir);
+    const CheckpointFiles& files = *shared;
     const std::string& file = files.label();
 
     // pass 1: every slot's tensor exists with its shape; nothing is converted yet
@@ -180,18 +222,27 @@ LoadedModel loadModel(const std::string& folder, const LoadingCheck& check)
             throw ModelError(file + " holds tensor '" + printable(t->name) +
                              "', which a model with this config.json does not have.");
     }
-    const LoadingBytes bytes = loadingBytes(found);
-    checkFitsInMemory(bytes, file);
+    const LoadingBytes bytes = loadingBytes(slots, found);
+    const bool streamed = streams(streaming, config, bytes);
+    checkFitsInMemory(bytes, streamed, file);
     if (check)
-        check(bytes.peak, config.name);
+        check(bytes.peak(streamed), config.name);
 
-    // pass 2: convert and fill, one tensor at a time
+    // pass 2: convert and fill, one tensor at a time; a streamed layer's tensors are converted
+    // only to check that every weight is finite, now rather than in the middle of a pass
     for (std::size_t i = 0; i < slots.size(); ++i)
         if (found[i]) {
-            slots[i].fill(finiteFloats(*found[i], file));
+            std::vector<float> values = finiteFloats(*found[i], file);
+            if (!streamed || slots[i].layer < 0)
+                slots[i].fill(values);
             files.release(*found[i]);
         }
     slots.clear();
+    if (streamed) {
+        (config.hasEncoder() ? weights.encoder : weights.decoder).layers.clear();
+        weights.layerSource =
+            std::make_shared<StreamedLayers>(shared, layout, config, std::move(found));
+    }
     try {
         return {
             std::make_shared<const engine::TransformerModel>(std::move(config), std::move(weights)),

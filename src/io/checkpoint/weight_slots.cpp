@@ -33,6 +33,14 @@ WeightSlot optionalVectorSlot(std::vector<std::string> names,
             }};
 }
 
+WeightVisitor inLayer(const WeightVisitor& visit, std::size_t layer)
+{
+    return [&visit, layer](WeightSlot slot) {
+        slot.layer = static_cast<int>(layer);
+        visit(std::move(slot));
+    };
+}
+
 void visitLayerNorm(const WeightVisitor& visit, const std::string& base,
                     engine::LayerNormWeights& into, std::int64_t size, bool oldNames)
 {

@@ -22,6 +22,9 @@ WeightSlot vectorSlot(std::vector<std::string> names, Eigen::RowVectorXf& into, 
 WeightSlot optionalVectorSlot(std::vector<std::string> names,
                               std::optional<Eigen::RowVectorXf>& into, std::int64_t size);
 
+/// A visitor that marks every slot as layer `layer`'s before passing it on to `visit`.
+WeightVisitor inLayer(const WeightVisitor& visit, std::size_t layer);
+
 /// A LayerNorm's gain and bias under `base + ".weight"` / `".bias"` (and `".gamma"` / `".beta"`
 /// where `oldNames` is set, as TensorFlow-converted BERT checkpoints name them).
 void visitLayerNorm(const WeightVisitor& visit, const std::string& base,
