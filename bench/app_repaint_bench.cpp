@@ -21,6 +21,8 @@
 #include <QEventLoop>
 #include <QStandardPaths>
 
+#include <filesystem>
+
 namespace {
 
 using namespace attnviz;
@@ -130,6 +132,77 @@ void BM_OverviewOf144HeadsAt1024Tokens(benchmark::State& state)
     state.counters["heatmaps"] = static_cast<double>(overview.views().size());
 }
 BENCHMARK(BM_OverviewOf144HeadsAt1024Tokens)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// A Llama-3.2-1B-shaped checkpoint (tools/make_real_size_llama.py; ATTNVIZ_LLAMA_1B, else
+// /tmp/attnviz-llama-1b) run as the app runs it on 1024 tokens: opened (its layers streamed),
+// the text through the model, the run's policy chosen by size. Null when the folder is missing.
+std::shared_ptr<const lesson::ModelRun> llama1bRun()
+{
+    static const std::shared_ptr<const lesson::ModelRun> run =
+        []() -> std::shared_ptr<const lesson::ModelRun> {
+        const QByteArray given = qgetenv("ATTNVIZ_LLAMA_1B");
+        const std::string folder =
+            given.isEmpty() ? "/tmp/attnviz-llama-1b" : given.toStdString();
+        if (!std::filesystem::exists(folder + "/config.json"))
+            return nullptr;
+        auto model = std::make_shared<const io::LoadedModel>(lesson::openModel(folder, {}));
+        // Common words until the text is 1024 tokens with the BOS.
+        static const char* words[] = {"the", "model", "reads", "every", "word", "and", "each",
+                                      "head", "looks", "back", "at", "what", "came", "before"};
+        lesson::RunRequest request;
+        request.text = "The";
+        for (std::size_t i = 0; model->tokenizer->encode(request.text).size() < 1023; ++i)
+            request.text += std::string(" ") + words[i % std::size(words)];
+        return std::make_shared<const lesson::ModelRun>(lesson::runModelOnText(model, request));
+    }();
+    return run;
+}
+
+// The issue #24 figures: the 512-head overview of the 1B model drawn, and one head's full step
+// trace opened (its layer read from the checkpoint, its attention recomputed with every step,
+// the head's weights drawn), a different layer each time.
+void BM_Llama1BOverviewOf512Heads(benchmark::State& state)
+{
+    application();
+    const auto run = llama1bRun();
+    if (!run) {
+        state.SkipWithError("no /tmp/attnviz-llama-1b (tools/make_real_size_llama.py)");
+        return;
+    }
+    ModelOverview overview;
+    overview.resize(1600, 1000);
+    overview.setVisible(true);
+    QApplication::processEvents();
+    for (auto _ : state) {
+        overview.show(run, {0, engine::Block::MaskedSelf, -1});
+        overview.repaint();
+    }
+    state.counters["heatmaps"] = static_cast<double>(overview.views().size());
+}
+BENCHMARK(BM_Llama1BOverviewOf512Heads)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_Llama1BOneHeadsFullStepTrace(benchmark::State& state)
+{
+    application();
+    const auto run = llama1bRun();
+    if (!run) {
+        state.SkipWithError("no /tmp/attnviz-llama-1b (tools/make_real_size_llama.py)");
+        return;
+    }
+    HeatmapView view;
+    view.resize(900, 800);
+    view.show();
+    int layer = 0;
+    for (auto _ : state) {
+        layer = (layer + 5) % run->config.decoderLayers;
+        const auto w = lesson::walkthroughForBlock(run, {layer, engine::Block::MaskedSelf, -1});
+        view.setHeatmap(
+            lesson::traceHeatmap(w, engine::AttentionStep::Weights, 0, 7, "head 7", "softmax"),
+            {0.0, 1.0}, true);
+        view.repaint();
+    }
+}
+BENCHMARK(BM_Llama1BOneHeadsFullStepTrace)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // Hovering a 1024 × 1024 heatmap: the crosshair moves and the view repaints.
 void BM_Hover1024HeatmapRepaint(benchmark::State& state)

@@ -259,9 +259,20 @@ std::shared_ptr<const ModelLayer> TransformerModel::layer(bool decoder, int laye
                          " layer " + std::to_string(layer) + ".");
     if (!m_weights.layerSource)
         return stack.layers[static_cast<std::size_t>(layer)];
+    {
+        const std::lock_guard lock(m_lastLoadedMutex);
+        if (m_lastLoaded && m_lastLoadedAt == std::pair{decoder, layer})
+            return m_lastLoaded;
+        // Let go before loading the next: holding two layers at once is what streaming avoids.
+        m_lastLoaded.reset();
+    }
     LayerWeights weights = m_weights.layerSource->load(layer);
     checkLayerWeights(weights, layer, decoder);
-    return buildLayer(std::move(weights), layer);
+    std::shared_ptr<const ModelLayer> built = buildLayer(std::move(weights), layer);
+    const std::lock_guard lock(m_lastLoadedMutex);
+    m_lastLoaded = built;
+    m_lastLoadedAt = {decoder, layer};
+    return built;
 }
 
 void TransformerModel::checkWeights() const

@@ -6,6 +6,7 @@
 #include "engine/multi_head_attention.h"
 
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <vector>
 
@@ -69,8 +70,9 @@ public:
     /// Whether layers are read from the checkpoint each time a pass needs them
     /// (ModelWeights::layerSource) rather than held in memory.
     bool streamsLayers() const { return m_weights.layerSource != nullptr; }
-    /// Layer `layer` of the encoder (`decoder` false) or the decoder; loaded afresh when
-    /// streamed. Throws InputError for a layer the model does not have.
+    /// Layer `layer` of the encoder (`decoder` false) or the decoder. Streamed, it is loaded
+    /// unless it was the last one loaded: opening a block's walkthrough recomputes the layer and
+    /// then takes its module, one read. Throws InputError for a layer the model does not have.
     std::shared_ptr<const ModelLayer> layer(bool decoder, int layer) const;
 
     /// One forward pass over one sequence pair: `source` feeds the encoder, `target` the decoder
@@ -126,6 +128,10 @@ private:
     ModelWeights m_weights; ///< the layers moved into the stacks' ModelLayers
     Stack m_encoder;
     Stack m_decoder;
+    /// Streamed: the last layer loaded (runs and walkthroughs load from several threads).
+    mutable std::mutex m_lastLoadedMutex;
+    mutable std::shared_ptr<const ModelLayer> m_lastLoaded;
+    mutable std::pair<bool, int> m_lastLoadedAt{false, -1};
 };
 
 } // namespace attnviz::engine

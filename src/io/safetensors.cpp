@@ -243,14 +243,14 @@ void SafetensorsFile::release(const TensorEntry& tensor) const
         m_mapping->release(tensor.bytes);
 }
 
-std::vector<char> SafetensorsFile::readBytes(const TensorEntry& tensor) const
+void SafetensorsFile::readBytes(const TensorEntry& tensor, std::vector<char>& out) const
 {
-    std::vector<char> bytes(tensor.bytes.size());
+    if (out.size() < tensor.bytes.size())
+        out.resize(tensor.bytes.size());
     if (m_mapping)
-        m_mapping->readAt(tensor.bytes, bytes.data());
-    else if (!bytes.empty())
-        std::memcpy(bytes.data(), tensor.bytes.data(), bytes.size());
-    return bytes;
+        m_mapping->readAt(tensor.bytes, out.data());
+    else if (!tensor.bytes.empty())
+        std::memcpy(out.data(), tensor.bytes.data(), tensor.bytes.size());
 }
 
 bool SafetensorsFile::holds(const TensorEntry& tensor) const

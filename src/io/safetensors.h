@@ -62,7 +62,8 @@ public:
     void release(const TensorEntry& tensor) const;
     /// A tensor's bytes copied out of the file with read calls, not through the mapping
     /// (MappedFile::readAt: a file changed since it was opened gives FileError, not SIGBUS).
-    std::vector<char> readBytes(const TensorEntry& tensor) const;
+    /// `out` is resized to the tensor's bytes (reusing its allocation when large enough).
+    void readBytes(const TensorEntry& tensor, std::vector<char>& out) const;
     /// Whether `tensor` is one of this file's.
     bool holds(const TensorEntry& tensor) const;
 

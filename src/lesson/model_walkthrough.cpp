@@ -121,8 +121,15 @@ std::shared_ptr<const Walkthrough> walkthroughForBlock(const std::shared_ptr<con
     } else {
         w->keyValueInput = w->queryInput;
     }
-    w->module = model.attentionModule(choice.layer, choice.block);
-    w->mask = w->module->maskInForce({});
+    if (model.streamsLayers() && !needed.keepsAll() && usable) {
+        // Giving the module would read the layer from the checkpoint; a walkthrough of steps
+        // the run kept (the overview's thumbnails, one a layer) is drawn from the trace alone.
+        const engine::MaskPolicy& policy = own.attention.description.mask;
+        w->mask = engine::AttentionMask{}.combinedWith(policy.causal, policy.slidingWindow);
+    } else {
+        w->module = model.attentionModule(choice.layer, choice.block);
+        w->mask = w->module->maskInForce({});
+    }
     w->trace = std::shared_ptr<const engine::AttentionTrace>(layer, &own.attention);
     w->source = std::move(source);
     if (run->intact && choice.decodingStep < 0)

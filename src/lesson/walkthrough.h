@@ -72,7 +72,8 @@ struct Walkthrough {
     /// for a few steps only when the run did not keep them (walkthroughForBlock).
     std::shared_ptr<const engine::Tensor> queryInput;
     std::shared_ptr<const engine::Tensor> keyValueInput;
-    /// The module that computed the trace: weights and description. Null for an import. A
+    /// The module that computed the trace: weights and description. Null for an import, and for
+    /// a few kept steps of a model that streams its layers (walkthroughForBlock). A
     /// lesson that computes the block again (a question, an experiment, a mistake) runs this
     /// module, or one `describedAs` another description, never one rebuilt from a head count.
     std::shared_ptr<const engine::MultiHeadAttention> module;

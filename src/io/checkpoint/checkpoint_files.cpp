@@ -24,34 +24,6 @@ SafetensorsFile openWeights(const fs::path& path)
     }
 }
 
-float halfToFloat(std::uint16_t h)
-{
-    const std::uint32_t sign = (h & 0x8000u) << 16;
-    const std::uint32_t exponent = (h >> 10) & 0x1f;
-    const std::uint32_t mantissa = h & 0x3ffu;
-    if (exponent == 0) { // zero or subnormal: mantissa · 2⁻²⁴, exact in float
-        const float magnitude = std::ldexp(static_cast<float>(mantissa), -24);
-        return sign ? -magnitude : magnitude;
-    }
-    if (exponent == 31)
-        return std::bit_cast<float>(sign | 0x7f800000u | (mantissa << 13));
-    return std::bit_cast<float>(sign | ((exponent + 112) << 23) | (mantissa << 13));
-}
-
-std::string indexOf(std::size_t flat, const std::vector<std::int64_t>& shape)
-{
-    std::vector<std::int64_t> index(shape.size());
-    for (std::size_t a = shape.size(); a-- > 0;) {
-        const auto size = static_cast<std::size_t>(std::max<std::int64_t>(shape[a], 1));
-        index[a] = static_cast<std::int64_t>(flat % size);
-        flat /= size;
-    }
-    std::string s = "[";
-    for (std::size_t a = 0; a < index.size(); ++a)
-        s += (a ? ", " : "") + std::to_string(index[a]);
-    return s + "]";
-}
-
 } // namespace
 
 CheckpointFiles::CheckpointFiles(const fs::path& folder)
@@ -129,57 +101,20 @@ void CheckpointFiles::release(const TensorEntry& tensor) const
         file.release(tensor);
 }
 
-std::vector<float> CheckpointFiles::readFloats(const TensorEntry& tensor) const
+TensorEntry CheckpointFiles::readInto(const TensorEntry& tensor, std::vector<char>& buffer) const
 {
     for (const SafetensorsFile& file : m_files)
         if (file.holds(tensor)) {
-            std::vector<char> bytes;
             try {
-                bytes = file.readBytes(tensor);
+                file.readBytes(tensor, buffer);
             } catch (const FileError& e) {
                 throw ModelError(e.what());
             }
             TensorEntry copy = tensor;
-            copy.bytes = bytes;
-            return finiteFloats(copy, m_label);
+            copy.bytes = {buffer.data(), tensor.bytes.size()};
+            return copy;
         }
     throw ModelError(m_label + " does not hold tensor '" + printable(tensor.name) + "'.");
-}
-
-std::vector<float> finiteFloats(const TensorEntry& t, const std::string& file)
-{
-    const auto n = static_cast<std::size_t>(t.elementCount());
-    std::vector<float> values(n);
-    switch (t.dtype) {
-    case DType::F32:
-        // Tensor data in a safetensors file need not be aligned for float; copy through memcpy.
-        if (n)
-            std::memcpy(values.data(), t.bytes.data(), n * sizeof(float));
-        break;
-    case DType::F16:
-    case DType::BF16:
-        for (std::size_t i = 0; i < n; ++i) {
-            std::uint16_t bits = 0;
-            std::memcpy(&bits, t.bytes.data() + 2 * i, 2);
-            values[i] = t.dtype == DType::F16
-                ? halfToFloat(bits)
-                : std::bit_cast<float>(static_cast<std::uint32_t>(bits) << 16);
-        }
-        break;
-    default:
-        throw ModelError(file + ": tensor '" + printable(t.name) + "' is " +
-                         std::string(dtypeName(t.dtype)) +
-                         "; AttnViz reads F32, F16 and BF16 weights.");
-    }
-    for (std::size_t i = 0; i < n; ++i)
-        if (!std::isfinite(values[i]))
-            throw ModelError(file + ": tensor '" + printable(t.name) + "' holds " +
-                             (std::isnan(values[i]) ? "NaN"
-                                  : values[i] > 0   ? "+Inf"
-                                                    : "-Inf") +
-                             " at index " + indexOf(i, t.shape) +
-                             "; every weight must be a finite number.");
-    return values;
 }
 
 } // namespace attnviz::io

@@ -25,10 +25,11 @@ public:
     /// After a tensor is converted: its mapped pages leave resident memory (SafetensorsFile::
     /// release), so that opening a model holds the converted weights, not the file beside them.
     void release(const TensorEntry& tensor) const;
-    /// A tensor's values as float, read from its file now (SafetensorsFile::readBytes) rather
-    /// than through the mapping: how a streamed layer is read long after opening. Throws
-    /// ModelError as finiteFloats does, and when the file changed since it was opened.
-    std::vector<float> readFloats(const TensorEntry& tensor) const;
+    /// A tensor read from its file now into `buffer` (SafetensorsFile::readBytes), rather than
+    /// through the mapping: how a streamed layer is read long after opening. The entry returned
+    /// is `tensor` with its bytes in `buffer`. Throws ModelError when the file changed since it
+    /// was opened.
+    TensorEntry readInto(const TensorEntry& tensor, std::vector<char>& buffer) const;
     /// "model.safetensors", or "the shards of model.safetensors.index.json": for messages.
     const std::string& label() const { return m_label; }
 
@@ -37,10 +38,5 @@ private:
     std::unordered_map<std::string, const TensorEntry*> m_index;
     std::string m_label;
 };
-
-/// A tensor's values as float: F32 as stored, F16 and BF16 converted. Throws ModelError naming
-/// the tensor and the first position of a NaN or an infinity, since a non-finite weight would
-/// silently turn every later activation into NaN; and for any other dtype.
-std::vector<float> finiteFloats(const TensorEntry& tensor, const std::string& file);
 
 } // namespace attnviz::io

@@ -2,6 +2,7 @@
 
 #include "engine/model_config.h"
 #include "engine/model_weights.h"
+#include "io/checkpoint/stored_tensor.h"
 #include "io/json.h"
 #include "io/tokenizer/tokenizer.h"
 
@@ -22,9 +23,9 @@ struct WeightSlot {
     /// for `LayerNorm.weight`). A layout's name prefix (`transformer.`) is added by the loader.
     std::vector<std::string> names;
     std::vector<std::int64_t> shape; ///< as stored in the file
-    /// Receives the values as float, row-major in the stored shape. Called only after every
-    /// slot's name, shape and dtype were checked.
-    std::function<void(std::span<const float>)> fill;
+    /// Receives the values, row-major in the stored shape, to convert into the engine's field.
+    /// Called only after every slot's name and shape were checked.
+    std::function<void(const StoredTensor&)> fill;
     bool required = true; ///< false: may be absent
     /// The name is looked up as it is, without the layout's prefix (GPT-2's `lm_head.weight`
     /// sits beside `transformer.*`).

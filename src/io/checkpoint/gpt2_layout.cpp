@@ -18,8 +18,9 @@ using engine::ConfigLimits;
 // the output is projection k.
 WeightSlot fusedQkvWeight(std::string name, engine::AttentionWeights& into, std::int64_t D)
 {
-    return {{std::move(name)}, {D, 3 * D}, [&into, D](std::span<const float> values) {
-                const engine::ConstMatrixView stored(values.data(), D, 3 * D);
+    return {{std::move(name)}, {D, 3 * D}, [&into, D](const StoredTensor& values) {
+                const std::vector<float> floats = values.floats();
+                const engine::ConstMatrixView stored(floats.data(), D, 3 * D);
                 into.wQ = stored.middleCols(0, D).transpose();
                 into.wK = stored.middleCols(D, D).transpose();
                 into.wV = stored.middleCols(2 * D, D).transpose();
@@ -28,8 +29,9 @@ WeightSlot fusedQkvWeight(std::string name, engine::AttentionWeights& into, std:
 
 WeightSlot fusedQkvBias(std::string name, engine::AttentionWeights& into, std::int64_t D)
 {
-    return {{std::move(name)}, {3 * D}, [&into, D](std::span<const float> values) {
-                const Eigen::Map<const Eigen::RowVectorXf> stored(values.data(), 3 * D);
+    return {{std::move(name)}, {3 * D}, [&into, D](const StoredTensor& values) {
+                const std::vector<float> floats = values.floats();
+                const Eigen::Map<const Eigen::RowVectorXf> stored(floats.data(), 3 * D);
                 into.bQ = stored.segment(0, D);
                 into.bK = stored.segment(D, D);
                 into.bV = stored.segment(2 * D, D);

@@ -228,13 +228,13 @@ LoadedModel loadModel(const std::string& folder, const LoadingCheck& check,
     if (check)
         check(bytes.peak(streamed), config.name);
 
-    // pass 2: convert and fill, one tensor at a time; a streamed layer's tensors are converted
-    // only to check that every weight is finite, now rather than in the middle of a pass
+    // pass 2: check and fill, one tensor at a time; a streamed layer's tensors are checked to
+    // be finite now rather than in the middle of a pass, and filled when a pass needs them
     for (std::size_t i = 0; i < slots.size(); ++i)
         if (found[i]) {
-            std::vector<float> values = finiteFloats(*found[i], file);
+            const StoredTensor stored(*found[i], file);
             if (!streamed || slots[i].layer < 0)
-                slots[i].fill(values);
+                slots[i].fill(stored);
             files.release(*found[i]);
         }
     slots.clear();

@@ -23,10 +23,13 @@ engine::LayerWeights StreamedLayers::load(int layer) const
     std::vector<WeightSlot> slots;
     m_layout.forEachWeight(m_config, weights,
                            [&](WeightSlot slot) { slots.push_back(std::move(slot)); });
+    std::vector<char> buffer; // one allocation for the layer's tensors, the largest's size
     try {
         for (std::size_t i = 0; i < slots.size() && i < m_found.size(); ++i)
-            if (slots[i].layer == layer && m_found[i])
-                slots[i].fill(m_files->readFloats(*m_found[i]));
+            if (slots[i].layer == layer && m_found[i]) {
+                const TensorEntry read = m_files->readInto(*m_found[i], buffer);
+                slots[i].fill(StoredTensor(read, m_files->label()));
+            }
     } catch (const ModelError& e) {
         throw engine::InputError(std::string("Layer ") + std::to_string(layer) +
                                  " cannot be read: " + e.what());

@@ -5,31 +5,34 @@ namespace attnviz::io {
 WeightSlot matrixSlot(std::vector<std::string> names, engine::RowMatrix& into, std::int64_t rows,
                       std::int64_t cols)
 {
-    return {std::move(names), {rows, cols}, [&into, rows, cols](std::span<const float> values) {
-                into = engine::ConstMatrixView(values.data(), rows, cols);
+    return {std::move(names), {rows, cols}, [&into, rows, cols](const StoredTensor& values) {
+                into.resize(rows, cols);
+                values.convertInto({into.data(), static_cast<std::size_t>(into.size())});
             }};
 }
 
 WeightSlot transposedSlot(std::vector<std::string> names, engine::RowMatrix& into,
                           std::int64_t rows, std::int64_t cols)
 {
-    return {std::move(names), {cols, rows}, [&into, rows, cols](std::span<const float> values) {
-                into = engine::ConstMatrixView(values.data(), cols, rows).transpose();
+    return {std::move(names), {cols, rows}, [&into, rows, cols](const StoredTensor& values) {
+                const std::vector<float> stored = values.floats();
+                into = engine::ConstMatrixView(stored.data(), cols, rows).transpose();
             }};
 }
 
 WeightSlot vectorSlot(std::vector<std::string> names, Eigen::RowVectorXf& into, std::int64_t size)
 {
-    return {std::move(names), {size}, [&into, size](std::span<const float> values) {
-                into = Eigen::Map<const Eigen::RowVectorXf>(values.data(), size);
+    return {std::move(names), {size}, [&into, size](const StoredTensor& values) {
+                into.resize(size);
+                values.convertInto({into.data(), static_cast<std::size_t>(size)});
             }};
 }
 
 WeightSlot optionalVectorSlot(std::vector<std::string> names,
                               std::optional<Eigen::RowVectorXf>& into, std::int64_t size)
 {
-    return {std::move(names), {size}, [&into, size](std::span<const float> values) {
-                into = Eigen::Map<const Eigen::RowVectorXf>(values.data(), size);
+    return {std::move(names), {size}, [&into, size](const StoredTensor& values) {
+                values.convertInto({into.emplace(size).data(), static_cast<std::size_t>(size)});
             }};
 }
 
