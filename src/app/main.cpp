@@ -6,6 +6,7 @@
 #include "app/settings_store.h"
 #include "app/step_panel.h"
 #include "app/walkthrough_runner.h"
+#include "lesson/freed_memory.h"
 #include "ui_model_panel.h"
 
 #include <QApplication>
@@ -120,6 +121,7 @@ bool hasDisplay()
 
 int main(int argc, char** argv)
 {
+    attnviz::lesson::keepFreedMemoryForReuse();
     const Options options;
     if (needsNoWindow(argc, argv) || !hasDisplay()) {
         QCoreApplication core(argc, argv);

@@ -2,6 +2,7 @@
 #include "cli/command.h"
 #include "io/file_error.h"
 #include "io/removed_on_signal.h"
+#include "lesson/freed_memory.h"
 
 #include <cstdio>
 #include <iostream>
@@ -32,6 +33,7 @@ void printUsage(std::FILE* out)
 int main(int argc, char** argv)
 {
     using namespace attnviz::cli;
+    attnviz::lesson::keepFreedMemoryForReuse();
     // Ctrl-C, SIGTERM or SIGHUP part-way through a write leave no partial file behind.
     attnviz::io::removeUnfinishedOutputOnSignals();
     const std::vector<std::string> args(argv + 1, argv + argc);

@@ -448,7 +448,10 @@ void TransformerModel::computeLogits(const Tensor& last, bool allPositions, Tens
     const RowMatrix& output = m_config.tiedOutput ? m_weights.decoder.embedding : m_weights.output;
     logits = Tensor({{"batch", 1}, {"token", rows}, {"vocab", m_config.vocabSize}});
     MatrixView out = logits.matrix({0});
-    out.noalias() = last.matrix({0}).bottomRows(rows) * output.transpose();
+    if (rows == 1) // a matrix-vector product: a general product would first repack all of `output`
+        out.row(0).transpose().noalias() = output * last.matrix({0}).row(tokens - 1).transpose();
+    else
+        out.noalias() = last.matrix({0}).bottomRows(rows) * output.transpose();
     if (m_weights.outputBias)
         out.rowwise() += *m_weights.outputBias;
     try {

@@ -2,6 +2,7 @@
 
 #include "io/checkpoint/model_error.h"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -39,15 +40,24 @@ float valueAt(const TensorEntry& t, std::size_t i)
 }
 
 // The first value whose exponent bits are all set (an infinity or a NaN), read from the stored
-// bits: a scan of the bytes, with no conversion and no allocation.
+// bits: a scan of the bytes, with no conversion. Blocks are copied out (the data need not be
+// aligned) and scanned without an early exit, which the compiler turns into vector
+// instructions; only a block with a bad value is searched for its position.
 template <typename Bits>
 std::optional<std::size_t> firstAllOnes(const char* bytes, std::size_t n, Bits exponent)
 {
-    for (std::size_t i = 0; i < n; ++i) {
-        Bits bits = 0;
-        std::memcpy(&bits, bytes + sizeof(Bits) * i, sizeof(Bits));
-        if ((bits & exponent) == exponent)
-            return i;
+    constexpr std::size_t kBlock = 4096;
+    Bits block[kBlock];
+    for (std::size_t start = 0; start < n; start += kBlock) {
+        const std::size_t count = std::min(n - start, kBlock);
+        std::memcpy(block, bytes + sizeof(Bits) * start, sizeof(Bits) * count);
+        Bits any = 0;
+        for (std::size_t i = 0; i < count; ++i)
+            any |= static_cast<Bits>((block[i] & exponent) == exponent);
+        if (any)
+            for (std::size_t i = 0; i < count; ++i)
+                if ((block[i] & exponent) == exponent)
+                    return start + i;
     }
     return std::nullopt;
 }
