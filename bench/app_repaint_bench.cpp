@@ -10,6 +10,7 @@
 #include "app/model_panel.h"
 #include "app/step_panel.h"
 #include "app/session.h"
+#include "lesson/freed_memory.h"
 #include "lesson/imported_run.h"
 #include "lesson/model_walkthrough.h"
 #include "lesson/step_view.h"
@@ -35,6 +36,7 @@ QApplication& application()
     static char* argv[] = {name, nullptr};
     qputenv("QT_QPA_PLATFORM", "offscreen");
     QStandardPaths::setTestModeEnabled(true);
+    lesson::keepFreedMemoryForReuse(); // as the app's main does
     static QApplication app(argc, argv);
     return app;
 }
@@ -192,7 +194,7 @@ void BM_Llama1BOneHeadsFullStepTrace(benchmark::State& state)
     HeatmapView view;
     view.resize(900, 800);
     view.show();
-    int layer = 0;
+    static int layer = 0; // across repetitions: each opens another layer
     for (auto _ : state) {
         layer = (layer + 5) % run->config.decoderLayers;
         const auto w = lesson::walkthroughForBlock(run, {layer, engine::Block::MaskedSelf, -1});
@@ -202,7 +204,12 @@ void BM_Llama1BOneHeadsFullStepTrace(benchmark::State& state)
         view.repaint();
     }
 }
-BENCHMARK(BM_Llama1BOneHeadsFullStepTrace)->Unit(benchmark::kMillisecond)->UseRealTime();
+// One open per repetition, each of another layer: every open is seen, not an average.
+BENCHMARK(BM_Llama1BOneHeadsFullStepTrace)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->Iterations(1)
+    ->Repetitions(8);
 
 // Hovering a 1024 × 1024 heatmap: the crosshair moves and the view repaints.
 void BM_Hover1024HeatmapRepaint(benchmark::State& state)

@@ -132,7 +132,7 @@ TEST_F(StreamedFileChanged, IsASentenceNotACrash)
         ADD_FAILURE() << "a pass over a truncated checkpoint went through";
     } catch (const engine::InputError& e) {
         EXPECT_THAT(e.what(), HasSubstr("Layer 0 cannot be read"));
-        EXPECT_THAT(e.what(), HasSubstr("changed on disk after it was opened"));
+        EXPECT_THAT(e.what(), HasSubstr("changed on disk after it was opened; open it again."));
         EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos);
     }
 }

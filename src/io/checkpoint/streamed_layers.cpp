@@ -31,8 +31,12 @@ engine::LayerWeights StreamedLayers::load(int layer) const
                 slots[i].fill(StoredTensor(read, m_files->label()));
             }
     } catch (const ModelError& e) {
-        throw engine::InputError(std::string("Layer ") + std::to_string(layer) +
-                                 " cannot be read: " + e.what());
+        // File errors come without a full stop, ModelErrors with one: the sentence gets one.
+        std::string why = e.what();
+        if (why.ends_with('.'))
+            why.pop_back();
+        throw engine::InputError("Layer " + std::to_string(layer) + " cannot be read: " + why +
+                                 ".");
     }
     engine::StackWeights& stack = m_config.hasEncoder() ? weights.encoder : weights.decoder;
     if (layer < 0 || static_cast<std::size_t>(layer) >= stack.layers.size())
