@@ -37,8 +37,9 @@ QApplication& application()
     qputenv("QT_QPA_PLATFORM", "offscreen");
     QStandardPaths::setTestModeEnabled(true);
     lesson::keepFreedMemoryForReuse(); // as the app's main does
-    static QApplication app(argc, argv);
-    return app;
+    // Never destroyed: destroyed among the exit handlers, after Qt's own statics, it crashed.
+    static QApplication* app = new QApplication(argc, argv);
+    return *app;
 }
 
 void waitForComputation(MainWindow& window)
