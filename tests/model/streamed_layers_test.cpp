@@ -8,6 +8,8 @@
 #include "engine/transformer_model.h"
 #include "io/checkpoint/model_folder.h"
 #include "lesson/memory_budget.h"
+#include "lesson/model_run.h"
+#include "lesson/model_walkthrough.h"
 #include "lesson/parameter_count.h"
 
 #include <gmock/gmock.h>
@@ -103,6 +105,42 @@ TEST_P(StreamedLayers, RecomputedAttentionIsTheWholeLayersFirstBlock)
 INSTANTIATE_TEST_SUITE_P(Folders, StreamedLayers,
                          ::testing::Values("llama3", "tinyllama", "mistral", "qwen2", "smollm",
                                            "gpt2", "bert"));
+
+// The overview's thumbnails of a streamed model read no layer: their walkthroughs carry the
+// mask of the block's policy and no module. A full walkthrough has the module, with the same
+// weights a held model gives.
+TEST(StreamedLayersWalkthrough, ThumbnailsReadNoLayerAndFullWalkthroughsHaveTheModule)
+{
+    const std::string folder = (kHf / "mistral").string();
+    lesson::RunRequest request;
+    request.text = "The capital of France is Paris";
+    const auto run = std::make_shared<const lesson::ModelRun>(lesson::runModelOnText(
+        std::make_shared<const io::LoadedModel>(
+            io::loadModel(folder, {}, io::LayerStreaming::Always)),
+        request));
+    const auto held = std::make_shared<const lesson::ModelRun>(lesson::runModelOnText(
+        std::make_shared<const io::LoadedModel>(
+            io::loadModel(folder, {}, io::LayerStreaming::Never)),
+        request));
+    const lesson::BlockChoice choice{1, engine::Block::MaskedSelf, -1};
+    const auto weightsOnly = engine::AttentionKeep::only({engine::AttentionStep::Weights});
+    const auto thumbnail = lesson::walkthroughForBlock(run, choice, weightsOnly);
+    EXPECT_EQ(thumbnail->module, nullptr);
+    const auto heldThumbnail = lesson::walkthroughForBlock(held, choice, weightsOnly);
+    ASSERT_NE(heldThumbnail->module, nullptr);
+    EXPECT_EQ(thumbnail->mask.causal, heldThumbnail->mask.causal);
+    EXPECT_EQ(thumbnail->mask.window, heldThumbnail->mask.window);
+    EXPECT_TRUE(thumbnail->mask.window.has_value()); // Mistral's window, on every layer
+    EXPECT_TRUE(sameBits(thumbnail->trace->weights, heldThumbnail->trace->weights));
+
+    const auto full = lesson::walkthroughForBlock(run, choice);
+    const auto heldFull = lesson::walkthroughForBlock(held, choice);
+    ASSERT_NE(full->module, nullptr);
+    EXPECT_EQ(full->module->weights().wK, heldFull->module->weights().wK);
+    EXPECT_EQ(full->module->weights().wO, heldFull->module->weights().wO);
+    EXPECT_TRUE(sameBits(full->trace->scores, heldFull->trace->scores));
+    EXPECT_TRUE(sameBits(full->trace->kRotated, heldFull->trace->kRotated));
+}
 
 TEST(StreamedLayersChoice, SmallModelsAreHeldAndTwoStackModelsNeverStream)
 {
