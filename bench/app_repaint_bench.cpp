@@ -119,13 +119,12 @@ std::shared_ptr<const lesson::ModelRun> realSizeRun()
     return run;
 }
 
-// Opening the whole-model overview: 144 thumbnails built and painted.
-void BM_OverviewOf144HeadsAt1024Tokens(benchmark::State& state)
+// Opening the whole-model overview of `run`: every thumbnail built and painted.
+void timeOverview(benchmark::State& state, const std::shared_ptr<const lesson::ModelRun>& run,
+                  QSize size)
 {
-    application();
-    const auto run = realSizeRun();
     ModelOverview overview;
-    overview.resize(1400, 900);
+    overview.resize(size);
     overview.setVisible(true);
     QApplication::processEvents();
     for (auto _ : state) {
@@ -133,6 +132,13 @@ void BM_OverviewOf144HeadsAt1024Tokens(benchmark::State& state)
         overview.repaint();
     }
     state.counters["heatmaps"] = static_cast<double>(overview.views().size());
+}
+
+// 144 thumbnails.
+void BM_OverviewOf144HeadsAt1024Tokens(benchmark::State& state)
+{
+    application();
+    timeOverview(state, realSizeRun(), {1400, 900});
 }
 BENCHMARK(BM_OverviewOf144HeadsAt1024Tokens)->Unit(benchmark::kMillisecond)->UseRealTime();
 
@@ -172,15 +178,7 @@ void BM_Llama1BOverviewOf512Heads(benchmark::State& state)
         state.SkipWithError("no /tmp/attnviz-llama-1b (tools/make_real_size_llama.py)");
         return;
     }
-    ModelOverview overview;
-    overview.resize(1600, 1000);
-    overview.setVisible(true);
-    QApplication::processEvents();
-    for (auto _ : state) {
-        overview.show(run, {0, engine::Block::MaskedSelf, -1});
-        overview.repaint();
-    }
-    state.counters["heatmaps"] = static_cast<double>(overview.views().size());
+    timeOverview(state, run, {1600, 1000});
 }
 BENCHMARK(BM_Llama1BOverviewOf512Heads)->Unit(benchmark::kMillisecond)->UseRealTime();
 
