@@ -97,22 +97,39 @@ std::string normLabel(const ModelConfig& c)
     return c.normKind == NormKind::RmsNorm ? "RMSNorm" : "LayerNorm";
 }
 
+// A norm's bias: only a LayerNorm that has one.
+Eigen::Index normBiasSize(const ModelConfig& c)
+{
+    return c.normKind == NormKind::LayerNorm ? c.modelWidth : 0;
+}
+
 // A gain, and a bias only for a LayerNorm that has one.
 void expectNorm(const LayerNormWeights& n, const ModelConfig& c, const std::string& what)
 {
     const std::string norm = what + " " + normLabel(c);
     expectSize(n.gain, c.modelWidth, norm + " gain");
-    expectSize(n.bias, c.normKind == NormKind::LayerNorm ? c.modelWidth : 0, norm + " bias");
+    expectSize(n.bias, normBiasSize(c), norm + " bias");
 }
 
-// Shapes from the block's description: w_q [H·Pqk, D], w_k [H_kv·Pqk, D], w_v [H_kv·Pv, D],
-// w_o [D, H·Pv], and the biases the configuration gives them.
+// The rows of w_q, w_k and w_v and the columns of w_o, from the block's description:
+// w_q [H·Pqk, D], w_k [H_kv·Pqk, D], w_v [H_kv·Pv, D], w_o [D, H·Pv].
+struct ProjectionSizes {
+    Eigen::Index queries, keys, values, concat;
+};
+
+ProjectionSizes projectionSizes(const AttentionDescription& d)
+{
+    const Eigen::Index H = d.queryHeads, Hkv = d.keyValueHeads;
+    return {H * d.queryKeySize, Hkv * d.queryKeySize, Hkv * d.valueSize, H * d.valueSize};
+}
+
+// Shapes from the block's description (projectionSizes) and the biases the configuration gives
+// them.
 void expectAttention(const AttentionWeights& w, const AttentionDescription& d, const ModelConfig& c,
                      const std::string& what)
 {
-    const Eigen::Index D = c.modelWidth, H = d.queryHeads, Hkv = d.keyValueHeads;
-    const Eigen::Index queries = H * d.queryKeySize, keys = Hkv * d.queryKeySize,
-                       values = Hkv * d.valueSize, concat = H * d.valueSize;
+    const Eigen::Index D = c.modelWidth;
+    const auto [queries, keys, values, concat] = projectionSizes(d);
     expectShape(w.wQ, queries, D, what + " w_q");
     expectShape(w.wK, keys, D, what + " w_k");
     expectShape(w.wV, values, D, what + " w_v");
@@ -195,6 +212,30 @@ AttentionDescription attentionDescription(const ModelConfig& config, int layer, 
     return d;
 }
 
+std::int64_t layerParameterCount(const ModelConfig& c, bool decoder, int layer)
+{
+    const Eigen::Index D = c.modelWidth, F = c.feedForwardWidth;
+    const Eigen::Index norm = D + normBiasSize(c);
+    Eigen::Index n = 0;
+    for (const Block b : layerBlocks(c, decoder)) {
+        if (!isAttention(b))
+            continue;
+        const auto [queries, keys, values, concat] =
+            projectionSizes(attentionDescription(c, layer, b));
+        n += (queries + keys + values) * D + D * concat + norm;
+        if (c.hasAttentionBias())
+            n += queries + keys + values;
+        if (c.hasOutputProjectionBias())
+            n += D;
+    }
+    // W1 reads the block's input, and so does the gate of a gated block.
+    const Eigen::Index branches = c.feedForwardKind == FeedForwardKind::Gated ? 2 : 1;
+    n += branches * F * D + D * F + norm;
+    if (c.hasMlpBias())
+        n += branches * F + D;
+    return n;
+}
+
 std::vector<int> Ablation::headsOf(int layer, Block block) const
 {
     std::vector<int> out;
@@ -221,18 +262,17 @@ TransformerModel::TransformerModel(ModelConfig config, ModelWeights weights)
         throw InputError("Only a model with one stack streams its layers; this one has an "
                          "encoder and a decoder.");
     checkWeights();
-    const auto build = [&](StackWeights& stackWeights, Stack& stack, bool decoder) {
+    const auto build = [&](StackWeights& stackWeights, Stack& stack) {
         stack.weights = &stackWeights;
-        stack.decoder = decoder;
         for (std::size_t L = 0; L < stackWeights.layers.size(); ++L)
             stack.layers.push_back(
                 buildLayer(std::move(stackWeights.layers[L]), static_cast<int>(L)));
         stackWeights.layers.clear();
     };
     if (m_config.hasEncoder())
-        build(m_weights.encoder, m_encoder, false);
+        build(m_weights.encoder, m_encoder);
     if (m_config.hasDecoder())
-        build(m_weights.decoder, m_decoder, true);
+        build(m_weights.decoder, m_decoder);
 }
 
 std::shared_ptr<const ModelLayer> TransformerModel::buildLayer(LayerWeights weights,

@@ -39,6 +39,11 @@ struct Ablation {
 /// model builds its modules and checks their weights from it, walkthroughs read it from the module.
 AttentionDescription attentionDescription(const ModelConfig& config, int layer, Block block);
 
+/// How many numbers layer `layer` of the encoder (`decoder` false) or the decoder holds: the
+/// shapes the model holds every layer's weights to, so a streamed model is counted without
+/// reading its layers.
+std::int64_t layerParameterCount(const ModelConfig& config, bool decoder, int layer);
+
 /// One layer as the model computes with it: the attention modules, which own their projections,
 /// and the rest of the layer's weights.
 struct ModelLayer {
@@ -100,7 +105,6 @@ public:
 private:
     struct Stack {
         const StackWeights* weights = nullptr;
-        bool decoder = false;
         std::vector<std::shared_ptr<const ModelLayer>> layers; ///< empty when streamed
     };
     std::shared_ptr<const ModelLayer> buildLayer(LayerWeights weights, int layer) const;

@@ -123,10 +123,15 @@ MappedFile& MappedFile::operator=(MappedFile&& other) noexcept
     return *this;
 }
 
+bool MappedFile::holds(std::span<const char> part) const
+{
+    return part.data() >= m_data && part.data() + part.size() <= m_data + m_size;
+}
+
 void MappedFile::readAt(std::span<const char> part, char* out) const
 {
     const std::string shown = printable(m_path);
-    if (m_fd < 0 || part.data() < m_data || part.data() + part.size() > m_data + m_size)
+    if (m_fd < 0 || !holds(part))
         throw FileError("cannot read " + shown + ": the bytes asked for are not in the file");
     struct stat info { };
     if (::fstat(m_fd, &info) != 0)
@@ -149,7 +154,7 @@ void MappedFile::readAt(std::span<const char> part, char* out) const
 
 void MappedFile::release(std::span<const char> part) const
 {
-    if (!m_data || part.data() < m_data || part.data() + part.size() > m_data + m_size)
+    if (!m_data || !holds(part))
         return;
     const auto page = static_cast<std::uintptr_t>(::sysconf(_SC_PAGE_SIZE));
     const auto begin = (reinterpret_cast<std::uintptr_t>(part.data()) + page - 1) / page * page;

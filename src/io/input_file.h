@@ -43,6 +43,9 @@ public:
     void readAt(std::span<const char> part, char* out) const;
 
 private:
+    /// Whether `part` lies inside bytes().
+    bool holds(std::span<const char> part) const;
+
     const char* m_data = nullptr;
     std::size_t m_size = 0;
     int m_fd = -1; ///< kept open for readAt

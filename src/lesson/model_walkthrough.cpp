@@ -40,6 +40,14 @@ void setTokens(Walkthrough& w, const ModelRun& run, const engine::ModelTrace& tr
     w.keyLengths = {static_cast<int>(w.keyTokens[0].size())};
 }
 
+// The mask a block's own policy puts in force (causal, a window), as its module's maskInForce
+// gives it for inputs without a mask of their own.
+engine::AttentionMask policyMask(const engine::AttentionTrace& trace)
+{
+    const engine::MaskPolicy& policy = trace.description.mask;
+    return engine::AttentionMask{}.combinedWith(policy.causal, policy.slidingWindow);
+}
+
 // A block of attention weights computed elsewhere: the weights are all there is.
 std::shared_ptr<const Walkthrough> importedBlock(
     const std::shared_ptr<const ModelRun>& run,
@@ -50,8 +58,7 @@ std::shared_ptr<const Walkthrough> importedBlock(
     w->source = ImportSource{run->config.name, choice.layer, choice.block};
     w->crossAttention = choice.block == engine::Block::Cross;
     setTokens(*w, *run, *trace, choice.block);
-    w->mask.causal = block.attention.description.mask.causal;
-    w->mask.window = block.attention.description.mask.slidingWindow;
+    w->mask = policyMask(block.attention);
     w->trace = std::shared_ptr<const engine::AttentionTrace>(trace, &block.attention);
     return w;
 }
@@ -121,15 +128,11 @@ std::shared_ptr<const Walkthrough> walkthroughForBlock(const std::shared_ptr<con
     } else {
         w->keyValueInput = w->queryInput;
     }
-    if (model.streamsLayers() && !needed.keepsAll() && usable) {
-        // Giving the module would read the layer from the checkpoint; a walkthrough of steps
-        // the run kept (the overview's thumbnails, one a layer) is drawn from the trace alone.
-        const engine::MaskPolicy& policy = own.attention.description.mask;
-        w->mask = engine::AttentionMask{}.combinedWith(policy.causal, policy.slidingWindow);
-    } else {
+    w->mask = policyMask(own.attention);
+    // For a streamed model, the module means reading the layer from the checkpoint; a
+    // walkthrough of steps the run kept (the overview's thumbnails, one a layer) does without.
+    if (!model.streamsLayers() || needed.keepsAll() || !usable)
         w->module = model.attentionModule(choice.layer, choice.block);
-        w->mask = w->module->maskInForce({});
-    }
     w->trace = std::shared_ptr<const engine::AttentionTrace>(layer, &own.attention);
     w->source = std::move(source);
     if (run->intact && choice.decodingStep < 0)

@@ -25,41 +25,13 @@ std::int64_t size(const std::optional<engine::LayerNormWeights>& n)
     return n ? size(*n) : 0;
 }
 
-// The numbers one layer holds, from the shapes the model holds every layer to (checkWeights): a
-// streamed model is counted without reading its layers.
-std::int64_t layerParameters(const engine::ModelConfig& c, bool decoder, int layer)
-{
-    const std::int64_t D = c.modelWidth, F = c.feedForwardWidth;
-    const std::int64_t norm = c.normKind == engine::NormKind::LayerNorm ? 2 * D : D;
-    std::int64_t n = 0;
-    for (const engine::Block b : engine::layerBlocks(c, decoder)) {
-        if (!engine::isAttention(b))
-            continue;
-        const engine::AttentionDescription d = engine::attentionDescription(c, layer, b);
-        const std::int64_t queries = std::int64_t{d.queryHeads} * d.queryKeySize,
-                           keys = std::int64_t{d.keyValueHeads} * d.queryKeySize,
-                           values = std::int64_t{d.keyValueHeads} * d.valueSize,
-                           concat = std::int64_t{d.queryHeads} * d.valueSize;
-        n += (queries + keys + values) * D + D * concat + norm;
-        if (c.hasAttentionBias())
-            n += queries + keys + values;
-        if (c.hasOutputProjectionBias())
-            n += D;
-    }
-    const std::int64_t branches = c.feedForwardKind == engine::FeedForwardKind::Gated ? 2 : 1;
-    n += branches * F * D + D * F + norm;
-    if (c.hasMlpBias())
-        n += branches * F + D;
-    return n;
-}
-
 std::vector<std::int64_t> layerCounts(const engine::ModelConfig& c, bool decoder)
 {
     std::vector<std::int64_t> out;
     const int layers = decoder ? (c.hasDecoder() ? c.decoderLayers : 0)
                                : (c.hasEncoder() ? c.encoderLayers : 0);
     for (int L = 0; L < layers; ++L)
-        out.push_back(layerParameters(c, decoder, L));
+        out.push_back(engine::layerParameterCount(c, decoder, L));
     return out;
 }
 
