@@ -1,5 +1,6 @@
 #include "lesson/trace_export.h"
 
+#include "engine/transformer_model.h"
 #include "io/trace_file.h"
 
 #include <charconv>
@@ -31,8 +32,10 @@ nlohmann::ordered_json rotaryOf(const engine::ModelConfig& c)
             scaling["original_max_position_embeddings"] = s->originalContext;
         }
     }
+    // Every self-attention block turns as many features; its description says how many.
+    const engine::Block self = c.hasEncoder() ? engine::Block::Self : engine::Block::MaskedSelf;
     return {{"rope_theta", c.ropeTheta},
-            {"rotary_dim", c.rotatedSize ? c.rotatedSize : c.headSize()},
+            {"rotary_dim", engine::attentionDescription(c, 0, self).rotatedSize()},
             {"rope_scaling", scaling}};
 }
 
