@@ -19,7 +19,7 @@ CommandSpec mhaSpec()
     return {
         "mha",
         "Usage: attnviz-cli mha CASE.safetensors [--dump OUT.safetensors] [--ablate HEADS]\n"
-        "                      [--threads N] [--max-memory S] [--quiet]",
+        "                      [--online-softmax TILE] [--threads N] [--max-memory S] [--quiet]",
         "Runs one multi-head attention module on the inputs and weights in CASE, prints every step with\n"
         "its shape, and with --dump writes every intermediate to OUT as F32 tensors named\n" +
             stepNames() +
@@ -36,6 +36,11 @@ CommandSpec mhaSpec()
             {"--ablate", "HEADS",
              "switch heads off (e.g. 0,2 or 1-3): their context is computed and kept, their\n"
              "columns of concat are zero, so output leaves them out; the manifest lists them"},
+            {"--online-softmax", "TILE",
+             "compute the softmax online as FlashAttention does, reading each query row's keys in\n"
+             "tiles of TILE keys (at least 1); adds the steps online_max and online_sum\n"
+             "[B,H,Nq,ceil(Nk/TILE)], the running maximum m and sum l after each tile; weights,\n"
+             "context and output are the tiled pass's"},
             threadsOption(),
             maxMemoryOption(),
             {"--quiet", "", "print nothing on success"},
@@ -61,6 +66,9 @@ void printSummary(const lesson::Walkthrough& w)
         variant += ", causal";
     if (w.mask.window)
         variant += ", sliding_window=" + std::to_string(*w.mask.window);
+    if (d.onlineSoftmaxTile)
+        variant += ", online softmax in " + std::to_string(t.tileCount()) + " tiles of " +
+            std::to_string(*d.onlineSoftmaxTile) + " keys";
     std::printf("multi-head attention: batch=%lld, heads=%d, Nq=%lld, Nk=%lld, d_k=%d, d_v=%d, "
                 "out=%lld%s\n",
                 static_cast<long long>(t.batchSize()), w.heads(),
@@ -116,10 +124,14 @@ int run(const std::vector<std::string>& args)
     const int threads = parsed.integer("--threads", 0, 1, engine::kMaxThreads);
     const auto dump = parsed.value("--dump");
     const std::optional<std::uint64_t> memory = maxMemory(parsed);
+    std::optional<std::int64_t> onlineTile;
+    if (parsed.has("--online-softmax"))
+        onlineTile = parsed.integer("--online-softmax", 0, 1,
+                                    static_cast<int>(engine::kMaxOnlineSoftmaxTile));
 
     engine::setThreadCount(threads);
     const std::shared_ptr<const lesson::Walkthrough> w =
-        runCaseArgument(casePath, parsed.value("--ablate"), memory);
+        runCaseArgument(casePath, parsed.value("--ablate"), memory, onlineTile);
     if (dump) {
         try {
             lesson::writeWalkthroughTrace(*dump, *w, false);

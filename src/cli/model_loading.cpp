@@ -38,11 +38,13 @@ lesson::ModelRun runModelArguments(std::shared_ptr<const io::LoadedModel> model,
 
 std::shared_ptr<const lesson::Walkthrough> runCaseArgument(const std::string& casePath,
                                                            const std::optional<std::string>& ablate,
-                                                           std::optional<std::uint64_t> maxMemory)
+                                                           std::optional<std::uint64_t> maxMemory,
+                                                           std::optional<std::int64_t> onlineTile)
 {
     try {
         io::AttentionCase attentionCase =
             io::loadAttentionCase(io::SafetensorsFile::read(casePath));
+        attentionCase.description.onlineSoftmaxTile = onlineTile;
         engine::AttentionOptions options;
         if (ablate)
             options.ablatedHeads = headAblation(*ablate, attentionCase.description.queryHeads);

@@ -32,9 +32,10 @@ lesson::ModelRun runModelArguments(std::shared_ptr<const io::LoadedModel> model,
 /// Reads an `mha` case file (mha's CASE, export's --case) and runs its module, with the heads
 /// `ablate` names (mha's --ablate syntax) switched off. Problems with the file are an
 /// invalid_argument whose sentence starts with the path (a FileError names it already); a head
-/// the module does not have is a UsageError.
-std::shared_ptr<const lesson::Walkthrough> runCaseArgument(const std::string& casePath,
-                                                           const std::optional<std::string>& ablate,
-                                                           std::optional<std::uint64_t> maxMemory);
+/// the module does not have is a UsageError. With `onlineTile` the softmax runs online over key
+/// tiles of that many keys (FlashAttention's), and the trace adds online_max and online_sum.
+std::shared_ptr<const lesson::Walkthrough> runCaseArgument(
+    const std::string& casePath, const std::optional<std::string>& ablate,
+    std::optional<std::uint64_t> maxMemory, std::optional<std::int64_t> onlineTile = {});
 
 } // namespace attnviz::cli

@@ -162,6 +162,15 @@ void checkDescription(const AttentionDescription& d)
                 throw InputError("a slope of the score bias is not a finite number");
     }
     checkSlidingWindow(d.mask.causal, d.mask.slidingWindow);
+    if (d.onlineSoftmaxTile &&
+        (*d.onlineSoftmaxTile < 1 || *d.onlineSoftmaxTile > kMaxOnlineSoftmaxTile))
+        throw InputError("the online softmax's tile is " + str(*d.onlineSoftmaxTile) +
+                         " keys; expected 1 to " + str(kMaxOnlineSoftmaxTile));
+}
+
+std::int64_t AttentionDescription::onlineSoftmaxTiles(std::int64_t keys) const
+{
+    return onlineSoftmaxTile ? (keys + *onlineSoftmaxTile - 1) / *onlineSoftmaxTile : 0;
 }
 
 } // namespace attnviz::engine

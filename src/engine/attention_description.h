@@ -86,6 +86,12 @@ struct AttentionDescription {
     std::optional<float> scoreDivisor;
     std::optional<ScoreBias> scoreBias;
     MaskPolicy mask;
+    /// FlashAttention's online softmax (Dao et al. 2022; Milakov & Gimelshein 2018): each query
+    /// row's keys are read in tiles of this many keys, keeping a running maximum m and a running
+    /// sum ℓ, so no row of scores is ever held whole. Unset: the softmax of whole rows. The
+    /// weights and the context are the same either way (up to rounding); the pass with tiles also
+    /// keeps m and ℓ after every tile (online_max, online_sum).
+    std::optional<std::int64_t> onlineSoftmaxTile;
 
     bool operator==(const AttentionDescription&) const = default;
 
@@ -98,6 +104,9 @@ struct AttentionDescription {
     int rotatedSize() const;
     /// The divisor in force: scoreDivisor, or √Pqk.
     float divisor() const;
+    /// How many key tiles the online softmax reads for `keys` keys: ⌈keys / tile⌉ (0 without
+    /// it).
+    std::int64_t onlineSoftmaxTiles(std::int64_t keys) const;
 
     /// The description of the weights' module when it has `queryHeads` query heads and
     /// `keyValueHeads` K/V heads (0: as many as query heads): the head sizes are the weights' rows
@@ -115,5 +124,8 @@ void checkDescription(const AttentionDescription& d);
 /// The largest head count a description may have; far above any model, small enough that
 /// products of sizes cannot overflow.
 inline constexpr int kMaxAttentionHeads = 1 << 20;
+
+/// The largest key tile of the online softmax: any row longer than this is read in several.
+inline constexpr std::int64_t kMaxOnlineSoftmaxTile = (std::int64_t{1} << 31) - 1;
 
 } // namespace attnviz::engine

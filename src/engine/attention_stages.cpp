@@ -241,6 +241,44 @@ void mask(const StageInputs& in, AttentionTrace& t)
     fillBlocked(t, in.mask, kBlocked, t.masked);
 }
 
+// The plain reading of the online softmax (engine/online_softmax.h): each row's masked scores
+// a tile at a time, m and ℓ after each tile.
+void onlineSoftmax(const StageInputs& in, AttentionTrace& t)
+{
+    const std::int64_t tile = *in.description.onlineSoftmaxTile, tiles = t.tileCount();
+    const std::vector<Axis> axes{{"batch", t.batchSize()},
+                                 {"head", t.numHeads()},
+                                 {"query", t.queryLength()},
+                                 {"tile", tiles}};
+    t.onlineMax.reshape(axes);
+    t.onlineSum.reshape(axes);
+    for (std::int64_t b = 0; b < t.batchSize(); ++b)
+        for (std::int64_t h = 0; h < t.numHeads(); ++h) {
+            const auto masked = std::as_const(t.masked).matrix({b, h});
+            auto m = t.onlineMax.matrix({b, h});
+            auto l = t.onlineSum.matrix({b, h});
+            for (Eigen::Index i = 0; i < masked.rows(); ++i) {
+                float runningMax = kBlocked;
+                double runningSum = 0;
+                for (std::int64_t k = 0; k < tiles; ++k) {
+                    const Eigen::Index k0 = k * tile,
+                                       n = std::min<Eigen::Index>(tile, masked.cols() - k0);
+                    const float tileMax = masked.row(i).segment(k0, n).maxCoeff();
+                    if (tileMax != kBlocked) {
+                        const float newMax = std::max(runningMax, tileMax);
+                        runningSum *= std::exp(static_cast<double>(runningMax) - newMax);
+                        for (Eigen::Index j = k0; j < k0 + n; ++j)
+                            if (masked(i, j) != kBlocked)
+                                runningSum += std::exp(static_cast<double>(masked(i, j)) - newMax);
+                        runningMax = newMax;
+                    }
+                    m(i, k) = runningMax;
+                    l(i, k) = static_cast<float>(runningSum);
+                }
+            }
+        }
+}
+
 void softmaxOf(const Tensor& masked, bool overQueries, bool guarded, Tensor& weights)
 {
     weights.reshape(masked.axes());

@@ -64,6 +64,7 @@ void scores(const StageInputs& in, AttentionTrace& t); ///< Q_h K_{kv(h)}ᵀ
 void scale(const StageInputs& in, AttentionTrace& t); ///< scores / divisor
 void bias(const StageInputs& in, AttentionTrace& t); ///< scaled − slope_h · (i − j)
 void mask(const StageInputs& in, AttentionTrace& t); ///< −∞ where blocked
+void onlineSoftmax(const StageInputs& in, AttentionTrace& t); ///< m, ℓ after each key tile
 void softmax(const StageInputs& in, AttentionTrace& t); ///< over the keys of each row
 void context(const StageInputs& in, AttentionTrace& t); ///< weights · V_{kv(h)}
 void concat(const StageInputs& in, AttentionTrace& t); ///< heads side by side, ablated ones 0
@@ -89,6 +90,7 @@ inline constexpr std::array kAttentionStageTable = {
     AttentionStageInfo{AttentionStage::Scale, "scale", stages::scale},
     AttentionStageInfo{AttentionStage::Bias, "bias", stages::bias},
     AttentionStageInfo{AttentionStage::Mask, "mask", stages::mask},
+    AttentionStageInfo{AttentionStage::OnlineSoftmax, "online_softmax", stages::onlineSoftmax},
     AttentionStageInfo{AttentionStage::Softmax, "softmax", stages::softmax},
     AttentionStageInfo{AttentionStage::Context, "context", stages::context},
     AttentionStageInfo{AttentionStage::Concat, "concat", stages::concat},

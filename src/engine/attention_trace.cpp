@@ -22,6 +22,8 @@ bool stagePresent(AttentionStage stage, const AttentionDescription& description)
         return description.rotary.has_value();
     case AttentionStage::Bias:
         return description.scoreBias.has_value();
+    case AttentionStage::OnlineSoftmax:
+        return description.onlineSoftmaxTile.has_value();
     default:
         return true;
     }

@@ -13,7 +13,7 @@ namespace attnviz::engine {
 
 /// The stages of a forward pass, in order: one function each (engine/attention_stages.h). The
 /// optional ones run only when the module's description has them: Rotate with rotary
-/// positions, Bias with a score bias.
+/// positions, Bias with a score bias, OnlineSoftmax with a key tile.
 enum class AttentionStage {
     Project,
     Split,
@@ -22,6 +22,7 @@ enum class AttentionStage {
     Scale,
     Bias,
     Mask,
+    OnlineSoftmax,
     Softmax,
     Context,
     Concat,
@@ -48,6 +49,8 @@ enum class AttentionStep {
     Scaled,
     Biased,
     Masked,
+    OnlineMax,
+    OnlineSum,
     Weights,
     Context,
     Concat,
@@ -79,6 +82,8 @@ struct AttentionTrace {
     Tensor scaled; ///< [batch, head, query, key]  scores / √d_k
     Tensor biased; ///< [batch, head, query, key]  scaled + the score bias (ALiBi only)
     Tensor masked; ///< [batch, head, query, key]  scaled (or biased), −∞ where blocked
+    Tensor onlineMax; ///< [batch, head, query, tile]  running maximum m after each key tile
+    Tensor onlineSum; ///< [batch, head, query, tile]  running sum ℓ of exp(masked − m) after it
     Tensor weights; ///< [batch, head, query, key]  softmax over keys
     Tensor context; ///< [batch, head, query, d_v]  weights · V_h
     Tensor concat; ///< [batch, query, feature]    heads side by side
@@ -99,6 +104,7 @@ struct AttentionTrace {
         std::int64_t keyValueHeads = 0; ///< H_kv
         std::int64_t queryKey = 0; ///< d_k
         std::int64_t value = 0; ///< d_v
+        std::int64_t tiles = 0; ///< key tiles of the online softmax, ⌈keys / tile⌉ (0 without)
         bool operator==(const Sizes&) const = default;
     };
     Sizes sizes;
@@ -110,6 +116,7 @@ struct AttentionTrace {
     std::int64_t keyLength() const { return sizes.keys; }
     std::int64_t queryKeySize() const { return sizes.queryKey; } ///< d_k
     std::int64_t valueSize() const { return sizes.value; } ///< d_v
+    std::int64_t tileCount() const { return sizes.tiles; }
     /// Whether a step was kept by the pass that filled this trace.
     bool has(AttentionStep s) const { return step(s).rank() != 0; }
     /// Whether the module that made this trace computes the step at all (q_rotated only with
@@ -163,6 +170,10 @@ inline constexpr std::array kAttentionStepTable = {
                       HeadColumns::None, &AttentionTrace::biased, AttentionStage::Bias},
     AttentionStepInfo{AttentionStep::Masked, "masked", "batch,head,query,key", true, true,
                       HeadColumns::None, &AttentionTrace::masked, AttentionStage::Mask},
+    AttentionStepInfo{AttentionStep::OnlineMax, "online_max", "batch,head,query,tile", true, false,
+                      HeadColumns::None, &AttentionTrace::onlineMax, AttentionStage::OnlineSoftmax},
+    AttentionStepInfo{AttentionStep::OnlineSum, "online_sum", "batch,head,query,tile", true, false,
+                      HeadColumns::None, &AttentionTrace::onlineSum, AttentionStage::OnlineSoftmax},
     AttentionStepInfo{AttentionStep::Weights, "weights", "batch,head,query,key", true, true,
                       HeadColumns::None, &AttentionTrace::weights, AttentionStage::Softmax},
     AttentionStepInfo{AttentionStep::Context, "context", "batch,head,query,d_v", true, false,

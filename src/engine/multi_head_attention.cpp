@@ -2,8 +2,10 @@
 
 #include "engine/input_error.h"
 #include "engine/non_finite.h"
+#include "engine/online_softmax.h"
 #include "engine/resolved_mask.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -75,7 +77,15 @@ using ConstBlockView = Eigen::Map<const RowMatrix, 0, Eigen::OuterStride<>>;
 // need.
 struct KeptScoreSteps {
     bool scores = false, scaled = false, biased = false, masked = false, weights = false;
+    bool online = false; ///< online_max and online_sum
     bool wholeRows() const { return scores || scaled || biased; }
+};
+
+// With an online softmax, what a block's rows share: one row's running state, reused row after
+// row, and the tile.
+struct OnlinePass {
+    OnlineSoftmaxRow row;
+    Eigen::Index tile = 0;
 };
 
 // Stages Scores … Context for the query rows [r0, r0 + rows) of query head h (the formula's
@@ -105,10 +115,38 @@ std::optional<NonFiniteStep> firstNonFiniteIn(const float* block, Eigen::Index r
     return std::nullopt;
 }
 
+// With an online softmax (`online` set) the masked rows are whole (−∞ outside [first, last)),
+// and each row's keys are then read tile by tile: m and ℓ after every tile, the context as o / ℓ
+// and the weights from the final m and ℓ. The scores come from the same products as the plain
+// pass's, so the two passes start from the same bits.
+void onlineSoftmaxRow(AttentionTrace& t, std::int64_t b, int h, Eigen::Index i,
+                      const float* masked, const ConstMatrixView& V, OnlinePass& online,
+                      float* weights, Eigen::Index first, Eigen::Index last,
+                      const KeptScoreSteps& kept)
+{
+    const Eigen::Index nk = t.keyLength();
+    OnlineSoftmaxRow& row = online.row;
+    row.restart();
+    for (Eigen::Index k = 0, k0 = 0; k0 < nk; ++k, k0 += online.tile) {
+        const Eigen::Index n = std::min(online.tile, nk - k0);
+        row.addTile(masked + k0, n, V.middleRows(k0, n));
+        if (kept.online) {
+            t.onlineMax.matrix({b, h})(i, k) = row.max();
+            t.onlineSum.matrix({b, h})(i, k) = static_cast<float>(row.sum());
+        }
+    }
+    row.writeContext(&t.context.matrix({b, h})(i, 0));
+    // Over the live keys only, as the plain pass computes its exponentials.
+    std::fill(weights, weights + first, 0.0f);
+    std::fill(weights + last, weights + nk, 0.0f);
+    row.writeWeights(masked + first, last - first, weights + first);
+}
+
 std::optional<NonFiniteStep> attendBlock(const StageInputs& in, AttentionTrace& t,
                                          const ResolvedMask& mask, std::int64_t b, int h,
                                          Eigen::Index r0, Eigen::Index rows, float scale,
-                                         const BlockRows& out, const KeptScoreSteps& kept)
+                                         const BlockRows& out, const KeptScoreSteps& kept,
+                                         OnlinePass* online)
 {
     const AttentionDescription& d = in.description;
     const int g = d.keyValueHeadOf(h);
@@ -166,7 +204,7 @@ std::optional<NonFiniteStep> attendBlock(const StageInputs& in, AttentionTrace& 
         masked.segment(first, live) = before.segment(first, live);
         masked.segment(first, std::max<Eigen::Index>(start - first, 0)).setConstant(kBlocked);
         masked.segment(limit, std::max<Eigen::Index>(last - limit, 0)).setConstant(kBlocked);
-        if (kept.masked) {
+        if (kept.masked || online) {
             masked.head(first).setConstant(kBlocked);
             masked.tail(nk - last).setConstant(kBlocked);
         }
@@ -174,6 +212,10 @@ std::optional<NonFiniteStep> attendBlock(const StageInputs& in, AttentionTrace& 
             for (Eigen::Index j = start; j < limit; ++j)
                 if (keep.allowed[j] == 0)
                     masked(j) = kBlocked;
+        if (online) {
+            onlineSoftmaxRow(t, b, h, i, &masked(0), V, *online, &weights(0), first, last, kept);
+            continue;
+        }
 
         weights.head(first).setZero();
         weights.tail(nk - last).setZero();
@@ -204,9 +246,10 @@ std::optional<NonFiniteStep> attendBlock(const StageInputs& in, AttentionTrace& 
 
     // Context rows are the weighted sums of the value rows (blocked keys weigh 0).
     auto context = t.context.matrix({b, h}).middleRows(r0, rows);
-    context.noalias() =
-        ConstBlockView(out.weights, rows, nk, stride).middleCols(first, live) *
-        V.middleRows(first, live);
+    if (!online)
+        context.noalias() =
+            ConstBlockView(out.weights, rows, nk, stride).middleCols(first, live) *
+            V.middleRows(first, live);
 
     // Where values stop being finite, in step order: the masked scores are the scaled (or
     // biased) ones where they are not blocked, and a softmax of finite numbers is finite.
@@ -242,7 +285,10 @@ void attend(const StageInputs& in, const AttentionKeep& keep, AttentionTrace& t)
     const std::vector<Axis> scoreAxes{{"batch", B}, {"head", H}, {"query", Nq}, {"key", Nk}};
     const KeptScoreSteps kept{keep.has(AttentionStep::Scores), keep.has(AttentionStep::Scaled),
                               keep.has(AttentionStep::Biased) && in.description.scoreBias,
-                              keep.has(AttentionStep::Masked), keep.has(AttentionStep::Weights)};
+                              keep.has(AttentionStep::Masked), keep.has(AttentionStep::Weights),
+                              in.description.onlineSoftmaxTile &&
+                                  (keep.has(AttentionStep::OnlineMax) ||
+                                   keep.has(AttentionStep::OnlineSum))};
     const std::pair<bool, Tensor AttentionTrace::*> steps[] = {
         {kept.scores, &AttentionTrace::scores},   {kept.scaled, &AttentionTrace::scaled},
         {kept.biased, &AttentionTrace::biased},   {kept.masked, &AttentionTrace::masked},
@@ -253,6 +299,12 @@ void attend(const StageInputs& in, const AttentionKeep& keep, AttentionTrace& t)
             (t.*field).reshape(scoreAxes);
         else
             t.*field = Tensor();
+    }
+    for (Tensor* step : {&t.onlineMax, &t.onlineSum}) {
+        if (kept.online)
+            step->reshape({{"batch", B}, {"head", H}, {"query", Nq}, {"tile", t.tileCount()}});
+        else
+            *step = Tensor();
     }
     t.context.reshape(
         {{"batch", B}, {"head", H}, {"query", Nq}, {"d_v", in.description.valueSize}});
@@ -273,13 +325,18 @@ void attend(const StageInputs& in, const AttentionKeep& keep, AttentionTrace& t)
         RowMatrix scratch(5 * kQueryBlock, stride); // Eigen aligns it for its widest vectors
         const auto part = [&](int k) { return scratch.data() + k * kQueryBlock * stride; };
         const BlockRows block{part(0), part(1), part(2), part(3), part(4), stride};
+        std::optional<OnlinePass> online;
+        if (const auto tile = in.description.onlineSoftmaxTile)
+            online = OnlinePass{OnlineSoftmaxRow(in.description.valueSize),
+                                static_cast<Eigen::Index>(std::min(*tile, Nk))};
 #pragma omp for schedule(static)
         for (std::int64_t task = 0; task < tasks; ++task) {
             const std::int64_t head = task / blocksPerHead, b = head / H;
             const int h = static_cast<int>(head % H);
             const Eigen::Index r0 = (task % blocksPerHead) * kQueryBlock;
             const Eigen::Index rows = std::min<Eigen::Index>(kQueryBlock, Nq - r0);
-            if (auto bad = attendBlock(in, t, in.mask, b, h, r0, rows, scale, block, kept))
+            if (auto bad = attendBlock(in, t, in.mask, b, h, r0, rows, scale, block, kept,
+                                       online ? &*online : nullptr))
 #pragma omp critical(attnviz_non_finite)
                 if (!firstBad || bad->step < firstBad->step)
                     firstBad = std::move(bad);
@@ -401,7 +458,8 @@ void MultiHeadAttention::startTrace(const Tensor& query, const Tensor& key,
 {
     t.description = m_description;
     t.sizes = {query.dim(0),       numHeads(),     query.dim(1), key.dim(1),
-               numKeyValueHeads(), queryKeySize(), valueSize()};
+               numKeyValueHeads(), queryKeySize(), valueSize(),
+               m_description.onlineSoftmaxTiles(key.dim(1))};
     t.ablatedHeads = options.ablatedHeads;
 }
 

@@ -33,6 +33,7 @@ std::shared_ptr<const Walkthrough> computeCase(io::AttentionCase c, const std::s
     sizes.keys = c.key.dim(1);
     sizes.queryKey = d.queryKeySize;
     sizes.value = d.valueSize;
+    sizes.tiles = d.onlineSoftmaxTiles(sizes.keys);
     MemoryBudget::forThisMachine(maxMemory).check(
         attentionTraceBytes(sizes, d, module->outputSize(), options.keep),
         "This case (" + std::to_string(sizes.queries) + " queries × " + std::to_string(sizes.keys) +

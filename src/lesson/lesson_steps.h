@@ -35,6 +35,9 @@ inline constexpr TraceView kScoresViews[] = {{engine::AttentionStep::Scores, "sc
 inline constexpr TraceView kScaledViews[] = {{engine::AttentionStep::Scaled, "scaled", "÷ √d_k"}};
 inline constexpr TraceView kBiasedViews[] = {{engine::AttentionStep::Biased, "biased", "+ bias"}};
 inline constexpr TraceView kMaskedViews[] = {{engine::AttentionStep::Masked, "masked", "masked"}};
+inline constexpr TraceView kOnlineViews[] = {
+    {engine::AttentionStep::OnlineMax, "m", "m_t = max(m_{t−1}, max s_tile)"},
+    {engine::AttentionStep::OnlineSum, "ℓ", "ℓ_t = ℓ_{t−1}·e^(m_{t−1} − m_t) + Σ e^(s_tile − m_t)"}};
 inline constexpr TraceView kSoftmaxViews[] = {
     {engine::AttentionStep::Weights, "weights", "softmax"}};
 inline constexpr TraceView kContextViews[] = {
@@ -104,6 +107,7 @@ inline constexpr std::array kLessonSteps = {
     LessonStep{"scaled", kScaledViews, false, {}, StepAnimationKind::None, kAskDivisor},
     LessonStep{"biased", kBiasedViews, false, {}, StepAnimationKind::None, kAskShape},
     LessonStep{"masked", kMaskedViews, false, {}, StepAnimationKind::None, kAskVisibleKeys},
+    LessonStep{"online", kOnlineViews, true, {}, StepAnimationKind::None, kAskShape},
     LessonStep{"softmax", kSoftmaxViews, false, {}, StepAnimationKind::Softmax, kAskStrongestKey},
     LessonStep{
         "context", kContextViews, false, {}, StepAnimationKind::WeightedSum, kAskHeadThenShape},

@@ -58,6 +58,8 @@ std::uint64_t stepElements(const engine::AttentionStepInfo& info,
             extent = s.queryKey;
         else if (axis == "d_v")
             extent = s.value;
+        else if (axis == "tile")
+            extent = s.tiles;
         else if (info.headColumns == engine::HeadColumns::QueryKey)
             extent = heads * s.queryKey;
         else if (info.headColumns == engine::HeadColumns::Value)

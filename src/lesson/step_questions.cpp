@@ -378,6 +378,10 @@ inline constexpr std::array kWrongShapes = {
     WrongShapes{engine::AttentionStep::Scores, kScoreShapeConfusions},
     // A bias changes the scores' values, not their shape.
     WrongShapes{engine::AttentionStep::Biased, kScoreShapeConfusions},
+    // One m per row (what the plain softmax keeps), or one per key (the row held whole).
+    WrongShapes{engine::AttentionStep::OnlineMax,
+                {"batch=B head=H query=Nq", "batch=B head=H query=Nq key=Nk",
+                 "batch=B head=H tile=T", ""}},
     WrongShapes{engine::AttentionStep::Context,
                 {"batch=B head=H query=Nq key=Nk", "batch=B head=H key=Nk d_v=Dv",
                  "batch=B query=Nq feature=H*Dv", ""}},
@@ -437,7 +441,8 @@ std::optional<StepQuestion> shapeQuestion(const Walkthrough& w, const LessonStep
         {"B", t.batchSize()},     {"H", t.numHeads()},
         {"Nq", t.queryLength()},  {"Nk", t.keyLength()},
         {"Dk", t.queryKeySize()}, {"Dv", t.valueSize()},
-        {"D", w.modelWidth()},    {"Po", t.output.rank() ? t.output.dim(2) : 0}};
+        {"D", w.modelWidth()},    {"Po", t.output.rank() ? t.output.dim(2) : 0},
+        {"T", t.tileCount()}};
     const std::string truth = t.step(view.step).shapeString();
     std::vector<QuestionChoice> choices = {{truth, -1}};
     for (const std::string_view shape : row->shapes) {

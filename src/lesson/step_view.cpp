@@ -137,6 +137,8 @@ std::string fillSizes(std::string_view text, const Walkthrough& w)
         {"{Hkvdk}", t.numKeyValueHeads() * w.dk()},
         {"{Hkv}", t.numKeyValueHeads()},
         {"{G}", d.groupSize()},
+        {"{tiles}", t.tileCount()},
+        {"{tile}", d.onlineSoftmaxTile.value_or(0)},
         {"{rot}", d.rotatedSize()},
         {"{B}", t.batchSize()},
         {"{Hlast}", t.numHeads() - 1},
@@ -193,6 +195,19 @@ std::string fillSizes(std::string_view text, const Walkthrough& w)
     return out;
 }
 
+// "0–3", "4–7", …: the keys each tile of the online softmax reads.
+std::vector<std::string> tileLabels(const engine::AttentionTrace& t)
+{
+    const std::int64_t tile = t.description.onlineSoftmaxTile.value_or(1);
+    std::vector<std::string> labels;
+    for (std::int64_t k0 = 0; k0 < t.keyLength(); k0 += tile) {
+        const std::int64_t last = std::min(k0 + tile, t.keyLength()) - 1;
+        labels.push_back(last == k0 ? std::to_string(k0)
+                                    : std::to_string(k0) + "–" + std::to_string(last));
+    }
+    return labels;
+}
+
 Heatmap traceHeatmap(const std::shared_ptr<const Walkthrough>& w, engine::AttentionStep step,
                      int batch, int head, std::string title, std::string caption)
 {
@@ -205,6 +220,8 @@ Heatmap traceHeatmap(const std::shared_ptr<const Walkthrough>& w, engine::Attent
             return w->queryTokens[b];
         if (axis == "key")
             return w->keyTokens[b];
+        if (axis == "tile")
+            return tileLabels(*w->trace);
         return indexLabels(size);
     };
     const auto& axes = t.axes();

@@ -162,6 +162,8 @@ nlohmann::ordered_json walkthroughManifest(const Walkthrough& w)
         m["layer"] = i->layer;
         m["block"] = engine::blockName(i->block);
     }
+    if (const auto tile = w.description().onlineSoftmaxTile)
+        configuration["online_softmax_tile"] = *tile;
     m["configuration"] = std::move(configuration);
     if (!w.trace->ablatedHeads.empty())
         m["ablated_heads"] = w.trace->ablatedHeads;
