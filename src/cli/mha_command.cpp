@@ -125,7 +125,7 @@ int run(const std::vector<std::string>& args)
     const auto dump = parsed.value("--dump");
     const std::optional<std::uint64_t> memory = maxMemory(parsed);
     std::optional<std::int64_t> onlineTile;
-    if (parsed.has("--online-softmax"))
+    if (parsed.value("--online-softmax"))
         onlineTile = parsed.integer("--online-softmax", 0, 1,
                                     static_cast<int>(engine::kMaxOnlineSoftmaxTile));
 
