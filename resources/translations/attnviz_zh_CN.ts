@@ -785,6 +785,18 @@
         <source>&lt;p&gt;A sliding window on the causal mask: query i sees only keys i − W + 1 … i, as in Mistral. What lies further back reaches it only through the layers below.&lt;/p&gt;</source>
         <translation>&lt;p&gt;因果掩码上的滑动窗口：查询 i 只看到键 i − W + 1 … i，和 Mistral 一样。更早的信息只能通过下面的层传到它。&lt;/p&gt;</translation>
     </message>
+    <message>
+        <source>Softmax tile</source>
+        <translation>softmax 分块</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;Compute the softmax online, as FlashAttention does: each query row&apos;s keys are read in tiles of this many keys, keeping only a running maximum m, a running sum ℓ and a running output. The walkthrough gains the step “online softmax” with m and ℓ after every tile; the weights and the context come out the same.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;像 FlashAttention 那样在线计算 softmax：每个查询行的键按这里的个数分块读取，只保留累计最大值 m、累计和 ℓ 以及累计输出。逐步讲解中会多出“在线 softmax”一步，显示每读完一块后的 m 和 ℓ；注意力权重和上下文结果不变。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>whole rows</source>
+        <translation>整行</translation>
+    </message>
 </context>
 <context>
     <name>LessonFiles</name>
@@ -1276,6 +1288,66 @@
     <message>
         <source>&lt;p&gt;Nothing is computed, so there is no cell to explain.&lt;/p&gt;</source>
         <translation>&lt;p&gt;尚未计算任何内容，因此没有可解释的单元格。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;&lt;b&gt;Head %1 · query %2 · after tile %3 (keys %4–%5)&lt;/b&gt;&lt;/p&gt;</source>
+        <translation>&lt;p&gt;&lt;b&gt;头 %1 · 查询 %2 · 读完第 %3 块之后（键 %4–%5）&lt;/b&gt;&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>The row read tile by tile</source>
+        <translation>逐块读取这一行</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;m is the largest score so far, ℓ the sum of exp(s − m) so far and o the values weighted by exp(s − m). When a tile raises m, the earlier ℓ and o are multiplied by exp(m&lt;sub&gt;old&lt;/sub&gt; − m&lt;sub&gt;new&lt;/sub&gt;) first.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;m 是目前为止最大的分数，ℓ 是目前为止 exp(s − m) 的和，o 是按 exp(s − m) 加权的值之和。某一块使 m 变大时，先把之前的 ℓ 和 o 乘以 exp(m&lt;sub&gt;旧&lt;/sub&gt; − m&lt;sub&gt;新&lt;/sub&gt;)。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>tile</source>
+        <translation>块</translation>
+    </message>
+    <message>
+        <source>keys</source>
+        <translation>键</translation>
+    </message>
+    <message>
+        <source>tile&apos;s max</source>
+        <translation>块内最大值</translation>
+    </message>
+    <message>
+        <source>m</source>
+        <translation>m</translation>
+    </message>
+    <message>
+        <source>rescale</source>
+        <translation>重缩放</translation>
+    </message>
+    <message>
+        <source>ℓ</source>
+        <translation>ℓ</translation>
+    </message>
+    <message>
+        <source>o</source>
+        <translation>o</translation>
+    </message>
+    <message>
+        <source>Tile %1</source>
+        <translation>第 %1 块</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;Every key of this tile is blocked: m and ℓ stay as they were (m = %1, ℓ = %2).&lt;/p&gt;</source>
+        <translation>&lt;p&gt;这一块的键全部被屏蔽：m 和 ℓ 保持不变（m = %1，ℓ = %2）。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;Scores: %1&lt;br&gt;m = max(%2, %3) = &lt;b&gt;%4&lt;/b&gt; (the trace&apos;s online_max: %5)&lt;br&gt;rescale = exp(%2 − %4) = %6&lt;br&gt;exp(s − m): %7&lt;br&gt;ℓ = %8 × %6 + %9 = &lt;b&gt;%10&lt;/b&gt; (the trace&apos;s online_sum: %11)&lt;/p&gt;</source>
+        <translation>&lt;p&gt;分数：%1&lt;br&gt;m = max(%2, %3) = &lt;b&gt;%4&lt;/b&gt;（计算轨迹中的 online_max：%5）&lt;br&gt;重缩放因子 = exp(%2 − %4) = %6&lt;br&gt;exp(s − m)：%7&lt;br&gt;ℓ = %8 × %6 + %9 = &lt;b&gt;%10&lt;/b&gt;（计算轨迹中的 online_sum：%11）&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>After the last tile</source>
+        <translation>读完最后一块之后</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;o ÷ ℓ = (%1%3) — the trace&apos;s context row: (%2%3), the same as softmax · V without ever holding the row whole.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;o ÷ ℓ = (%1%3)——计算轨迹中的上下文行：(%2%3)，与 softmax · V 相同，却从未同时保存整行分数。&lt;/p&gt;</translation>
     </message>
 </context>
 <context>

@@ -190,6 +190,85 @@ QString contextHtml(const lesson::Walkthrough& w, const lesson::ContextCellArith
     return html;
 }
 
+// The output o is shown by its first features: enough to follow the rescale by hand.
+constexpr std::size_t kOutputFeatures = 4;
+
+QString outputText(const std::vector<double>& o)
+{
+    QStringList parts;
+    for (std::size_t c = 0; c < std::min(o.size(), kOutputFeatures); ++c)
+        parts << number(o[c]);
+    return "(" + parts.join(", ") + (o.size() > kOutputFeatures ? ", …)" : ")");
+}
+
+QString onlineHtml(const lesson::Walkthrough& w, const lesson::OnlineCellArithmetic& a)
+{
+    const lesson::CellAddress& c = a.cell;
+    const engine::OnlineSoftmaxTile& tile = a.tiles[static_cast<std::size_t>(c.column)];
+    QString html = CellArithmeticDialog::tr("<p><b>Head %1 · query %2 · after tile %3 (keys %4–%5)"
+                                            "</b></p>")
+                       .arg(c.head)
+                       .arg(token(w.queryTokens, c.batch, c.query))
+                       .arg(c.column)
+                       .arg(tile.firstKey)
+                       .arg(tile.firstKey + tile.keys - 1);
+    html += heading(CellArithmeticDialog::tr("The row read tile by tile"));
+    html += CellArithmeticDialog::tr(
+        "<p>m is the largest score so far, ℓ the sum of exp(s − m) so far and o the values "
+        "weighted by exp(s − m). When a tile raises m, the earlier ℓ and o are multiplied by "
+        "exp(m<sub>old</sub> − m<sub>new</sub>) first.</p>");
+    QString rows = header({CellArithmeticDialog::tr("tile"), CellArithmeticDialog::tr("keys"),
+                           CellArithmeticDialog::tr("tile's max"), CellArithmeticDialog::tr("m"),
+                           CellArithmeticDialog::tr("rescale"), CellArithmeticDialog::tr("ℓ"),
+                           CellArithmeticDialog::tr("o")});
+    for (std::size_t k = 0; k < a.tiles.size(); ++k) {
+        const engine::OnlineSoftmaxTile& t = a.tiles[k];
+        rows += row({QString::number(k),
+                     QStringLiteral("%1–%2").arg(t.firstKey).arg(t.firstKey + t.keys - 1),
+                     number(t.tileMax), number(t.max), number(t.rescale), number(t.sum),
+                     outputText(t.accumulated)},
+                    static_cast<int>(k) == c.column);
+    }
+    html += table(rows);
+    html += heading(CellArithmeticDialog::tr("Tile %1").arg(c.column));
+    const float before =
+        c.column > 0 ? a.tiles[static_cast<std::size_t>(c.column) - 1].max : -INFINITY;
+    const double sumBefore = c.column > 0 ? a.tiles[static_cast<std::size_t>(c.column) - 1].sum : 0;
+    QStringList scores, terms;
+    double added = 0;
+    for (std::size_t j = 0; j < a.tileScores.size(); ++j) {
+        scores << number(a.tileScores[j]);
+        const double e = std::isinf(a.tileScores[j]) ? 0.0 : std::exp(double(a.tileScores[j]) - tile.max);
+        added += e;
+        terms << number(e);
+    }
+    if (std::isinf(tile.tileMax))
+        html += CellArithmeticDialog::tr(
+            "<p>Every key of this tile is blocked: m and ℓ stay as they were (m = %1, ℓ = %2).</p>")
+                    .arg(number(tile.max), number(tile.sum));
+    else
+        html += CellArithmeticDialog::tr(
+                    "<p>Scores: %1<br>m = max(%2, %3) = <b>%4</b> (the trace's online_max: %5)<br>"
+                    "rescale = exp(%2 − %4) = %6<br>exp(s − m): %7<br>"
+                    "ℓ = %8 × %6 + %9 = <b>%10</b> (the trace's online_sum: %11)</p>")
+                    .arg(scores.join(", "), number(before), number(tile.tileMax),
+                         number(tile.max), number(a.max), number(tile.rescale), terms.join(", "),
+                         number(sumBefore), number(added))
+                    .arg(number(tile.sum), number(a.sum));
+    const engine::OnlineSoftmaxTile& last = a.tiles.back();
+    QStringList context, divided;
+    for (std::size_t f = 0; f < std::min(a.context.size(), kOutputFeatures); ++f) {
+        divided << number(last.sum > 0 ? last.accumulated[f] / last.sum : 0.0);
+        context << number(a.context[f]);
+    }
+    html += heading(CellArithmeticDialog::tr("After the last tile"));
+    html += CellArithmeticDialog::tr("<p>o ÷ ℓ = (%1%3) — the trace's context row: (%2%3), the "
+                                     "same as softmax · V without ever holding the row whole.</p>")
+                .arg(divided.join(", "), context.join(", "),
+                     a.context.size() > kOutputFeatures ? QStringLiteral(", …") : QString());
+    return html;
+}
+
 } // namespace
 
 QString cellArithmeticHtml(const lesson::Walkthrough& w, engine::AttentionStep step,
@@ -204,6 +283,8 @@ QString cellArithmeticHtml(const lesson::Walkthrough& w, engine::AttentionStep s
                    "<p>Cell of <i>%1</i>: every number below is the trace's.</p>")
                    .arg(stepName) +
             scoreHtml(w, *score);
+    if (const auto* online = std::get_if<lesson::OnlineCellArithmetic>(&arithmetic))
+        return onlineHtml(w, *online);
     return contextHtml(w, std::get<lesson::ContextCellArithmetic>(arithmetic));
 }
 

@@ -39,6 +39,7 @@ InputPanel::InputPanel(QWidget* parent)
     m_ui->heads->setMaximum(lesson::kMaxHeadsField);
     m_ui->keyValueHeads->setMaximum(lesson::kMaxHeadsField);
     m_ui->slidingWindow->setMaximum(lesson::kMaxWindowField);
+    m_ui->onlineSoftmaxTile->setMaximum(lesson::kMaxWindowField);
     m_ui->seed->setMaximum(lesson::kMaxSeed);
     m_ui->ropeTheta->setRange(lesson::kMinRopeTheta, lesson::kMaxRopeTheta);
     m_ui->validLengths->setMaxLength(lesson::kMaxValidLengthsLength);
@@ -62,7 +63,8 @@ InputPanel::InputPanel(QWidget* parent)
     connect(m_ui->validLengths, &QLineEdit::textChanged, this, changed);
     connect(m_ui->slidingWindow, &QSpinBox::valueChanged, this, [this] { showMaskControls(); });
     for (QSpinBox* spin : {m_ui->modelWidth, m_ui->heads, m_ui->keyValueHeads, m_ui->queryKeySize,
-                           m_ui->valueSize, m_ui->outputWidth, m_ui->slidingWindow, m_ui->seed})
+                           m_ui->valueSize, m_ui->outputWidth, m_ui->slidingWindow,
+                           m_ui->onlineSoftmaxTile, m_ui->seed})
         connect(spin, &QSpinBox::valueChanged, this, changed);
     connect(m_ui->reroll, &QPushButton::clicked, this, [this] {
         m_ui->seed->setValue(static_cast<int>(QRandomGenerator::global()->bounded(1000000)));
@@ -119,6 +121,7 @@ lesson::PlaygroundSettings InputPanel::settings() const
     s.blockedCells = m_blockedCells;
     s.validLengths = m_ui->validLengths->text().trimmed().toStdString();
     s.slidingWindow = m_ui->slidingWindow->value();
+    s.onlineSoftmaxTile = m_ui->onlineSoftmaxTile->value();
     s.ablatedHeads = m_ablatedHeads;
     s.seed = static_cast<std::uint32_t>(m_ui->seed->value());
     return s;
@@ -142,6 +145,7 @@ void InputPanel::setSettings(const lesson::PlaygroundSettings& s)
     m_ui->mask->setCurrentIndex(static_cast<int>(s.mask));
     m_ui->validLengths->setText(QString::fromStdString(s.validLengths));
     m_ui->slidingWindow->setValue(s.slidingWindow);
+    m_ui->onlineSoftmaxTile->setValue(s.onlineSoftmaxTile);
     m_ui->seed->setValue(static_cast<int>(s.seed));
     m_blockedCells = s.blockedCells;
     m_ablatedHeads = s.ablatedHeads;
@@ -185,6 +189,7 @@ void InputPanel::showProblems(const std::vector<lesson::SettingsProblem>& proble
         {SettingsField::KeyValueHeads, m_ui->keyValueHeadsError},
         {SettingsField::Positions, m_ui->positionsError},
         {SettingsField::SlidingWindow, m_ui->slidingWindowError},
+        {SettingsField::OnlineSoftmaxTile, m_ui->onlineSoftmaxTileError},
         {SettingsField::QueryKeySize, m_ui->queryKeySizeError},
         {SettingsField::ValueSize, m_ui->valueSizeError},
         {SettingsField::OutputWidth, m_ui->outputWidthError},

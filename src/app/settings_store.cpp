@@ -48,6 +48,7 @@ void savePlaygroundSettings(QSettings& store, const lesson::PlaygroundSettings& 
     store.setValue(QStringLiteral("blockedCells"), cells);
     store.setValue(QStringLiteral("validLengths"), QString::fromStdString(s.validLengths));
     store.setValue(QStringLiteral("slidingWindow"), s.slidingWindow);
+    store.setValue(QStringLiteral("onlineSoftmaxTile"), s.onlineSoftmaxTile);
     QStringList heads;
     for (const int h : s.ablatedHeads)
         heads << QString::number(h);
@@ -88,6 +89,7 @@ lesson::PlaygroundSettings loadPlaygroundSettings(const QSettings& store)
     // Kept to a line's worth: a settings file edited by hand cannot make the field huge.
     s.validLengths = get("validLengths", QString()).toString().left(400).toStdString();
     s.slidingWindow = get("slidingWindow", 0).toInt();
+    s.onlineSoftmaxTile = get("onlineSoftmaxTile", 0).toInt();
     for (const QString& head : get("ablatedHeads", {}).toStringList()) {
         bool ok = false;
         const int h = head.toInt(&ok);

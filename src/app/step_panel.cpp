@@ -205,7 +205,8 @@ std::optional<engine::AttentionStep> StepPanel::drillableStep() const
     if (lessonStep().views.empty())
         return std::nullopt;
     const engine::AttentionStep step = lessonStep().views.front().step;
-    if (engine::stepInfo(step).scoreShaped || step == engine::AttentionStep::Context)
+    if (engine::stepInfo(step).scoreShaped || step == engine::AttentionStep::Context ||
+        engine::stepInfo(step).stage == engine::AttentionStage::OnlineSoftmax)
         return step;
     return std::nullopt;
 }

@@ -84,6 +84,21 @@ ContextCellArithmetic contextArithmetic(const engine::AttentionTrace& t, const C
     return a;
 }
 
+OnlineCellArithmetic onlineArithmetic(const engine::AttentionTrace& t, const CellAddress& c)
+{
+    OnlineCellArithmetic a;
+    a.cell = c;
+    a.tiles = engine::onlineSoftmaxOfRow(t, c.batch, c.head, c.query);
+    const engine::OnlineSoftmaxTile& tile = a.tiles[static_cast<std::size_t>(c.column)];
+    const std::vector<float> masked = rowOf(t.masked, c);
+    a.tileScores.assign(masked.begin() + tile.firstKey,
+                        masked.begin() + tile.firstKey + tile.keys);
+    a.max = t.onlineMax.at({c.batch, c.head, c.query, c.column});
+    a.sum = t.onlineSum.at({c.batch, c.head, c.query, c.column});
+    a.context = rowOf(t.context, c);
+    return a;
+}
+
 } // namespace
 
 CellArithmetic cellArithmetic(const Walkthrough& w, engine::AttentionStep step,
@@ -91,12 +106,15 @@ CellArithmetic cellArithmetic(const Walkthrough& w, engine::AttentionStep step,
 {
     const engine::AttentionTrace& t = *w.trace;
     const bool scoreShaped = engine::stepInfo(step).scoreShaped;
-    if (!scoreShaped && step != AttentionStep::Context)
+    const bool online = engine::stepInfo(step).stage == engine::AttentionStage::OnlineSoftmax;
+    if (!scoreShaped && !online && step != AttentionStep::Context)
         return CellArithmeticUnavailable{
             "the arithmetic of a cell is shown for the scores, the scaled and masked scores, the "
-            "weights and the context; this is " +
+            "online softmax, the weights and the context; this is " +
             std::string(engine::stepName(step))};
-    const std::int64_t columns = scoreShaped ? t.keyLength() : t.valueSize();
+    const std::int64_t columns = scoreShaped ? t.keyLength()
+        : online                             ? t.tileCount()
+                                             : t.valueSize();
     if (cell.batch < 0 || cell.batch >= t.batchSize() || cell.head < 0 ||
         cell.head >= t.numHeads() || cell.query < 0 || cell.query >= t.queryLength() ||
         cell.column < 0 || cell.column >= columns)
@@ -105,7 +123,11 @@ CellArithmetic cellArithmetic(const Walkthrough& w, engine::AttentionStep step,
         ? missingSteps(t,
                        {AttentionStep::QHeads, AttentionStep::KHeads, AttentionStep::Scores,
                         AttentionStep::Scaled, AttentionStep::Masked, AttentionStep::Weights})
-        : missingSteps(t, {AttentionStep::VHeads, AttentionStep::Weights, AttentionStep::Context});
+        : online ? missingSteps(t, {AttentionStep::VHeads, AttentionStep::Masked,
+                                    AttentionStep::OnlineMax, AttentionStep::OnlineSum,
+                                    AttentionStep::Context})
+                 : missingSteps(t, {AttentionStep::VHeads, AttentionStep::Weights,
+                                    AttentionStep::Context});
     if (!missing.empty())
         return CellArithmeticUnavailable{
             w.weightsOnly()
@@ -116,6 +138,8 @@ CellArithmetic cellArithmetic(const Walkthrough& w, engine::AttentionStep step,
                     "arithmetic"};
     if (scoreShaped)
         return scoreArithmetic(t, cell);
+    if (online)
+        return onlineArithmetic(t, cell);
     return contextArithmetic(t, cell);
 }
 

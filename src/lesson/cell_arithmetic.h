@@ -1,5 +1,6 @@
 #pragma once
 
+#include "engine/online_softmax.h"
 #include "lesson/walkthrough.h"
 
 #include <cstddef>
@@ -52,16 +53,28 @@ struct ContextCellArithmetic {
     float context = 0; ///< the trace's context at (i, c)
 };
 
+/// One cell of online_max or online_sum (query i after tile t): the online softmax of row i
+/// replayed tile by tile up to t by the engine (engine::onlineSoftmaxOfRow), the scores of tile t,
+/// and, to show where the row ends, its last tile and the trace's context row.
+struct OnlineCellArithmetic {
+    CellAddress cell; ///< column: the tile
+    std::vector<engine::OnlineSoftmaxTile> tiles; ///< every tile of the row, in order
+    std::vector<float> tileScores; ///< the trace's masked scores of tile `cell.column`
+    float max = 0; ///< the trace's online_max at the cell
+    float sum = 0; ///< the trace's online_sum at the cell
+    std::vector<float> context; ///< the trace's context row (o / ℓ after the last tile)
+};
+
 /// Why a cell's arithmetic cannot be shown: a sentence for the window.
 struct CellArithmeticUnavailable {
     std::string reason;
 };
 
-using CellArithmetic =
-    std::variant<ScoreCellArithmetic, ContextCellArithmetic, CellArithmeticUnavailable>;
+using CellArithmetic = std::variant<ScoreCellArithmetic, ContextCellArithmetic,
+                                    OnlineCellArithmetic, CellArithmeticUnavailable>;
 
 /// The arithmetic of `cell` on `step`: score-shaped steps give ScoreCellArithmetic, the context
-/// gives ContextCellArithmetic. Any other step, a cell outside the trace, or a trace that did not
+/// gives ContextCellArithmetic, online_max and online_sum give OnlineCellArithmetic. Any other step, a cell outside the trace, or a trace that did not
 /// keep the intermediates needed (an import, a large model run) gives the reason instead.
 CellArithmetic cellArithmetic(const Walkthrough& w, engine::AttentionStep step,
                               const CellAddress& cell);

@@ -83,6 +83,8 @@ nlohmann::ordered_json playgroundJson(const PlaygroundSettings& s)
     out["valid_lengths"] = s.validLengths;
     if (s.slidingWindow != 0)
         out["sliding_window"] = s.slidingWindow;
+    if (s.onlineSoftmaxTile != 0)
+        out["online_softmax_tile"] = s.onlineSoftmaxTile;
     out["switched_off"] = s.ablatedHeads;
     out["seed"] = s.seed;
     return out;
@@ -266,6 +268,7 @@ PlaygroundSettings readPlayground(const Reader& r)
     // what fits (a message under the field, as when typed).
     s.keyValueHeads = r.bounded("kv_heads", 0, 0, kMaxHeadsField);
     s.slidingWindow = r.bounded("sliding_window", 0, 0, kMaxWindowField);
+    s.onlineSoftmaxTile = r.bounded("online_softmax_tile", 0, 0, kMaxWindowField);
     s.modelWidth = r.bounded("d_model", s.modelWidth, 0, kMaxSizeField);
     s.heads = r.bounded("heads", s.heads, 0, kMaxHeadsField);
     s.queryKeySize = r.bounded("d_k", 0, 0, kMaxSizeField);
@@ -340,7 +343,8 @@ std::string lessonFileText(const LessonFile& lesson)
     // A lesson that a program of version 1 would read as another module says it needs 2.
     const PlaygroundSettings& p = lesson.playground;
     const bool variant = lesson.model.playground() &&
-        (p.keyValueHeads != 0 || p.positions == PositionKind::Rotary || p.slidingWindow != 0);
+        (p.keyValueHeads != 0 || p.positions == PositionKind::Rotary || p.slidingWindow != 0 ||
+         p.onlineSoftmaxTile != 0);
     file["version"] = variant ? LessonFile::kVersion : 1;
     file["language"] = lesson.language;
     if (lesson.model.playground()) {

@@ -224,6 +224,9 @@ std::vector<SettingsProblem> checkSettings(const PlaygroundSettings& s)
         problems.push_back({SettingsField::SlidingWindow,
                             "A sliding window limits how far back a causal query looks: choose "
                             "the causal mask, or set the window to 0."});
+    if (s.onlineSoftmaxTile < 0 || s.onlineSoftmaxTile > kMaxTokens)
+        problems.push_back({SettingsField::OnlineSoftmaxTile,
+                            sizeProblem("The softmax tile", s.onlineSoftmaxTile, kMaxTokens)});
     if (s.outputWidth < 0 || s.outputWidth > kMaxWidth)
         problems.push_back({SettingsField::OutputWidth,
                             sizeProblem("The output width", s.outputWidth, kMaxWidth)});
@@ -329,6 +332,8 @@ std::shared_ptr<const Walkthrough> computeWalkthrough(const PlaygroundSettings& 
         description.mask.slidingWindow = s.slidingWindow;
     if (s.positions == PositionKind::Rotary)
         description.rotary = engine::RotaryPositions{s.ropeTheta, 0};
+    if (s.onlineSoftmaxTile > 0)
+        description.onlineSoftmaxTile = s.onlineSoftmaxTile;
     auto module = std::make_shared<const engine::MultiHeadAttention>(std::move(*weights),
                                                                      std::move(description));
 
@@ -394,6 +399,9 @@ std::uint64_t playgroundBytes(const PlaygroundSettings& s)
     description.valueSize = m.value;
     if (s.positions == PositionKind::Rotary)
         description.rotary = engine::RotaryPositions{s.ropeTheta, 0};
+    if (s.onlineSoftmaxTile > 0)
+        description.onlineSoftmaxTile = s.onlineSoftmaxTile;
+    sizes.tiles = description.onlineSoftmaxTiles(sizes.keys);
     const std::uint64_t trace =
         attentionTraceBytes(sizes, description, m.output, engine::AttentionKeep::all());
     const auto D = static_cast<std::uint64_t>(s.modelWidth);

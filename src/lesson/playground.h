@@ -25,6 +25,7 @@ enum class SettingsField {
     Mask,
     ValidLengths,
     SlidingWindow,
+    OnlineSoftmaxTile,
 };
 
 /// One reason why settings cannot be computed, shown next to its field.

@@ -36,6 +36,9 @@ struct PlaygroundSettings {
     std::string validLengths;
     /// With the causal mask: query i sees only the last W keys up to itself; 0 = no window.
     int slidingWindow = 0;
+    /// The softmax computed online over key tiles of this many keys (FlashAttention); 0 = whole
+    /// rows.
+    int onlineSoftmaxTile = 0;
     /// Heads switched off (their concat columns zero); those ≥ heads are not applied.
     std::set<int> ablatedHeads;
     std::uint32_t seed = 42;

@@ -86,12 +86,13 @@ const QStringList kAllowed = {
     "csv", "attnviz", "heldout", "config", "model", "vocab", "merges", "tokenizer", "UTF",
     // formula words and abbreviations a Chinese textbook writes in Latin letters
     "softmax", "exp", "max", "concat", "RoPE", "LayerNorm", "RMSNorm", "GELU", "ReLU", "FFN",
-    "BPE", "WordPiece", "KV", "QK", "QKᵀ", "MHA", "GQA", "MQA", "inf", "NaN", "nan", "masked_fill",
+    "BPE", "WordPiece", "FlashAttention", "SwiGLU", "KV", "QK", "QKᵀ", "MHA", "GQA", "MQA", "inf", "NaN", "nan", "masked_fill",
     "float", "view", "transpose", "sum", "dim", "mean", "var", "std", "sqrt", "log", "argmax",
     "relu", "gelu", "sublayer", "cos", "sin", "ex", "True", "False", "pad", "MultiHead", "Concat",
     "Attention", "Po", "Pqk", "Pv", "PE", "rearrange",
     // the trace's step names, variables of the formulas (weights_h = softmax(masked_h))
     "tokens", "scores", "scaled", "biased", "masked", "weights", "context", "output",
+    "online_max", "online_sum",
     // keys
     "Ctrl", "Shift", "Alt", "Meta", "Esc", "Home", "End", "Enter", "Tab", "PgUp", "PgDown",
     // units
