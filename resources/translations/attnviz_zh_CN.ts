@@ -391,6 +391,10 @@
         <source>head {1} (K/V head {2})</source>
         <translation>头 {1}（K/V 头 {2}）</translation>
     </message>
+    <message>
+        <source>tile</source>
+        <translation>块</translation>
+    </message>
 </context>
 <context>
     <name>ExportDialog</name>

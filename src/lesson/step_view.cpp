@@ -139,6 +139,8 @@ std::string fillSizes(std::string_view text, const Walkthrough& w)
         {"{G}", d.groupSize()},
         {"{tiles}", t.tileCount()},
         {"{tile}", d.onlineSoftmaxTile.value_or(0)},
+        {"{NqNk}", t.queryLength() * t.keyLength()},
+        {"{NqTile}", t.queryLength() * std::min(d.onlineSoftmaxTile.value_or(0), t.keyLength())},
         {"{rot}", d.rotatedSize()},
         {"{B}", t.batchSize()},
         {"{Hlast}", t.numHeads() - 1},

@@ -144,6 +144,7 @@ constexpr const char* kPhrases[] = {
     QT_TRANSLATE_NOOP("DisplayWords", "batch {1}"),
     QT_TRANSLATE_NOOP("DisplayWords", "query"),
     QT_TRANSLATE_NOOP("DisplayWords", "key"),
+    QT_TRANSLATE_NOOP("DisplayWords", "tile"),
     QT_TRANSLATE_NOOP("DisplayWords", "token"),
     QT_TRANSLATE_NOOP("DisplayWords", "feature"),
     QT_TRANSLATE_NOOP("DisplayWords", "position"),

@@ -78,14 +78,16 @@ const QStringList kAllowed = {
     "English", "SmolLM", "MultiheadAttention", "NPY",
     "AttnViz", "PyTorch", "GPT", "BERT", "Llama", "Mistral", "Transformer", "Qt", "Eigen",
     "QCustomPlot", "NumPy", "Hugging", "Face", "Linguist", "D2L", "KJV", "Genesis", "reverse",
-    "genesis", "induction", "matplotlib", "viridis", "RdBu", "ColorBrewer",
+    "genesis", "induction", "matplotlib", "viridis", "RdBu", "ColorBrewer", "GPU",
+    // authors a glossary entry cites
+    "Shazeer", "Milakov", "Gimelshein", "Xiao", "Dao", "Zhang", "Sennrich",
     // matplotlib's colour map names, which a user looks up by name
     "magma", "cividis", "greys",
     // formats and files
     "PNG", "SVG", "PDF", "CSV", "JSON", "safetensors", "npy", "txt", "json", "pdf", "png", "svg",
     "csv", "attnviz", "heldout", "config", "model", "vocab", "merges", "tokenizer", "UTF",
     // formula words and abbreviations a Chinese textbook writes in Latin letters
-    "softmax", "exp", "max", "concat", "RoPE", "LayerNorm", "RMSNorm", "GELU", "ReLU", "FFN",
+    "softmax", "exp", "max", "concat", "RoPE", "LayerNorm", "RMSNorm", "GELU", "ReLU", "SiLU", "sigmoid", "FFN",
     "BPE", "WordPiece", "FlashAttention", "SwiGLU", "KV", "QK", "QKᵀ", "MHA", "GQA", "MQA", "inf", "NaN", "nan", "masked_fill",
     "float", "view", "transpose", "sum", "dim", "mean", "var", "std", "sqrt", "log", "argmax",
     "relu", "gelu", "sublayer", "cos", "sin", "ex", "True", "False", "pad", "MultiHead", "Concat",
@@ -718,9 +720,17 @@ private slots:
         settings.keyValueHeads = 2;
         settings.positions = attnviz::lesson::PositionKind::Rotary;
         settings.mask = attnviz::lesson::MaskKind::Custom;
+        settings.onlineSoftmaxTile = 2;
         m_window->inputPanel()->setSettings(settings);
         settle();
-        walkSteps(QStringLiteral("playground grouped rotary custom"));
+        QVERIFY(m_window->walkthrough()->trace->has(attnviz::engine::AttentionStep::OnlineMax));
+        walkSteps(QStringLiteral("playground grouped rotary custom online"));
+        m_window->stepPanel()->setStep(attnviz::test::step("online"));
+        m_window->stepPanel()->showCellArithmetic(0, 3, 1);
+        QApplication::processEvents();
+        m_words.read(m_window->stepPanel()->cellArithmetic(),
+                     QStringLiteral("cell arithmetic online"));
+        m_window->stepPanel()->cellArithmetic()->close();
     }
 
     // Last: the verdict over everything read above.

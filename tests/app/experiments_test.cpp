@@ -23,6 +23,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QSpinBox>
 #include <QStandardPaths>
 #include <QTextBrowser>
 #include <QtTest>
@@ -134,6 +135,54 @@ private slots:
         steps->setStep(attnviz::test::step("projections"));
         QVERIFY(!attnviz::test::chooseFromContextMenu(view(0), view(0)->cellCentre(0, 0),
                                                       "Show the arithmetic of this cell"));
+    }
+
+    // #25.6: the softmax tile typed into the playground adds the online step, whose maps are the
+    // engine's m and ℓ and whose cells replay the row tile by tile; back to whole rows, it goes.
+    void theSoftmaxTileAddsTheOnlineStepAndItsArithmetic()
+    {
+        QSpinBox* tile = m_window->inputPanel()->ui()->onlineSoftmaxTile;
+        const auto before = attnviz::lesson::shownLessonSteps(*m_window->walkthrough()->trace);
+        QVERIFY(std::find(before.begin(), before.end(), attnviz::test::step("online")) ==
+                before.end());
+        tile->setFocus();
+        tile->selectAll();
+        QTest::keyClicks(tile, QStringLiteral("4"));
+        QTest::keyClick(tile, Qt::Key_Enter);
+        settle();
+        const auto& t = *m_window->walkthrough()->trace;
+        QCOMPARE(t.description.onlineSoftmaxTile.value_or(0), 4);
+        QCOMPARE(t.tileCount(), 2); // "the cat sat on the mat": 6 keys
+        StepPanel* steps = m_window->stepPanel();
+        steps->setStep(attnviz::test::step("online"));
+        QCOMPARE(steps->step(), attnviz::test::step("online"));
+        // Head 1's map of m: query 5, tile 1 is the row's maximum over all keys.
+        HeatmapView* head1 = view(1);
+        QVERIFY(attnviz::test::chooseFromContextMenu(head1, head1->cellCentre(5, 1),
+                                                     "Show the arithmetic of this cell"));
+        const QString text = steps->cellArithmetic()->text();
+        QVERIFY2(text.contains(QStringLiteral("after tile 1 (keys 4–5)")), qPrintable(text));
+        QVERIFY(std::abs(numberAfter(text, QStringLiteral("(the trace's online_max: ")) -
+                         t.onlineMax.at({0, 1, 5, 1})) < 1e-5);
+        QVERIFY(std::abs(numberAfter(text, QStringLiteral("(the trace's online_sum: ")) -
+                         t.onlineSum.at({0, 1, 5, 1})) < 1e-5 * t.onlineSum.at({0, 1, 5, 1}));
+        QVERIFY2(text.contains(QStringLiteral("the trace's context row: (")), qPrintable(text));
+        // docs/screenshots/51-online-softmax-cell.png comes from here.
+        if (qEnvironmentVariableIsSet("ATTNVIZ_ONLINE_CELL_SHOT"))
+            QVERIFY(steps->cellArithmetic()->grab().save(
+                qEnvironmentVariable("ATTNVIZ_ONLINE_CELL_SHOT")));
+        // Query 1 of a causal mask sees keys 0–1 only: its second tile is all blocked.
+        QTest::mouseClick(head1, Qt::LeftButton, {}, head1->cellCentre(1, 1));
+        QTRY_COMPARE(steps->cellArithmetic()->cell().query, 1);
+        QVERIFY2(steps->cellArithmetic()->text().contains(
+                     QStringLiteral("Every key of this tile is blocked")),
+                 qPrintable(steps->cellArithmetic()->text()));
+        steps->cellArithmetic()->close();
+
+        tile->setValue(0);
+        settle();
+        QVERIFY(!m_window->walkthrough()->trace->has(attnviz::engine::AttentionStep::OnlineMax));
+        QVERIFY(steps->step() != attnviz::test::step("online"));
     }
 
     void theMistakesGalleryComparesWithTheComputationShown()
