@@ -501,10 +501,6 @@
         <translation>计算步骤</translation>
     </message>
     <message>
-        <source>Multi-head attention, one step at a time: from the input through Q, K, V, the split into heads, scores, scaling, the mask, softmax and the weighted values to the output. ← and → walk through them.</source>
-        <translation>多头注意力，一次一步：从输入开始，经过 Q、K、V，拆分成多个头，计算注意力分数、缩放、掩码、softmax，再对值加权求和，直到输出。用 ← 和 → 逐步浏览。</translation>
-    </message>
-    <message>
         <source>Formula and shapes</source>
         <translation>公式与形状</translation>
     </message>
@@ -539,6 +535,10 @@
     <message>
         <source>Choose the random-weights playground, a bundled demo model, or a model folder (GPT-2, BERT, Llama, Mistral or Qwen2 as Hugging Face stores them). The text below is what the model reads.</source>
         <translation>选择随机权重练习场、内置演示模型，或一个模型文件夹（按 Hugging Face 格式保存的 GPT-2、BERT、Llama、Mistral 或 Qwen2）。下面的文本就是模型读入的内容。</translation>
+    </message>
+    <message>
+        <source>Multi-head attention, one step at a time: from the input through Q, K, V, the split into heads, scores, scaling, the mask, softmax and the weighted values to the output. ← and → walk through them. Today&apos;s variants add their own steps: rotary positions (RoPE), and FlashAttention&apos;s online softmax when the playground&apos;s softmax tile is set.</source>
+        <translation>多头注意力，一次一步：从输入开始，经过 Q、K、V，拆分成多个头，计算注意力分数、缩放、掩码、softmax，再对值加权求和，直到输出。用 ← 和 → 逐步浏览。如今模型的变体会增加自己的步骤：旋转位置编码（RoPE），以及设置了练习场的 softmax 分块时 FlashAttention 的在线 softmax。</translation>
     </message>
 </context>
 <context>

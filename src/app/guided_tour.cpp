@@ -35,7 +35,9 @@ constexpr std::array kStops = {
                                "Multi-head attention, one step at a time: from the input through "
                                "Q, K, V, the split into heads, scores, scaling, the mask, softmax "
                                "and the weighted values to the output. ← and → walk through "
-                               "them.")},
+                               "them. Today's variants add their own steps: rotary positions "
+                               "(RoPE), and FlashAttention's online softmax when the playground's "
+                               "softmax tile is set.")},
     TourStop{"formula shape", QT_TRANSLATE_NOOP("GuidedTour", "Formula and shapes"),
              QT_TRANSLATE_NOOP("GuidedTour",
                                "Each step's formula with the sizes of what you look at filled "
