@@ -538,7 +538,7 @@
     </message>
     <message>
         <source>Multi-head attention, one step at a time: from the input through Q, K, V, the split into heads, scores, scaling, the mask, softmax and the weighted values to the output. ← and → walk through them. Today&apos;s variants add their own steps: rotary positions (RoPE), and FlashAttention&apos;s online softmax when the playground&apos;s softmax tile is set.</source>
-        <translation>多头注意力，一次一步：从输入开始，经过 Q、K、V，拆分成多个头，计算注意力分数、缩放、掩码、softmax，再对值加权求和，直到输出。用 ← 和 → 逐步浏览。如今模型的变体会增加自己的步骤：旋转位置编码（RoPE），以及设置了练习场的 softmax 分块时 FlashAttention 的在线 softmax。</translation>
+        <translation>多头注意力，一次一步：从输入开始，经过 Q、K、V，拆分成多个头，计算注意力分数、缩放、掩码、softmax，再对值加权求和，直到输出。用 ← 和 → 逐步浏览。如今模型的变体会增加自己的步骤：旋转位置编码（RoPE），以及设置了演练场的 softmax 分块时 FlashAttention 的在线 softmax。</translation>
     </message>
 </context>
 <context>
