@@ -1,5 +1,6 @@
 #include "lesson/step_view.h"
 
+#include "lesson/memory_budget.h"
 #include "lesson/parameter_count.h"
 #include "lesson/scaling_experiment.h"
 
@@ -140,6 +141,7 @@ std::string fillSizes(std::string_view text, const Walkthrough& w)
         {"{tiles}", t.tileCount()},
         {"{tile}", d.onlineSoftmaxTile.value_or(0)},
         {"{NqNk}", t.queryLength() * t.keyLength()},
+        {"{kvTokenBytes}", 2 * t.numKeyValueHeads() * w.dk() * 4},
         {"{NqTile}", t.queryLength() * std::min(d.onlineSoftmaxTile.value_or(0), t.keyLength())},
         {"{rot}", d.rotatedSize()},
         {"{B}", t.batchSize()},
@@ -161,7 +163,15 @@ std::string fillSizes(std::string_view text, const Walkthrough& w)
     const auto rotated = [&](std::string symbol) {
         return d.rotary ? "RoPE(" + symbol + ")" : symbol;
     };
+    // The KV cache of this block in float32: 2 (K and V) · H_kv · d · 4 bytes per token, and the
+    // same width with one K/V head per query head (MHA) or one for all (MQA).
+    const auto cache = [&](std::int64_t kvHeads, std::int64_t tokens) {
+        return formatBytes(static_cast<std::uint64_t>(2 * kvHeads * w.dk() * 4 * tokens));
+    };
     const std::pair<const char*, std::string> words[] = {
+        {"{kv1024}", cache(t.numKeyValueHeads(), 1024)},
+        {"{kvMha1024}", cache(t.numHeads(), 1024)},
+        {"{kvMqa1024}", cache(1, 1024)},
         {"{Qh}", rotated("Q_h")},
         {"{Kh}", rotated(d.groupedKeyValues() ? "K_g(h)" : "K_h")},
         {"{kvmap}", keyValueHeadMap(d)},
