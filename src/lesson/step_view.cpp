@@ -141,6 +141,11 @@ std::string fillSizes(std::string_view text, const Walkthrough& w)
         {"{tiles}", t.tileCount()},
         {"{tile}", d.onlineSoftmaxTile.value_or(0)},
         {"{NqNk}", t.queryLength() * t.keyLength()},
+        // A sliding window's reach: W − 1 keys back per layer, L · (W − 1) after L layers.
+        {"{W}", w.mask.window.value_or(0)},
+        {"{reach2}", 2 * (w.mask.window.value_or(1) - 1)},
+        {"{reach4}", 4 * (w.mask.window.value_or(1) - 1)},
+        {"{reach32}", 32 * (w.mask.window.value_or(1) - 1)},
         {"{kvTokenBytes}", 2 * t.numKeyValueHeads() * w.dk() * 4},
         {"{NqTile}", t.queryLength() * std::min(d.onlineSoftmaxTile.value_or(0), t.keyLength())},
         {"{rot}", d.rotatedSize()},

@@ -29,6 +29,8 @@ bool holds(const QString& condition, const lesson::Walkthrough* w)
         return w->crossAttention;
     if (condition == QLatin1String("batch"))
         return w->trace && w->batch() > 1;
+    if (condition == QLatin1String("window"))
+        return w->mask.window.has_value();
     return false;
 }
 

@@ -1,6 +1,7 @@
 // The words of a step follow the block shown: a model's masked self-attention does not speak of
 // cross-attention, its cross-attention does, and the playground keeps its own first step.
 #include "lesson/lesson_steps.h"
+#include "lesson/playground.h"
 #include "lesson/walkthrough.h"
 #include "render/step_texts.h"
 
@@ -136,6 +137,42 @@ TEST(StepTexts, TheInductionCircuitIsExplainedInTheApp)
         EXPECT_FALSE(other.contains("egypt")) << language;
         EXPECT_TRUE(other.contains("induction")) << language; // the invitation to open it
     });
+}
+
+// #25: a windowed module's mask step gives the window's reach through the layers, a grouped
+// module's split its KV cache against MHA and MQA, and the online step its memory — all with
+// the numbers of the module shown, in both languages.
+TEST(StepTexts, TodaysVariantsSpeakInTheNumbersOfTheModuleShown)
+{
+    lesson::PlaygroundSettings s;
+    s.querySentences = {"a b c d e f g h"};
+    s.heads = 4;
+    s.keyValueHeads = 2;
+    s.mask = lesson::MaskKind::Causal;
+    s.slidingWindow = 3;
+    s.onlineSoftmaxTile = 3;
+    const auto w = lesson::computePlayground(s);
+    ASSERT_TRUE(w);
+    inBothLanguages([&](const char* language) {
+        SCOPED_TRACE(language);
+        const QString masked = stepText(stepNamed("masked"), w.get()).explanation;
+        EXPECT_TRUE(masked.contains("W = 3")) << masked.toStdString();
+        for (const char* reach : {"4", "8", "64"}) // L · (W − 1) for 2, 4 and 32 layers
+            EXPECT_TRUE(masked.contains(QString::fromLatin1(reach))) << reach;
+        // D = 16, 4 heads of d_k 4, 2 K/V heads: 2 · 2 · 4 · 4 = 64 bytes a token.
+        const QString split = stepText(stepNamed("split"), w.get()).explanation;
+        EXPECT_TRUE(split.contains("64 ")) << split.toStdString();
+        EXPECT_TRUE(split.contains("64.0 KiB")) << split.toStdString(); // 1,024 tokens
+        EXPECT_TRUE(split.contains("128.0 KiB")); // MHA: 4 K/V heads
+        EXPECT_TRUE(split.contains("32.0 KiB")); // MQA: one
+        const QString online = stepText(stepNamed("online"), w.get()).explanation;
+        EXPECT_TRUE(online.contains("8 × 8 = 64")) << online.toStdString();
+        EXPECT_TRUE(online.contains("8 × 3 = 24"));
+    });
+    // Without a window the band is not spoken of.
+    s.slidingWindow = 0;
+    const auto plain = lesson::computePlayground(s);
+    EXPECT_FALSE(stepText(stepNamed("masked"), plain.get()).explanation.contains("W = "));
 }
 
 } // namespace
