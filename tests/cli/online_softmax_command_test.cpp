@@ -41,22 +41,6 @@ std::vector<std::string> referenceCases()
     return names;
 }
 
-// |a − b| ≤ 1e-6 · (|b| + the largest |b|): relative to the tensor's own scale.
-::testing::AssertionResult withinOnePpm(const engine::Tensor& actual, const engine::Tensor& plain)
-{
-    if (actual.shape() != plain.shape())
-        return ::testing::AssertionFailure() << "shape " << actual.shapeString();
-    const auto a = actual.values(), e = plain.values();
-    double largest = 0;
-    for (const float v : e)
-        largest = std::max(largest, static_cast<double>(std::abs(v)));
-    for (std::size_t i = 0; i < a.size(); ++i)
-        if (!(std::abs(static_cast<double>(a[i]) - e[i]) <= 1e-6 * (std::abs(e[i]) + largest)))
-            return ::testing::AssertionFailure() << "value " << i << ": " << a[i] << " vs "
-                                                 << e[i] << " (scale " << largest << ")";
-    return ::testing::AssertionSuccess();
-}
-
 TEST_F(OnlineSoftmaxCommand, EveryReferenceCaseMatchesPyTorchAndThePlainPass)
 {
     int checked = 0;
@@ -99,7 +83,7 @@ TEST_F(OnlineSoftmaxCommand, EveryReferenceCaseMatchesPyTorchAndThePlainPass)
                           *std::max_element(s.begin(), s.end()));
             }
             for (const char* step : {"weights", "context", "output"}) {
-                EXPECT_TRUE(withinOnePpm(tensorFrom(dump, step), tensorFrom(plain, step))) << step;
+                EXPECT_TRUE(withinOnePpmOfScale(tensorFrom(dump, step), tensorFrom(plain, step))) << step;
                 EXPECT_TRUE(tensorsNear(tensorFrom(dump, step), tensorFrom(pytorch, step))) << step;
             }
             const std::string header = io::readFile(out).substr(0, 4096);

@@ -114,25 +114,6 @@ MultiHeadAttention withTile(const MultiHeadAttention& m, std::int64_t tile)
     return m.describedAs(d);
 }
 
-// |a − b| ≤ 1e-6 · (|b| + the largest |b| of the tensor): relative to the values' own scale, so
-// that an entry that cancels to nearly 0 is held to what float sums of its terms can give.
-::testing::AssertionResult withinOnePpm(const Tensor& actual, const Tensor& expected)
-{
-    if (actual.shape() != expected.shape())
-        return ::testing::AssertionFailure() << "shape " << actual.shapeString() << " vs "
-                                             << expected.shapeString();
-    const auto a = actual.values(), e = expected.values();
-    double largest = 0;
-    for (const float v : e)
-        largest = std::max(largest, static_cast<double>(std::abs(v)));
-    for (std::size_t i = 0; i < a.size(); ++i)
-        if (!(std::abs(static_cast<double>(a[i]) - e[i]) <= 1e-6 * (std::abs(e[i]) + largest)))
-            return ::testing::AssertionFailure()
-                << "value " << i << ": " << a[i] << " vs plain " << e[i] << " (difference "
-                << std::abs(static_cast<double>(a[i]) - e[i]) << ", scale " << largest << ")";
-    return ::testing::AssertionSuccess();
-}
-
 TEST(OnlineSoftmax, TiledPassEqualsThePlainPassForEveryTile)
 {
     std::mt19937 random(2025);
@@ -148,7 +129,7 @@ TEST(OnlineSoftmax, TiledPassEqualsThePlainPassForEveryTile)
             EXPECT_EQ(tiled.tileCount(), (Nk + tile - 1) / tile);
             for (const AttentionStep step : {AttentionStep::Weights, AttentionStep::Context,
                                              AttentionStep::Output})
-                EXPECT_TRUE(withinOnePpm(tiled.step(step), plain.step(step)))
+                EXPECT_TRUE(withinOnePpmOfScale(tiled.step(step), plain.step(step)))
                     << engine::stepName(step);
             for (const AttentionStep step :
                  {AttentionStep::Scores, AttentionStep::Scaled, AttentionStep::Masked})

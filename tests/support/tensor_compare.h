@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 #include <string>
@@ -45,6 +46,29 @@ inline ::testing::AssertionResult tensorsNear(const engine::Tensor& actual,
                 << "at [" << s << "]: " << a[i] << " vs expected " << e[i];
         }
     }
+    return ::testing::AssertionSuccess();
+}
+
+/// |actual − expected| ≤ 1e-6 · (|expected| + the largest |expected| of the tensor): within one
+/// part per million of the values' own scale, so that an entry that cancels to nearly 0 is held to
+/// what float sums of its terms can give. How two orders of the same sum are compared (the online
+/// softmax against the plain one).
+inline ::testing::AssertionResult withinOnePpmOfScale(const engine::Tensor& actual,
+                                                      const engine::Tensor& expected)
+{
+    if (actual.shape() != expected.shape())
+        return ::testing::AssertionFailure()
+            << "shape " << actual.shapeString() << " vs expected " << expected.shapeString();
+    const auto a = actual.values();
+    const auto e = expected.values();
+    double largest = 0;
+    for (const float v : e)
+        largest = std::max(largest, static_cast<double>(std::abs(v)));
+    for (std::size_t i = 0; i < a.size(); ++i)
+        if (!(std::abs(static_cast<double>(a[i]) - e[i]) <= 1e-6 * (std::abs(e[i]) + largest)))
+            return ::testing::AssertionFailure()
+                << "value " << i << ": " << a[i] << " vs expected " << e[i] << " (difference "
+                << std::abs(static_cast<double>(a[i]) - e[i]) << ", scale " << largest << ")";
     return ::testing::AssertionSuccess();
 }
 
