@@ -2,6 +2,7 @@
 
 #include "lesson/memory_budget.h"
 #include "lesson/parameter_count.h"
+#include "lesson/rotary_shift.h"
 #include "lesson/scaling_experiment.h"
 
 #include <algorithm>
@@ -201,6 +202,30 @@ std::string fillSizes(std::string_view text, const Walkthrough& w)
                                                   shown(&ScaledSpread::variance)},
               std::pair<const char*, std::string>{"{scaledLargest}",
                                                   shown(&ScaledSpread::largest)}})
+            for (std::size_t at = out.find(placeholder); at != std::string::npos;
+                 at = out.find(placeholder, at))
+                out.replace(at, std::string_view(placeholder).size(), value);
+    }
+    // The rotary step's proof, computed only for a text that asks for it: the module run again
+    // with every position moved on by kRotaryShift.
+    if (out.find("{shift") != std::string::npos) {
+        constexpr std::int64_t kRotaryShift = 1000;
+        const std::optional<RotaryShift> shift = rotaryShift(w, kRotaryShift);
+        const auto shown = [&](double RotaryShift::*field) {
+            if (!shift)
+                return std::string("–");
+            std::ostringstream s;
+            s << std::setprecision(2) << (*shift).*field;
+            return s.str();
+        };
+        for (const auto& [placeholder, value] :
+             {std::pair<const char*, std::string>{"{shift}", std::to_string(kRotaryShift)},
+              std::pair<const char*, std::string>{"{shiftQueryChange}",
+                                                  shown(&RotaryShift::queryChange)},
+              std::pair<const char*, std::string>{"{shiftScoreChange}",
+                                                  shown(&RotaryShift::scoreChange)},
+              std::pair<const char*, std::string>{"{shiftLargestScore}",
+                                                  shown(&RotaryShift::largestScore)}})
             for (std::size_t at = out.find(placeholder); at != std::string::npos;
                  at = out.find(placeholder, at))
                 out.replace(at, std::string_view(placeholder).size(), value);

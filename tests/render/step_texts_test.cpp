@@ -169,6 +169,16 @@ TEST(StepTexts, TodaysVariantsSpeakInTheNumbersOfTheModuleShown)
         EXPECT_TRUE(online.contains("8 × 8 = 64")) << online.toStdString();
         EXPECT_TRUE(online.contains("8 × 3 = 24"));
     });
+    // Rotary positions: the shift's proof in numbers, not its placeholders.
+    s.positions = lesson::PositionKind::Rotary;
+    const auto rotary = lesson::computePlayground(s);
+    inBothLanguages([&](const char* language) {
+        SCOPED_TRACE(language);
+        const QString text = stepText(stepNamed("rotate"), rotary.get()).explanation;
+        EXPECT_TRUE(text.contains("1000")) << text.toStdString();
+        EXPECT_FALSE(text.contains("{shift")) << text.toStdString();
+        EXPECT_FALSE(text.contains("–")) << "the proof was not computed";
+    });
     // Without a window the band is not spoken of.
     s.slidingWindow = 0;
     const auto plain = lesson::computePlayground(s);
