@@ -995,6 +995,14 @@
         <source>Offer ▶ Animate on the split, softmax, context and concat steps</source>
         <translation>在拆分、softmax、加权求和与拼接这几步提供 ▶ 播放动画</translation>
     </message>
+    <message>
+        <source>Attention si&amp;nks…</source>
+        <translation>注意力汇聚点(&amp;N)…</translation>
+    </message>
+    <message>
+        <source>How much of each head&apos;s weight lands on the first token, layers × heads, for the model shown (Xiao et al. 2023)</source>
+        <translation>所示模型中每个头有多少权重落在第一个词元上，按层 × 头显示（Xiao 等人 2023）</translation>
+    </message>
 </context>
 <context>
     <name>MistakesDialog</name>
@@ -1149,6 +1157,41 @@
     <message>
         <source>&amp;Head</source>
         <translation>头(&amp;H)</translation>
+    </message>
+</context>
+<context>
+    <name>attnviz::app::AttentionSinksDialog</name>
+    <message>
+        <source>Attention sinks</source>
+        <translation>注意力汇聚点</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;Many heads of a trained model put a large share of their weight on the very first token, whatever it says. Xiao et al. (2023) explain why: the softmax must hand out a total weight of 1 even when a head finds nothing worth reading, and the first token, which every later query can see, becomes the place where that weight is parked. Drop it from a sliding window and such a model falls apart; keep it, and the window can slide on.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;训练好的模型中，许多头把很大一部分权重放在第一个词元上，不管它是什么。Xiao 等人（2023）解释了原因：即使某个头找不到值得读取的内容，softmax 也必须分出总和为 1 的权重，而之后每个查询都能看到的第一个词元，就成了存放这些权重的地方。若从滑动窗口中丢掉它，这样的模型就会崩溃；保留它，窗口就能继续滑动。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>Open a model: a sink is something training makes, and the playground&apos;s random heads have none.</source>
+        <translation>请打开一个模型：汇聚点是训练出来的，演练场的随机头没有汇聚点。</translation>
+    </message>
+    <message>
+        <source>This run kept no self-attention weights over two tokens or more: type a longer text.</source>
+        <translation>这次运行没有保留两个及以上词元的自注意力权重：请输入更长的文本。</translation>
+    </message>
+    <message>
+        <source>%1: on average the heads put %2 % of their weight on the first token; layer %3 head %4 the most, %5 %.</source>
+        <translation>%1：各头平均把 %2 % 的权重放在第一个词元上；第 %3 层第 %4 个头最多，为 %5 %。</translation>
+    </message>
+    <message>
+        <source>layer</source>
+        <translation>层</translation>
+    </message>
+    <message>
+        <source>head</source>
+        <translation>头</translation>
+    </message>
+    <message>
+        <source>%1: share of weight on the first token</source>
+        <translation>%1：第一个词元上的权重占比</translation>
     </message>
 </context>
 <context>

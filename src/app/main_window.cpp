@@ -5,6 +5,7 @@
 #include "app/guided_tour.h"
 #include "app/head_grid_view.h"
 #include "app/help_boxes.h"
+#include "app/attention_sinks_dialog.h"
 #include "app/importance_dialog.h"
 #include "app/input_panel.h"
 #include "app/language.h"
@@ -87,6 +88,8 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_ui->actionMistakes, &QAction::triggered, this, &MainWindow::openMistakes);
     connect(m_ui->actionScaling, &QAction::triggered, this, &MainWindow::openScaling);
     connect(m_ui->actionImportance, &QAction::triggered, this, &MainWindow::openImportance);
+    connect(m_ui->actionAttentionSinks, &QAction::triggered, this,
+            &MainWindow::openAttentionSinks);
     connect(m_ui->actionNext, &QAction::triggered, m_steps, &StepPanel::next);
     connect(m_ui->actionPrevious, &QAction::triggered, m_steps, &StepPanel::previous);
     connect(m_ui->actionFirst, &QAction::triggered, m_steps, &StepPanel::first);
@@ -245,13 +248,25 @@ void MainWindow::openImportance()
                     m_model->setHeadSwitchedOff(head, true);
                 });
     }
-    updateImportanceModel();
+    updateModelDialogs();
     m_importance->show();
     m_importance->raise();
 }
 
-void MainWindow::updateImportanceModel()
+void MainWindow::openAttentionSinks()
 {
+    if (!m_sinks)
+        m_sinks = new AttentionSinksDialog(this);
+    updateModelDialogs();
+    m_sinks->show();
+    m_sinks->raise();
+}
+
+// The experiments that read the model shown follow it.
+void MainWindow::updateModelDialogs()
+{
+    if (m_sinks)
+        m_sinks->setRun(m_session->playground() ? nullptr : m_session->modelResult().run);
     if (!m_importance)
         return;
     const ModelResult& shown = m_session->modelResult();
@@ -353,14 +368,14 @@ void MainWindow::showPlayground()
     m_input->setVisible(true);
     m_views->setCurrentWidget(m_steps);
     m_session->showPlayground(m_input->settings());
-    updateImportanceModel();
+    updateModelDialogs();
 }
 
 void MainWindow::showModelResult(const ModelResult& result)
 {
     m_model->hideProgress();
     m_input->setVisible(false);
-    updateImportanceModel();
+    updateModelDialogs();
     m_model->showResult(result);
     if (!result.run)
         m_model->leaveOverview();

@@ -24,6 +24,7 @@ class FollowingDialog;
 class InputPanel;
 class MistakesDialog;
 class ScalingDialog;
+class AttentionSinksDialog;
 class ImportanceDialog;
 class ModelOverview;
 class ModelPanel;
@@ -50,6 +51,7 @@ public:
     ScalingDialog* scalingDialog() const { return m_scaling; }
     /// The head-importance window, once opened (null before).
     ImportanceDialog* importanceDialog() const { return m_importance; }
+    AttentionSinksDialog* attentionSinksDialog() const { return m_sinks; }
     /// The last model result shown (empty in the playground).
     const ModelResult& modelResult() const { return m_session->modelResult(); }
     StepPanel* stepPanel() const { return m_steps; }
@@ -101,8 +103,9 @@ private:
     void openScaling();
     /// Experiments ▸ Head importance: D2L 10.3's ranking for the model shown.
     void openImportance();
+    void openAttentionSinks();
     /// Tells the importance window (when open) which model the window shows now.
-    void updateImportanceModel();
+    void updateModelDialogs();
     /// Opens an experiment window on what the step panel shows, following it from then on.
     void showFollowing(FollowingDialog* dialog);
     /// A new window in language `code` that opens `shown`; this one hides and is deleted.
@@ -127,6 +130,7 @@ private:
     MistakesDialog* m_mistakes = nullptr;
     ScalingDialog* m_scaling = nullptr;
     ImportanceDialog* m_importance = nullptr;
+    AttentionSinksDialog* m_sinks = nullptr;
     GlossaryDialog* m_glossary = nullptr;
     Preferences m_preferences;
 };

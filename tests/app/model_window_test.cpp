@@ -1,6 +1,7 @@
 // The desktop app on whole models, driven through its real widgets offscreen (#4): the first
 // start shows the trained encoder-decoder's alignment, the selectors pick layers, blocks and
 // decoding steps, the overview opens any head, and a broken model folder is explained.
+#include "app/attention_sinks_dialog.h"
 #include "app/head_grid_view.h"
 #include "app/heatmap_view.h"
 #include "app/importance_dialog.h"
@@ -11,6 +12,7 @@
 #include "app_test_steps.h"
 #include "context_menu.h"
 #include "io/builtin_models.h"
+#include "lesson/attention_sinks.h"
 #include "ui_importance_dialog.h"
 #include "ui_model_panel.h"
 #include "window_test_support.h"
@@ -146,6 +148,47 @@ private slots:
         settle();
         QVERIFY(!dialog->ui()->measure->isEnabled());
         QVERIFY(!dialog->report());
+    }
+
+    // #25.5: Experiments ▸ Attention sinks draws the run's share of weight on the first token,
+    // one map per self-attention block, follows the model shown, and explains the playground.
+    void attentionSinksFollowTheModelShown()
+    {
+        QAction* open = m_window->findChild<QAction*>(QStringLiteral("actionAttentionSinks"));
+        QVERIFY(open);
+        open->trigger();
+        AttentionSinksDialog* dialog = m_window->attentionSinksDialog();
+        QVERIFY(dialog && dialog->isVisible());
+        // The first start shows the reverse demo: an encoder and a decoder, two maps.
+        QCOMPARE(dialog->views().size(), 2u);
+        const auto maps = attnviz::lesson::attentionSinkMaps(*m_window->modelResult().run->trace);
+        const auto& c = m_window->modelResult().model->model->config();
+        auto* encoder = dialog->findChild<HeatmapView*>(QStringLiteral("sinks self"));
+        QVERIFY(encoder);
+        QCOMPARE(encoder->heatmap().rows(), c.encoderLayers);
+        QCOMPARE(encoder->heatmap().cols(), c.numHeads);
+        QCOMPARE(encoder->heatmap().matrix.values[1], maps[0].heatmap.matrix.values[1]);
+        const QString mean = QString::number(100 * maps[0].mean, 'f', 1);
+        QVERIFY2(dialog->summary().contains(mean + QStringLiteral(" %")),
+                 qPrintable(dialog->summary()));
+
+        attnviz::lesson::ModelSource genesis = m_window->modelPanel()->request();
+        genesis.folder = "genesis";
+        genesis.text = "and god said, let there be light";
+        genesis.target.reset();
+        m_window->modelPanel()->setRequest(genesis);
+        settle();
+        QCOMPARE(dialog->views().size(), 1u);
+        QVERIFY(dialog->findChild<HeatmapView*>(QStringLiteral("sinks masked_self")));
+        // docs/screenshots/52-attention-sinks.png comes from here.
+        if (qEnvironmentVariableIsSet("ATTNVIZ_SINKS_SHOT"))
+            QVERIFY(dialog->grab().save(qEnvironmentVariable("ATTNVIZ_SINKS_SHOT")));
+
+        m_window->modelPanel()->setRequest(attnviz::lesson::ModelSource{});
+        settle();
+        QVERIFY(dialog->views().empty());
+        QVERIFY2(dialog->summary().contains(QStringLiteral("Open a model")),
+                 qPrintable(dialog->summary()));
     }
 
     void firstStartShowsTheReverseDemosAlignment()
