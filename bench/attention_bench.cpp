@@ -83,6 +83,34 @@ void shapes(benchmark::internal::Benchmark* b)
 
 BENCHMARK(BM_MultiHeadAttentionTrace)->Apply(shapes)->Unit(benchmark::kMillisecond)->UseRealTime();
 
+// The same full trace with FlashAttention's online softmax over key tiles (tile 0: the plain
+// pass, side by side in the same run), 2 threads, one trace refilled: what choosing a tile in
+// the app or `mha --online-softmax` costs.
+// args: N, tile
+void BM_OnlineSoftmaxTrace(benchmark::State& state)
+{
+    const std::int64_t N = state.range(0), tile = state.range(1), D = 768;
+    setThreadCount(2);
+    const Problem p = makeProblem(1, N, D);
+    AttentionDescription d = AttentionDescription::fromWeights(p.weights, 12);
+    if (tile > 0)
+        d.onlineSoftmaxTile = tile;
+    const MultiHeadAttention mha(p.weights, d);
+    AttentionTrace trace;
+    mha.forward(p.x, p.x, p.x, {}, trace);
+    for (auto _ : state) {
+        mha.forward(p.x, p.x, p.x, {}, trace);
+        benchmark::DoNotOptimize(trace.output.data());
+    }
+    setThreadCount(0);
+}
+
+BENCHMARK(BM_OnlineSoftmaxTrace)
+    ->ArgsProduct({{256, 1024}, {0, 1, 16, 64, 256}})
+    ->ArgNames({"N", "tile"})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
+
 } // namespace
 
 BENCHMARK_MAIN();
