@@ -56,17 +56,8 @@ std::vector<AttentionSinkMap> attentionSinkMaps(const engine::ModelTrace& trace)
             }
         }
         map.mean = cells ? map.mean / cells : 0.0;
+        map.heatmap = layersByHeads(values, present, heads);
         Heatmap& m = map.heatmap;
-        m.owner = values;
-        m.matrix.values = values->data();
-        m.matrix.rows = present;
-        m.matrix.cols = heads;
-        m.matrix.rowAxis = "layer";
-        m.matrix.columnAxis = "head";
-        for (int l = 0; l < present; ++l)
-            m.matrix.rowLabels.push_back("layer " + std::to_string(l));
-        for (int h = 0; h < heads; ++h)
-            m.matrix.columnLabels.push_back("head " + std::to_string(h));
         m.caption = std::string(engine::blockName(block)) + ": share of weight on the first token";
         m.title = m.caption;
         m.scale = ColourScale::Sequential;

@@ -58,4 +58,20 @@ std::optional<std::string> wholeWord(const std::vector<std::string>& labels, int
     return word;
 }
 
+Heatmap layersByHeads(std::shared_ptr<const std::vector<float>> values, int layers, int heads)
+{
+    Heatmap map;
+    map.matrix.values = values->data();
+    map.matrix.rows = layers;
+    map.matrix.cols = heads;
+    map.matrix.rowAxis = "layer";
+    map.matrix.columnAxis = "head";
+    for (int l = 0; l < layers; ++l)
+        map.matrix.rowLabels.push_back("layer " + std::to_string(l));
+    for (int h = 0; h < heads; ++h)
+        map.matrix.columnLabels.push_back("head " + std::to_string(h));
+    map.owner = std::move(values);
+    return map;
+}
+
 } // namespace attnviz::lesson

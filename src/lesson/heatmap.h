@@ -61,6 +61,10 @@ struct Heatmap {
 /// "playing" for either piece), so a tooltip can name it; nullopt for a whole-word token.
 std::optional<std::string> wholeWord(const std::vector<std::string>& labels, int index);
 
+/// One value per head of a model as a map, layers down and heads across ("layer L", "head H"),
+/// `values` holding layers · heads values row by row; caption and scale are the caller's.
+Heatmap layersByHeads(std::shared_ptr<const std::vector<float>> values, int layers, int heads);
+
 /// Each row's sum over its finite cells (a softmax row of weights sums to 1; a fully blocked
 /// row to 0), in double, for the lines that show it.
 std::vector<double> rowSums(const Heatmap& map);

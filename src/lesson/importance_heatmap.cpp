@@ -22,17 +22,7 @@ std::vector<ImportanceMap> importanceHeatmaps(const ImportanceReport& report, in
             if (h.head.block == block && h.head.head < heads)
                 (*values)[static_cast<std::size_t>(h.head.layer) * heads + h.head.head] =
                     static_cast<float>(h.harm);
-        Heatmap map;
-        map.owner = values;
-        map.matrix.values = values->data();
-        map.matrix.rows = layers;
-        map.matrix.cols = heads;
-        map.matrix.rowAxis = "layer";
-        map.matrix.columnAxis = "head";
-        for (int l = 0; l < layers; ++l)
-            map.matrix.rowLabels.push_back("layer " + std::to_string(l));
-        for (int h = 0; h < heads; ++h)
-            map.matrix.columnLabels.push_back("head " + std::to_string(h));
+        Heatmap map = layersByHeads(values, layers, heads);
         map.caption = std::string(engine::blockName(block)) + ": harm of switching a head off";
         map.title = map.caption + " (" + metricName(report.metric) + ")";
         map.scale = ColourScale::Diverging;
