@@ -107,6 +107,27 @@ std::vector<Heatmap> inputHeatmaps(const std::shared_ptr<const Walkthrough>& w, 
     return maps;
 }
 
+// Every occurrence of `placeholder` in `text` replaced by `value`.
+void replaceAll(std::string& text, std::string_view placeholder, const std::string& value)
+{
+    for (std::size_t at = text.find(placeholder); at != std::string::npos;
+         at = text.find(placeholder, at + value.size()))
+        text.replace(at, placeholder.size(), value);
+}
+
+// "0–3", "4–7", …: the keys each tile of the online softmax reads.
+std::vector<std::string> tileLabels(const engine::AttentionTrace& t)
+{
+    const std::int64_t tile = t.description.onlineSoftmaxTile.value_or(1);
+    std::vector<std::string> labels;
+    for (std::int64_t k0 = 0; k0 < t.keyLength(); k0 += tile) {
+        const std::int64_t last = std::min(k0 + tile, t.keyLength()) - 1;
+        labels.push_back(last == k0 ? std::to_string(k0)
+                                    : std::to_string(k0) + "–" + std::to_string(last));
+    }
+    return labels;
+}
+
 } // namespace
 
 std::string formatNumber(double v)
@@ -163,9 +184,7 @@ std::string fillSizes(std::string_view text, const Walkthrough& w)
         {"{Po}", w.weights() ? w.weights()->wO.rows() : 0}};
     std::string out(text);
     for (const auto& [placeholder, value] : sizes)
-        for (std::size_t at = out.find(placeholder); at != std::string::npos;
-             at = out.find(placeholder, at))
-            out.replace(at, std::string_view(placeholder).size(), std::to_string(value));
+        replaceAll(out, placeholder, std::to_string(value));
     const auto rotated = [&](std::string symbol) {
         return d.rotary ? "RoPE(" + symbol + ")" : symbol;
     };
@@ -202,9 +221,7 @@ std::string fillSizes(std::string_view text, const Walkthrough& w)
                                                   shown(&ScaledSpread::variance)},
               std::pair<const char*, std::string>{"{scaledLargest}",
                                                   shown(&ScaledSpread::largest)}})
-            for (std::size_t at = out.find(placeholder); at != std::string::npos;
-                 at = out.find(placeholder, at))
-                out.replace(at, std::string_view(placeholder).size(), value);
+            replaceAll(out, placeholder, value);
     }
     // The rotary step's proof, computed only for a text that asks for it: the module run again
     // with every position moved on by kRotaryShift.
@@ -226,28 +243,11 @@ std::string fillSizes(std::string_view text, const Walkthrough& w)
                                                   shown(&RotaryShift::scoreChange)},
               std::pair<const char*, std::string>{"{shiftLargestScore}",
                                                   shown(&RotaryShift::largestScore)}})
-            for (std::size_t at = out.find(placeholder); at != std::string::npos;
-                 at = out.find(placeholder, at))
-                out.replace(at, std::string_view(placeholder).size(), value);
+            replaceAll(out, placeholder, value);
     }
     for (const auto& [placeholder, value] : words)
-        for (std::size_t at = out.find(placeholder); at != std::string::npos;
-             at = out.find(placeholder, at))
-            out.replace(at, std::string_view(placeholder).size(), value);
+        replaceAll(out, placeholder, value);
     return out;
-}
-
-// "0–3", "4–7", …: the keys each tile of the online softmax reads.
-std::vector<std::string> tileLabels(const engine::AttentionTrace& t)
-{
-    const std::int64_t tile = t.description.onlineSoftmaxTile.value_or(1);
-    std::vector<std::string> labels;
-    for (std::int64_t k0 = 0; k0 < t.keyLength(); k0 += tile) {
-        const std::int64_t last = std::min(k0 + tile, t.keyLength()) - 1;
-        labels.push_back(last == k0 ? std::to_string(k0)
-                                    : std::to_string(k0) + "–" + std::to_string(last));
-    }
-    return labels;
 }
 
 Heatmap traceHeatmap(const std::shared_ptr<const Walkthrough>& w, engine::AttentionStep step,
