@@ -45,18 +45,17 @@ QString AttentionSinksDialog::summary() const
     return m_summary->text();
 }
 
-void AttentionSinksDialog::setRun(std::shared_ptr<const lesson::ModelRun> run)
+void AttentionSinksDialog::setRun(const std::shared_ptr<const lesson::ModelRun>& run)
 {
-    m_run = std::move(run);
     for (HeatmapView* view : m_views)
         delete view;
     m_views.clear();
-    if (!m_run || !m_run->trace) {
+    if (!run || !run->trace) {
         m_summary->setText(tr("Open a model: a sink is something training makes, and the "
                               "playground's random heads have none."));
         return;
     }
-    std::vector<lesson::AttentionSinkMap> maps = lesson::attentionSinkMaps(*m_run->trace);
+    std::vector<lesson::AttentionSinkMap> maps = lesson::attentionSinkMaps(*run->trace);
     if (maps.empty()) {
         m_summary->setText(tr("This run kept no self-attention weights over two tokens or more: "
                               "type a longer text."));

@@ -23,12 +23,11 @@ public:
     explicit AttentionSinksDialog(QWidget* parent = nullptr);
 
     /// The run to read; null for the playground.
-    void setRun(std::shared_ptr<const lesson::ModelRun> run);
+    void setRun(const std::shared_ptr<const lesson::ModelRun>& run);
     QString summary() const;
     const std::vector<HeatmapView*>& views() const { return m_views; }
 
 private:
-    std::shared_ptr<const lesson::ModelRun> m_run;
     QLabel* m_summary;
     QHBoxLayout* m_maps;
     std::vector<HeatmapView*> m_views;

@@ -235,12 +235,9 @@ QString onlineHtml(const lesson::Walkthrough& w, const lesson::OnlineCellArithme
         c.column > 0 ? a.tiles[static_cast<std::size_t>(c.column) - 1].max : -INFINITY;
     const double sumBefore = c.column > 0 ? a.tiles[static_cast<std::size_t>(c.column) - 1].sum : 0;
     QStringList scores, terms;
-    double added = 0;
     for (std::size_t j = 0; j < a.tileScores.size(); ++j) {
         scores << number(a.tileScores[j]);
-        const double e = std::isinf(a.tileScores[j]) ? 0.0 : std::exp(double(a.tileScores[j]) - tile.max);
-        added += e;
-        terms << number(e);
+        terms << number(a.tileExps[j]);
     }
     if (std::isinf(tile.tileMax))
         html += CellArithmeticDialog::tr(
@@ -253,12 +250,11 @@ QString onlineHtml(const lesson::Walkthrough& w, const lesson::OnlineCellArithme
                     "ℓ = %8 × %6 + %9 = <b>%10</b> (the trace's online_sum: %11)</p>")
                     .arg(scores.join(", "), number(before), number(tile.tileMax),
                          number(tile.max), number(a.max), number(tile.rescale), terms.join(", "),
-                         number(sumBefore), number(added))
+                         number(sumBefore), number(a.tileExpSum))
                     .arg(number(tile.sum), number(a.sum));
-    const engine::OnlineSoftmaxTile& last = a.tiles.back();
     QStringList context, divided;
     for (std::size_t f = 0; f < std::min(a.context.size(), kOutputFeatures); ++f) {
-        divided << number(last.sum > 0 ? last.accumulated[f] / last.sum : 0.0);
+        divided << number(a.outputOverSum[f]);
         context << number(a.context[f]);
     }
     html += heading(CellArithmeticDialog::tr("After the last tile"));

@@ -93,6 +93,12 @@ OnlineCellArithmetic onlineArithmetic(const engine::AttentionTrace& t, const Cel
     const std::vector<float> masked = rowOf(t.masked, c);
     a.tileScores.assign(masked.begin() + tile.firstKey,
                         masked.begin() + tile.firstKey + tile.keys);
+    for (const float s : a.tileScores)
+        a.tileExps.push_back(std::isinf(s) ? 0.0 : std::exp(double(s) - tile.max));
+    a.tileExpSum = std::accumulate(a.tileExps.begin(), a.tileExps.end(), 0.0);
+    const engine::OnlineSoftmaxTile& last = a.tiles.back();
+    for (const double o : last.accumulated)
+        a.outputOverSum.push_back(last.sum > 0 ? o / last.sum : 0.0);
     a.max = t.onlineMax.at({c.batch, c.head, c.query, c.column});
     a.sum = t.onlineSum.at({c.batch, c.head, c.query, c.column});
     a.context = rowOf(t.context, c);

@@ -60,9 +60,12 @@ struct OnlineCellArithmetic {
     CellAddress cell; ///< column: the tile
     std::vector<engine::OnlineSoftmaxTile> tiles; ///< every tile of the row, in order
     std::vector<float> tileScores; ///< the trace's masked scores of tile `cell.column`
+    std::vector<double> tileExps; ///< exp(s − m) of those scores with m after the tile, 0 blocked
+    double tileExpSum = 0; ///< Σ tileExps: what the tile adds to the rescaled ℓ
     float max = 0; ///< the trace's online_max at the cell
     float sum = 0; ///< the trace's online_sum at the cell
-    std::vector<float> context; ///< the trace's context row (o / ℓ after the last tile)
+    std::vector<double> outputOverSum; ///< o / ℓ after the last tile (0 for a fully blocked row)
+    std::vector<float> context; ///< the trace's context row, which o / ℓ becomes
 };
 
 /// Why a cell's arithmetic cannot be shown: a sentence for the window.
