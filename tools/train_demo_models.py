@@ -4,7 +4,7 @@
 Run with Debian's torch (tools/install-deps.sh --torch) and, for the text model, Debian's
 bible-kjv package (the King James Bible, public domain):
 
-    /usr/bin/python3 tools/train_demo_models.py [reverse] [genesis] [induction] [test-models]
+    /usr/bin/python3 tools/train_demo_models.py [reverse] [genesis] [induction] [modern] [test-models]
 
 Writes
   resources/models/<name>/{config.json, vocab.json, model.safetensors, README.md}
@@ -12,6 +12,8 @@ Writes
                                                    forward stored as float32, `case{i}.` prefixed
   resources/models/<name>/heldout.txt              inputs never seen in training (reverse: with
                                                    answers; induction: passages written twice)
+  resources/models/modern/...                      a Hugging Face Qwen2 folder with its own tokenizer
+                                                   (tools/modern_demo.py says what it holds)
   tests/data/models/<test model>/...               small untrained models covering the options
                                                    the demos do not use (post-norm, tanh GELU, ...)
 Everything is seeded; the README beside each model records data, steps, loss and accuracy.
@@ -89,10 +91,10 @@ def write_reference(name, model, cases, extra_metadata=None):
     model.float()
 
 
-def train(name, model, steps, max_lr, pct_start, step_loss):
+def train(name, model, steps, max_lr, pct_start, step_loss, weight_decay=0.01):
     """AdamW with a one-cycle schedule and gradient clipping; `step_loss()` draws a batch and
     returns its loss. Returns the last loss and the minutes taken."""
-    opt = torch.optim.AdamW(model.parameters(), lr=max_lr, weight_decay=0.01)
+    opt = torch.optim.AdamW(model.parameters(), lr=max_lr, weight_decay=weight_decay)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=max_lr, total_steps=steps, pct_start=pct_start)
     start = time.time()
     loss_value = float("nan")
@@ -737,7 +739,7 @@ def test_models():
 
 
 if __name__ == "__main__":
-    which = sys.argv[1:] or ["reverse", "genesis", "induction", "test-models"]
+    which = sys.argv[1:] or ["reverse", "genesis", "induction", "modern", "test-models"]
     if "test-models" in which:
         test_models()
     if "reverse" in which:
@@ -746,3 +748,6 @@ if __name__ == "__main__":
         train_genesis()
     if "induction" in which:
         train_induction()
+    if "modern" in which:
+        from modern_demo import train_modern
+        train_modern(train)

@@ -395,6 +395,30 @@
         <source>tile</source>
         <translation>块</translation>
     </message>
+    <message>
+        <source>K/V head {1}</source>
+        <translation>K/V 头 {1}</translation>
+    </message>
+    <message>
+        <source>cached K (turned)</source>
+        <translation>缓存的 K（已旋转）</translation>
+    </message>
+    <message>
+        <source>cached K</source>
+        <translation>缓存的 K</translation>
+    </message>
+    <message>
+        <source>cached V</source>
+        <translation>缓存的 V</translation>
+    </message>
+    <message>
+        <source>angle = position × frequency (radians, wrapped)</source>
+        <translation>角度 = 位置 × 频率（弧度，折回到 ±π）</translation>
+    </message>
+    <message>
+        <source>pair</source>
+        <translation>特征对</translation>
+    </message>
 </context>
 <context>
     <name>ExportDialog</name>
@@ -803,6 +827,41 @@
     </message>
 </context>
 <context>
+    <name>KvCacheDialog</name>
+    <message>
+        <source>Decoding with a KV cache</source>
+        <translation>用 KV 缓存解码</translation>
+    </message>
+    <message>
+        <source>&amp;Tokens to write</source>
+        <translation>要写的词元数(&amp;T)</translation>
+    </message>
+    <message>
+        <source>How many tokens the model writes after the text, one decoding step each</source>
+        <translation>模型在文本之后要写多少个词元，每个词元一个解码步</translation>
+    </message>
+    <message>
+        <source>&amp;Layer</source>
+        <translation>层(&amp;L)</translation>
+    </message>
+    <message>
+        <source>&amp;Head</source>
+        <translation>头(&amp;H)</translation>
+    </message>
+    <message>
+        <source>&amp;Previous step</source>
+        <translation>上一步(&amp;P)</translation>
+    </message>
+    <message>
+        <source>The decoding step shown: the prefill reads the whole text, every later step one token</source>
+        <translation>显示的解码步：预填充读入整段文本，之后每一步读一个词元</translation>
+    </message>
+    <message>
+        <source>&amp;Next step</source>
+        <translation>下一步(&amp;N)</translation>
+    </message>
+</context>
+<context>
     <name>LessonFiles</name>
     <message>
         <source>“%1” cannot be opened: %2</source>
@@ -1003,6 +1062,22 @@
         <source>How much of each head&apos;s weight lands on the first token, layers × heads, for the model shown (Xiao et al. 2023)</source>
         <translation>所示模型中每个头有多少权重落在第一个词元上，按层 × 头显示（Xiao 等人 2023）</translation>
     </message>
+    <message>
+        <source>&amp;KV cache…</source>
+        <translation>&amp;KV 缓存…</translation>
+    </message>
+    <message>
+        <source>The model shown writes on token by token with a KV cache: each step adds one query row and one key/value column, with the work saved and the memory spent</source>
+        <translation>当前模型借助 KV 缓存逐个词元地往下写：每一步增加一行查询和一列键/值，并给出省下的计算量和占用的内存</translation>
+    </message>
+    <message>
+        <source>&amp;Rotary positions…</source>
+        <translation>旋转位置编码(&amp;R)…</translation>
+    </message>
+    <message>
+        <source>One query and one key of the block shown, pair of features by pair, each turned by position × frequency; move every position and the score stays</source>
+        <translation>当前块的一个查询和一个键，逐对特征显示，每一对都旋转 位置 × 频率；把所有位置一起平移，分数保持不变</translation>
+    </message>
 </context>
 <context>
     <name>MistakesDialog</name>
@@ -1126,6 +1201,33 @@
     <message>
         <source>The most memory one model run may take, e.g. 2G or 512M. A run that would need more is refused before it starts, with the estimate. Empty: 80 % of the memory the machine has available.</source>
         <translation>一次模型运行最多可以占用的内存，例如 2G 或 512M。需要更多内存的运行会在开始前被拒绝，并给出估算值。留空：机器可用内存的 80%。</translation>
+    </message>
+</context>
+<context>
+    <name>RotaryDialog</name>
+    <message>
+        <source>Rotary positions</source>
+        <translation>旋转位置编码</translation>
+    </message>
+    <message>
+        <source>&amp;Head</source>
+        <translation>头(&amp;H)</translation>
+    </message>
+    <message>
+        <source>&amp;Query</source>
+        <translation>查询(&amp;Q)</translation>
+    </message>
+    <message>
+        <source>&amp;Key</source>
+        <translation>键(&amp;K)</translation>
+    </message>
+    <message>
+        <source>&amp;Move every position by</source>
+        <translation>所有位置平移(&amp;M)</translation>
+    </message>
+    <message>
+        <source>Add the same number to every position: each vector turns further, the angle between a query and a key stays, and so does their score</source>
+        <translation>给每个位置加上同一个数：每个向量都多转一些，查询与键之间的夹角不变，它们的分数也不变</translation>
     </message>
 </context>
 <context>
@@ -1797,6 +1899,69 @@
     </message>
 </context>
 <context>
+    <name>attnviz::app::KvCacheDialog</name>
+    <message>
+        <source>There was not enough memory to decode.</source>
+        <translation>内存不足，无法解码。</translation>
+    </message>
+    <message>
+        <source>Open a model: the playground&apos;s module writes no text.</source>
+        <translation>请打开一个模型：演练场的模块不会写文本。</translation>
+    </message>
+    <message>
+        <source>An imported attention file holds no model to write with.</source>
+        <translation>导入的注意力文件里没有可以用来写文本的模型。</translation>
+    </message>
+    <message numerus="yes">
+        <source>Decoding %n token(s) with a KV cache…</source>
+        <translation>
+            <numerusform>正在用 KV 缓存解码 %n 个词元…</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>The text already fills the model&apos;s context: there is no room to write.</source>
+        <translation>文本已经占满模型的上下文：没有地方再写了。</translation>
+    </message>
+    <message>
+        <source>%1 (window of %2)</source>
+        <translation>%1（窗口 %2）</translation>
+    </message>
+    <message>
+        <source>%1 (K/V head %2)</source>
+        <translation>%1（K/V 头 %2）</translation>
+    </message>
+    <message numerus="yes">
+        <source>the prefill read the whole text, %n token(s),</source>
+        <translation>
+            <numerusform>预填充读入了整段文本，共 %n 个词元，</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>read “%1” at position %2</source>
+        <translation>读入了位置 %2 上的“%1”</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;&lt;b&gt;Step %1 of %2&lt;/b&gt;: %3 and chose “%4” (p = %5).&lt;/p&gt;&lt;p&gt;It computed q, k and v for %6 token(s) and read the keys and values of %7 from the cache.&lt;br&gt;Multiply-adds: &lt;b&gt;%8&lt;/b&gt; with the cache, %9 without (%10 ×).&lt;/p&gt;&lt;p&gt;The cache now holds %11 tokens × %12 = &lt;b&gt;%13&lt;/b&gt; (float32, K and V of all %14 layers).&lt;/p&gt;&lt;p&gt;Largest difference from one full causal pass over the same %15 tokens (weights and logits): &lt;b&gt;%16&lt;/b&gt;.&lt;/p&gt;&lt;p&gt;All %2 steps: %17 multiply-adds with the cache, %18 without.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;&lt;b&gt;第 %1 步，共 %2 步&lt;/b&gt;：%3并选出了“%4”（p = %5）。&lt;/p&gt;&lt;p&gt;这一步为 %6 个词元计算了 q、k、v，并从缓存中读取了 %7 个词元的键和值。&lt;br&gt;乘加次数：用缓存 &lt;b&gt;%8&lt;/b&gt;，不用缓存 %9（%10 倍）。&lt;/p&gt;&lt;p&gt;缓存现在保存 %11 个词元 × %12 = &lt;b&gt;%13&lt;/b&gt;（float32，全部 %14 层的 K 和 V）。&lt;/p&gt;&lt;p&gt;与对同样 %15 个词元做一次完整因果计算相比的最大差（权重和 logits）：&lt;b&gt;%16&lt;/b&gt;。&lt;/p&gt;&lt;p&gt;全部 %2 步：用缓存 %17 次乘加，不用缓存 %18 次。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>without a cache: every token read again</source>
+        <translation>不用缓存：每个词元都重新读一遍</translation>
+    </message>
+    <message>
+        <source>with the KV cache: the new token only</source>
+        <translation>用 KV 缓存：只算新词元</translation>
+    </message>
+    <message>
+        <source>decoding step (0: the prefill)</source>
+        <translation>解码步（0：预填充）</translation>
+    </message>
+    <message>
+        <source>multiply-adds of the step</source>
+        <translation>这一步的乘加次数</translation>
+    </message>
+</context>
+<context>
     <name>attnviz::app::MainWindow</name>
     <message>
         <source>About AttnViz</source>
@@ -2153,6 +2318,50 @@
     <message>
         <source>Presentation: ←/→ steps · 1…9, 0 a step · H one head after another · S the settings · click a cell to mark it (Shift: its row, Ctrl: its column) · Esc leaves</source>
         <translation>演示模式：←/→ 切换步骤 · 1…9、0 跳到某一步 · H 逐个显示各头 · S 显示设置 · 单击单元格可标记它（Shift：整行，Ctrl：整列）· Esc 退出</translation>
+    </message>
+</context>
+<context>
+    <name>attnviz::app::RotaryDialog</name>
+    <message>
+        <source>The block shown has no rotary positions. Open a model of the Llama family (the bundled &lt;i&gt;modern&lt;/i&gt; has them), or choose rotary positions in the playground.</source>
+        <translation>当前块没有旋转位置编码。请打开一个 Llama 家族的模型（内置的 &lt;i&gt;modern&lt;/i&gt; 就有），或在演练场中选择旋转位置编码。</translation>
+    </message>
+    <message>
+        <source>This block kept too few of its steps to draw its pairs.</source>
+        <translation>这个块保留的步骤太少，画不出它的特征对。</translation>
+    </message>
+    <message>
+        <source>This block cannot be run again at other positions (too large, or not kept in full): set the shift to 0.</source>
+        <translation>这个块无法在其他位置上重新计算（太大，或没有完整保留）：请把平移量设为 0。</translation>
+    </message>
+    <message>
+        <source> (%1 of it from the features that are not turned)</source>
+        <translation>（其中 %1 来自不旋转的特征）</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;Query at position &lt;b&gt;%1&lt;/b&gt;, key at position &lt;b&gt;%2&lt;/b&gt;: %3 apart. Pair i turns by position × its frequency, so the angle between the query&apos;s and the key&apos;s pair is their original angle plus (%1 − %2) × frequency: the distance, not the positions.&lt;/p&gt;&lt;p&gt;Score q · k = the sum of the pairs&apos; products = &lt;b&gt;%4&lt;/b&gt;%5; the trace holds %6.&lt;/p&gt;&lt;p&gt;Every position moved on by %7: the score was %8 before, %6 now (difference %9).&lt;/p&gt;</source>
+        <translation>&lt;p&gt;查询在位置 &lt;b&gt;%1&lt;/b&gt;，键在位置 &lt;b&gt;%2&lt;/b&gt;：相距 %3。第 i 对旋转 位置 × 它的频率，所以查询的这一对与键的这一对之间的夹角等于原来的夹角加上 (%1 − %2) × 频率：取决于距离，而不是位置。&lt;/p&gt;&lt;p&gt;分数 q · k = 各对乘积之和 = &lt;b&gt;%4&lt;/b&gt;%5；计算轨迹中的值是 %6。&lt;/p&gt;&lt;p&gt;所有位置平移 %7：分数原来是 %8，现在是 %6（相差 %9）。&lt;/p&gt;</translation>
+    </message>
+</context>
+<context>
+    <name>attnviz::app::RotaryPairsView</name>
+    <message>
+        <source>query, turned</source>
+        <translation>查询（旋转后）</translation>
+    </message>
+    <message>
+        <source>before</source>
+        <translation>旋转前</translation>
+    </message>
+    <message>
+        <source>key, turned</source>
+        <translation>键（旋转后）</translation>
+    </message>
+    <message>
+        <source>pair %1 · %2 rad/pos
+q·k %3</source>
+        <translation>第 %1 对 · %2 弧度/位置
+q·k %3</translation>
     </message>
 </context>
 <context>

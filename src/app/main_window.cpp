@@ -6,6 +6,8 @@
 #include "app/head_grid_view.h"
 #include "app/help_boxes.h"
 #include "app/attention_sinks_dialog.h"
+#include "app/kv_cache_dialog.h"
+#include "app/rotary_dialog.h"
 #include "app/importance_dialog.h"
 #include "app/input_panel.h"
 #include "app/language.h"
@@ -90,6 +92,8 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_ui->actionImportance, &QAction::triggered, this, &MainWindow::openImportance);
     connect(m_ui->actionAttentionSinks, &QAction::triggered, this,
             &MainWindow::openAttentionSinks);
+    connect(m_ui->actionKvCache, &QAction::triggered, this, &MainWindow::openKvCache);
+    connect(m_ui->actionRotary, &QAction::triggered, this, &MainWindow::openRotary);
     connect(m_ui->actionNext, &QAction::triggered, m_steps, &StepPanel::next);
     connect(m_ui->actionPrevious, &QAction::triggered, m_steps, &StepPanel::previous);
     connect(m_ui->actionFirst, &QAction::triggered, m_steps, &StepPanel::first);
@@ -262,11 +266,31 @@ void MainWindow::openAttentionSinks()
     m_sinks->raise();
 }
 
+void MainWindow::openRotary()
+{
+    if (!m_rotary)
+        m_rotary = new RotaryDialog(this);
+    showFollowing(m_rotary);
+}
+
+void MainWindow::openKvCache()
+{
+    if (!m_kvCache)
+        m_kvCache = new KvCacheDialog(this);
+    updateModelDialogs();
+    m_kvCache->show();
+    m_kvCache->raise();
+}
+
 // The experiments that read the model shown follow it.
 void MainWindow::updateModelDialogs()
 {
+    const std::shared_ptr<const lesson::ModelRun> run =
+        m_session->playground() ? nullptr : m_session->modelResult().run;
     if (m_sinks)
-        m_sinks->setRun(m_session->playground() ? nullptr : m_session->modelResult().run);
+        m_sinks->setRun(run);
+    if (m_kvCache)
+        m_kvCache->setRun(run, m_preferences.memoryLimit);
     if (!m_importance)
         return;
     const ModelResult& shown = m_session->modelResult();

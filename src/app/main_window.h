@@ -25,6 +25,8 @@ class InputPanel;
 class MistakesDialog;
 class ScalingDialog;
 class AttentionSinksDialog;
+class KvCacheDialog;
+class RotaryDialog;
 class ImportanceDialog;
 class ModelOverview;
 class ModelPanel;
@@ -52,6 +54,8 @@ public:
     /// The head-importance window, once opened (null before).
     ImportanceDialog* importanceDialog() const { return m_importance; }
     AttentionSinksDialog* attentionSinksDialog() const { return m_sinks; }
+    KvCacheDialog* kvCacheDialog() const { return m_kvCache; }
+    RotaryDialog* rotaryDialog() const { return m_rotary; }
     /// The last model result shown (empty in the playground).
     const ModelResult& modelResult() const { return m_session->modelResult(); }
     StepPanel* stepPanel() const { return m_steps; }
@@ -104,6 +108,8 @@ private:
     /// Experiments ▸ Head importance: D2L 10.3's ranking for the model shown.
     void openImportance();
     void openAttentionSinks();
+    void openKvCache();
+    void openRotary();
     /// Tells the importance window (when open) which model the window shows now.
     void updateModelDialogs();
     /// Opens an experiment window on what the step panel shows, following it from then on.
@@ -131,6 +137,8 @@ private:
     ScalingDialog* m_scaling = nullptr;
     ImportanceDialog* m_importance = nullptr;
     AttentionSinksDialog* m_sinks = nullptr;
+    KvCacheDialog* m_kvCache = nullptr;
+    RotaryDialog* m_rotary = nullptr;
     GlossaryDialog* m_glossary = nullptr;
     Preferences m_preferences;
 };

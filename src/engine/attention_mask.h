@@ -14,6 +14,10 @@ struct AttentionMask {
     bool causal = false;
     /// With `causal`: key j is also blocked when i − j ≥ window (Mistral's sliding window).
     std::optional<std::int64_t> window;
+    /// Where the queries sit among the keys for `causal` and `window`: query i is key
+    /// i + queryOffset. 0 when queries and keys are the same tokens; a decoding step with a KV
+    /// cache has its new tokens after the n cached ones, and offset n.
+    std::int64_t queryOffset = 0;
 
     /// D2L's valid lengths: key j is blocked when j ≥ length. One length per batch item
     /// (`[B]`), or one per query (`[B, Nq]`, row-major) when `perQuery` is set.

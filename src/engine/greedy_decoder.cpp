@@ -12,12 +12,10 @@ std::optional<int> endToken(const TransformerModel& model)
     return model.config().eosTokenId;
 }
 
-} // namespace
-
-std::vector<DecodingStep> decodeGreedily(const TransformerModel& model,
-                                         const std::vector<int>& source, std::vector<int> prefix,
-                                         int maxNewTokens, int tokens,
-                                         const CapturePolicy& policy, const Ablation& ablation)
+// The loop both decoders share: `run(prefix, step)` computes the trace of step `step` (0 first).
+template <typename RunStep>
+std::vector<DecodingStep> decode(const TransformerModel& model, std::vector<int> prefix,
+                                 int maxNewTokens, int tokens, RunStep run)
 {
     if (!model.config().hasDecoder())
         throw InputError("An encoder-only model has no decoder to generate text with.");
@@ -29,8 +27,7 @@ std::vector<DecodingStep> decodeGreedily(const TransformerModel& model,
     std::vector<DecodingStep> steps;
     for (int i = 0; i < maxNewTokens && static_cast<int>(prefix.size()) <= model.config().maxLength;
          ++i) {
-        auto trace = std::make_shared<ModelTrace>(
-            model.forward(ModelInput{source, {}, prefix}, policy, ablation));
+        std::shared_ptr<const ModelTrace> trace = std::make_shared<ModelTrace>(run(prefix, i));
         const auto last = trace->logits.matrix({0}).row(trace->logits.dim(1) - 1);
         Eigen::Index best = 0;
         const float top = last.head(tokens).maxCoeff(&best);
@@ -48,6 +45,36 @@ std::vector<DecodingStep> decodeGreedily(const TransformerModel& model,
             break;
     }
     return steps;
+}
+
+} // namespace
+
+std::vector<DecodingStep> decodeGreedily(const TransformerModel& model,
+                                         const std::vector<int>& source, std::vector<int> prefix,
+                                         int maxNewTokens, int tokens,
+                                         const CapturePolicy& policy, const Ablation& ablation)
+{
+    return decode(model, std::move(prefix), maxNewTokens, tokens,
+                  [&](const std::vector<int>& input, int) {
+                      return model.forward(ModelInput{source, {}, input}, policy, ablation);
+                  });
+}
+
+std::vector<DecodingStep> decodeGreedilyWithCache(const TransformerModel& model,
+                                                  const std::vector<int>& source,
+                                                  std::vector<int> prefix, int maxNewTokens,
+                                                  int tokens, const CapturePolicy& policy,
+                                                  const Ablation& ablation)
+{
+    DecoderCache cache;
+    return decode(model, std::move(prefix), maxNewTokens, tokens,
+                  [&](const std::vector<int>& input, int step) {
+                      const std::vector<int> fresh =
+                          step == 0 ? input : std::vector<int>{input.back()};
+                      return model.forwardWithCache(
+                          ModelInput{step == 0 ? source : std::vector<int>{}, {}, fresh}, cache,
+                          policy, ablation);
+                  });
 }
 
 std::vector<int> generatedIds(const TransformerModel& model, const std::vector<DecodingStep>& steps)

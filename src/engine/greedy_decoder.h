@@ -31,6 +31,16 @@ std::vector<DecodingStep> decodeGreedily(const TransformerModel& model,
                                          const CapturePolicy& policy = {},
                                          const Ablation& ablation = {});
 
+/// The same decoding with a KV cache (TransformerModel::forwardWithCache): the first step reads
+/// the whole prefix (the prefill), every later step only the token chosen before it, so step s's
+/// trace has one query row and every key so far. The choices are decodeGreedily's up to float
+/// rounding (the products of one row and of many rows may round differently).
+std::vector<DecodingStep> decodeGreedilyWithCache(const TransformerModel& model,
+                                                  const std::vector<int>& source,
+                                                  std::vector<int> prefix, int maxNewTokens,
+                                                  int tokens, const CapturePolicy& policy = {},
+                                                  const Ablation& ablation = {});
+
 /// The ids chosen by a run, without the end token.
 std::vector<int> generatedIds(const TransformerModel& model,
                               const std::vector<DecodingStep>& steps);

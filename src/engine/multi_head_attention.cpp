@@ -356,6 +356,65 @@ void attend(const StageInputs& in, const AttentionKeep& keep, AttentionTrace& t)
         throw NonFiniteError(std::string(stepName(firstBad->step)), firstBad->value);
 }
 
+// Stages Project, Split and Rotate. Values that stop being finite are refused where they first
+// appear (non_finite.h); the split only moves numbers.
+void projectSplitRotate(const StageInputs& in, AttentionTrace& t)
+{
+    stages::project(in, t);
+    requireFinite(t.qProj, "q_proj");
+    requireFinite(t.kProj, "k_proj");
+    requireFinite(t.vProj, "v_proj");
+    stages::split(in, t);
+    if (in.description.rotary) {
+        stages::rotate(in, t);
+        requireFinite(t.qRotated, "q_rotated");
+        requireFinite(t.kRotated, "k_rotated");
+    }
+}
+
+// Drops the steps `keep` does not ask for (the output always stays) and those the module has
+// not: everything up to the concatenation is needed to compute, not to keep.
+void dropUnkept(const AttentionKeep& keep, AttentionTrace& t)
+{
+    for (const AttentionStepInfo& info : kAttentionStepTable)
+        if ((!keep.has(info.step) && info.step != AttentionStep::Output) ||
+            !stepPresent(info.step, t.description))
+            t.*info.field = Tensor();
+}
+
+// `fresh` appended to `cached` along axis `keyAxis` (the key axis of a cached step: a projection's
+// tokens, a head's keys); an empty `cached` becomes a copy of `fresh`.
+void appendKeys(Tensor& cached, const Tensor& fresh, std::size_t keyAxis)
+{
+    if (cached.rank() == 0) {
+        cached = fresh;
+        return;
+    }
+    std::vector<Axis> axes = cached.axes();
+    const std::int64_t n = axes[keyAxis].size, m = fresh.dim(keyAxis);
+    axes[keyAxis].size = n + m;
+    std::int64_t outer = 1, inner = 1;
+    for (std::size_t a = 0; a < keyAxis; ++a)
+        outer *= axes[a].size;
+    for (std::size_t a = keyAxis + 1; a < axes.size(); ++a)
+        inner *= axes[a].size;
+    Tensor grown(axes);
+    for (std::int64_t o = 0; o < outer; ++o) {
+        std::copy_n(cached.data() + o * n * inner, n * inner, grown.data() + o * (n + m) * inner);
+        std::copy_n(fresh.data() + o * m * inner, m * inner,
+                    grown.data() + (o * (n + m) + n) * inner);
+    }
+    cached = std::move(grown);
+}
+
+std::vector<std::int64_t> positionsFrom(std::int64_t first, std::int64_t count)
+{
+    std::vector<std::int64_t> p(static_cast<std::size_t>(count));
+    for (std::int64_t i = 0; i < count; ++i)
+        p[static_cast<std::size_t>(i)] = first + i;
+    return p;
+}
+
 std::string expectedRows(const char* what, Eigen::Index rows, const std::string& why)
 {
     return std::string(what) + " has " + str(rows) + " rows; expected " + why;
@@ -475,27 +534,90 @@ void MultiHeadAttention::forward(const Tensor& query, const Tensor& key, const T
 
     // Everything up to the concatenation is needed to compute; what is not kept is dropped at
     // the end.
-    // Values that stop being finite are refused where they first appear (non_finite.h); the
-    // split and the concatenation only move numbers.
-    stages::project(in, t);
-    requireFinite(t.qProj, "q_proj");
-    requireFinite(t.kProj, "k_proj");
-    requireFinite(t.vProj, "v_proj");
-    stages::split(in, t);
-    if (m_description.rotary) {
-        stages::rotate(in, t);
-        requireFinite(t.qRotated, "q_rotated");
-        requireFinite(t.kRotated, "k_rotated");
-    }
+    projectSplitRotate(in, t);
     attend(in, options.keep, t);
     stages::concat(in, t);
     stages::output(in, t);
     requireFinite(t.output, "output");
 
-    for (const AttentionStepInfo& info : kAttentionStepTable)
-        if ((!options.keep.has(info.step) && info.step != AttentionStep::Output) ||
-            !stepPresent(info.step, m_description))
-            t.*info.field = Tensor();
+    dropUnkept(options.keep, t);
+}
+
+void MultiHeadAttention::forwardWithCache(const Tensor& tokens, KeyValueCache& cache,
+                                          AttentionTrace& t, const AttentionOptions& options) const
+{
+    const AttentionDescription& d = m_description;
+    if (!d.mask.causal)
+        throw InputError("a KV cache serves causal self-attention; without a causal mask a query "
+                         "would read keys of tokens not yet read");
+    if (queryInputSize() != keyInputSize() || queryInputSize() != valueInputSize())
+        throw InputError("a KV cache serves self-attention; this module reads keys of width " +
+                         str(keyInputSize()) + " and queries of width " + str(queryInputSize()));
+    if (!options.positions.query.empty() || !options.positions.key.empty())
+        throw InputError("a cached step takes its positions from the cache; expected none given");
+    checkInput(tokens, "tokens", "m", "D", queryInputSize(), "w_q");
+    if (tokens.dim(0) != 1)
+        throw InputError("a KV cache holds one sequence; the tokens have batch size " +
+                         str(tokens.dim(0)) + ", expected 1");
+    const std::int64_t n = cache.tokens(), m = tokens.dim(1), N = n + m;
+    const std::int64_t kWidth = numKeyValueHeads() * queryKeySize();
+    if (n > 0 && (cache.kProj.dim(2) != kWidth ||
+                  cache.vProj.dim(2) != numKeyValueHeads() * valueSize() ||
+                  (d.rotary.has_value() != (cache.kRotated.rank() != 0))))
+        throw InputError("the KV cache was filled by a module of another shape; expected keys of "
+                         "width " + str(kWidth) + (d.rotary ? ", turned" : ""));
+    if (N - 1 > kMaxPosition)
+        throw InputError("the KV cache holds " + str(n) + " tokens; positions stop at " +
+                         str(kMaxPosition));
+    for (const int h : options.ablatedHeads)
+        if (h < 0 || h >= numHeads())
+            throw InputError("head " + std::to_string(h) +
+                             " cannot be switched off; the module has heads 0–" + str(numHeads() - 1));
+
+    // The new tokens alone: projected, split and turned at their own positions.
+    AttentionOptions fresh = options;
+    fresh.positions = {positionsFrom(n, m), positionsFrom(n, m)};
+    const ResolvedMask none(AttentionMask{}, 1, m, m);
+    const StageInputs newTokens{d, m_weights, tokens, tokens, tokens, none, fresh.positions,
+                                options.ablatedHeads};
+    AttentionTrace step;
+    startTrace(tokens, tokens, fresh, step);
+    projectSplitRotate(newTokens, step);
+
+    // The queries of the new tokens over every key read so far.
+    AttentionOptions all = options;
+    all.positions = {positionsFrom(n, m), positionsFrom(0, N)};
+    AttentionMask offset;
+    offset.queryOffset = n;
+    const AttentionMask inForce = maskInForce(offset); // the resolved mask refers to it
+    const ResolvedMask mask(inForce, 1, m, N);
+    const StageInputs in{d, m_weights, tokens, tokens, tokens, mask, all.positions,
+                         options.ablatedHeads};
+    t.description = d;
+    t.sizes = {1, numHeads(), m, N, numKeyValueHeads(), queryKeySize(), valueSize(),
+               d.onlineSoftmaxTiles(N)};
+    t.ablatedHeads = options.ablatedHeads;
+    // The cache grows only once the step has succeeded: a step refused for a value that is not
+    // finite leaves it as it was.
+    KeyValueCache grown = cache;
+    appendKeys(grown.kProj, step.kProj, 1);
+    appendKeys(grown.vProj, step.vProj, 1);
+    if (d.rotary)
+        appendKeys(grown.kRotated, step.kRotated, 2);
+    t.qProj = std::move(step.qProj);
+    t.kProj = grown.kProj;
+    t.vProj = grown.vProj;
+    stages::split(in, t);
+    if (d.rotary) {
+        t.qRotated = std::move(step.qRotated);
+        t.kRotated = grown.kRotated;
+    }
+    attend(in, options.keep, t);
+    stages::concat(in, t);
+    stages::output(in, t);
+    requireFinite(t.output, "output");
+    cache = std::move(grown);
+    dropUnkept(options.keep, t);
 }
 
 AttentionTrace MultiHeadAttention::forward(const Tensor& query, const Tensor& key,

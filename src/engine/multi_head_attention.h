@@ -5,6 +5,7 @@
 #include "engine/attention_stages.h"
 #include "engine/attention_trace.h"
 #include "engine/attention_weights.h"
+#include "engine/key_value_cache.h"
 #include "engine/tensor.h"
 
 #include <optional>
@@ -67,6 +68,18 @@ public:
     void forward(const Tensor& query, const Tensor& key, const Tensor& value,
                  const AttentionMask& mask, AttentionTrace& trace,
                  const AttentionOptions& options = {}) const;
+
+    /// Self-attention over `tokens [1, m, D]` that come after the ones `cache` holds (decoding
+    /// with a KV cache): only the new tokens are projected (and turned, at positions n … n + m − 1
+    /// after the n cached ones); their keys and values are appended to `cache`, and their queries
+    /// attend over every cached key with the module's causal mask. `trace` is the pass's trace
+    /// with Nq = m and Nk = n + m, its key-side steps read from the cache, so that it equals the
+    /// rows n … n + m − 1 of a pass over all n + m tokens. Throws InputError, touching neither
+    /// the cache nor the trace, for a module that is not causal (a query would need keys not yet
+    /// read), a batch of more than one, positions in `options` (the cache sets them), or a cache
+    /// of another module's shape.
+    void forwardWithCache(const Tensor& tokens, KeyValueCache& cache, AttentionTrace& trace,
+                          const AttentionOptions& options = {}) const;
 
     /// Convenience for callers that do not keep a trace around.
     AttentionTrace forward(const Tensor& query, const Tensor& key, const Tensor& value,

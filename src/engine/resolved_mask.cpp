@@ -54,6 +54,9 @@ ResolvedMask::ResolvedMask(const AttentionMask& mask, std::int64_t batch, std::i
         }
     }
     checkSlidingWindow(mask.causal, mask.window);
+    if (mask.queryOffset < 0 || mask.queryOffset > keys)
+        throw InputError("the queries start at key " + str(mask.queryOffset) + "; expected 0 to " +
+                         str(keys) + ", the number of keys");
     if (mask.explicitMask) {
         const auto& e = *mask.explicitMask;
         const std::int64_t expected = (e.perBatch ? batch : 1) * queries * keys;
@@ -68,10 +71,11 @@ ResolvedMask::Row ResolvedMask::row(std::int64_t b, std::int64_t i) const
 {
     std::int64_t limit = m_keys;
     std::int64_t start = 0;
+    const std::int64_t at = i + m_mask.queryOffset; // the query's own key
     if (m_mask.causal)
-        limit = std::min(limit, i + 1);
+        limit = std::min(limit, at + 1);
     if (m_mask.window)
-        start = std::clamp<std::int64_t>(i - *m_mask.window + 1, 0, m_keys);
+        start = std::clamp<std::int64_t>(at - *m_mask.window + 1, 0, m_keys);
     if (m_mask.validLengths) {
         const auto& v = *m_mask.validLengths;
         limit = std::min(limit,

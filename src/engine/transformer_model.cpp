@@ -236,6 +236,39 @@ std::int64_t layerParameterCount(const ModelConfig& c, bool decoder, int layer)
     return n;
 }
 
+std::int64_t decoderMultiplyAdds(const ModelConfig& c, std::int64_t cachedTokens,
+                                 std::int64_t newTokens, std::int64_t sourceTokens)
+{
+    const std::int64_t D = c.modelWidth, F = c.feedForwardWidth;
+    const std::int64_t total = cachedTokens + newTokens;
+    const std::int64_t branches = c.feedForwardKind == FeedForwardKind::Gated ? 2 : 1;
+    std::int64_t work = 0;
+    for (int L = 0; L < c.decoderLayers; ++L) {
+        for (const Block b : layerBlocks(c, true)) {
+            if (!isAttention(b))
+                continue;
+            const AttentionDescription d = attentionDescription(c, L, b);
+            const auto [queries, keys, values, concat] = projectionSizes(d);
+            const std::int64_t perQueryKey = d.queryHeads * (d.queryKeySize + d.valueSize);
+            work += newTokens * (queries + concat) * D;
+            if (b == Block::Cross) {
+                work += sourceTokens * (keys + values) * D;
+                work += newTokens * sourceTokens * perQueryKey;
+                continue;
+            }
+            work += newTokens * (keys + values) * D;
+            // Query i (counted from 0 over all tokens) sees keys max(0, i − W + 1) … i.
+            for (std::int64_t i = cachedTokens; i < total; ++i) {
+                const std::int64_t seen =
+                    d.mask.slidingWindow ? std::min(i + 1, *d.mask.slidingWindow) : i + 1;
+                work += seen * perQueryKey;
+            }
+        }
+        work += newTokens * (branches + 1) * F * D;
+    }
+    return work + static_cast<std::int64_t>(c.vocabSize) * D;
+}
+
 std::vector<int> Ablation::headsOf(int layer, Block block) const
 {
     std::vector<int> out;
@@ -481,6 +514,51 @@ ModelTrace TransformerModel::forward(const ModelInput& input, const CapturePolic
     return trace;
 }
 
+ModelTrace TransformerModel::forwardWithCache(const ModelInput& input, DecoderCache& cache,
+                                             const CapturePolicy& policy,
+                                             const Ablation& ablation) const
+{
+    if (!m_config.hasDecoder())
+        throw InputError("An encoder-only model has no decoder to read a KV cache.");
+    checkAblation(ablation);
+    const std::int64_t n = cache.tokens();
+    checkIds(input.target, n == 0 ? "text" : "new text");
+    if (n + std::ssize(input.target) > m_config.maxLength)
+        throw InputError("The KV cache holds " + std::to_string(n) + " tokens and " +
+                         std::to_string(input.target.size()) + " more would pass this model's " +
+                         std::to_string(m_config.maxLength) + " (max_length).");
+    if (m_config.hasEncoder() && n == 0)
+        checkIds(input.source, "source text");
+    else if (!input.source.empty())
+        throw InputError(m_config.hasEncoder()
+                             ? "A cached step reads the encoder's output from the cache; expected "
+                               "no source after the first step."
+                             : "A decoder-only model reads only the text; it has no encoder for a "
+                               "source.");
+
+    // Worked on a copy, so that a step refused half-way leaves the cache as it was.
+    DecoderCache working = cache;
+    working.layers.resize(static_cast<std::size_t>(m_config.decoderLayers));
+    ModelTrace trace;
+    if (m_config.hasEncoder() && n == 0) {
+        trace.sourceIds = input.source;
+        trace.encoder.emplace();
+        embed(m_encoder, input.source, {}, *trace.encoder);
+        runStack(m_encoder, nullptr, false, policy, ablation, *trace.encoder);
+        working.memory = trace.encoder->output;
+    }
+    trace.targetIds = input.target;
+    trace.decoder.emplace();
+    embed(m_decoder, input.target, {}, *trace.decoder, n);
+    runStack(m_decoder, working.memory.rank() ? &working.memory : nullptr, true, policy, ablation,
+             *trace.decoder, &working);
+    computeLogits(trace.decoder->output, policy.allLogits, trace.logits);
+    if (policy.observer)
+        policy.observer("decoder.logits", trace.logits);
+    cache = std::move(working);
+    return trace;
+}
+
 void TransformerModel::computeLogits(const Tensor& last, bool allPositions, Tensor& logits) const
 {
     const std::int64_t tokens = last.dim(1);
@@ -502,7 +580,8 @@ void TransformerModel::computeLogits(const Tensor& last, bool allPositions, Tens
 }
 
 void TransformerModel::embed(const Stack& stack, const std::vector<int>& ids,
-                             const std::vector<int>& types, StackTrace& trace) const
+                             const std::vector<int>& types, StackTrace& trace,
+                             std::int64_t firstPosition) const
 {
     const StackWeights& w = *stack.weights;
     const auto n = static_cast<std::int64_t>(ids.size());
@@ -515,9 +594,10 @@ void TransformerModel::embed(const Stack& stack, const std::vector<int>& ids,
             w.embedding.row(ids[static_cast<std::size_t>(t)]) * scale;
     // Without positions, or with rotary ones (turned inside attention), zeros are added.
     if (m_config.positional == PositionalKind::Learned)
-        trace.positional.matrix({0}) = w.positional.topRows(n);
+        trace.positional.matrix({0}) = w.positional.middleRows(firstPosition, n);
     else if (m_config.positional == PositionalKind::Sinusoidal)
-        trace.positional.matrix({0}) = sinusoidalPositionalEncoding(n, D);
+        trace.positional.matrix({0}) =
+            sinusoidalPositionalEncoding(firstPosition + n, D).bottomRows(n);
     add(trace.embedding, trace.positional, trace.input);
     if (m_config.tokenTypes > 0) {
         trace.tokenType = tokenTensor(n, D);
@@ -542,7 +622,7 @@ void TransformerModel::embed(const Stack& stack, const std::vector<int>& ids,
 
 void TransformerModel::runStack(const Stack& stack, const Tensor* memory, bool decoder,
                                 const CapturePolicy& policy, const Ablation& ablation,
-                                StackTrace& trace) const
+                                StackTrace& trace, DecoderCache* cache) const
 {
     const std::string name = decoder ? "decoder" : "encoder";
     if (policy.observer) {
@@ -576,7 +656,7 @@ void TransformerModel::runStack(const Stack& stack, const Tensor* memory, bool d
         LayerTrace& computed = observedOnly ? scratch : lt;
         Tensor out = runLayer(*this->layer(decoder, layer), layer, x, memory, decoder,
                               computeAll ? AttentionKeep::all() : policy.attention, ablation,
-                              computed);
+                              computed, std::nullopt, cache ? &cache->layers[L] : nullptr);
         if (policy.observer)
             forEachLayerTensor(computed, layer, policy.observer);
         if (observedOnly) {
@@ -611,7 +691,7 @@ void TransformerModel::runStack(const Stack& stack, const Tensor* memory, bool d
 Tensor TransformerModel::runLayer(const ModelLayer& built, int layer, const Tensor& x,
                                   const Tensor* memory, bool decoder, const AttentionKeep& keep,
                                   const Ablation& ablation, LayerTrace& lt,
-                                  std::optional<Block> stopAfter) const
+                                  std::optional<Block> stopAfter, KeyValueCache* cache) const
 {
     const LayerWeights& lw = built.weights;
     lt.input = x;
@@ -629,6 +709,8 @@ Tensor TransformerModel::runLayer(const ModelLayer& built, int layer, const Tens
                                    if (at.block == Block::Cross)
                                        module.forward(in, *memory, *memory, {}, at.attention,
                                                       options);
+                                   else if (cache && at.block == Block::MaskedSelf)
+                                       module.forwardWithCache(in, *cache, at.attention, options);
                                    else
                                        module.forward(in, in, in, {}, at.attention, options);
                                    return at.attention.output;

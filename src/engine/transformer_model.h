@@ -44,6 +44,17 @@ AttentionDescription attentionDescription(const ModelConfig& config, int layer, 
 /// reading its layers.
 std::int64_t layerParameterCount(const ModelConfig& config, bool decoder, int layer);
 
+/// The multiply-adds of one pass of the decoder over `newTokens` tokens that come after
+/// `cachedTokens` whose keys and values are cached, up to the logits of the last token: the
+/// projections, norms aside, of the new tokens in every layer, each new query against the keys
+/// its causal mask (and window) lets it see, the feed-forward blocks, cross-attention over
+/// `sourceTokens` encoder outputs (its keys and values projected again each pass, as the engine
+/// does), and the output layer for one row. Decoding the token after t tokens costs
+/// decoderMultiplyAdds(c, t, 1, S) with a cache and decoderMultiplyAdds(c, 0, t + 1, S) without:
+/// the lesson's "work per token", counted from the shapes the engine multiplies.
+std::int64_t decoderMultiplyAdds(const ModelConfig& config, std::int64_t cachedTokens,
+                                 std::int64_t newTokens, std::int64_t sourceTokens = 0);
+
 /// One layer as the model computes with it: the attention modules, which own their projections,
 /// and the rest of the layer's weights.
 struct ModelLayer {
@@ -88,6 +99,19 @@ public:
                        const Ablation& ablation = {}) const;
     ModelTrace forward(const std::vector<int>& source, const std::vector<int>& target) const;
 
+    /// One step of decoding with a KV cache: the decoder reads `input.target`, the tokens after
+    /// the ones `cache` holds, at positions n, n + 1, …; each masked self-attention block
+    /// projects only these tokens and reads every earlier key and value from the cache, which
+    /// grows by them (MultiHeadAttention::forwardWithCache). An encoder-decoder model runs its
+    /// encoder on `input.source` at the first step and keeps its output in the cache; later
+    /// steps take no source. The first step with the whole prompt is the prefill, each later one
+    /// a single token. The trace's decoder covers the new tokens (`targetIds`), and its
+    /// attention blocks have Nk = every token read. Throws InputError as forward() does, also
+    /// when the cache would pass max_length; the cache is unchanged when a step is refused.
+    ModelTrace forwardWithCache(const ModelInput& input, DecoderCache& cache,
+                                const CapturePolicy& policy = {},
+                                const Ablation& ablation = {}) const;
+
     /// Layer `layer` of the stack that holds `block`, recomputed with every intermediate from the
     /// layer input the trace kept (and the encoder's output, for cross-attention): opening one
     /// layer of a long run costs one layer, not a whole forward pass.
@@ -118,14 +142,18 @@ private:
     void checkIds(const std::vector<int>& ids, const char* what) const;
     void checkAblation(const Ablation& ablation) const;
     void embed(const Stack& stack, const std::vector<int>& ids, const std::vector<int>& types,
-               StackTrace& trace) const;
+               StackTrace& trace, std::int64_t firstPosition = 0) const;
+    /// Runs a stack's layers over `trace.input`; with `cache`, each masked self-attention block
+    /// reads and extends its layer's cache.
     void runStack(const Stack& stack, const Tensor* memory, bool decoder,
-                  const CapturePolicy& policy, const Ablation& ablation, StackTrace& trace) const;
+                  const CapturePolicy& policy, const Ablation& ablation, StackTrace& trace,
+                  DecoderCache* cache = nullptr) const;
     /// Runs one layer on `x` (up to and including block `stopAfter` when given); returns the
-    /// layer's output.
+    /// layer's output. With `cache`, its masked self-attention reads and extends it.
     Tensor runLayer(const ModelLayer& layer, int index, const Tensor& x, const Tensor* memory,
                     bool decoder, const AttentionKeep& keep, const Ablation& ablation,
-                    LayerTrace& out, std::optional<Block> stopAfter = std::nullopt) const;
+                    LayerTrace& out, std::optional<Block> stopAfter = std::nullopt,
+                    KeyValueCache* cache = nullptr) const;
     void computeLogits(const Tensor& last, bool allPositions, Tensor& logits) const;
 
     ModelConfig m_config;

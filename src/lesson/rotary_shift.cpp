@@ -35,18 +35,17 @@ double largestDifference(const engine::Tensor& a, const engine::Tensor& b)
 
 } // namespace
 
-std::optional<RotaryShift> rotaryShift(const Walkthrough& w, std::int64_t shift)
+std::optional<engine::AttentionTrace> runShifted(const Walkthrough& w, std::int64_t shift,
+                                                 const engine::AttentionKeep& keep)
 {
     const engine::AttentionTrace& t = *w.trace;
-    if (!t.description.rotary || whyNotRecomputable(w) || !t.has(engine::AttentionStep::Scores) ||
-        !t.has(engine::AttentionStep::QRotated))
+    if (!t.description.rotary || whyNotRecomputable(w))
         return std::nullopt;
     if (double(t.batchSize()) * double(t.numHeads()) * double(t.queryLength()) *
             double(t.keyLength()) >
         kMaxShiftCells)
         return std::nullopt;
-    engine::AttentionOptions options = w.rerunOptions(
-        engine::AttentionKeep::only({engine::AttentionStep::QRotated, engine::AttentionStep::Scores}));
+    engine::AttentionOptions options = w.rerunOptions(keep);
     options.positions.query =
         shifted(w.positions.query, t.batchSize(), t.queryLength(), shift);
     options.positions.key = shifted(w.positions.key, t.batchSize(), t.keyLength(), shift);
@@ -54,12 +53,23 @@ std::optional<RotaryShift> rotaryShift(const Walkthrough& w, std::int64_t shift)
         if (std::any_of(positions->begin(), positions->end(),
                         [](std::int64_t p) { return p > engine::kMaxPosition; }))
             return std::nullopt;
-    const engine::AttentionTrace moved =
-        w.module->forward(*w.queryInput, *w.keyValueInput, *w.keyValueInput, w.mask, options);
+    return w.module->forward(*w.queryInput, *w.keyValueInput, *w.keyValueInput, w.mask, options);
+}
+
+std::optional<RotaryShift> rotaryShift(const Walkthrough& w, std::int64_t shift)
+{
+    const engine::AttentionTrace& t = *w.trace;
+    if (!t.has(engine::AttentionStep::Scores) || !t.has(engine::AttentionStep::QRotated))
+        return std::nullopt;
+    const std::optional<engine::AttentionTrace> moved = runShifted(
+        w, shift,
+        engine::AttentionKeep::only({engine::AttentionStep::QRotated, engine::AttentionStep::Scores}));
+    if (!moved)
+        return std::nullopt;
     RotaryShift out;
     out.shift = shift;
-    out.queryChange = largestDifference(moved.qRotated, t.qRotated);
-    out.scoreChange = largestDifference(moved.scores, t.scores);
+    out.queryChange = largestDifference(moved->qRotated, t.qRotated);
+    out.scoreChange = largestDifference(moved->scores, t.scores);
     for (const float v : t.scores.values())
         out.largestScore = std::max(out.largestScore, static_cast<double>(std::abs(v)));
     return out;

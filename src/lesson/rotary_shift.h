@@ -25,4 +25,11 @@ std::optional<RotaryShift> rotaryShift(const Walkthrough& w, std::int64_t shift)
 /// Above this many score cells the shift is not computed for a step's text.
 inline constexpr double kMaxShiftCells = 4e6;
 
+/// `w`'s module run again over the same tokens with every position moved on by `shift`, keeping
+/// `keep`: nullopt when the module has no rotary positions, cannot be run again
+/// (whyNotRecomputable), has more than kMaxShiftCells score cells, or a position would pass
+/// engine::kMaxPosition.
+std::optional<engine::AttentionTrace> runShifted(const Walkthrough& w, std::int64_t shift,
+                                                 const engine::AttentionKeep& keep);
+
 } // namespace attnviz::lesson

@@ -78,7 +78,7 @@ const QStringList kAllowed = {
     "English", "SmolLM", "MultiheadAttention", "NPY",
     "AttnViz", "PyTorch", "GPT", "BERT", "Llama", "Mistral", "Transformer", "Qt", "Eigen",
     "QCustomPlot", "NumPy", "Hugging", "Face", "Linguist", "D2L", "KJV", "Genesis", "reverse",
-    "genesis", "induction", "matplotlib", "viridis", "RdBu", "ColorBrewer", "GPU",
+    "genesis", "induction", "modern", "matplotlib", "viridis", "RdBu", "ColorBrewer", "GPU",
     // authors a glossary entry cites
     "Shazeer", "Milakov", "Gimelshein", "Xiao", "Dao", "Zhang", "Sennrich",
     // matplotlib's colour map names, which a user looks up by name

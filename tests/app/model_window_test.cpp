@@ -5,6 +5,9 @@
 #include "app/head_grid_view.h"
 #include "app/heatmap_view.h"
 #include "app/importance_dialog.h"
+#include "app/kv_cache_dialog.h"
+#include "app/rotary_dialog.h"
+#include "app/rotary_pairs_view.h"
 #include "app/main_window.h"
 #include "app/model_overview.h"
 #include "app/model_panel.h"
@@ -14,13 +17,18 @@
 #include "io/builtin_models.h"
 #include "lesson/attention_sinks.h"
 #include "ui_importance_dialog.h"
+#include "ui_kv_cache_dialog.h"
+#include "ui_rotary_dialog.h"
 #include "ui_model_panel.h"
 #include "window_test_support.h"
 
 #include <QAction>
 #include <QDialog>
 #include <QTimer>
+#include <QComboBox>
 #include <QLabel>
+#include <QSlider>
+#include <QSpinBox>
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
@@ -189,6 +197,125 @@ private slots:
         QVERIFY(dialog->views().empty());
         QVERIFY2(dialog->summary().contains(QStringLiteral("Open a model")),
                  qPrintable(dialog->summary()));
+    }
+
+    void showModern(const char* text)
+    {
+        attnviz::lesson::ModelSource modern;
+        modern.folder = "modern";
+        modern.text = text;
+        m_window->modelPanel()->setRequest(modern);
+        settle();
+        QVERIFY(m_window->modelResult().run);
+    }
+
+    // #25.3: Experiments ▸ KV cache continues the model shown step by step with a cache; the
+    // slider walks the steps, the weights fill a row and the cached keys and values a column a
+    // step, with the numbers of the step and the difference from the full pass.
+    void kvCacheDialogDecodesTheModelShownStepByStep()
+    {
+        showModern("In the beginning God created the heaven and the earth.");
+        m_window->findChild<QAction*>(QStringLiteral("actionKvCache"))->trigger();
+        KvCacheDialog* dialog = m_window->kvCacheDialog();
+        QVERIFY(dialog && dialog->isVisible());
+        Ui::KvCacheDialog& ui = dialog->ui();
+        QTRY_VERIFY_WITH_TIMEOUT(dialog->decoding() != nullptr, 60000);
+        const attnviz::lesson::KvCacheDecoding& d = *dialog->decoding();
+        QCOMPARE(static_cast<int>(d.steps.size()), ui.tokens->value());
+        QCOMPARE(d.ids.size(), m_window->modelResult().run->trace->targetIds.size() +
+                                   d.steps.size() - 1);
+        QVERIFY(d.largestDifference < 1e-5);
+        QCOMPARE(ui.layer->count(), 4);
+        QVERIFY2(ui.layer->itemText(0).contains(QStringLiteral("window of 16")),
+                 qPrintable(ui.layer->itemText(0)));
+        QCOMPARE(ui.head->count(), 6);
+        QVERIFY(ui.head->itemText(5).contains(QStringLiteral("K/V head 1")));
+        QCOMPARE(ui.step->maximum(), static_cast<int>(d.steps.size()) - 1);
+
+        // Step 3: three rows after the prefill's are filled, the cache holds as many columns.
+        ui.step->setValue(3);
+        ui.head->setCurrentIndex(4);
+        const std::int64_t read = d.tokensAfter(3);
+        const attnviz::lesson::Heatmap& weights = ui.weights->heatmap();
+        QCOMPARE(weights.rows(), static_cast<int>(d.ids.size()));
+        const int last = static_cast<int>(read) - 1; // the step's own row; its own key is seen
+        QVERIFY(!weights.blocked(last, last));
+        QVERIFY(weights.blocked(last + 1, last + 1));
+        const attnviz::lesson::Heatmap& keys = ui.keys->heatmap();
+        QCOMPARE(keys.cols(), static_cast<int>(d.ids.size()));
+        QVERIFY(!keys.blocked(0, static_cast<int>(read) - 1));
+        QVERIFY(keys.blocked(0, static_cast<int>(read)));
+        QVERIFY(keys.caption.find("K/V head 1") != std::string::npos);
+        const QString numbers = ui.numbers->text();
+        QVERIFY2(numbers.contains(QStringLiteral("Step 3 of %1").arg(d.steps.size())),
+                 qPrintable(numbers));
+        QVERIFY2(numbers.contains(QLocale().toString(
+                     static_cast<qlonglong>(d.steps[3].multiplyAddsWithCache))),
+                 qPrintable(numbers));
+        QVERIFY(ui.previous->isEnabled() && ui.next->isEnabled());
+        QTest::mouseClick(ui.previous, Qt::LeftButton);
+        QCOMPARE(ui.step->value(), 2);
+        // docs/screenshots/53-kv-cache.png comes from here.
+        if (qEnvironmentVariableIsSet("ATTNVIZ_KVCACHE_SHOT")) {
+            ui.step->setValue(static_cast<int>(d.steps.size()) - 1);
+            ui.layer->setCurrentIndex(2);
+            ui.head->setCurrentIndex(1);
+            QApplication::processEvents();
+            QVERIFY(dialog->grab().save(qEnvironmentVariable("ATTNVIZ_KVCACHE_SHOT")));
+        }
+
+        // Fewer tokens: decoded again.
+        ui.tokens->setValue(4);
+        QTRY_VERIFY_WITH_TIMEOUT(dialog->decoding() && dialog->decoding()->steps.size() == 4u,
+                                 60000);
+        m_window->modelPanel()->setRequest(attnviz::lesson::ModelSource{});
+        settle();
+        QVERIFY(!dialog->decoding());
+        QVERIFY2(ui.numbers->text().contains(QStringLiteral("Open a model")),
+                 qPrintable(ui.numbers->text()));
+        QVERIFY(!ui.step->isEnabled());
+    }
+
+    // #25.1 drawn: Experiments ▸ Rotary positions draws one query's and one key's pairs of
+    // features for the block shown, the angle of every pair at every position, and the score
+    // staying when every position moves on.
+    void rotaryDialogDrawsThePairsOfTheBlockShown()
+    {
+        showModern("And God said, Let there be light: and there was light.");
+        m_window->findChild<QAction*>(QStringLiteral("actionRotary"))->trigger();
+        RotaryDialog* dialog = m_window->rotaryDialog();
+        QVERIFY(dialog && dialog->isVisible());
+        Ui::RotaryDialog& ui = dialog->ui();
+        const auto& w = *m_window->walkthrough();
+        QCOMPARE(ui.query->count(), static_cast<int>(w.trace->queryLength()));
+        QCOMPARE(ui.query->currentIndex(), ui.query->count() - 1);
+        QVERIFY(ui.pairs->pairs());
+        QCOMPARE(static_cast<int>(ui.pairs->pairs()->pairs.size()), w.dk() / 2);
+        QCOMPARE(ui.angles->heatmap().rows(), static_cast<int>(w.trace->queryLength()));
+        QCOMPARE(ui.angles->heatmap().cols(), w.dk() / 2);
+        const float score = ui.pairs->pairs()->score;
+        QCOMPARE(score, w.trace->scores.at({0, 0, ui.query->count() - 1, 0}));
+        ui.head->setValue(2);
+        ui.key->setCurrentIndex(3);
+        ui.shift->setValue(500);
+        QVERIFY(ui.pairs->pairs());
+        const attnviz::lesson::RotaryPairs& moved = *ui.pairs->pairs();
+        QCOMPARE(moved.keyPosition, std::int64_t{503});
+        QVERIFY(std::abs(moved.score - moved.unshiftedScore) < 1e-4);
+        QVERIFY2(ui.numbers->text().contains(QStringLiteral("moved on by 500")),
+                 qPrintable(ui.numbers->text()));
+        // docs/screenshots/54-rotary-pairs.png comes from here.
+        if (qEnvironmentVariableIsSet("ATTNVIZ_ROTARY_SHOT"))
+            QVERIFY(dialog->grab().save(qEnvironmentVariable("ATTNVIZ_ROTARY_SHOT")));
+
+        attnviz::lesson::ModelSource genesis;
+        genesis.folder = "genesis";
+        genesis.text = "and god said";
+        m_window->modelPanel()->setRequest(genesis);
+        settle();
+        QVERIFY(!ui.pairs->pairs());
+        QVERIFY2(ui.numbers->text().contains(QStringLiteral("no rotary positions")),
+                 qPrintable(ui.numbers->text()));
     }
 
     void firstStartShowsTheReverseDemosAlignment()
