@@ -419,6 +419,10 @@
         <source>pair</source>
         <translation>特征对</translation>
     </message>
+    <message>
+        <source>{1} bytes</source>
+        <translation>{1} 字节</translation>
+    </message>
 </context>
 <context>
     <name>ExportDialog</name>
@@ -1078,6 +1082,14 @@
         <source>One query and one key of the block shown, pair of features by pair, each turned by position × frequency; move every position and the score stays</source>
         <translation>当前块的一个查询和一个键，逐对特征显示，每一对都旋转 位置 × 频率；把所有位置一起平移，分数保持不变</translation>
     </message>
+    <message>
+        <source>Sliding &amp;window reach…</source>
+        <translation>滑动窗口的覆盖范围(&amp;W)…</translation>
+    </message>
+    <message>
+        <source>How far back a token can hear, layer by layer, when the layers have a sliding window</source>
+        <translation>当各层带有滑动窗口时，一个词元逐层能“听到”多远以前的词元</translation>
+    </message>
 </context>
 <context>
     <name>MistakesDialog</name>
@@ -1262,6 +1274,37 @@
     </message>
 </context>
 <context>
+    <name>WindowReachDialog</name>
+    <message>
+        <source>Sliding window reach</source>
+        <translation>滑动窗口的覆盖范围</translation>
+    </message>
+    <message>
+        <source>&amp;Token</source>
+        <translation>词元(&amp;T)</translation>
+    </message>
+    <message>
+        <source>The token whose reach is drawn; by default the last</source>
+        <translation>要画出其覆盖范围的词元；默认为最后一个</translation>
+    </message>
+    <message>
+        <source>&amp;Layers</source>
+        <translation>层数(&amp;L)</translation>
+    </message>
+    <message>
+        <source>A stack of your own, while no model with a sliding window is shown</source>
+        <translation>当前没有显示带滑动窗口的模型时，使用你自己设定的层堆叠</translation>
+    </message>
+    <message>
+        <source>&amp;Window</source>
+        <translation>窗口(&amp;W)</translation>
+    </message>
+    <message>
+        <source>T&amp;okens</source>
+        <translation>词元数(&amp;O)</translation>
+    </message>
+</context>
+<context>
     <name>attnviz::app::AttentionSinksDialog</name>
     <message>
         <source>Attention sinks</source>
@@ -1294,6 +1337,38 @@
     <message>
         <source>%1: share of weight on the first token</source>
         <translation>%1：第一个词元上的权重占比</translation>
+    </message>
+    <message>
+        <source>There was not enough memory to run the text again.</source>
+        <translation>内存不足，无法再次运行这段文本。</translation>
+    </message>
+    <message>
+        <source>&amp;Run the text again without its first token</source>
+        <translation>去掉第一个词元后再运行一次(&amp;R)</translation>
+    </message>
+    <message>
+        <source>Xiao et al.&apos;s experiment: does the weight move to whatever comes first, and how much worse are the same predictions?</source>
+        <translation>Xiao 等人的实验：权重会不会转移到新的第一个词元上？同样的预测会差多少？</translation>
+    </message>
+    <message>
+        <source>%1, %2: share of weight on the token now first</source>
+        <translation>%1，%2：现在排第一的词元上的权重占比</translation>
+    </message>
+    <message>
+        <source>Removing the first token compares next-token predictions: open a decoder-only model (the bundled modern or genesis).</source>
+        <translation>去掉第一个词元比较的是下一个词元的预测：请打开一个仅解码器模型（内置的 modern 或 genesis）。</translation>
+    </message>
+    <message>
+        <source>Running the text again without its first token…</source>
+        <translation>正在去掉第一个词元后再次运行这段文本…</translation>
+    </message>
+    <message>
+        <source>Without “%1”: the heads put %2 % of their weight on the token now first. The same %3 next tokens are predicted with a loss of %4 nats instead of %5, and %6 of the greedy choices change.</source>
+        <translation>去掉“%1”之后：各头把 %2 % 的权重放在现在排第一的词元上。同样的 %3 个下一个词元，预测损失从 %5 奈特变为 %4 奈特，贪心选择中有 %6 个发生了变化。</translation>
+    </message>
+    <message>
+        <source>without “%1”</source>
+        <translation>去掉“%1”</translation>
     </message>
 </context>
 <context>
@@ -1942,7 +2017,7 @@
     </message>
     <message>
         <source>&lt;p&gt;&lt;b&gt;Step %1 of %2&lt;/b&gt;: %3 and chose “%4” (p = %5).&lt;/p&gt;&lt;p&gt;It computed q, k and v for %6 token(s) and read the keys and values of %7 from the cache.&lt;br&gt;Multiply-adds: &lt;b&gt;%8&lt;/b&gt; with the cache, %9 without (%10 ×).&lt;/p&gt;&lt;p&gt;The cache now holds %11 tokens × %12 = &lt;b&gt;%13&lt;/b&gt; (float32, K and V of all %14 layers).&lt;/p&gt;&lt;p&gt;Largest difference from one full causal pass over the same %15 tokens (weights and logits): &lt;b&gt;%16&lt;/b&gt;.&lt;/p&gt;&lt;p&gt;All %2 steps: %17 multiply-adds with the cache, %18 without.&lt;/p&gt;</source>
-        <translation>&lt;p&gt;&lt;b&gt;第 %1 步，共 %2 步&lt;/b&gt;：%3并选出了“%4”（p = %5）。&lt;/p&gt;&lt;p&gt;这一步为 %6 个词元计算了 q、k、v，并从缓存中读取了 %7 个词元的键和值。&lt;br&gt;乘加次数：用缓存 &lt;b&gt;%8&lt;/b&gt;，不用缓存 %9（%10 倍）。&lt;/p&gt;&lt;p&gt;缓存现在保存 %11 个词元 × %12 = &lt;b&gt;%13&lt;/b&gt;（float32，全部 %14 层的 K 和 V）。&lt;/p&gt;&lt;p&gt;与对同样 %15 个词元做一次完整因果计算相比的最大差（权重和 logits）：&lt;b&gt;%16&lt;/b&gt;。&lt;/p&gt;&lt;p&gt;全部 %2 步：用缓存 %17 次乘加，不用缓存 %18 次。&lt;/p&gt;</translation>
+        <translation>&lt;p&gt;&lt;b&gt;第 %1 步，共 %2 步&lt;/b&gt;：%3并选出了“%4”（p = %5）。&lt;/p&gt;&lt;p&gt;这一步为 %6 个词元计算了 q、k、v，并从缓存中读取了 %7 个词元的键和值。&lt;br&gt;乘加次数：用缓存 &lt;b&gt;%8&lt;/b&gt;，不用缓存 %9（%10 倍）。&lt;/p&gt;&lt;p&gt;缓存现在保存 %11 个词元 × %12 = &lt;b&gt;%13&lt;/b&gt;（float32，全部 %14 层的 K 和 V）。&lt;/p&gt;&lt;p&gt;与对同样 %15 个词元做一次完整因果计算相比的最大差（权重与对数几率）：&lt;b&gt;%16&lt;/b&gt;。&lt;/p&gt;&lt;p&gt;全部 %2 步：用缓存 %17 次乘加，不用缓存 %18 次。&lt;/p&gt;</translation>
     </message>
     <message>
         <source>without a cache: every token read again</source>
@@ -2691,6 +2766,51 @@ q·k %3</translation>
     <message>
         <source>There was not enough memory for these settings.</source>
         <translation>内存不足，无法按这些设置计算。</translation>
+    </message>
+</context>
+<context>
+    <name>attnviz::app::WindowReachDialog</name>
+    <message numerus="yes">
+        <source>The decoder of %1: %n layer(s), as its configuration gives their windows.</source>
+        <translation>
+            <numerusform>%1 的解码器：共 %n 层，窗口取自它的配置。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>The model shown has no sliding window: every layer sees every earlier token. Below, a stack of your own.</source>
+        <translation>当前模型没有滑动窗口：每一层都能看到之前的所有词元。下面是你自己设定的层堆叠。</translation>
+    </message>
+    <message>
+        <source>A stack of your own: every layer with the same sliding window. Open Mistral, Qwen2 or the bundled modern to see a model&apos;s.</source>
+        <translation>你自己设定的层堆叠：每一层都有同样的滑动窗口。打开 Mistral、Qwen2 或内置的 modern 可以看到真实模型的情况。</translation>
+    </message>
+    <message>
+        <source>Token %1: 2 = read by the layer&apos;s own window, 1 = reached through the layers below, 0 = out of reach</source>
+        <translation>词元 %1：2 = 这一层自己的窗口直接读到，1 = 通过下面各层间接到达，0 = 到达不了</translation>
+    </message>
+    <message>
+        <source>layer</source>
+        <translation>层</translation>
+    </message>
+    <message>
+        <source>window of %1</source>
+        <translation>窗口 %1</translation>
+    </message>
+    <message>
+        <source>no window</source>
+        <translation>无窗口</translation>
+    </message>
+    <message>
+        <source>after layer %1 (%2): %3 tokens back</source>
+        <translation>第 %1 层之后（%2）：往前 %3 个词元</translation>
+    </message>
+    <message>
+        <source>after layer %1 (%2): every earlier token</source>
+        <translation>第 %1 层之后（%2）：之前的所有词元</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;%1.&lt;/p&gt;&lt;p&gt;A window of W keys lets a token read the W − 1 tokens before it; what they read in the layers below comes along, so L windowed layers reach L · (W − 1) tokens back. Mistral 7B (32 layers, W = 4,096) reaches 131,040 tokens; a layer without a window, as every other layer of Gemma 2, lets every earlier token in at once.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;%1。&lt;/p&gt;&lt;p&gt;W 个键的窗口让一个词元能读到它前面的 W − 1 个词元；这些词元在下面各层读到的内容也会随之传过来，所以 L 个带窗口的层能往前覆盖 L · (W − 1) 个词元。Mistral 7B（32 层，W = 4,096）能覆盖 131,040 个词元；而没有窗口的层（如 Gemma 2 每隔一层的那种）一下子就让之前的所有词元都进来。&lt;/p&gt;</translation>
     </message>
 </context>
 </TS>

@@ -21,7 +21,7 @@ QString count(std::int64_t n)
 
 QString bytes(std::int64_t n)
 {
-    return QString::fromStdString(lesson::formatBytes(static_cast<std::uint64_t>(n)));
+    return render::displayed(lesson::formatBytes(static_cast<std::uint64_t>(n)));
 }
 
 QString token(const lesson::KvCacheDecoding& d, int id)

@@ -8,6 +8,7 @@
 #include "app/attention_sinks_dialog.h"
 #include "app/kv_cache_dialog.h"
 #include "app/rotary_dialog.h"
+#include "app/window_reach_dialog.h"
 #include "app/importance_dialog.h"
 #include "app/input_panel.h"
 #include "app/language.h"
@@ -94,6 +95,7 @@ MainWindow::MainWindow(QWidget* parent)
             &MainWindow::openAttentionSinks);
     connect(m_ui->actionKvCache, &QAction::triggered, this, &MainWindow::openKvCache);
     connect(m_ui->actionRotary, &QAction::triggered, this, &MainWindow::openRotary);
+    connect(m_ui->actionWindowReach, &QAction::triggered, this, &MainWindow::openWindowReach);
     connect(m_ui->actionNext, &QAction::triggered, m_steps, &StepPanel::next);
     connect(m_ui->actionPrevious, &QAction::triggered, m_steps, &StepPanel::previous);
     connect(m_ui->actionFirst, &QAction::triggered, m_steps, &StepPanel::first);
@@ -273,6 +275,15 @@ void MainWindow::openRotary()
     showFollowing(m_rotary);
 }
 
+void MainWindow::openWindowReach()
+{
+    if (!m_windowReach)
+        m_windowReach = new WindowReachDialog(this);
+    updateModelDialogs();
+    m_windowReach->show();
+    m_windowReach->raise();
+}
+
 void MainWindow::openKvCache()
 {
     if (!m_kvCache)
@@ -288,9 +299,11 @@ void MainWindow::updateModelDialogs()
     const std::shared_ptr<const lesson::ModelRun> run =
         m_session->playground() ? nullptr : m_session->modelResult().run;
     if (m_sinks)
-        m_sinks->setRun(run);
+        m_sinks->setRun(run, m_preferences.memoryLimit);
     if (m_kvCache)
         m_kvCache->setRun(run, m_preferences.memoryLimit);
+    if (m_windowReach)
+        m_windowReach->setRun(run);
     if (!m_importance)
         return;
     const ModelResult& shown = m_session->modelResult();

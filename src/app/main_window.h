@@ -27,6 +27,7 @@ class ScalingDialog;
 class AttentionSinksDialog;
 class KvCacheDialog;
 class RotaryDialog;
+class WindowReachDialog;
 class ImportanceDialog;
 class ModelOverview;
 class ModelPanel;
@@ -56,6 +57,7 @@ public:
     AttentionSinksDialog* attentionSinksDialog() const { return m_sinks; }
     KvCacheDialog* kvCacheDialog() const { return m_kvCache; }
     RotaryDialog* rotaryDialog() const { return m_rotary; }
+    WindowReachDialog* windowReachDialog() const { return m_windowReach; }
     /// The last model result shown (empty in the playground).
     const ModelResult& modelResult() const { return m_session->modelResult(); }
     StepPanel* stepPanel() const { return m_steps; }
@@ -110,6 +112,7 @@ private:
     void openAttentionSinks();
     void openKvCache();
     void openRotary();
+    void openWindowReach();
     /// Tells the importance window (when open) which model the window shows now.
     void updateModelDialogs();
     /// Opens an experiment window on what the step panel shows, following it from then on.
@@ -139,6 +142,7 @@ private:
     AttentionSinksDialog* m_sinks = nullptr;
     KvCacheDialog* m_kvCache = nullptr;
     RotaryDialog* m_rotary = nullptr;
+    WindowReachDialog* m_windowReach = nullptr;
     GlossaryDialog* m_glossary = nullptr;
     Preferences m_preferences;
 };

@@ -37,7 +37,7 @@ QString attentionFacts(const engine::ModelConfig& c)
     if (const std::int64_t cached = lesson::keyValueCacheValuesPerToken(c);
         cached && c.architecture == engine::Architecture::DecoderOnly)
         facts << ModelPanel::tr("K/V cache %1 per token in 16-bit floats")
-                     .arg(QString::fromStdString(
+                     .arg(render::displayed(
                          lesson::formatBytes(static_cast<std::uint64_t>(cached) * 2)));
     if (c.positional == engine::PositionalKind::Rotary)
         facts << (c.ropeScaling
@@ -186,10 +186,10 @@ void ModelPanel::setRequest(const lesson::ModelSource& request)
 
 std::optional<int> ModelPanel::chosenSource(int index)
 {
-    const QString data = m_ui->source->itemData(index).toString();
-    if (data != kOpenFolder && data != kOpenAttentions)
+    const QString choice = m_ui->source->itemData(index).toString();
+    if (choice != kOpenFolder && choice != kOpenAttentions)
         return index;
-    const QString path = data == kOpenFolder
+    const QString path = choice == kOpenFolder
         ? QFileDialog::getExistingDirectory(
               this, tr("Open a model folder (AttnViz's own, or Hugging Face GPT-2, BERT, Llama, Mistral or Qwen2)"))
         : QFileDialog::getOpenFileName(this, tr("Open attention weights computed elsewhere"),

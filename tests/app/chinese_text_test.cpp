@@ -8,6 +8,10 @@
 #include "app/guided_tour.h"
 #include "app/heatmap_view.h"
 #include "app/importance_dialog.h"
+#include "app/kv_cache_dialog.h"
+#include "app/attention_sinks_dialog.h"
+#include "app/rotary_dialog.h"
+#include "app/window_reach_dialog.h"
 #include "app/language.h"
 #include "app/mistakes_dialog.h"
 #include "app/model_overview.h"
@@ -19,6 +23,9 @@
 #include "render/display_words.h"
 #include "ui_glossary_dialog.h"
 #include "ui_importance_dialog.h"
+#include "ui_kv_cache_dialog.h"
+#include "ui_rotary_dialog.h"
+#include "ui_window_reach_dialog.h"
 #include "ui_mistakes_dialog.h"
 #include "ui_model_panel.h"
 #include "ui_scaling_dialog.h"
@@ -76,7 +83,7 @@ namespace {
 const QStringList kAllowed = {
     // names (English is the language menu's own name for English)
     "English", "SmolLM", "MultiheadAttention", "NPY",
-    "AttnViz", "PyTorch", "GPT", "BERT", "Llama", "Mistral", "Transformer", "Qt", "Eigen",
+    "AttnViz", "PyTorch", "GPT", "BERT", "Llama", "Mistral", "Gemma", "Transformer", "Qt", "Eigen",
     "QCustomPlot", "NumPy", "Hugging", "Face", "Linguist", "D2L", "KJV", "Genesis", "reverse",
     "genesis", "induction", "modern", "matplotlib", "viridis", "RdBu", "ColorBrewer", "GPU",
     // authors a glossary entry cites
@@ -90,7 +97,7 @@ const QStringList kAllowed = {
     "softmax", "exp", "max", "concat", "RoPE", "LayerNorm", "RMSNorm", "GELU", "ReLU", "SiLU", "sigmoid", "FFN",
     "BPE", "WordPiece", "FlashAttention", "SwiGLU", "KV", "QK", "QKᵀ", "MHA", "GQA", "MQA", "inf", "NaN", "nan", "masked_fill",
     "float", "view", "transpose", "sum", "dim", "mean", "var", "std", "sqrt", "log", "argmax",
-    "relu", "gelu", "sublayer", "cos", "sin", "ex", "True", "False", "pad", "MultiHead", "Concat",
+    "relu", "gelu", "silu", "sublayer", "cos", "sin", "ex", "True", "False", "pad", "MultiHead", "Concat",
     "Attention", "Po", "Pqk", "Pv", "PE", "rearrange",
     // the trace's step names, variables of the formulas (weights_h = softmax(masked_h))
     "tokens", "scores", "scaled", "biased", "masked", "weights", "context", "output",
@@ -288,6 +295,38 @@ public:
         return out;
     }
 
+    void readHeatmap(const HeatmapView& view, const QString& where)
+    {
+        const attnviz::lesson::Heatmap& m = view.heatmap();
+        addTokenLabels(m.matrix.rowLabels);
+        addTokenLabels(m.matrix.columnLabels);
+        // As the painter draws them: through render::displayed.
+        check(attnviz::render::displayed(m.title), where + QStringLiteral(" heatmap title"));
+        check(attnviz::render::displayed(m.matrix.rowAxis) + QLatin1Char(' ') +
+                  attnviz::render::displayed(m.matrix.columnAxis),
+              where + QStringLiteral(" heatmap axes"));
+        if (m.rows() > 0 && m.cols() > 0)
+            check(view.toolTipForCell(0, 0), where + QStringLiteral(" cell tooltip"));
+    }
+
+    void addTokenLabels(const std::vector<std::string>& labels)
+    {
+        for (const std::string& label : labels)
+            addUserText(QString::fromStdString(label));
+    }
+
+    void readPlot(QCustomPlot& plot, const QString& where)
+    {
+        for (QCPAxisRect* rect : plot.axisRects())
+            for (QCPAxis* axis : rect->axes())
+                check(axis->label(), where + QStringLiteral(" axis"));
+        for (int i = 0; i < plot.plottableCount(); ++i)
+            check(plot.plottable(i)->name(), where + QStringLiteral(" legend"));
+        for (QCPLayoutElement* element : plot.plotLayout()->elements(true))
+            if (auto* text = qobject_cast<QCPTextElement*>(element))
+                check(text->text(), where + QStringLiteral(" chart title"));
+    }
+
 private:
     static QString describe(const QWidget* w)
     {
@@ -334,38 +373,6 @@ private:
                     check(model->data(index, Qt::ToolTipRole).toString(),
                           where + QStringLiteral(" (tooltip)"));
             }
-    }
-
-    void readHeatmap(const HeatmapView& view, const QString& where)
-    {
-        const attnviz::lesson::Heatmap& m = view.heatmap();
-        addTokenLabels(m.matrix.rowLabels);
-        addTokenLabels(m.matrix.columnLabels);
-        // As the painter draws them: through render::displayed.
-        check(attnviz::render::displayed(m.title), where + QStringLiteral(" heatmap title"));
-        check(attnviz::render::displayed(m.matrix.rowAxis) + QLatin1Char(' ') +
-                  attnviz::render::displayed(m.matrix.columnAxis),
-              where + QStringLiteral(" heatmap axes"));
-        if (m.rows() > 0 && m.cols() > 0)
-            check(view.toolTipForCell(0, 0), where + QStringLiteral(" cell tooltip"));
-    }
-
-    void addTokenLabels(const std::vector<std::string>& labels)
-    {
-        for (const std::string& label : labels)
-            addUserText(QString::fromStdString(label));
-    }
-
-    void readPlot(QCustomPlot& plot, const QString& where)
-    {
-        for (QCPAxisRect* rect : plot.axisRects())
-            for (QCPAxis* axis : rect->axes())
-                check(axis->label(), where + QStringLiteral(" axis"));
-        for (int i = 0; i < plot.plottableCount(); ++i)
-            check(plot.plottable(i)->name(), where + QStringLiteral(" legend"));
-        for (QCPLayoutElement* element : plot.plotLayout()->elements(true))
-            if (auto* text = qobject_cast<QCPTextElement*>(element))
-                check(text->text(), where + QStringLiteral(" chart title"));
     }
 
     QSet<QString> m_tokens;
@@ -600,6 +607,63 @@ private slots:
                          QStringLiteral("cell arithmetic ") + QLatin1String(step));
         }
         m_window->stepPanel()->cellArithmetic()->close();
+    }
+
+    // #25: the bundled modern model's every step, and the windows of today's attention.
+    void everyWindowOfTodaysAttention()
+    {
+        const attnviz::lesson::ModelSource shown = m_window->modelPanel()->request();
+        attnviz::lesson::ModelSource modern;
+        modern.folder = "modern";
+        modern.text = "In the beginning God created the heaven and the earth. And the earth was "
+                      "without form, and void; and darkness was upon the face of the deep.";
+        m_window->modelPanel()->setRequest(modern);
+        settle();
+        m_words.addUserText(QString::fromStdString(modern.text));
+        m_words.addUserText(m_window->modelPanel()->ui()->output->text());
+        walkSteps(QStringLiteral("modern"));
+
+        m_window->findChild<QAction*>(QStringLiteral("actionRotary"))->trigger();
+        RotaryDialog* rotary = m_window->rotaryDialog();
+        QVERIFY(rotary);
+        rotary->ui().shift->setValue(100);
+        QApplication::processEvents();
+        m_words.read(rotary, QStringLiteral("rotary"));
+        m_words.readHeatmap(*rotary->ui().angles, QStringLiteral("rotary angles"));
+        rotary->close();
+
+        m_window->findChild<QAction*>(QStringLiteral("actionKvCache"))->trigger();
+        KvCacheDialog* cache = m_window->kvCacheDialog();
+        QVERIFY(cache);
+        QTRY_VERIFY_WITH_TIMEOUT(cache->decoding() != nullptr, attnviz::test::kPatienceMs);
+        cache->ui().step->setValue(2);
+        QApplication::processEvents();
+        for (HeatmapView* view : {cache->ui().weights, cache->ui().keys, cache->ui().values})
+            m_words.readHeatmap(*view, QStringLiteral("kv cache map"));
+        m_words.read(cache, QStringLiteral("kv cache"));
+        m_words.readPlot(*cache->ui().work, QStringLiteral("kv cache work"));
+        cache->close();
+
+        m_window->findChild<QAction*>(QStringLiteral("actionWindowReach"))->trigger();
+        WindowReachDialog* reach = m_window->windowReachDialog();
+        QVERIFY(reach);
+        m_words.read(reach, QStringLiteral("window reach"));
+        m_words.readHeatmap(*reach->ui().reach, QStringLiteral("window reach map"));
+        reach->close();
+
+        m_window->findChild<QAction*>(QStringLiteral("actionAttentionSinks"))->trigger();
+        AttentionSinksDialog* sinks = m_window->attentionSinksDialog();
+        QVERIFY(sinks);
+        QSignalSpy removed(sinks, &AttentionSinksDialog::removalShown);
+        sinks->removeFirstToken();
+        QVERIFY(removed.wait(attnviz::test::kPatienceMs));
+        m_words.read(sinks, QStringLiteral("sinks"));
+        for (HeatmapView* view : sinks->removalViews())
+            m_words.readHeatmap(*view, QStringLiteral("sinks without the first token"));
+        sinks->close();
+
+        m_window->modelPanel()->setRequest(shown);
+        settle();
     }
 
     void everyHelpWindow()

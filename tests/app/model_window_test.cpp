@@ -8,6 +8,7 @@
 #include "app/kv_cache_dialog.h"
 #include "app/rotary_dialog.h"
 #include "app/rotary_pairs_view.h"
+#include "app/window_reach_dialog.h"
 #include "app/main_window.h"
 #include "app/model_overview.h"
 #include "app/model_panel.h"
@@ -19,6 +20,7 @@
 #include "ui_importance_dialog.h"
 #include "ui_kv_cache_dialog.h"
 #include "ui_rotary_dialog.h"
+#include "ui_window_reach_dialog.h"
 #include "ui_model_panel.h"
 #include "window_test_support.h"
 
@@ -188,9 +190,6 @@ private slots:
         settle();
         QCOMPARE(dialog->views().size(), 1u);
         QVERIFY(dialog->findChild<HeatmapView*>(QStringLiteral("sinks masked_self")));
-        // docs/screenshots/52-attention-sinks.png comes from here.
-        if (qEnvironmentVariableIsSet("ATTNVIZ_SINKS_SHOT"))
-            QVERIFY(dialog->grab().save(qEnvironmentVariable("ATTNVIZ_SINKS_SHOT")));
 
         m_window->modelPanel()->setRequest(attnviz::lesson::ModelSource{});
         settle();
@@ -316,6 +315,97 @@ private slots:
         QVERIFY(!ui.pairs->pairs());
         QVERIFY2(ui.numbers->text().contains(QStringLiteral("no rotary positions")),
                  qPrintable(ui.numbers->text()));
+    }
+
+    // #25.5: Xiao et al.'s experiment on the model shown: the text again without its first
+    // token, the share moving to the token now first and the same predictions getting worse.
+    void attentionSinksRunTheTextAgainWithoutItsFirstToken()
+    {
+        showModern("And God said, Let there be light: and there was light. And God saw the light, "
+                   "that it was good: and God divided the light from the darkness.");
+        m_window->findChild<QAction*>(QStringLiteral("actionAttentionSinks"))->trigger();
+        AttentionSinksDialog* dialog = m_window->attentionSinksDialog();
+        QVERIFY(dialog && dialog->isVisible());
+        QCOMPARE(dialog->views().size(), 1u);
+        QVERIFY(dialog->removalViews().empty());
+        auto* remove = dialog->findChild<QPushButton*>(QStringLiteral("removeFirstToken"));
+        QVERIFY(remove && remove->isEnabled());
+        QSignalSpy shown(dialog, &AttentionSinksDialog::removalShown);
+        QTest::mouseClick(remove, Qt::LeftButton);
+        QVERIFY(shown.wait(60000));
+        QCOMPARE(dialog->removalViews().size(), 1u);
+        const auto& ids = m_window->modelResult().run->trace->targetIds;
+        const attnviz::lesson::FirstTokenRemoved r =
+            attnviz::lesson::withoutFirstToken(*m_window->modelResult().model, ids);
+        QVERIFY2(dialog->removalSummary().contains(
+                     QStringLiteral("%1 nats instead of %2")
+                         .arg(r.lossWithout, 0, 'f', 3)
+                         .arg(r.lossWith, 0, 'f', 3)),
+                 qPrintable(dialog->removalSummary()));
+        QCOMPARE(dialog->removalViews().front()->heatmap().matrix.values[0],
+                 r.without.front().heatmap.matrix.values[0]);
+        // docs/screenshots/52-attention-sinks.png comes from here.
+        if (qEnvironmentVariableIsSet("ATTNVIZ_SINKS_SHOT"))
+            QVERIFY(dialog->grab().save(qEnvironmentVariable("ATTNVIZ_SINKS_SHOT")));
+
+        // An encoder-decoder's predictions are not next tokens: the button says why it is off.
+        m_window->modelPanel()->setRequest(attnviz::lesson::ModelSource{"reverse", "abc"});
+        settle();
+        QVERIFY(!remove->isEnabled());
+        QVERIFY(dialog->removalViews().empty());
+        QVERIFY2(dialog->removalSummary().contains(QStringLiteral("decoder-only")),
+                 qPrintable(dialog->removalSummary()));
+    }
+
+    // #25.4: Experiments ▸ Sliding window reach draws how far back a token hears, layer by layer:
+    // the modern demo's local and global layers, or a stack of the user's own.
+    void windowReachFollowsTheModelOrAStackOfYourOwn()
+    {
+        showModern("In the beginning God created the heaven and the earth. And the earth was "
+                   "without form, and void; and darkness was upon the face of the deep.");
+        m_window->findChild<QAction*>(QStringLiteral("actionWindowReach"))->trigger();
+        WindowReachDialog* dialog = m_window->windowReachDialog();
+        QVERIFY(dialog && dialog->isVisible());
+        Ui::WindowReachDialog& ui = dialog->ui();
+        QVERIFY(dialog->showsModel());
+        const int tokens = static_cast<int>(m_window->modelResult().run->trace->targetIds.size());
+        QCOMPARE(ui.reach->heatmap().rows(), 4);
+        QCOMPARE(ui.reach->heatmap().cols(), tokens);
+        QCOMPARE(ui.query->value(), tokens - 1);
+        QVERIFY(!ui.layers->isEnabled());
+        // Layer 0's window of 16 reads 15 tokens back; layer 1 has none and lets all in.
+        QCOMPARE(ui.reach->heatmap().value(0, tokens - 16), 2.0f);
+        QCOMPARE(ui.reach->heatmap().value(0, tokens - 17), 0.0f);
+        QCOMPARE(ui.reach->heatmap().value(1, 0), 2.0f);
+        QCOMPARE(ui.reach->heatmap().value(2, 0), 1.0f);
+        QVERIFY2(ui.numbers->text().contains(QStringLiteral("after layer 0 (window of 16): 15 tokens back")),
+                 qPrintable(ui.numbers->text()));
+        QVERIFY2(ui.numbers->text().contains(QStringLiteral("after layer 1 (no window): every earlier token")),
+                 qPrintable(ui.numbers->text()));
+
+        m_window->modelPanel()->setRequest(attnviz::lesson::ModelSource{"genesis", "and god said"});
+        settle();
+        QVERIFY(!dialog->showsModel());
+        QVERIFY(ui.layers->isEnabled());
+        QVERIFY2(ui.source->text().contains(QStringLiteral("no sliding window")),
+                 qPrintable(ui.source->text()));
+        ui.tokens->setValue(20);
+        ui.query->setValue(19);
+        ui.layers->setValue(3);
+        ui.window->setValue(5);
+        QCOMPARE(ui.reach->heatmap().rows(), 3);
+        QCOMPARE(ui.reach->heatmap().cols(), 20);
+        QVERIFY2(ui.numbers->text().contains(QStringLiteral("after layer 2 (window of 5): 12 tokens back")),
+                 qPrintable(ui.numbers->text()));
+        // docs/screenshots/55-window-reach.png comes from here: Mistral's pattern, a window on
+        // every layer.
+        if (qEnvironmentVariableIsSet("ATTNVIZ_REACH_SHOT")) {
+            ui.tokens->setValue(40);
+            ui.query->setValue(39);
+            ui.layers->setValue(5);
+            ui.window->setValue(6);
+            QVERIFY(dialog->grab().save(qEnvironmentVariable("ATTNVIZ_REACH_SHOT")));
+        }
     }
 
     void firstStartShowsTheReverseDemosAlignment()
