@@ -423,6 +423,10 @@
         <source>{1} bytes</source>
         <translation>{1} 字节</translation>
     </message>
+    <message>
+        <source>{1} tokens</source>
+        <translation>{1} 个词元</translation>
+    </message>
 </context>
 <context>
     <name>ExportDialog</name>

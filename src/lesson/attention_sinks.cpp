@@ -8,15 +8,13 @@
 #include <string>
 
 namespace attnviz::lesson {
-namespace {
 
-// The share of head h's weight on key 0, averaged over the query rows that see key 0 and more:
-// a row whose sliding window has left key 0 behind says nothing about it.
-double firstTokenShare(const engine::AttentionTrace& t, std::int64_t h)
+// A row whose sliding window has left key 0 behind says nothing about it.
+double firstTokenShare(const engine::AttentionTrace& t, std::int64_t batch, std::int64_t h)
 {
     double sum = 0;
     std::int64_t rows = 0;
-    const auto w = t.weights.matrix({0, h});
+    const auto w = t.weights.matrix({batch, h});
     const std::optional<std::int64_t> window = t.description.mask.slidingWindow;
     for (Eigen::Index i = 0; i < w.rows(); ++i) {
         if (window && i >= *window)
@@ -30,8 +28,6 @@ double firstTokenShare(const engine::AttentionTrace& t, std::int64_t h)
     }
     return rows ? sum / static_cast<double>(rows) : 0.0;
 }
-
-} // namespace
 
 std::vector<AttentionSinkMap> attentionSinkMaps(const engine::ModelTrace& trace)
 {
@@ -57,7 +53,7 @@ std::vector<AttentionSinkMap> attentionSinkMaps(const engine::ModelTrace& trace)
             if (!b || !b->attention.has(engine::AttentionStep::Weights))
                 continue;
             for (std::int64_t h = 0; h < b->attention.numHeads(); ++h) {
-                const double share = firstTokenShare(b->attention, h);
+                const double share = firstTokenShare(b->attention, 0, h);
                 (*values)[static_cast<std::size_t>(l * heads + h)] = static_cast<float>(share);
                 map.mean += share;
                 ++cells;

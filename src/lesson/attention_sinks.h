@@ -21,6 +21,10 @@ struct AttentionSinkMap {
     double mean = 0; ///< over every head of every layer
 };
 
+/// The share of head `head`'s weight on key 0 in batch item `batch`, averaged over the query rows
+/// that see key 0 and another key (the cells of the maps below).
+double firstTokenShare(const engine::AttentionTrace& trace, std::int64_t batch, std::int64_t head);
+
 /// Xiao et al.'s experiment on the model shown: the text run again without its first token. A
 /// model that parks weight on its first token keeps parking it on whatever comes first, and its
 /// predictions of the same later tokens get worse.

@@ -93,22 +93,28 @@ inline constexpr QuestionKind kAskHeadThenShape[] = {QuestionKind::ImportantHead
 inline constexpr QuestionKind kAskHighestScore[] = {QuestionKind::HighestScore,
                                                     QuestionKind::Shape};
 inline constexpr QuestionKind kAskDivisor[] = {QuestionKind::Divisor};
-inline constexpr QuestionKind kAskVisibleKeys[] = {QuestionKind::VisibleKeys};
-inline constexpr QuestionKind kAskStrongestKey[] = {QuestionKind::StrongestKey};
+inline constexpr QuestionKind kAskShapeThenCache[] = {QuestionKind::Shape,
+                                                      QuestionKind::CacheBytes};
+inline constexpr QuestionKind kAskVisibleKeysThenReach[] = {QuestionKind::VisibleKeys,
+                                                            QuestionKind::WindowReach};
+inline constexpr QuestionKind kAskStrongestKeyThenSink[] = {QuestionKind::StrongestKey,
+                                                            QuestionKind::FirstTokenShare};
 inline constexpr std::string_view kOutputWeights[] = {"W_o"};
 
 inline constexpr std::array kLessonSteps = {
     LessonStep{"input", {}},
     LessonStep{"projections", kProjectionViews, false, kProjectionWeights, StepAnimationKind::None,
                kAskShape},
-    LessonStep{"split", kSplitViews, true, {}, StepAnimationKind::Split, kAskShape},
+    LessonStep{"split", kSplitViews, true, {}, StepAnimationKind::Split, kAskShapeThenCache},
     LessonStep{"rotate", kRotateViews, true, {}, StepAnimationKind::None, kAskShape},
     LessonStep{"scores", kScoresViews, false, {}, StepAnimationKind::None, kAskHighestScore},
     LessonStep{"scaled", kScaledViews, false, {}, StepAnimationKind::None, kAskDivisor},
     LessonStep{"biased", kBiasedViews, false, {}, StepAnimationKind::None, kAskShape},
-    LessonStep{"masked", kMaskedViews, false, {}, StepAnimationKind::None, kAskVisibleKeys},
+    LessonStep{"masked", kMaskedViews, false, {}, StepAnimationKind::None,
+               kAskVisibleKeysThenReach},
     LessonStep{"online", kOnlineViews, true, {}, StepAnimationKind::None, kAskShape},
-    LessonStep{"softmax", kSoftmaxViews, false, {}, StepAnimationKind::Softmax, kAskStrongestKey},
+    LessonStep{"softmax", kSoftmaxViews, false, {}, StepAnimationKind::Softmax,
+               kAskStrongestKeyThenSink},
     LessonStep{
         "context", kContextViews, false, {}, StepAnimationKind::WeightedSum, kAskHeadThenShape},
     LessonStep{"concat", kConcatViews, false, {}, StepAnimationKind::Concat, kAskShapeThenHead},

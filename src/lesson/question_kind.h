@@ -16,6 +16,9 @@ enum class QuestionKind {
     VisibleKeys, ///< how many keys query i may attend to (finite cells of a masked row)
     Shape, ///< the shape of the step's first tensor, with named axes
     ImportantHead, ///< which head changes the output most when switched off (engine ablation)
+    WindowReach, ///< how far back a token hears through L layers of this window: L · (W − 1)
+    CacheBytes, ///< the bytes this block's KV cache adds per token (H_kv · (d_k + d_v) · 4)
+    FirstTokenShare, ///< which head parks most of its weight on the first token (a sink)
 };
 
 struct QuestionKindInfo {
@@ -30,6 +33,9 @@ inline constexpr std::array kQuestionKinds = {
     QuestionKindInfo{QuestionKind::VisibleKeys, "visible_keys"},
     QuestionKindInfo{QuestionKind::Shape, "shape"},
     QuestionKindInfo{QuestionKind::ImportantHead, "important_head"},
+    QuestionKindInfo{QuestionKind::WindowReach, "window_reach"},
+    QuestionKindInfo{QuestionKind::CacheBytes, "cache_bytes"},
+    QuestionKindInfo{QuestionKind::FirstTokenShare, "first_token_share"},
 };
 
 std::string_view questionKindName(QuestionKind kind);

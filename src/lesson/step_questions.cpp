@@ -1,6 +1,8 @@
 #include "lesson/step_questions.h"
 
 #include "engine/multi_head_attention.h"
+#include "lesson/attention_sinks.h"
+#include "lesson/memory_budget.h"
 #include "lesson/playground.h"
 #include "lesson/walkthrough_variant.h"
 
@@ -504,6 +506,120 @@ std::optional<StepQuestion> headQuestion(const Walkthrough& w, int batch)
     return q;
 }
 
+// Up to four distinct numbers, the answer first; nullopt when fewer than two are distinct.
+std::optional<std::vector<std::int64_t>> distinctWithAnswerFirst(std::int64_t answer,
+                                                                 std::initializer_list<std::int64_t> others)
+{
+    std::vector<std::int64_t> out = {answer};
+    for (const std::int64_t v : others)
+        if (out.size() < 4 && v >= 0 && std::find(out.begin(), out.end(), v) == out.end())
+            out.push_back(v);
+    if (out.size() < 2)
+        return std::nullopt;
+    return out;
+}
+
+// A sliding window of W keys: L layers of it reach L · (W − 1) tokens back (lesson 4 of #25).
+std::optional<StepQuestion> windowReachQuestion(const Walkthrough& w, int batch, std::mt19937& rng)
+{
+    const std::optional<std::int64_t> window = w.description().mask.slidingWindow;
+    if (!window || *window < 2)
+        return std::nullopt;
+    const std::int64_t W = *window;
+    const std::int64_t layers = 2 + static_cast<std::int64_t>(rng() % 3);
+    const std::int64_t reach = layers * (W - 1);
+    const auto numbers = distinctWithAnswerFirst(reach, {layers * W, W - 1, W - 1 + layers, W});
+    if (!numbers)
+        return std::nullopt;
+    std::vector<QuestionChoice> choices;
+    for (const std::int64_t n : *numbers)
+        choices.push_back({std::to_string(n) + " tokens", static_cast<int>(n)});
+    StepQuestion q;
+    q.kind = QuestionKind::WindowReach;
+    q.batch = batch;
+    shuffledWithAnswerFirst(q, std::move(choices), rng);
+    q.values = {{"W", std::to_string(W)},
+                {"Wm1", std::to_string(W - 1)},
+                {"layers", std::to_string(layers)},
+                {"reach", std::to_string(reach)},
+                {"answer", q.correct().label}};
+    return q;
+}
+
+// What a decoder keeps of this block for every token it has read (lesson 2 and 3 of #25).
+std::optional<StepQuestion> cacheBytesQuestion(const Walkthrough& w, int batch, std::mt19937& rng)
+{
+    const engine::AttentionDescription& d = w.description();
+    if (!d.mask.causal || w.crossAttention)
+        return std::nullopt;
+    const std::int64_t H = d.queryHeads, Hkv = d.keyValueHeads, dk = d.queryKeySize,
+                       dv = d.valueSize;
+    const std::int64_t bytes = Hkv * (dk + dv) * 4;
+    const auto numbers =
+        distinctWithAnswerFirst(bytes, {H * (dk + dv) * 4, Hkv * dk * 4, 2 * bytes, bytes / 2});
+    if (!numbers)
+        return std::nullopt;
+    std::vector<QuestionChoice> choices;
+    for (const std::int64_t n : *numbers)
+        choices.push_back({std::to_string(n) + " bytes", static_cast<int>(n)});
+    StepQuestion q;
+    q.kind = QuestionKind::CacheBytes;
+    q.batch = batch;
+    shuffledWithAnswerFirst(q, std::move(choices), rng);
+    q.values = {{"H", std::to_string(H)},
+                {"Hkv", std::to_string(Hkv)},
+                {"dk", std::to_string(dk)},
+                {"dv", std::to_string(dv)},
+                {"per1024", formatBytes(static_cast<std::uint64_t>(bytes) * 1024)},
+                {"answer", q.correct().label}};
+    return q;
+}
+
+// An attention sink (lesson 5 of #25): only a trained model's heads have one to find.
+std::optional<StepQuestion> firstTokenShareQuestion(const Walkthrough& w, int batch)
+{
+    const engine::AttentionTrace& t = *w.trace;
+    if (!std::holds_alternative<ModelBlockSource>(w.source) || w.crossAttention ||
+        w.heads() < 2 || t.keyLength() < 3 || !t.has(engine::AttentionStep::Weights))
+        return std::nullopt;
+    std::vector<double> shares;
+    for (int h = 0; h < w.heads(); ++h)
+        shares.push_back(firstTokenShare(t, batch, h));
+    std::vector<int> order(shares.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+        return shares[static_cast<std::size_t>(a)] > shares[static_cast<std::size_t>(b)];
+    });
+    const double top = shares[static_cast<std::size_t>(order[0])];
+    const double second = shares[static_cast<std::size_t>(order[1])];
+    if (top - second < 0.01)
+        return std::nullopt; // no head stands out: not a question with one answer
+    std::vector<QuestionChoice> choices;
+    for (const int h : order) {
+        if (choices.size() == kMaxKeyChoices)
+            break;
+        choices.push_back({"head " + std::to_string(h), h});
+    }
+    StepQuestion q;
+    q.kind = QuestionKind::FirstTokenShare;
+    q.batch = batch;
+    q.head = order[0];
+    // Heads in their order, as the grid shows them.
+    std::sort(choices.begin(), choices.end(),
+              [](const QuestionChoice& a, const QuestionChoice& b) { return a.value < b.value; });
+    for (std::size_t i = 0; i < choices.size(); ++i)
+        if (choices[i].value == order[0])
+            q.answer = i;
+    q.choices = std::move(choices);
+    q.values = {{"head", std::to_string(order[0])},
+                {"share", percent(top)},
+                {"second", std::to_string(order[1])},
+                {"secondShare", percent(second)},
+                {"token", tokenAt(w.keyTokens, batch, 0)},
+                {"answer", q.correct().label}};
+    return q;
+}
+
 } // namespace
 
 std::string_view questionKindName(QuestionKind kind)
@@ -590,6 +706,15 @@ std::optional<StepQuestion> stepQuestion(const Walkthrough& w, LessonStepIndex s
         break;
     case QuestionKind::ImportantHead:
         q = headQuestion(w, batch);
+        break;
+    case QuestionKind::WindowReach:
+        q = windowReachQuestion(w, batch, rng);
+        break;
+    case QuestionKind::CacheBytes:
+        q = cacheBytesQuestion(w, batch, rng);
+        break;
+    case QuestionKind::FirstTokenShare:
+        q = firstTokenShareQuestion(w, batch);
         break;
     }
     if (q)

@@ -126,6 +126,7 @@ constexpr const char* kPhrases[] = {
     QT_TRANSLATE_NOOP("DisplayWords", "(the number of heads)"),
     QT_TRANSLATE_NOOP("DisplayWords", "all {1}"),
     QT_TRANSLATE_NOOP("DisplayWords", "{1} bytes"),
+    QT_TRANSLATE_NOOP("DisplayWords", "{1} tokens"),
     QT_TRANSLATE_NOOP("DisplayWords", "{1} keys"),
     QT_TRANSLATE_NOOP("DisplayWords", "{1} key"),
     QT_TRANSLATE_NOOP("DisplayWords", "key {1}"),

@@ -1,9 +1,13 @@
 // "Predict, then reveal" (#12): every question's answer is what the trace says, and the other
 // choices are distinct and wrong.
+#include "lesson/attention_sinks.h"
 #include "lesson/imported_run.h"
+#include "lesson/model_run.h"
 #include "lesson/model_walkthrough.h"
 #include "lesson/playground.h"
 #include "lesson/step_questions.h"
+
+#include "model/model_fixtures.h"
 
 #include <gtest/gtest.h>
 
@@ -309,6 +313,80 @@ TEST(StepQuestions, QuestionsThatCannotBeAnsweredAreNotAsked)
     EXPECT_FALSE(stepQuestion(*imported, stepOf("concat"), QuestionKind::Shape, 0, 0));
     EXPECT_FALSE(stepQuestion(*imported, stepOf("output"), QuestionKind::ImportantHead, 0, 0));
     EXPECT_FALSE(stepQuestion(*imported, stepOf("scaled"), QuestionKind::Divisor, 0, 0));
+}
+
+// #25: the questions of today's attention.
+TEST(StepQuestions, TheWindowsReachIsLayersTimesWMinusOne)
+{
+    PlaygroundSettings s = settingsWith(MaskKind::Causal);
+    s.slidingWindow = 3;
+    const auto w = computePlayground(s);
+    for (std::uint32_t seed = 0; seed < 6; ++seed) {
+        const auto q = stepQuestion(*w, stepOf("masked"), QuestionKind::WindowReach, 0, seed);
+        ASSERT_TRUE(q);
+        expectDistinctChoices(*q);
+        const int layers = std::stoi(q->value("layers"));
+        EXPECT_GE(layers, 2);
+        EXPECT_LE(layers, 4);
+        EXPECT_EQ(q->correct().value, layers * 2);
+        EXPECT_EQ(q->correct().label, std::to_string(layers * 2) + " tokens");
+    }
+    // Without a window there is nothing to ask; the step asks how many keys a row sees instead.
+    const auto plain = computePlayground(settingsWith(MaskKind::Causal));
+    EXPECT_FALSE(stepQuestion(*plain, stepOf("masked"), QuestionKind::WindowReach, 0, 0));
+    const auto fallback = stepQuestion(*plain, stepOf("masked"),
+                                       lessonStep(stepOf("masked")).questions, 0, 1);
+    ASSERT_TRUE(fallback);
+    EXPECT_EQ(fallback->kind, QuestionKind::VisibleKeys);
+}
+
+TEST(StepQuestions, TheCacheKeepsAKeyAndAValuePerKeyValueHead)
+{
+    PlaygroundSettings s = settingsWith(MaskKind::Causal);
+    s.heads = 4;
+    s.keyValueHeads = 2;
+    s.queryKeySize = 6;
+    s.valueSize = 5;
+    const auto w = computePlayground(s);
+    const auto q = stepQuestion(*w, stepOf("split"), QuestionKind::CacheBytes, 0, 3);
+    ASSERT_TRUE(q);
+    expectDistinctChoices(*q);
+    EXPECT_EQ(q->correct().value, 2 * (6 + 5) * 4);
+    EXPECT_EQ(q->correct().label, "88 bytes");
+    EXPECT_EQ(q->value("per1024"), "88.0 KiB");
+    // Not for a block whose queries may see later keys: it is never decoded token by token.
+    EXPECT_FALSE(stepQuestion(*computePlayground(settingsWith(MaskKind::None)), stepOf("split"),
+                              QuestionKind::CacheBytes, 0, 0));
+}
+
+TEST(StepQuestions, TheSinkHeadIsTheOneWithTheLargestShareOnTheFirstToken)
+{
+    const auto model = test::openModel("modern");
+    const auto run = std::make_shared<const ModelRun>(runModelOnText(
+        model, {.text = "And God said, Let there be light: and there was light. And God saw the "
+                        "light, that it was good."}));
+    int asked = 0;
+    for (int layer = 0; layer < 4; ++layer) {
+        const auto w = walkthroughForBlock(run, {layer, engine::Block::MaskedSelf, -1});
+        const auto q = stepQuestion(*w, stepOf("softmax"), QuestionKind::FirstTokenShare, 0, 0);
+        if (!q)
+            continue;
+        ++asked;
+        expectDistinctChoices(*q);
+        double best = -1;
+        int head = -1;
+        for (int h = 0; h < w->heads(); ++h)
+            if (const double share = firstTokenShare(*w->trace, 0, h); share > best) {
+                best = share;
+                head = h;
+            }
+        EXPECT_EQ(q->correct().value, head) << "layer " << layer;
+        EXPECT_EQ(q->value("token"), "<s>");
+    }
+    EXPECT_GE(asked, 1);
+    // The playground's random heads have no sink to find.
+    EXPECT_FALSE(stepQuestion(*computePlayground(settingsWith(MaskKind::Causal)), stepOf("softmax"),
+                              QuestionKind::FirstTokenShare, 0, 0));
 }
 
 TEST(StepQuestions, PlaceholdersAreFilledFromTheQuestionsValues)
