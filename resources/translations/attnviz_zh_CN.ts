@@ -561,16 +561,16 @@
         <translation>实验、课件与导出</translation>
     </message>
     <message>
-        <source>Experiments compares common mistakes, the scaling of the scores and how much each head matters. File saves what you see as a lesson; Export writes heatmaps for slides and papers; F5 is the projector&apos;s mode.</source>
-        <translation>“实验”菜单可以对比常见错误、分数的缩放以及每个头的重要程度。“文件”菜单把你看到的内容保存为课件；“导出”菜单为幻灯片和论文生成热力图；F5 是投影演示模式。</translation>
-    </message>
-    <message>
         <source>Choose the random-weights playground, a bundled demo model, or a model folder (GPT-2, BERT, Llama, Mistral or Qwen2 as Hugging Face stores them). The text below is what the model reads.</source>
         <translation>选择随机权重练习场、内置演示模型，或一个模型文件夹（按 Hugging Face 格式保存的 GPT-2、BERT、Llama、Mistral 或 Qwen2）。下面的文本就是模型读入的内容。</translation>
     </message>
     <message>
         <source>Multi-head attention, one step at a time: from the input through Q, K, V, the split into heads, scores, scaling, the mask, softmax and the weighted values to the output. ← and → walk through them. Today&apos;s variants add their own steps: rotary positions (RoPE), and FlashAttention&apos;s online softmax when the playground&apos;s softmax tile is set.</source>
         <translation>多头注意力，一次一步：从输入开始，经过 Q、K、V，拆分成多个头，计算注意力分数、缩放、掩码、softmax，再对值加权求和，直到输出。用 ← 和 → 逐步浏览。如今模型的变体会增加自己的步骤：旋转位置编码（RoPE），以及设置了演练场的 softmax 分块时 FlashAttention 的在线 softmax。</translation>
+    </message>
+    <message>
+        <source>Experiments compares common mistakes, the scaling of the scores and how much each head matters, and shows today&apos;s attention: rotary positions pair by pair, the KV cache step by step, a sliding window&apos;s reach, attention sinks. File saves what you see as a lesson; Export writes heatmaps for slides and papers; F5 is the projector&apos;s mode.</source>
+        <translation>“实验”菜单可以对比常见错误、分数的缩放以及每个头的重要程度，还能展示今天模型的注意力：逐对旋转的位置编码、一步步增长的 KV 缓存、滑动窗口的覆盖范围、注意力汇聚点。“文件”菜单把你看到的内容保存为课件；“导出”菜单为幻灯片和论文生成热力图；F5 是投影演示模式。</translation>
     </message>
 </context>
 <context>

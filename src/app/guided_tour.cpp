@@ -54,9 +54,11 @@ constexpr std::array kStops = {
     TourStop{"", QT_TRANSLATE_NOOP("GuidedTour", "Experiments, lessons and exports"),
              QT_TRANSLATE_NOOP("GuidedTour",
                                "Experiments compares common mistakes, the scaling of the scores "
-                               "and how much each head matters. File saves what you see as a "
-                               "lesson; Export writes heatmaps for slides and papers; F5 is the "
-                               "projector's mode.")},
+                               "and how much each head matters, and shows today's attention: "
+                               "rotary positions pair by pair, the KV cache step by step, a "
+                               "sliding window's reach, attention sinks. File saves what you see "
+                               "as a lesson; Export writes heatmaps for slides and papers; F5 is "
+                               "the projector's mode.")},
 };
 
 // The bubble's width, and the narrowest it becomes to fit beside a large target.
