@@ -2020,10 +2020,6 @@
         <translation>读入了位置 %2 上的“%1”</translation>
     </message>
     <message>
-        <source>&lt;p&gt;&lt;b&gt;Step %1 of %2&lt;/b&gt;: %3 and chose “%4” (p = %5).&lt;/p&gt;&lt;p&gt;It computed q, k and v for %6 token(s) and read the keys and values of %7 from the cache.&lt;br&gt;Multiply-adds: &lt;b&gt;%8&lt;/b&gt; with the cache, %9 without (%10 ×).&lt;/p&gt;&lt;p&gt;The cache now holds %11 tokens × %12 = &lt;b&gt;%13&lt;/b&gt; (float32, K and V of all %14 layers).&lt;/p&gt;&lt;p&gt;Largest difference from one full causal pass over the same %15 tokens (weights and logits): &lt;b&gt;%16&lt;/b&gt;.&lt;/p&gt;&lt;p&gt;All %2 steps: %17 multiply-adds with the cache, %18 without.&lt;/p&gt;</source>
-        <translation>&lt;p&gt;&lt;b&gt;第 %1 步，共 %2 步&lt;/b&gt;：%3并选出了“%4”（p = %5）。&lt;/p&gt;&lt;p&gt;这一步为 %6 个词元计算了 q、k、v，并从缓存中读取了 %7 个词元的键和值。&lt;br&gt;乘加次数：用缓存 &lt;b&gt;%8&lt;/b&gt;，不用缓存 %9（%10 倍）。&lt;/p&gt;&lt;p&gt;缓存现在保存 %11 个词元 × %12 = &lt;b&gt;%13&lt;/b&gt;（float32，全部 %14 层的 K 和 V）。&lt;/p&gt;&lt;p&gt;与对同样 %15 个词元做一次完整因果计算相比的最大差（权重与对数几率）：&lt;b&gt;%16&lt;/b&gt;。&lt;/p&gt;&lt;p&gt;全部 %2 步：用缓存 %17 次乘加，不用缓存 %18 次。&lt;/p&gt;</translation>
-    </message>
-    <message>
         <source>without a cache: every token read again</source>
         <translation>不用缓存：每个词元都重新读一遍</translation>
     </message>
@@ -2038,6 +2034,14 @@
     <message>
         <source>multiply-adds of the step</source>
         <translation>这一步的乘加次数</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;For 1,024 tokens this model&apos;s cache takes &lt;b&gt;%1&lt;/b&gt; (2 · %2 layers · %3 K/V heads · %4 · 4 bytes a token); with a K/V head per query head (MHA) it would take %5, with one K/V head for all (MQA) %6.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;1,024 个词元时，这个模型的缓存占 &lt;b&gt;%1&lt;/b&gt;（每个词元 2 · %2 层 · %3 个 K/V 头 · %4 · 4 字节）；若每个查询头各有一个 K/V 头（MHA），要占 %5；若所有查询头共用一个 K/V 头（MQA），只占 %6。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;&lt;b&gt;Step %1 of %2&lt;/b&gt;: %3 and chose “%4” (p = %5).&lt;/p&gt;&lt;p&gt;It computed q, k and v for %6 token(s) and read the keys and values of %7 from the cache.&lt;br&gt;Multiply-adds: &lt;b&gt;%8&lt;/b&gt; with the cache, %9 without (%10 ×).&lt;/p&gt;&lt;p&gt;The cache now holds %11 tokens × %12 = &lt;b&gt;%13&lt;/b&gt; (float32, K and V of all %14 layers).&lt;/p&gt;&lt;p&gt;Largest difference from one full causal pass over the same %15 tokens (weights and logits): &lt;b&gt;%16&lt;/b&gt;.&lt;/p&gt;&lt;p&gt;All %2 steps: %17 multiply-adds with the cache, %18 without.&lt;/p&gt;%19</source>
+        <translation>&lt;p&gt;&lt;b&gt;第 %1 步，共 %2 步&lt;/b&gt;：%3并选出了“%4”（p = %5）。&lt;/p&gt;&lt;p&gt;这一步为 %6 个词元计算了 q、k、v，并从缓存中读取了 %7 个词元的键和值。&lt;br&gt;乘加次数：用缓存 &lt;b&gt;%8&lt;/b&gt;，不用缓存 %9（%10 倍）。&lt;/p&gt;&lt;p&gt;缓存现在保存 %11 个词元 × %12 = &lt;b&gt;%13&lt;/b&gt;（float32，全部 %14 层的 K 和 V）。&lt;/p&gt;&lt;p&gt;与对同样 %15 个词元做一次完整因果计算相比的最大差（权重与对数几率）：&lt;b&gt;%16&lt;/b&gt;。&lt;/p&gt;&lt;p&gt;全部 %2 步：用缓存 %17 次乘加，不用缓存 %18 次。&lt;/p&gt;%19</translation>
     </message>
 </context>
 <context>

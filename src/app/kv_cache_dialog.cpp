@@ -2,6 +2,7 @@
 
 #include "app/heatmap_view.h"
 #include "app/job_failure.h"
+#include "engine/key_value_cache.h"
 #include "lesson/memory_budget.h"
 #include "render/display_words.h"
 #include "render/text_resource.h"
@@ -22,6 +23,28 @@ QString count(std::int64_t n)
 QString bytes(std::int64_t n)
 {
     return render::displayed(lesson::formatBytes(static_cast<std::uint64_t>(n)));
+}
+
+// The cache of this model for 1,024 tokens beside the same width with a K/V head per query head
+// (MHA) and with one K/V head for all (MQA).
+QString sharedHeads(const engine::ModelConfig& c)
+{
+    const engine::AttentionDescription d =
+        engine::attentionDescription(c, 0, engine::Block::MaskedSelf);
+    const auto cache = [&](std::int64_t kvHeads) {
+        return bytes(engine::kvCacheBytes(1024, c.decoderLayers, kvHeads, d.queryKeySize,
+                                          d.valueSize, 4));
+    };
+    return KvCacheDialog::tr("<p>For 1,024 tokens this model's cache takes <b>%1</b> (2 · %2 "
+                             "layers · %3 K/V heads · %4 · 4 bytes a token); with a K/V head per "
+                             "query head (MHA) it would take %5, with one K/V head for all (MQA) "
+                             "%6.</p>")
+        .arg(cache(d.keyValueHeads))
+        .arg(c.decoderLayers)
+        .arg(d.keyValueHeads)
+        .arg(d.queryKeySize)
+        .arg(cache(d.queryHeads))
+        .arg(cache(1));
 }
 
 QString token(const lesson::KvCacheDecoding& d, int id)
@@ -228,7 +251,7 @@ void KvCacheDialog::redraw()
            "layers).</p>"
            "<p>Largest difference from one full causal pass over the same %15 tokens (weights "
            "and logits): <b>%16</b>.</p>"
-           "<p>All %2 steps: %17 multiply-adds with the cache, %18 without.</p>")
+           "<p>All %2 steps: %17 multiply-adds with the cache, %18 without.</p>%19")
             .arg(s)
             .arg(d.steps.size())
             .arg(what)
@@ -246,7 +269,8 @@ void KvCacheDialog::redraw()
             .arg(read)
             .arg(step.largestDifference, 0, 'g', 2)
             .arg(count(withCache))
-            .arg(count(without)));
+            .arg(count(without))
+            .arg(sharedHeads(d.model->model->config())));
 
     // The current step on the work chart.
     m_ui->work->clearItems();

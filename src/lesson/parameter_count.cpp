@@ -1,5 +1,7 @@
 #include "lesson/parameter_count.h"
 
+#include "engine/key_value_cache.h"
+
 #include <numeric>
 
 namespace attnviz::lesson {
@@ -90,7 +92,7 @@ ModelParameters modelParameters(const engine::TransformerModel& model)
 std::int64_t keyValueCacheValuesPerToken(const engine::ModelConfig& c)
 {
     const std::int64_t layers = c.hasDecoder() ? c.decoderLayers : 0;
-    return 2 * layers * c.keyValueHeads() * c.headSize();
+    return engine::kvCacheBytes(1, layers, c.keyValueHeads(), c.headSize(), c.headSize(), 1);
 }
 
 std::string groupedNumber(std::int64_t n)

@@ -1,5 +1,6 @@
 #include "lesson/step_view.h"
 
+#include "engine/key_value_cache.h"
 #include "lesson/memory_budget.h"
 #include "lesson/parameter_count.h"
 #include "lesson/rotary_shift.h"
@@ -168,7 +169,7 @@ std::string fillSizes(std::string_view text, const Walkthrough& w)
         {"{reach2}", 2 * (w.mask.window.value_or(1) - 1)},
         {"{reach4}", 4 * (w.mask.window.value_or(1) - 1)},
         {"{reach32}", 32 * (w.mask.window.value_or(1) - 1)},
-        {"{kvTokenBytes}", 2 * t.numKeyValueHeads() * w.dk() * 4},
+        {"{kvTokenBytes}", engine::kvCacheBytes(1, 1, t.numKeyValueHeads(), w.dk(), w.dk(), 4)},
         {"{NqTile}", t.queryLength() * std::min(d.onlineSoftmaxTile.value_or(0), t.keyLength())},
         {"{rot}", d.rotatedSize()},
         {"{B}", t.batchSize()},
@@ -191,7 +192,8 @@ std::string fillSizes(std::string_view text, const Walkthrough& w)
     // The KV cache of this block in float32: 2 (K and V) · H_kv · d · 4 bytes per token, and the
     // same width with one K/V head per query head (MHA) or one for all (MQA).
     const auto cache = [&](std::int64_t kvHeads, std::int64_t tokens) {
-        return formatBytes(static_cast<std::uint64_t>(2 * kvHeads * w.dk() * 4 * tokens));
+        return formatBytes(
+            static_cast<std::uint64_t>(engine::kvCacheBytes(tokens, 1, kvHeads, w.dk(), w.dk(), 4)));
     };
     const std::pair<const char*, std::string> words[] = {
         {"{kv1024}", cache(t.numKeyValueHeads(), 1024)},

@@ -251,6 +251,10 @@ private slots:
         QVERIFY2(numbers.contains(QLocale().toString(
                      static_cast<qlonglong>(d.steps[3].multiplyAddsWithCache))),
                  qPrintable(numbers));
+        // The cache of the whole model against MHA and MQA of the same width: 4 layers, 2 of 6
+        // K/V heads of 16, float32.
+        QVERIFY2(numbers.contains(QStringLiteral("takes <b>1.0 MiB</b>")), qPrintable(numbers));
+        QVERIFY2(numbers.contains(QStringLiteral("(MHA) it would take 3.0 MiB")), qPrintable(numbers));
         QVERIFY(ui.previous->isEnabled() && ui.next->isEnabled());
         QTest::mouseClick(ui.previous, Qt::LeftButton);
         QCOMPARE(ui.step->value(), 2);
