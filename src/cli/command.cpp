@@ -47,6 +47,9 @@ const std::vector<Command>& commands()
         {"importance", "importance --model DIR [--text \"...\"]",
          "switch each attention head off in turn and rank the heads by what that costs",
          runImportanceCommand},
+        {"rollout",
+         "rollout --model DIR --text \"...\" [--head-fusion F] [--discard-ratio R] --out FILE.npy",
+         "attention rollout of the first attention stack, as an N x N .npy", runRolloutCommand},
     };
     return table;
 }

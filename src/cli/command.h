@@ -42,5 +42,6 @@ int runMhaCommand(const std::vector<std::string>& args);
 int runTraceCommand(const std::vector<std::string>& args);
 int runExportCommand(const std::vector<std::string>& args);
 int runImportanceCommand(const std::vector<std::string>& args);
+int runRolloutCommand(const std::vector<std::string>& args);
 
 } // namespace attnviz::cli
