@@ -585,6 +585,21 @@
     </message>
 </context>
 <context>
+    <name>HeadTypesDialog</name>
+    <message>
+        <source>Head types</source>
+        <translation>注意力头的类型</translation>
+    </message>
+    <message>
+        <source>&amp;Score</source>
+        <translation>分数(&amp;S)</translation>
+    </message>
+    <message>
+        <source>Double-click a head to open it in the main window</source>
+        <translation>双击一个头，在主窗口中打开它</translation>
+    </message>
+</context>
+<context>
     <name>ImportanceDialog</name>
     <message>
         <source>Head importance</source>
@@ -1094,6 +1109,37 @@
         <source>How far back a token can hear, layer by layer, when the layers have a sliding window</source>
         <translation>当各层带有滑动窗口时，一个词元逐层能“听到”多远以前的词元</translation>
     </message>
+    <message>
+        <source>Head &amp;types…</source>
+        <translation>注意力头的类型(&amp;T)…</translation>
+    </message>
+    <message>
+        <source>Every head of the model shown scored as previous-token, duplicate-token, induction or sink head, with its distance and entropy, layers × heads with a ranking</source>
+        <translation>为当前模型的每个头打分：前一词元头、重复词元头、归纳头或注意力汇聚点，以及它的距离和熵；按层 × 头显示并排名</translation>
+    </message>
+    <message>
+        <source>Attention r&amp;ollout…</source>
+        <translation>注意力展开(&amp;O)…</translation>
+    </message>
+    <message>
+        <source>How much of each token at the top came from each input token, through every layer (Abnar and Zuidema 2020)</source>
+        <translation>经过所有层之后，最上层每个词元所含的内容各有多少来自每个输入词元（Abnar 与 Zuidema，2020）</translation>
+    </message>
+</context>
+<context>
+    <name>MapExport</name>
+    <message>
+        <source>Cannot export to &apos;.%1&apos;; use .png, .svg, .pdf, .csv or .npy.</source>
+        <translation>无法导出为“.%1”；请使用 .png、.svg、.pdf、.csv 或 .npy。</translation>
+    </message>
+    <message>
+        <source>Export the map</source>
+        <translation>导出这张图</translation>
+    </message>
+    <message>
+        <source>Export</source>
+        <translation>导出</translation>
+    </message>
 </context>
 <context>
     <name>MistakesDialog</name>
@@ -1217,6 +1263,29 @@
     <message>
         <source>The most memory one model run may take, e.g. 2G or 512M. A run that would need more is refused before it starts, with the estimate. Empty: 80 % of the memory the machine has available.</source>
         <translation>一次模型运行最多可以占用的内存，例如 2G 或 512M。需要更多内存的运行会在开始前被拒绝，并给出估算值。留空：机器可用内存的 80%。</translation>
+    </message>
+</context>
+<context>
+    <name>RolloutDialog</name>
+    <message>
+        <source>Attention rollout</source>
+        <translation>注意力展开</translation>
+    </message>
+    <message>
+        <source>&amp;Heads fused by their</source>
+        <translation>各头合并方式(&amp;H)</translation>
+    </message>
+    <message>
+        <source>&amp;Discard ratio</source>
+        <translation>丢弃比例(&amp;D)</translation>
+    </message>
+    <message>
+        <source>In each layer, the share of each row&apos;s smallest entries set to 0 before the identity is added (the diagonal is kept)</source>
+        <translation>在每一层加上单位矩阵之前，把每行中最小的这一比例的值设为 0（对角线保留）</translation>
+    </message>
+    <message>
+        <source>&amp;Export…</source>
+        <translation>导出(&amp;E)…</translation>
     </message>
 </context>
 <context>
@@ -1797,6 +1866,83 @@
     <message>
         <source>Next</source>
         <translation>下一步</translation>
+    </message>
+</context>
+<context>
+    <name>attnviz::app::HeadTypesDialog</name>
+    <message>
+        <source>previous-token score</source>
+        <translation>前一词元分数</translation>
+    </message>
+    <message>
+        <source>duplicate-token score</source>
+        <translation>重复词元分数</translation>
+    </message>
+    <message>
+        <source>induction score (repeated random prompt)</source>
+        <translation>归纳分数（重复的随机序列）</translation>
+    </message>
+    <message>
+        <source>share on the first token</source>
+        <translation>第一个词元上的占比</translation>
+    </message>
+    <message>
+        <source>mean attention distance (tokens)</source>
+        <translation>平均注意力距离（词元）</translation>
+    </message>
+    <message>
+        <source>mean row entropy (nats)</source>
+        <translation>行的平均熵（奈特）</translation>
+    </message>
+    <message>
+        <source>There was not enough memory to score the heads.</source>
+        <translation>内存不足，无法为各个头打分。</translation>
+    </message>
+    <message>
+        <source>layer</source>
+        <translation>层</translation>
+    </message>
+    <message>
+        <source>block</source>
+        <translation>块</translation>
+    </message>
+    <message>
+        <source>head</source>
+        <translation>头</translation>
+    </message>
+    <message>
+        <source>score</source>
+        <translation>分数</translation>
+    </message>
+    <message>
+        <source>Open a model: the playground&apos;s one module has no layers to compare.</source>
+        <translation>请打开一个模型：演练场只有一个模块，没有可以比较的层。</translation>
+    </message>
+    <message>
+        <source>An imported attention file holds no model to run on the induction prompt.</source>
+        <translation>导入的注意力文件里没有可以在归纳序列上运行的模型。</translation>
+    </message>
+    <message>
+        <source>Scoring every head…</source>
+        <translation>正在为每个头打分…</translation>
+    </message>
+    <message>
+        <source>This run kept no self-attention weights over two tokens or more: type a longer text.</source>
+        <translation>这次运行没有保留两个词元以上的自注意力权重：请输入更长的文本。</translation>
+    </message>
+    <message>
+        <source>%1: %2</source>
+        <translation>%1：%2</translation>
+    </message>
+    <message>
+        <source>Scored on a random sequence of ordinary tokens written twice, which only an induction head can predict the second half of. The top head: layer %1, head %2.</source>
+        <translation>在一段写了两遍的随机普通词元序列上打分，只有归纳头能预测出第二遍。得分最高的头：第 %1 层，头 %2。</translation>
+    </message>
+    <message numerus="yes">
+        <source>Scored over the %n token(s) of the text shown. The top head: layer %1, head %2.</source>
+        <translation>
+            <numerusform>在当前文本的 %n 个词元上打分。得分最高的头：第 %1 层，头 %2。</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -2401,6 +2547,43 @@
     <message>
         <source>Presentation: ←/→ steps · 1…9, 0 a step · H one head after another · S the settings · click a cell to mark it (Shift: its row, Ctrl: its column) · Esc leaves</source>
         <translation>演示模式：←/→ 切换步骤 · 1…9、0 跳到某一步 · H 逐个显示各头 · S 显示设置 · 单击单元格可标记它（Shift：整行，Ctrl：整列）· Esc 退出</translation>
+    </message>
+</context>
+<context>
+    <name>attnviz::app::RolloutDialog</name>
+    <message>
+        <source>mean</source>
+        <translation>平均值</translation>
+    </message>
+    <message>
+        <source>maximum</source>
+        <translation>最大值</translation>
+    </message>
+    <message>
+        <source>minimum</source>
+        <translation>最小值</translation>
+    </message>
+    <message>
+        <source>Open a model: the playground&apos;s one module has no layers to roll out.</source>
+        <translation>请打开一个模型：演练场只有一个模块，没有可以展开的层。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%1, %n layer(s): attention rollout</source>
+        <translation>
+            <numerusform>%1，%n 层：注意力展开</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>token</source>
+        <translation>词元</translation>
+    </message>
+    <message>
+        <source>input token</source>
+        <translation>输入词元</translation>
+    </message>
+    <message>
+        <source>Row i: the share of what token i holds after the last layer that came from each input token. Every row sums to 1.</source>
+        <translation>第 i 行：词元 i 在最后一层之后所含的内容中，来自每个输入词元的比例。每行之和为 1。</translation>
     </message>
 </context>
 <context>

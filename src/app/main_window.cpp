@@ -6,7 +6,9 @@
 #include "app/head_grid_view.h"
 #include "app/help_boxes.h"
 #include "app/attention_sinks_dialog.h"
+#include "app/head_types_dialog.h"
 #include "app/kv_cache_dialog.h"
+#include "app/rollout_dialog.h"
 #include "app/rotary_dialog.h"
 #include "app/window_reach_dialog.h"
 #include "app/importance_dialog.h"
@@ -94,6 +96,8 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_ui->actionAttentionSinks, &QAction::triggered, this,
             &MainWindow::openAttentionSinks);
     connect(m_ui->actionKvCache, &QAction::triggered, this, &MainWindow::openKvCache);
+    connect(m_ui->actionHeadTypes, &QAction::triggered, this, &MainWindow::openHeadTypes);
+    connect(m_ui->actionRollout, &QAction::triggered, this, &MainWindow::openRollout);
     connect(m_ui->actionRotary, &QAction::triggered, this, &MainWindow::openRotary);
     connect(m_ui->actionWindowReach, &QAction::triggered, this, &MainWindow::openWindowReach);
     connect(m_ui->actionNext, &QAction::triggered, m_steps, &StepPanel::next);
@@ -137,16 +141,7 @@ MainWindow::MainWindow(QWidget* parent)
 
     wireSession();
     connect(m_overview, &ModelOverview::backRequested, m_model, &ModelPanel::leaveOverview);
-    connect(m_overview, &ModelOverview::headChosen, this,
-            [this](int layer, engine::Block block, int head) {
-                lesson::BlockChoice c = m_model->choice();
-                c.layer = layer;
-                c.block = block;
-                m_model->leaveOverview();
-                m_model->setChoice(c);
-                m_steps->setStep(*lesson::lessonStepShowing(engine::AttentionStep::Weights));
-                m_steps->grid()->focusHead(head);
-            });
+    connect(m_overview, &ModelOverview::headChosen, this, &MainWindow::openHead);
     // A head switched off from its context menu: the playground's module, or the model's head in
     // the block shown; the runners compute the consequence, the views only show it.
     connect(m_steps, &StepPanel::headSwitched, this, [this](int head, bool off) {
@@ -284,6 +279,37 @@ void MainWindow::openWindowReach()
     m_windowReach->raise();
 }
 
+void MainWindow::openHead(int layer, engine::Block block, int head)
+{
+    lesson::BlockChoice c = m_model->choice();
+    c.layer = layer;
+    c.block = block;
+    m_model->leaveOverview();
+    m_model->setChoice(c);
+    m_steps->setStep(*lesson::lessonStepShowing(engine::AttentionStep::Weights));
+    m_steps->grid()->focusHead(head);
+}
+
+void MainWindow::openHeadTypes()
+{
+    if (!m_headTypes) {
+        m_headTypes = new HeadTypesDialog(this);
+        connect(m_headTypes, &HeadTypesDialog::headChosen, this, &MainWindow::openHead);
+    }
+    updateModelDialogs();
+    m_headTypes->show();
+    m_headTypes->raise();
+}
+
+void MainWindow::openRollout()
+{
+    if (!m_rollout)
+        m_rollout = new RolloutDialog(this);
+    updateModelDialogs();
+    m_rollout->show();
+    m_rollout->raise();
+}
+
 void MainWindow::openKvCache()
 {
     if (!m_kvCache)
@@ -304,6 +330,10 @@ void MainWindow::updateModelDialogs()
         m_kvCache->setRun(run, m_preferences.memoryLimit);
     if (m_windowReach)
         m_windowReach->setRun(run);
+    if (m_headTypes)
+        m_headTypes->setRun(run);
+    if (m_rollout)
+        m_rollout->setRun(run);
     if (!m_importance)
         return;
     const ModelResult& shown = m_session->modelResult();

@@ -25,7 +25,9 @@ class InputPanel;
 class MistakesDialog;
 class ScalingDialog;
 class AttentionSinksDialog;
+class HeadTypesDialog;
 class KvCacheDialog;
+class RolloutDialog;
 class RotaryDialog;
 class WindowReachDialog;
 class ImportanceDialog;
@@ -56,6 +58,8 @@ public:
     ImportanceDialog* importanceDialog() const { return m_importance; }
     AttentionSinksDialog* attentionSinksDialog() const { return m_sinks; }
     KvCacheDialog* kvCacheDialog() const { return m_kvCache; }
+    HeadTypesDialog* headTypesDialog() const { return m_headTypes; }
+    RolloutDialog* rolloutDialog() const { return m_rollout; }
     RotaryDialog* rotaryDialog() const { return m_rotary; }
     WindowReachDialog* windowReachDialog() const { return m_windowReach; }
     /// The last model result shown (empty in the playground).
@@ -111,6 +115,10 @@ private:
     void openImportance();
     void openAttentionSinks();
     void openKvCache();
+    void openHeadTypes();
+    void openRollout();
+    /// Opens a head of the model shown: its layer and block, the weights, the head in focus.
+    void openHead(int layer, engine::Block block, int head);
     void openRotary();
     void openWindowReach();
     /// Tells the importance window (when open) which model the window shows now.
@@ -141,6 +149,8 @@ private:
     ImportanceDialog* m_importance = nullptr;
     AttentionSinksDialog* m_sinks = nullptr;
     KvCacheDialog* m_kvCache = nullptr;
+    HeadTypesDialog* m_headTypes = nullptr;
+    RolloutDialog* m_rollout = nullptr;
     RotaryDialog* m_rotary = nullptr;
     WindowReachDialog* m_windowReach = nullptr;
     GlossaryDialog* m_glossary = nullptr;

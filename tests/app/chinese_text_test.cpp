@@ -8,7 +8,9 @@
 #include "app/guided_tour.h"
 #include "app/heatmap_view.h"
 #include "app/importance_dialog.h"
+#include "app/head_types_dialog.h"
 #include "app/kv_cache_dialog.h"
+#include "app/rollout_dialog.h"
 #include "app/attention_sinks_dialog.h"
 #include "app/rotary_dialog.h"
 #include "app/window_reach_dialog.h"
@@ -23,7 +25,9 @@
 #include "render/display_words.h"
 #include "ui_glossary_dialog.h"
 #include "ui_importance_dialog.h"
+#include "ui_head_types_dialog.h"
 #include "ui_kv_cache_dialog.h"
+#include "ui_rollout_dialog.h"
 #include "ui_rotary_dialog.h"
 #include "ui_window_reach_dialog.h"
 #include "ui_mistakes_dialog.h"
@@ -87,7 +91,9 @@ const QStringList kAllowed = {
     "QCustomPlot", "NumPy", "Hugging", "Face", "Linguist", "D2L", "KJV", "Genesis", "reverse",
     "genesis", "induction", "modern", "matplotlib", "viridis", "RdBu", "ColorBrewer", "GPU",
     // authors a glossary entry cites
-    "Shazeer", "Milakov", "Gimelshein", "Xiao", "Dao", "Zhang", "Sennrich",
+    "Shazeer", "Milakov", "Gimelshein", "Xiao", "Dao", "Zhang", "Sennrich", "Abnar", "Zuidema",
+    // a library whose head detector the head types follow
+    "TransformerLens",
     // matplotlib's colour map names, which a user looks up by name
     "magma", "cividis", "greys",
     // formats and files
@@ -96,7 +102,7 @@ const QStringList kAllowed = {
     // formula words and abbreviations a Chinese textbook writes in Latin letters
     "softmax", "exp", "max", "concat", "RoPE", "LayerNorm", "RMSNorm", "GELU", "ReLU", "SiLU", "sigmoid", "FFN",
     "BPE", "WordPiece", "FlashAttention", "SwiGLU", "KV", "QK", "QKᵀ", "MHA", "GQA", "MQA", "inf", "NaN", "nan", "masked_fill",
-    "float", "view", "transpose", "sum", "dim", "mean", "var", "std", "sqrt", "log", "argmax",
+    "float", "view", "transpose", "sum", "dim", "mean", "var", "std", "sqrt", "log", "ln", "argmax",
     "relu", "gelu", "silu", "sublayer", "cos", "sin", "ex", "True", "False", "pad", "MultiHead", "Concat",
     "Attention", "Po", "Pqk", "Pv", "PE", "rearrange",
     // the trace's step names, variables of the formulas (weights_h = softmax(masked_h))
@@ -661,6 +667,27 @@ private slots:
         for (HeatmapView* view : sinks->removalViews())
             m_words.readHeatmap(*view, QStringLiteral("sinks without the first token"));
         sinks->close();
+
+        m_window->findChild<QAction*>(QStringLiteral("actionHeadTypes"))->trigger();
+        HeadTypesDialog* types = m_window->headTypesDialog();
+        QVERIFY(types);
+        QSignalSpy scored(types, &HeadTypesDialog::scored);
+        QVERIFY(!types->maps().empty() || scored.wait(attnviz::test::kPatienceMs));
+        for (int t = 0; t < types->ui().type->count(); ++t) {
+            types->ui().type->setCurrentIndex(t);
+            QApplication::processEvents();
+            m_words.read(types, QStringLiteral("head types %1").arg(t));
+            for (HeatmapView* view : types->views())
+                m_words.readHeatmap(*view, QStringLiteral("head types map"));
+        }
+        types->close();
+
+        m_window->findChild<QAction*>(QStringLiteral("actionRollout"))->trigger();
+        RolloutDialog* rollout = m_window->rolloutDialog();
+        QVERIFY(rollout && rollout->map());
+        m_words.read(rollout, QStringLiteral("rollout"));
+        m_words.readHeatmap(*rollout->ui().rollout, QStringLiteral("rollout map"));
+        rollout->close();
 
         m_window->modelPanel()->setRequest(shown);
         settle();

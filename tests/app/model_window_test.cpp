@@ -4,7 +4,10 @@
 #include "app/attention_sinks_dialog.h"
 #include "app/head_grid_view.h"
 #include "app/heatmap_view.h"
+#include "app/head_types_dialog.h"
 #include "app/importance_dialog.h"
+#include "app/map_export.h"
+#include "app/rollout_dialog.h"
 #include "app/kv_cache_dialog.h"
 #include "app/rotary_dialog.h"
 #include "app/rotary_pairs_view.h"
@@ -16,8 +19,11 @@
 #include "app_test_steps.h"
 #include "context_menu.h"
 #include "io/builtin_models.h"
+#include "lesson/attention_rollout.h"
 #include "lesson/attention_sinks.h"
+#include "ui_head_types_dialog.h"
 #include "ui_importance_dialog.h"
+#include "ui_rollout_dialog.h"
 #include "ui_kv_cache_dialog.h"
 #include "ui_rotary_dialog.h"
 #include "ui_window_reach_dialog.h"
@@ -26,6 +32,7 @@
 
 #include <QAction>
 #include <QDialog>
+#include <QFileInfo>
 #include <QTimer>
 #include <QComboBox>
 #include <QLabel>
@@ -410,6 +417,85 @@ private slots:
             ui.window->setValue(6);
             QVERIFY(dialog->grab().save(qEnvironmentVariable("ATTNVIZ_REACH_SHOT")));
         }
+    }
+
+    // #26: Experiments ▸ Head types scores every head of the model shown, ranks them, and a click
+    // opens the head; genesis' previous-character head comes first.
+    void headTypesRankTheHeadsAndOpenTheOneClicked()
+    {
+        m_window->modelPanel()->setRequest(
+            attnviz::lesson::ModelSource{"genesis", "and god said, let there be light"});
+        settle();
+        m_window->findChild<QAction*>(QStringLiteral("actionHeadTypes"))->trigger();
+        HeadTypesDialog* dialog = m_window->headTypesDialog();
+        QVERIFY(dialog && dialog->isVisible());
+        QSignalSpy scored(dialog, &HeadTypesDialog::scored);
+        QVERIFY(!dialog->maps().empty() || scored.wait(60000));
+        QCOMPARE(dialog->maps().size(), attnviz::lesson::kHeadTypes.size());
+        QCOMPARE(dialog->views().size(), 1u);
+        Ui::HeadTypesDialog& ui = dialog->ui();
+        QCOMPARE(ui.ranking->item(0, 0)->text(), QStringLiteral("0"));
+        QCOMPARE(ui.ranking->item(0, 2)->text(), QStringLiteral("1"));
+        QVERIFY2(ui.summary->text().contains(QStringLiteral("layer 0, head 1")),
+                 qPrintable(ui.summary->text()));
+        // The induction score, from a second run on a repeated random prompt.
+        ui.type->setCurrentIndex(2);
+        QVERIFY2(ui.summary->text().contains(QStringLiteral("written twice")),
+                 qPrintable(ui.summary->text()));
+        ui.type->setCurrentIndex(0);
+        // docs/screenshots/56-head-types.png comes from here.
+        if (qEnvironmentVariableIsSet("ATTNVIZ_TYPES_SHOT"))
+            QVERIFY(dialog->grab().save(qEnvironmentVariable("ATTNVIZ_TYPES_SHOT")));
+        HeatmapView* map = dialog->views().front();
+        QTest::mouseClick(map, Qt::LeftButton, {}, map->cellCentre(2, 3));
+        settle();
+        QCOMPARE(m_window->modelPanel()->choice().layer, 2);
+        QCOMPARE(m_window->modelPanel()->choice().block, Block::MaskedSelf);
+        QCOMPARE(m_window->stepPanel()->grid()->focusedHead(), 3);
+
+        m_window->modelPanel()->setRequest(attnviz::lesson::ModelSource{});
+        settle();
+        QVERIFY(dialog->views().empty());
+        QVERIFY2(ui.summary->text().contains(QStringLiteral("Open a model")),
+                 qPrintable(ui.summary->text()));
+    }
+
+    // #26: Experiments ▸ Attention rollout draws the rollout of the run shown with the fusion and
+    // discard ratio chosen, and exports it as the Export menu does.
+    void rolloutFollowsTheRunAndExports()
+    {
+        m_window->modelPanel()->setRequest(
+            attnviz::lesson::ModelSource{"modern", "In the beginning God created the heaven"});
+        settle();
+        m_window->findChild<QAction*>(QStringLiteral("actionRollout"))->trigger();
+        RolloutDialog* dialog = m_window->rolloutDialog();
+        QVERIFY(dialog && dialog->isVisible() && dialog->map());
+        Ui::RolloutDialog& ui = dialog->ui();
+        ui.fusion->setCurrentIndex(1);
+        ui.discard->setValue(0.5);
+        const auto& run = *m_window->modelResult().run;
+        const Eigen::MatrixXd expected = attnviz::lesson::attentionRollout(
+            *run.trace, Block::MaskedSelf, {attnviz::lesson::HeadFusion::Max, 0.5});
+        const attnviz::lesson::Heatmap& map = *dialog->map();
+        QCOMPARE(map.rows(), static_cast<int>(expected.rows()));
+        for (int i = 0; i < map.rows(); ++i)
+            for (int j = 0; j < map.cols(); ++j)
+                QVERIFY(std::abs(map.value(i, j) - expected(i, j)) < 1e-6);
+        QCOMPARE(ui.rollout->heatmap().matrix.values, map.matrix.values);
+        QTemporaryDir dir;
+        const QString npy = dir.filePath(QStringLiteral("rollout.npy"));
+        exportMap(npy, map, {0.0, 1.0}, "rollout");
+        QVERIFY(QFileInfo(npy).size() > map.rows() * map.cols() * 4);
+        QVERIFY_THROWS_EXCEPTION(std::runtime_error,
+                                 exportMap(dir.filePath(QStringLiteral("r.txt")), map, {0.0, 1.0},
+                                           "rollout"));
+        // docs/screenshots/57-rollout.png comes from here.
+        if (qEnvironmentVariableIsSet("ATTNVIZ_ROLLOUT_SHOT"))
+            QVERIFY(dialog->grab().save(qEnvironmentVariable("ATTNVIZ_ROLLOUT_SHOT")));
+        m_window->modelPanel()->setRequest(attnviz::lesson::ModelSource{});
+        settle();
+        QVERIFY(!dialog->map());
+        QVERIFY(!ui.exportButton->isEnabled());
     }
 
     void firstStartShowsTheReverseDemosAlignment()
