@@ -113,6 +113,38 @@ void checkWindow(const ModelConfig& c, const ConfigCheck& check)
             " entries; expected one per decoder layer, " + std::to_string(c.decoderLayers) + ".");
 }
 
+void checkImage(const ModelConfig& c, const ConfigCheck& check)
+{
+    if (!c.image)
+        return;
+    const ImageInput& image = *c.image;
+    if (c.architecture != Architecture::EncoderOnly)
+        check.fail("a Vision Transformer is an encoder; it has no decoder.");
+    if (c.positional != PositionalKind::Learned)
+        check.fail("a Vision Transformer learns its position embeddings.");
+    check.inRange(image.height, "image_size (height)", 1, ConfigLimits::kImageSide);
+    check.inRange(image.width, "image_size (width)", 1, ConfigLimits::kImageSide);
+    check.inRange(image.patchSize, "patch_size", 1, std::min(image.height, image.width));
+    check.inRange(image.channels, "num_channels", 1, ConfigLimits::kChannels);
+    check.inRange(image.classes, "the number of labels", 0, ConfigLimits::kClasses);
+    if (image.height % image.patchSize != 0 || image.width % image.patchSize != 0)
+        check.fail("image_size " + std::to_string(image.height) + " × " +
+                   std::to_string(image.width) + " cannot be cut into patches of " +
+                   std::to_string(image.patchSize) + " (both sides must be multiples of it).");
+    if (static_cast<std::int64_t>(image.patches()) + image.extraTokens() > ConfigLimits::kLength)
+        check.fail("the picture makes " + std::to_string(image.patches()) +
+                   " patches; at most " + std::to_string(ConfigLimits::kLength) + " tokens fit.");
+    if (c.maxLength != image.tokens() || c.vocabSize != image.tokens())
+        check.fail("a Vision Transformer reads " + std::to_string(image.tokens()) +
+                   " tokens (its patches and first tokens); max_length and the vocabulary must "
+                   "be that.");
+    if (image.teacherHead && (!image.distillationToken || image.classes == 0))
+        check.fail("DeiT's teacher head reads the distillation token and a classifier's labels.");
+    if (!image.labels.empty() && image.labels.size() != static_cast<std::size_t>(image.classes))
+        check.fail("id2label names " + std::to_string(image.labels.size()) +
+                   " labels; the classifier has " + std::to_string(image.classes) + ".");
+}
+
 void checkTokens(const ModelConfig& c, const ConfigCheck& check)
 {
     if (c.architecture == Architecture::EncoderDecoder && !c.bosTokenId)
@@ -159,6 +191,7 @@ void checkConfig(const ModelConfig& c, const std::string& file)
             "layer_norm_eps must be a positive number no larger than 1 (typically 1e-5 or 1e-12).");
     checkRotary(c, check);
     checkWindow(c, check);
+    checkImage(c, check);
     checkTokens(c, check);
 }
 

@@ -23,6 +23,30 @@ enum class FeedForwardKind { Plain, Gated };
 /// keys by position instead (AttentionDescription::rotary).
 enum class PositionalKind { Sinusoidal, Learned, None, Rotary };
 
+/// A Vision Transformer's input (Dosovitskiy et al. 2021): a picture of `channels` × height ×
+/// width cut into patches of patchSize × patchSize, each projected into a token; a learned CLS
+/// token (and DeiT's distillation token) goes first. The model is encoder-only, its learned
+/// positions count every token, and its vocabulary is those tokens (id i names token i, for the
+/// views), so vocab_size = max_length = tokens().
+struct ImageInput {
+    int height = 0;
+    int width = 0;
+    int patchSize = 0;
+    int channels = 3;
+    bool distillationToken = false; ///< DeiT: a second learned token, after CLS
+    /// Classifier outputs over the first token (0: none, a ViTModel); with teacherHead DeiT's
+    /// two heads, on the CLS and the distillation token, averaged.
+    int classes = 0;
+    bool teacherHead = false;
+    std::vector<std::string> labels; ///< id2label, one per class; empty: "class i"
+
+    int patchRows() const { return patchSize ? height / patchSize : 0; }
+    int patchColumns() const { return patchSize ? width / patchSize : 0; }
+    int patches() const { return patchRows() * patchColumns(); }
+    int extraTokens() const { return distillationToken ? 2 : 1; }
+    int tokens() const { return patches() + extraTokens(); }
+};
+
 /// The shape and options of a Transformer model, whatever checkpoint layout it was read from
 /// (AttnViz's own, Hugging Face GPT-2, BERT, Llama, Mistral, Qwen2; see io/checkpoint). Sizes are `int` because the
 /// engine indexes with them; checkConfig bounds every one of them.
@@ -72,6 +96,8 @@ struct ModelConfig {
     std::optional<bool> mlpBias; ///< on the feed-forward block's projections
     std::optional<int> bosTokenId; ///< the token an encoder-decoder's decoder starts from
     std::optional<int> eosTokenId; ///< greedy decoding stops after choosing it
+    /// Set for a Vision Transformer, which reads a picture instead of token ids.
+    std::optional<ImageInput> image;
     /// A sentence the app opens the model with.
     std::string exampleText;
     std::string exampleTarget;
@@ -98,6 +124,9 @@ struct ConfigLimits {
     static constexpr int kVocabulary = 1 << 24;
     static constexpr int kLength = 1 << 20;
     static constexpr int kTokenTypes = 1024;
+    static constexpr int kImageSide = 16384;
+    static constexpr int kChannels = 16;
+    static constexpr int kClasses = 1 << 20;
 };
 
 /// Throws InputError with one sentence when the configuration cannot describe a model (a width

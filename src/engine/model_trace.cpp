@@ -57,11 +57,13 @@ void forEachLayerTensor(const LayerTrace& layer, int index, const TensorVisitor&
 
 void ModelTrace::forEachTensor(const TensorVisitor& visit) const
 {
+    visitKept(visit, "pixels", pixels);
     if (encoder)
         visitStack(*encoder, "encoder", visit);
     if (decoder)
         visitStack(*decoder, "decoder", visit);
     visitKept(visit, "decoder.logits", logits);
+    visitKept(visit, "logits", classLogits);
 }
 
 const StackTrace* ModelTrace::stackOf(Block block) const

@@ -95,6 +95,10 @@ struct ModelTrace {
     std::optional<StackTrace> encoder;
     std::optional<StackTrace> decoder;
     Tensor logits; ///< [batch, token, vocab] (token = 1 when only the last position was kept)
+    /// A Vision Transformer's picture as the model read it, [channels, height, width] (dump name
+    /// `pixels`), and its classifier's output, [1, classes] (dump name `logits`).
+    Tensor pixels;
+    Tensor classLogits;
 
     /// Calls `visit(name, tensor)` for every kept tensor in computation order.
     void forEachTensor(const TensorVisitor& visit) const;

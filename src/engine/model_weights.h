@@ -62,6 +62,18 @@ public:
     virtual LayerWeights load(int layer) const = 0;
 };
 
+/// What a Vision Transformer adds to an encoder's weights (ModelConfig::image).
+struct ImageWeights {
+    RowMatrix patchProjection; ///< [D, channels · P · P]: a patch flattened as (channel, y, x)
+    Eigen::RowVectorXf patchBias; ///< [D]
+    Eigen::RowVectorXf clsToken; ///< [D]
+    std::optional<Eigen::RowVectorXf> distillationToken; ///< [D], DeiT
+    RowMatrix classifier; ///< [classes, D] over the CLS token; empty without a classifier
+    Eigen::RowVectorXf classifierBias;
+    RowMatrix distillationClassifier; ///< [classes, D] over the distillation token (DeiT)
+    Eigen::RowVectorXf distillationClassifierBias;
+};
+
 /// A model's weights, laid out as the engine computes with them (`nn.Linear`: W [out, in]).
 /// How a checkpoint's tensors map onto these fields is the business of a checkpoint layout
 /// (io/checkpoint), not of the engine.
@@ -70,6 +82,8 @@ struct ModelWeights {
     StackWeights decoder; ///< empty for an encoder-only model
     RowMatrix output; ///< [vocab, D]: the decoder's logits; empty when tied to the embedding
     std::optional<Eigen::RowVectorXf> outputBias;
+    std::optional<ImageWeights> image; ///< a Vision Transformer's; the encoder's `embedding` is
+                                       ///< then empty
     /// Set for a streamed model with one stack: that stack's `layers` stay empty and each layer
     /// is loaded from here when used.
     std::shared_ptr<const LayerSource> layerSource;

@@ -1,5 +1,6 @@
 #include "engine/transformer_model.h"
 
+#include "engine/image_embedding.h"
 #include "engine/input_error.h"
 #include "engine/layer_norm.h"
 #include "engine/non_finite.h"
@@ -7,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 
 namespace attnviz::engine {
 namespace {
@@ -353,6 +355,12 @@ void TransformerModel::checkWeights() const
     const ModelConfig& c = m_config;
     if (c.hasEncoder())
         checkStackWeights(m_weights.encoder, false);
+    if (c.image.has_value() != m_weights.image.has_value())
+        throw InputError(c.image ? "A Vision Transformer's weights lack its patch projection."
+                                 : "The weights hold a patch projection; the configuration "
+                                   "reads token ids.");
+    if (c.image)
+        checkImageWeights(*m_weights.image, c);
     if (c.hasDecoder()) {
         checkStackWeights(m_weights.decoder, true);
         if (!c.tiedOutput)
@@ -367,7 +375,9 @@ void TransformerModel::checkStackWeights(const StackWeights& s, bool decoder) co
     const ModelConfig& c = m_config;
     const Eigen::Index D = c.modelWidth;
     const std::string name = decoder ? "decoder" : "encoder";
-    expectShape(s.embedding, c.vocabSize, D, name + " embedding");
+    // A Vision Transformer's tokens come from its patches (ImageWeights), not from a table.
+    if (!c.image)
+        expectShape(s.embedding, c.vocabSize, D, name + " embedding");
     if (c.positional == PositionalKind::Learned)
         expectShape(s.positional, c.maxLength, D, name + " positional embedding");
     if (c.tokenTypes > 0)
@@ -472,6 +482,10 @@ ModelTrace TransformerModel::forward(const ModelInput& input, const CapturePolic
     checkAblation(ablation);
     ModelTrace trace;
     const TensorVisitor& observe = policy.observer;
+    if (m_config.image)
+        return forwardImage(input, policy, ablation);
+    if (input.pixels.rank())
+        throw InputError("This model reads text; a picture needs a Vision Transformer.");
     if (m_config.hasEncoder()) {
         checkIds(input.source, "source text");
         if (!input.sourceTypes.empty()) {
@@ -556,6 +570,39 @@ ModelTrace TransformerModel::forwardWithCache(const ModelInput& input, DecoderCa
     if (policy.observer)
         policy.observer("decoder.logits", trace.logits);
     cache = std::move(working);
+    return trace;
+}
+
+ModelTrace TransformerModel::forwardImage(const ModelInput& input, const CapturePolicy& policy,
+                                         const Ablation& ablation) const
+{
+    if (!input.source.empty() || !input.target.empty() || !input.pixels.rank())
+        throw InputError("A Vision Transformer reads a picture, not token ids.");
+    checkPixels(input.pixels, m_config);
+    ModelTrace trace;
+    trace.pixels = input.pixels; // small beside the trace, and what every view draws over
+    if (policy.observer)
+        policy.observer("pixels", trace.pixels);
+    // The tokens are the CLS (and distillation) token and the patches: id i names token i.
+    trace.sourceIds.resize(static_cast<std::size_t>(m_config.image->tokens()));
+    std::iota(trace.sourceIds.begin(), trace.sourceIds.end(), 0);
+    trace.encoder.emplace();
+    StackTrace& stack = *trace.encoder;
+    stack.embedding = embedImage(input.pixels, *m_weights.image, m_config);
+    stack.positional = Tensor(stack.embedding.axes());
+    stack.positional.matrix({0}) = m_weights.encoder.positional;
+    add(stack.embedding, stack.positional, stack.input);
+    try {
+        requireFinite(stack.input, "input");
+    } catch (const NonFiniteError& e) {
+        throw e.within("encoder embeddings");
+    }
+    runStack(m_encoder, nullptr, false, policy, ablation, stack);
+    if (m_config.image->classes > 0) {
+        trace.classLogits = classifyImage(stack.output, *m_weights.image, m_config);
+        if (policy.observer)
+            policy.observer("logits", trace.classLogits);
+    }
     return trace;
 }
 

@@ -17,6 +17,9 @@ struct ModelInput {
     std::vector<int> source; ///< the encoder's ids (empty for a decoder-only model)
     std::vector<int> sourceTypes; ///< BERT's segment ids per source token; empty = all 0
     std::vector<int> target; ///< the decoder's ids (empty for an encoder-only model)
+    /// A Vision Transformer's picture, [channels, height, width], already prepared (resized and
+    /// normalised); it takes the place of `source`.
+    Tensor pixels;
 };
 
 /// Which heads are switched off, per layer and attention block (D2L 10.3's ablation).
@@ -155,6 +158,10 @@ private:
                     LayerTrace& out, std::optional<Block> stopAfter = std::nullopt,
                     KeyValueCache* cache = nullptr) const;
     void computeLogits(const Tensor& last, bool allPositions, Tensor& logits) const;
+    /// forward() for a Vision Transformer: the picture's patches through the encoder and the
+    /// classifier.
+    ModelTrace forwardImage(const ModelInput& input, const CapturePolicy& policy,
+                            const Ablation& ablation) const;
 
     ModelConfig m_config;
     ModelWeights m_weights; ///< the layers moved into the stacks' ModelLayers

@@ -77,5 +77,6 @@ const CheckpointLayout& attnvizLayout();
 const CheckpointLayout& gpt2Layout();
 const CheckpointLayout& bertLayout();
 const CheckpointLayout& llamaFamilyLayout(); ///< Llama, Mistral, Qwen2 (and SmolLM, TinyLlama)
+const CheckpointLayout& vitLayout(); ///< Vision Transformers: ViT, DeiT
 
 } // namespace attnviz::io

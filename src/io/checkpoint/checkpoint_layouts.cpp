@@ -5,7 +5,7 @@ namespace attnviz::io {
 const std::vector<const CheckpointLayout*>& checkpointLayouts()
 {
     static const std::vector<const CheckpointLayout*> layouts{
-        &attnvizLayout(), &gpt2Layout(), &bertLayout(), &llamaFamilyLayout()};
+        &attnvizLayout(), &gpt2Layout(), &bertLayout(), &llamaFamilyLayout(), &vitLayout()};
     return layouts;
 }
 
