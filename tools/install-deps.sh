@@ -3,14 +3,15 @@
 # Idempotent: it asks apt only for what is missing, so a second run costs a few dpkg queries. Run
 # as root on Debian 12.
 #   tools/install-deps.sh            build, test and run
-#   tools/install-deps.sh --torch    also PyTorch + OpenBLAS(OpenMP) and the KJV text, to regenerate
-#                                    reference data, retrain the demo models and run the speed
-#                                    comparisons
+#   tools/install-deps.sh --torch    also PyTorch + OpenBLAS(OpenMP), Pillow and the KJV text, to
+#                                    regenerate reference data, retrain the demo models and run the
+#                                    speed comparisons
 set -euo pipefail
 
 packages=(
     build-essential cmake ninja-build pkg-config
     libeigen3-dev nlohmann-json3-dev libcli11-dev libonig-dev libutf8proc-dev
+    libpng-dev libjpeg62-turbo-dev
     qt6-base-dev qt6-svg-dev libqcustomplot-dev libgl1-mesa-dev
     qt6-tools-dev qt6-l10n-tools qt6-translations-l10n fonts-wqy-microhei
     libgtest-dev libgmock-dev libbenchmark-dev
@@ -18,7 +19,7 @@ packages=(
     clang-14 libclang-rt-14-dev libomp-14-dev
 )
 if [[ "${1:-}" == "--torch" ]]; then
-    packages+=(python3-torch libopenblas0-openmp bible-kjv)
+    packages+=(python3-torch libopenblas0-openmp bible-kjv python3-pil)
 fi
 
 missing=()

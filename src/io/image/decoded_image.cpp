@@ -1,0 +1,37 @@
+#include "io/image/decoded_image.h"
+
+#include "io/image/image_decoders.h"
+#include "io/input_file.h"
+#include "io/safetensors.h"
+
+namespace attnviz::io {
+
+DecodedImage decodeImage(std::string_view bytes, const std::string& name)
+{
+    if (bytes.starts_with("\x89PNG\r\n\x1a\n"))
+        return image_decoders::decodePng(bytes, name);
+    if (bytes.starts_with("\xFF\xD8\xFF"))
+        return image_decoders::decodeJpeg(bytes, name);
+    throw FormatError(printable(name) + " is not a PNG or JPEG picture.");
+}
+
+DecodedImage readImage(const std::string& path)
+{
+    return decodeImage(readFile(path), path);
+}
+
+namespace image_decoders {
+
+void checkPixelCount(std::int64_t width, std::int64_t height, const std::string& name)
+{
+    if (width <= 0 || height <= 0)
+        throw FormatError(printable(name) + " claims a picture of " + std::to_string(width) +
+                          " × " + std::to_string(height) + " pixels; it holds none.");
+    if (width * height > kMaxImagePixels)
+        throw FormatError(printable(name) + " claims " + std::to_string(width) + " × " +
+                          std::to_string(height) + " pixels; AttnViz opens at most " +
+                          std::to_string(kMaxImagePixels) + " (8192 × 8192).");
+}
+
+} // namespace image_decoders
+} // namespace attnviz::io
