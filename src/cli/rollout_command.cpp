@@ -81,11 +81,9 @@ int run(const std::vector<std::string>& args)
 
     engine::setThreadCount(threads);
     const auto model = loadModelArgument(modelName, memory);
-    if (image)
-        throw UsageError(io::printable(modelName) + " reads text; --image needs a Vision "
-                                                    "Transformer");
     lesson::RunRequest request;
-    request.text = *text;
+    request.text = text.value_or("");
+    request.image = image.value_or("");
     request.maxMemory = memory;
     const auto run = std::make_shared<const lesson::ModelRun>(runModelArguments(
         model, request, engine::CapturePolicy::attentionWeights()));

@@ -4,6 +4,7 @@
 #include "engine/thread_count.h"
 #include "io/builtin_models.h"
 #include "io/trace_file.h"
+#include "lesson/image_classes.h"
 #include "lesson/memory_budget.h"
 #include "lesson/parameter_count.h"
 #include "lesson/trace_export.h"
@@ -25,13 +26,15 @@ CommandSpec traceSpec()
 {
     return {
         "trace",
-        "Usage: attnviz-cli trace --model DIR --text \"...\" [--target \"...\"] --dump OUT.safetensors\n"
+        "Usage: attnviz-cli trace --model DIR (--text \"...\" | --image FILE) [--target \"...\"]\n"
+        "                         --dump OUT.safetensors\n"
         "                         [--generate N] [--steps LIST] [--ablate L:H,...] [--threads N]\n"
         "                         [--max-memory S] [--quiet]",
         "Runs a Transformer model on a text and writes every activation to OUT as F32 tensors named\n"
         "  encoder.embedding  encoder.positional  encoder.token_type  encoder.input  encoder.final_norm\n"
         "  layer{L}.{block}.{step}    e.g. layer1.cross.weights, layer0.self.scores\n"
         "  decoder.embedding ... decoder.final_norm  decoder.logits\n"
+        "  pixels [channels, height, width] and logits [1, classes]   (a Vision Transformer)\n"
         "where block is self (encoder self-attention), masked_self (decoder self-attention), cross\n"
         "(decoder attention over the encoder), enc_ffn or dec_ffn (feed-forward), and step is one of\n" +
             stepNames() +
@@ -52,6 +55,9 @@ CommandSpec traceSpec()
              "the input text: the encoder's for encoder-decoder and encoder-only models, the\n"
              "decoder's for decoder-only models",
              false, true},
+            {"--image", "FILE",
+             "a PNG or JPEG picture, for a Vision Transformer (ViT, DeiT): prepared as its\n"
+             "preprocessor_config.json says; the dump's pixels hold it as the model read it"},
             {"--target", "T",
              "encoder-decoder only: the decoder reads the start token and T; without it the\n"
              "model decodes greedily and the trace covers its own output",
@@ -92,7 +98,14 @@ int run(const std::vector<std::string>& args)
                          "'; give the text with --text");
     const std::string modelName = parsed.required("--model", "trace");
     lesson::RunRequest request;
-    request.text = parsed.required("--text", "trace");
+    const std::optional<std::string> text = parsed.value("--text");
+    const std::optional<std::string> image = parsed.value("--image");
+    if (text && image)
+        throw UsageError("give --text or --image, not both");
+    if (!text && !image)
+        throw UsageError("trace needs --text (or --image for a Vision Transformer)");
+    request.text = text.value_or("");
+    request.image = image.value_or("");
     request.target = parsed.value("--target");
     const std::string dump = parsed.required("--dump", "trace");
     const int threads = parsed.integer("--threads", 0, 1, engine::kMaxThreads);
@@ -163,6 +176,8 @@ int run(const std::vector<std::string>& args)
         }
         if (!run.decoding.empty())
             std::printf("generated: %s\n", io::printable(run.generated).c_str());
+        for (const lesson::ClassScore& top : lesson::topClasses(*run.trace, c, 5))
+            std::printf("%6.2f %%  %s\n", 100 * top.probability, io::printable(top.label).c_str());
         std::printf("wrote %zu tensors to %s\n", count, io::printable(dump).c_str());
     }
     return kExitOk;

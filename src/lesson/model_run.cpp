@@ -2,6 +2,7 @@
 
 #include "engine/input_error.h"
 #include "io/file_error.h"
+#include "io/image/image_preparation.h"
 #include "lesson/memory_budget.h"
 
 #include <algorithm>
@@ -45,10 +46,61 @@ io::LoadedModel openModel(const std::string& folder, std::optional<std::uint64_t
     });
 }
 
+namespace {
+
+// runModelOnText for a Vision Transformer: the picture, prepared, through the encoder.
+ModelRun runModelOnImage(std::shared_ptr<const io::LoadedModel> loaded, const RunRequest& request,
+                         std::optional<engine::CapturePolicy> policy,
+                         const std::function<void(int done, int total)>& progress)
+{
+    const engine::TransformerModel& model = *loaded->model;
+    const engine::ModelConfig& c = model.config();
+    if (request.image.empty())
+        throw engine::InputError(io::printable(c.name, 60) +
+                                 " is a Vision Transformer: it reads a picture (a PNG or JPEG "
+                                 "file), not text.");
+    if (request.target || request.generate)
+        throw engine::InputError("A Vision Transformer classifies a picture; it writes no text.");
+    engine::ModelInput input;
+    input.pixels = io::prepareImage(io::readImage(request.image),
+                                    io::readImagePreparation(loaded->folder, *c.image), *c.image);
+    const std::int64_t tokens = c.image->tokens();
+    engine::CapturePolicy p = policy ? *policy
+        : fullTraceBytes(c, tokens) > kFullTraceLimit ? engine::CapturePolicy::attentionWeights()
+                                                      : engine::CapturePolicy::everything();
+    if (progress)
+        p.progress = progress;
+    const std::uint64_t passes = request.compareWithIntact && !request.ablation.empty() ? 2 : 1;
+    MemoryBudget::forThisMachine(request.maxMemory)
+        .check(modelWeightBytes(model) + passes * modelRunBytes(c, tokens, p),
+               "Running " + io::printable(c.name, 60) + " on a picture of " +
+                   std::to_string(tokens) + " tokens");
+    ModelRun run;
+    run.model = loaded;
+    run.config = c;
+    run.request = request;
+    run.trace = std::make_shared<const engine::ModelTrace>(model.forward(input, p, request.ablation));
+    if (passes == 2) {
+        ModelRun intact = run;
+        intact.request.ablation = {};
+        intact.request.compareWithIntact = false;
+        intact.trace = std::make_shared<const engine::ModelTrace>(model.forward(input, p));
+        run.intact = std::make_shared<const ModelRun>(std::move(intact));
+    }
+    return run;
+}
+
+} // namespace
+
 ModelRun runModelOnText(std::shared_ptr<const io::LoadedModel> loaded, const RunRequest& request,
                         std::optional<engine::CapturePolicy> policy,
                         const std::function<void(int done, int total)>& progress)
 {
+    if (loaded->model->config().image)
+        return runModelOnImage(std::move(loaded), request, std::move(policy), progress);
+    if (!request.image.empty())
+        throw engine::InputError(io::printable(loaded->model->config().name, 60) +
+                                 " reads text; a picture needs a Vision Transformer.");
     const engine::TransformerModel& model = *loaded->model;
     const io::Tokenizer& tokenizer = *loaded->tokenizer;
     const engine::ModelConfig& c = model.config();

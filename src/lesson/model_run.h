@@ -16,6 +16,8 @@ namespace attnviz::lesson {
 /// --generate give it.
 struct RunRequest {
     std::string text;
+    /// A picture file, for a Vision Transformer (which reads no text); empty otherwise.
+    std::string image;
     std::optional<std::string> target; ///< encoder-decoder: teacher forcing instead of decoding
     int generate = 0; ///< decoder-only: tokens to continue the text by
     engine::Ablation ablation; ///< heads switched off
@@ -62,7 +64,10 @@ io::LoadedModel openModel(const std::string& folder, std::optional<std::uint64_t
 /// - encoder-decoder: `text` into the encoder; with `target`, the decoder reads the start token
 ///   and `target` (teacher forcing); without, it decodes greedily and the trace covers its
 ///   output;
-/// - decoder-only: `text` through the decoder, continued greedily by `generate` tokens.
+/// - decoder-only: `text` through the decoder, continued greedily by `generate` tokens;
+/// - a Vision Transformer: the picture `image` (io::readImage), prepared as its folder's
+///   preprocessor_config.json says (io::prepareImage), through the encoder and the classifier;
+///   its text is ignored.
 /// `policy`, when given, is the final forward pass's capture policy (its observer sees that pass
 /// only, not the decoding steps before it); otherwise it is chosen by size (kFullTraceLimit).
 /// `progress` is called after every layer of every pass (decoding steps included) with (layers

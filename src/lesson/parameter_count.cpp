@@ -17,6 +17,11 @@ std::int64_t size(const engine::RowMatrix& m)
     return m.size();
 }
 
+std::int64_t size(const Eigen::RowVectorXf& v)
+{
+    return v.size();
+}
+
 std::int64_t size(const engine::LayerNormWeights& n)
 {
     return n.gain.size() + n.bias.size();
@@ -86,6 +91,13 @@ ModelParameters modelParameters(const engine::TransformerModel& model)
     p.decoderLayers = layerCounts(model.config(), true);
     p.finalNorms = size(w.encoder.finalNorm) + size(w.decoder.finalNorm);
     p.output = size(w.output) + size(w.outputBias);
+    if (const auto& image = w.image) {
+        // A Vision Transformer's patch projection and first tokens embed; its heads output.
+        p.embeddings += size(image->patchProjection) + size(image->patchBias) +
+            size(image->clsToken) + size(image->distillationToken);
+        p.output += size(image->classifier) + size(image->classifierBias) +
+            size(image->distillationClassifier) + size(image->distillationClassifierBias);
+    }
     return p;
 }
 

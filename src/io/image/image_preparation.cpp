@@ -86,6 +86,10 @@ ImagePreparation readImagePreparation(const std::filesystem::path& folder,
     p.rescale = r.boolean("do_rescale", true);
     p.rescaleFactor = r.real("rescale_factor", 1e-12, 1e12, 1.0 / 255.0);
     p.normalise = r.boolean("do_normalize", true);
+    // Means and deviations are per colour channel; a model of another channel count is refused
+    // when a picture is prepared for it, in a sentence about channels rather than about these keys.
+    if (input.channels != 3)
+        return p;
     p.mean = threeNumbers(json, "image_mean", p.mean);
     p.deviation = threeNumbers(json, "image_std", p.deviation);
     for (const float d : p.deviation)
