@@ -1125,6 +1125,14 @@
         <source>How much of each token at the top came from each input token, through every layer (Abnar and Zuidema 2020)</source>
         <translation>经过所有层之后，最上层每个词元所含的内容各有多少来自每个输入词元（Abnar 与 Zuidema，2020）</translation>
     </message>
+    <message>
+        <source>Attention on the &amp;picture…</source>
+        <translation>图片上的注意力(&amp;P)…</translation>
+    </message>
+    <message>
+        <source>For a Vision Transformer: the attention of [CLS] or of a patch you click, drawn over the picture, per head, averaged or rolled out</source>
+        <translation>用于视觉 Transformer：把 [CLS] 或你点击的图块的注意力画在图片上，可按单个头、各头平均或注意力展开显示</translation>
+    </message>
 </context>
 <context>
     <name>MapExport</name>
@@ -1225,6 +1233,65 @@
     <message>
         <source>Layers, heads, positions and batch items count from 0, as in PyTorch: layer 1 is the second layer.</source>
         <translation>层、头、位置和批量样本都从 0 开始编号（与 PyTorch 一致）：第 1 层是第二层。</translation>
+    </message>
+    <message>
+        <source>&amp;Picture</source>
+        <translation>图片(&amp;P)</translation>
+    </message>
+    <message>
+        <source>a PNG or JPEG file; or drop one on the window</source>
+        <translation>PNG 或 JPEG 文件；也可以把图片拖到窗口上</translation>
+    </message>
+    <message>
+        <source>C&amp;hoose…</source>
+        <translation>选择(&amp;H)…</translation>
+    </message>
+    <message>
+        <source>Choose the picture the Vision Transformer classifies</source>
+        <translation>选择视觉 Transformer 要分类的图片</translation>
+    </message>
+</context>
+<context>
+    <name>PictureAttentionDialog</name>
+    <message>
+        <source>Attention on the picture</source>
+        <translation>图片上的注意力</translation>
+    </message>
+    <message>
+        <source>&amp;Show</source>
+        <translation>显示(&amp;S)</translation>
+    </message>
+    <message>
+        <source>&amp;Layer</source>
+        <translation>层(&amp;L)</translation>
+    </message>
+    <message>
+        <source>&amp;Head</source>
+        <translation>头(&amp;H)</translation>
+    </message>
+    <message>
+        <source>&amp;From</source>
+        <translation>来自(&amp;F)</translation>
+    </message>
+    <message>
+        <source>The token whose attention is drawn: [CLS], or a patch you click on the picture</source>
+        <translation>要画出其注意力的词元：[CLS]，或你在图片上点击的图块</translation>
+    </message>
+    <message>
+        <source>&amp;Opacity</source>
+        <translation>不透明度(&amp;O)</translation>
+    </message>
+    <message>
+        <source>0: the picture alone; 100: the weights alone</source>
+        <translation>0：只显示图片；100：只显示权重</translation>
+    </message>
+    <message>
+        <source>&amp;Colour map</source>
+        <translation>色图(&amp;C)</translation>
+    </message>
+    <message>
+        <source>&amp;Export…</source>
+        <translation>导出(&amp;E)…</translation>
     </message>
 </context>
 <context>
@@ -2272,6 +2339,14 @@
         <source>&lt;p&gt;&lt;b&gt;AttnViz %1&lt;/b&gt; walks through multi-head attention one step at a time. Every number comes from the engine&apos;s trace, which the test suite checks against PyTorch: every intermediate, for torch.nn.MultiheadAttention and the bundled models, at a stated tolerance.&lt;/p&gt;&lt;p&gt;Built with Qt %2 (running on Qt %3), Eigen %4 and QCustomPlot %5.&lt;/p&gt;</source>
         <translation>&lt;p&gt;&lt;b&gt;AttnViz %1&lt;/b&gt; 带你一步一步走完多头注意力的计算。每个数字都来自计算引擎的计算轨迹；测试套件把每一个中间结果都与 PyTorch 核对过（torch.nn.MultiheadAttention 和各个内置模型），误差在规定的容差之内。&lt;/p&gt;&lt;p&gt;使用 Qt %2（运行于 Qt %3）、Eigen %4 和 QCustomPlot %5 构建。&lt;/p&gt;</translation>
     </message>
+    <message>
+        <source>%1 is a picture: open a Vision Transformer first (a ViT or DeiT folder, or the demo “shapes”).</source>
+        <translation>%1 是一张图片：请先打开一个视觉 Transformer（ViT 或 DeiT 文件夹，或演示模型“shapes”）。</translation>
+    </message>
+    <message>
+        <source>Running the model on %1</source>
+        <translation>正在用模型处理 %1</translation>
+    </message>
 </context>
 <context>
     <name>attnviz::app::MistakesDialog</name>
@@ -2464,12 +2539,115 @@
         <source>Open a model folder (AttnViz&apos;s own, or Hugging Face GPT-2, BERT, Llama, Mistral or Qwen2)</source>
         <translation>打开模型文件夹（AttnViz 自己的格式，或 Hugging Face 的 GPT-2、BERT、Llama、Mistral、Qwen2）</translation>
     </message>
+    <message numerus="yes">
+        <source>reads %1 × %2 pictures cut into %3 patches of %4 × %4 pixels, plus %n first token(s)</source>
+        <translation>
+            <numerusform>读入 %1 × %2 的图片，切成 %3 个 %4 × %4 像素的图块，另加 %n 个前置词元</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Choose a picture for the Vision Transformer</source>
+        <translation>为视觉 Transformer 选择一张图片</translation>
+    </message>
+    <message>
+        <source>Pictures (*.png *.jpg *.jpeg)</source>
+        <translation>图片 (*.png *.jpg *.jpeg)</translation>
+    </message>
+    <message>
+        <source>%1 %2 %</source>
+        <translation>%1 %2 %</translation>
+    </message>
+    <message>
+        <source>Classified as: &lt;b&gt;%1&lt;/b&gt;</source>
+        <translation>分类结果：&lt;b&gt;%1&lt;/b&gt;</translation>
+    </message>
 </context>
 <context>
     <name>attnviz::app::ModelRunner</name>
     <message>
         <source>There was not enough memory to run this model on this text.</source>
         <translation>内存不足，无法在这段文本上运行该模型。</translation>
+    </message>
+</context>
+<context>
+    <name>attnviz::app::PictureAttentionDialog</name>
+    <message>
+        <source>one layer&apos;s weights</source>
+        <translation>某一层的权重</translation>
+    </message>
+    <message>
+        <source>rollout of every layer</source>
+        <translation>所有层的注意力展开</translation>
+    </message>
+    <message>
+        <source>Export the attention on the picture</source>
+        <translation>导出图片上的注意力</translation>
+    </message>
+    <message>
+        <source>PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)</source>
+        <translation>PNG 图像 (*.png);;SVG 矢量图 (*.svg);;PDF 文档 (*.pdf)</translation>
+    </message>
+    <message>
+        <source>Export</source>
+        <translation>导出</translation>
+    </message>
+    <message>
+        <source>layer %1</source>
+        <translation>第 %1 层</translation>
+    </message>
+    <message>
+        <source>mean of the heads</source>
+        <translation>各头的平均</translation>
+    </message>
+    <message>
+        <source>head %1</source>
+        <translation>头 %1</translation>
+    </message>
+    <message>
+        <source>patch %1</source>
+        <translation>图块 %1</translation>
+    </message>
+    <message>
+        <source>Open a Vision Transformer (a ViT or DeiT folder, or the demo “shapes”) and choose a picture: its attention is drawn over the picture here.</source>
+        <translation>请打开一个视觉 Transformer（ViT 或 DeiT 文件夹，或演示模型“shapes”）并选择一张图片：它的注意力会画在这里的图片上。</translation>
+    </message>
+    <message numerus="yes">
+        <source>Rollout of %n layer(s), heads fused by their mean, from %1</source>
+        <translation>
+            <numerusform>%n 层的注意力展开，各头取平均合并，来自 %1</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Layer %1, mean of %2 heads, from %3</source>
+        <translation>第 %1 层，%2 个头的平均，来自 %3</translation>
+    </message>
+    <message>
+        <source>Layer %1, head %2, from %3</source>
+        <translation>第 %1 层，头 %2，来自 %3</translation>
+    </message>
+    <message>
+        <source>[CLS] and [DIST]</source>
+        <translation>[CLS] 和 [DIST]</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;The classifier&apos;s five most probable classes&lt;/b&gt;</source>
+        <translation>&lt;b&gt;分类器给出的最可能的五个类别&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <source>This model has no classifier: it gives the patches&apos; features only.</source>
+        <translation>这个模型没有分类器：它只给出各图块的特征。</translation>
+    </message>
+    <message>
+        <source>There is no attention on a picture to export.</source>
+        <translation>没有可导出的图片注意力。</translation>
+    </message>
+    <message>
+        <source>Cannot export to &apos;.%1&apos;; use .png, .svg or .pdf.</source>
+        <translation>无法导出为“.%1”；请使用 .png、.svg 或 .pdf。</translation>
+    </message>
+    <message>
+        <source>%1 % of this row is on %2, outside the picture; the colours spread the rest from 0 to its largest patch (%3).</source>
+        <translation>这一行有 %1 % 落在 %2 上，它们在图片之外；颜色把其余部分从 0 铺到最大的图块值（%3）。</translation>
     </message>
 </context>
 <context>

@@ -45,6 +45,12 @@ LessonRead readLessonFile(const QString& path)
         model =
             QDir::cleanPath(QFileInfo(path).absoluteDir().filePath(QString::fromStdString(model)))
                 .toStdString();
+    // A picture travels beside its lesson as a model folder does.
+    std::string& picture = read.lesson->model.image;
+    if (!picture.empty() && QDir::isRelativePath(QString::fromStdString(picture)))
+        picture = QDir::cleanPath(
+                      QFileInfo(path).absoluteDir().filePath(QString::fromStdString(picture)))
+                      .toStdString();
     return read;
 }
 

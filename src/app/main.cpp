@@ -63,10 +63,13 @@ struct Options {
     QCommandLineOption model{
         QStringLiteral("model"),
         QStringLiteral("Open a model: a bundled demo's name or a folder (AttnViz's own, or Hugging "
-                       "Face GPT-2, BERT, Llama, Mistral or Qwen2)."),
+                       "Face GPT-2, BERT, Llama, Mistral, Qwen2, ViT or DeiT)."),
         QStringLiteral("folder")};
     QCommandLineOption text{QStringLiteral("text"), QStringLiteral("The text to run the model on."),
                             QStringLiteral("text")};
+    QCommandLineOption image{QStringLiteral("image"),
+                             QStringLiteral("The picture (PNG or JPEG) to run a Vision Transformer on."),
+                             QStringLiteral("file")};
     QCommandLineOption language{
         QStringLiteral("language"),
         QStringLiteral("The interface's language for this start: en or zh_CN (View > Language "
@@ -81,6 +84,7 @@ struct Options {
         parser.addOption(screenshots);
         parser.addOption(model);
         parser.addOption(text);
+        parser.addOption(image);
         parser.addOption(language);
         parser.addPositionalArgument(
             QStringLiteral("lesson"),
@@ -159,6 +163,7 @@ int main(int argc, char** argv)
         attnviz::lesson::ModelSource request;
         request.folder = parser.value(options.model).toStdString();
         request.text = parser.value(options.text).toStdString();
+        request.image = parser.value(options.image).toStdString();
         window.modelPanel()->setRequest(request);
     }
     if (parser.isSet(options.screenshots)) {

@@ -8,6 +8,7 @@
 #include "app/attention_sinks_dialog.h"
 #include "app/head_types_dialog.h"
 #include "app/kv_cache_dialog.h"
+#include "app/picture_attention_dialog.h"
 #include "app/rollout_dialog.h"
 #include "app/rotary_dialog.h"
 #include "app/window_reach_dialog.h"
@@ -32,6 +33,9 @@
 #include <QActionGroup>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QMimeData>
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -98,6 +102,9 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_ui->actionKvCache, &QAction::triggered, this, &MainWindow::openKvCache);
     connect(m_ui->actionHeadTypes, &QAction::triggered, this, &MainWindow::openHeadTypes);
     connect(m_ui->actionRollout, &QAction::triggered, this, &MainWindow::openRollout);
+    connect(m_ui->actionPictureAttention, &QAction::triggered, this,
+            &MainWindow::openPictureAttention);
+    setAcceptDrops(true);
     connect(m_ui->actionRotary, &QAction::triggered, this, &MainWindow::openRotary);
     connect(m_ui->actionWindowReach, &QAction::triggered, this, &MainWindow::openWindowReach);
     connect(m_ui->actionNext, &QAction::triggered, m_steps, &StepPanel::next);
@@ -310,6 +317,59 @@ void MainWindow::openRollout()
     m_rollout->raise();
 }
 
+void MainWindow::openPictureAttention()
+{
+    if (!m_pictureAttention)
+        m_pictureAttention = new PictureAttentionDialog(this);
+    updateModelDialogs();
+    m_pictureAttention->show();
+    m_pictureAttention->raise();
+}
+
+namespace {
+
+// The local picture file a drag carries, if it carries exactly one.
+QString droppedPicture(const QMimeData* data)
+{
+    if (!data || !data->hasUrls() || data->urls().size() != 1 || !data->urls().front().isLocalFile())
+        return {};
+    const QString path = data->urls().front().toLocalFile();
+    const QString ext = QFileInfo(path).suffix().toLower();
+    return ext == QLatin1String("png") || ext == QLatin1String("jpg") || ext == QLatin1String("jpeg")
+        ? path
+        : QString();
+}
+
+} // namespace
+
+bool MainWindow::openPicture(const QString& path)
+{
+    if (!m_model->setPicture(path)) {
+        statusBar()->showMessage(
+            tr("%1 is a picture: open a Vision Transformer first (a ViT or DeiT folder, or the "
+               "demo “shapes”).")
+                .arg(shownFileName(path)));
+        return false;
+    }
+    statusBar()->showMessage(tr("Running the model on %1").arg(shownFileName(path)));
+    return true;
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event)
+{
+    if (!droppedPicture(event->mimeData()).isEmpty())
+        event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event)
+{
+    const QString path = droppedPicture(event->mimeData());
+    if (path.isEmpty())
+        return;
+    event->acceptProposedAction();
+    openPicture(path);
+}
+
 void MainWindow::openKvCache()
 {
     if (!m_kvCache)
@@ -334,6 +394,8 @@ void MainWindow::updateModelDialogs()
         m_headTypes->setRun(run);
     if (m_rollout)
         m_rollout->setRun(run);
+    if (m_pictureAttention)
+        m_pictureAttention->setRun(run);
     if (!m_importance)
         return;
     const ModelResult& shown = m_session->modelResult();

@@ -27,6 +27,7 @@ class ScalingDialog;
 class AttentionSinksDialog;
 class HeadTypesDialog;
 class KvCacheDialog;
+class PictureAttentionDialog;
 class RolloutDialog;
 class RotaryDialog;
 class WindowReachDialog;
@@ -60,6 +61,10 @@ public:
     KvCacheDialog* kvCacheDialog() const { return m_kvCache; }
     HeadTypesDialog* headTypesDialog() const { return m_headTypes; }
     RolloutDialog* rolloutDialog() const { return m_rollout; }
+    PictureAttentionDialog* pictureAttentionDialog() const { return m_pictureAttention; }
+    /// A picture file for the Vision Transformer shown (a drop on the window, File ▸ Open's
+    /// counterpart): false, with a sentence in the status bar, when the model shown reads text.
+    bool openPicture(const QString& path);
     RotaryDialog* rotaryDialog() const { return m_rotary; }
     WindowReachDialog* windowReachDialog() const { return m_windowReach; }
     /// The last model result shown (empty in the playground).
@@ -93,6 +98,8 @@ public:
 
 protected:
     void closeEvent(QCloseEvent* event) override;
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
 
 private:
     /// Bounds the window to its screen, now and once shown.
@@ -117,6 +124,7 @@ private:
     void openKvCache();
     void openHeadTypes();
     void openRollout();
+    void openPictureAttention();
     /// Opens a head of the model shown: its layer and block, the weights, the head in focus.
     void openHead(int layer, engine::Block block, int head);
     void openRotary();
@@ -151,6 +159,7 @@ private:
     KvCacheDialog* m_kvCache = nullptr;
     HeadTypesDialog* m_headTypes = nullptr;
     RolloutDialog* m_rollout = nullptr;
+    PictureAttentionDialog* m_pictureAttention = nullptr;
     RotaryDialog* m_rotary = nullptr;
     WindowReachDialog* m_windowReach = nullptr;
     GlossaryDialog* m_glossary = nullptr;

@@ -3,6 +3,7 @@
 #include "app/shown_names.h"
 #include "io/builtin_models.h"
 #include "lesson/field_limits.h"
+#include "lesson/image_classes.h"
 #include "lesson/memory_budget.h"
 #include "lesson/parameter_count.h"
 #include "render/display_words.h"
@@ -55,6 +56,14 @@ QString attentionFacts(const engine::ModelConfig& c)
                             .arg(windowed)
                             .arg(c.decoderLayers));
     }
+    if (c.image)
+        facts << ModelPanel::tr("reads %1 × %2 pictures cut into %3 patches of %4 × %4 pixels, "
+                                "plus %n first token(s)",
+                                nullptr, c.image->extraTokens())
+                     .arg(c.image->height)
+                     .arg(c.image->width)
+                     .arg(c.image->patches())
+                     .arg(c.image->patchSize);
     return facts.isEmpty() ? QString() : QStringLiteral("<br>") + facts.join(QStringLiteral("; "));
 }
 
@@ -82,6 +91,7 @@ ModelPanel::ModelPanel(QWidget* parent)
     // The bounds a lesson file is read against, so that a lesson is never cut to fit a field.
     m_ui->text->setMaxLength(lesson::kMaxModelTextLength);
     m_ui->target->setMaxLength(lesson::kMaxModelTextLength);
+    m_ui->picture->setMaxLength(lesson::kMaxPicturePathLength);
     m_ui->generate->setMaximum(lesson::kMaxGenerate);
     m_ui->source->addItem(tr("Random-weights playground"), QString());
     for (const std::string& name : io::builtInModelNames())
@@ -103,6 +113,14 @@ ModelPanel::ModelPanel(QWidget* parent)
     };
     connect(m_ui->text, &QLineEdit::editingFinished, this, edited);
     connect(m_ui->target, &QLineEdit::editingFinished, this, edited);
+    connect(m_ui->picture, &QLineEdit::editingFinished, this, edited);
+    connect(m_ui->choosePicture, &QPushButton::clicked, this, [this] {
+        const QString path = QFileDialog::getOpenFileName(
+            this, tr("Choose a picture for the Vision Transformer"),
+            QFileInfo(m_ui->picture->text()).absolutePath(), tr("Pictures (*.png *.jpg *.jpeg)"));
+        if (!path.isEmpty())
+            setPicture(path);
+    });
     connect(m_ui->generate, &QSpinBox::valueChanged, this, edited);
     connect(m_ui->layer, &QComboBox::currentIndexChanged, this, [this] {
         if (m_filling)
@@ -151,6 +169,8 @@ lesson::ModelSource ModelPanel::request() const
     if (!m_ui->target->isHidden() && !m_ui->target->text().isEmpty())
         r.target = m_ui->target->text().toStdString();
     r.generate = m_ui->generate->isHidden() ? 0 : m_ui->generate->value();
+    if (!m_ui->pictureRow->isHidden())
+        r.image = m_ui->picture->text().toStdString();
     r.ablation = m_ablation;
     return r;
 }
@@ -180,6 +200,7 @@ void ModelPanel::setRequest(const lesson::ModelSource& request)
         m_ui->text->setText(QString::fromStdString(request.text));
         m_ui->target->setText(QString::fromStdString(request.target.value_or(std::string())));
         m_ui->generate->setValue(request.generate);
+        m_ui->picture->setText(QString::fromStdString(request.image));
     }
     sourceActivated(index);
 }
@@ -240,6 +261,16 @@ void ModelPanel::setHeadSwitchedOff(const engine::Ablation::Head& head, bool off
     emitRequest();
 }
 
+bool ModelPanel::setPicture(const QString& path)
+{
+    if (m_ui->pictureRow->isHidden())
+        return false;
+    m_ui->picture->setText(path);
+    m_notice.clear();
+    emitRequest();
+    return true;
+}
+
 void ModelPanel::switchAllHeadsOn()
 {
     if (m_ablation.empty())
@@ -262,6 +293,7 @@ void ModelPanel::showSourceWidgets(const QString& folder)
     for (QWidget* w :
          {static_cast<QWidget*>(m_ui->targetLabel), static_cast<QWidget*>(m_ui->target),
           static_cast<QWidget*>(m_ui->generateLabel), static_cast<QWidget*>(m_ui->generate),
+          static_cast<QWidget*>(m_ui->pictureLabel), static_cast<QWidget*>(m_ui->pictureRow),
           static_cast<QWidget*>(m_ui->decodingLabel), static_cast<QWidget*>(m_ui->decodingStep)})
         w->setVisible(false);
     // An import's tokens come with its weights: there is no text to type.
@@ -321,6 +353,7 @@ void ModelPanel::restore(const ModelResult& shown)
         m_ui->text->setText(QString::fromStdString(shown.request.text));
         m_ui->target->setText(QString::fromStdString(shown.request.target.value_or(std::string())));
         m_ui->generate->setValue(shown.request.generate);
+        m_ui->picture->setText(QString::fromStdString(shown.request.image));
         m_ablation = shown.request.ablation;
     }
     m_notice.clear();
@@ -404,6 +437,14 @@ void ModelPanel::showResult(const ModelResult& result)
     m_ui->target->setVisible(encDec);
     m_ui->generateLabel->setVisible(decOnly);
     m_ui->generate->setVisible(decOnly);
+    // A Vision Transformer reads a picture instead of text: the bundled examples give it one.
+    const bool picture = c.image.has_value();
+    m_ui->pictureLabel->setVisible(picture);
+    m_ui->pictureRow->setVisible(picture);
+    m_ui->textLabel->setVisible(!picture);
+    m_ui->text->setVisible(!picture);
+    if (picture && m_ui->picture->text().isEmpty())
+        m_ui->picture->setText(QString::fromStdString(lesson::examplePicture(*result.model)));
     if (m_ui->text->text().isEmpty() && !c.exampleText.empty())
         m_ui->text->setText(QString::fromStdString(c.exampleText));
     // The target and continuation fields count only once the model says it has them: run again
@@ -438,6 +479,11 @@ void ModelPanel::showResult(const ModelResult& result)
     m_filling = false;
 
     QStringList lines;
+    QStringList classes;
+    for (const lesson::ClassScore& k : lesson::topClasses(*m_run->trace, m_run->config, 3))
+        classes << tr("%1 %2 %").arg(QString::fromStdString(k.label).toHtmlEscaped()).arg(100 * k.probability, 0, 'f', 1);
+    if (!classes.isEmpty())
+        lines << tr("Classified as: <b>%1</b>").arg(classes.join(QStringLiteral(", ")));
     if (!m_run->decoding.empty())
         lines << tr("Output: <b>%1</b> (greedy decoding, %n steps)", nullptr,
                     static_cast<int>(m_run->decoding.size()))

@@ -56,6 +56,9 @@ public:
     /// Switches a head of the model off or back on and asks for the run again.
     void setHeadSwitchedOff(const engine::Ablation::Head& head, bool off);
     void switchAllHeadsOn();
+    /// Runs the Vision Transformer shown on this picture file; false (nothing asked) when the
+    /// model shown reads text.
+    bool setPicture(const QString& path);
 
 signals:
     void playgroundChosen();

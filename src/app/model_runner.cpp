@@ -85,6 +85,7 @@ ModelRunner::Job ModelRunner::prepare(const lesson::ModelSource& request)
             run.text = request.text;
             run.target = request.target;
             run.generate = request.generate;
+            run.image = request.image;
             run.maxMemory = limit;
             run.ablation = request.ablation;
             run.compareWithIntact = true;

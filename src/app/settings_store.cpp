@@ -122,6 +122,7 @@ void saveModelRequest(QSettings& store, const lesson::ModelSource& request)
     store.setValue(QStringLiteral("target"),
                    QString::fromStdString(request.target.value_or(std::string())));
     store.setValue(QStringLiteral("generate"), request.generate);
+    store.setValue(QStringLiteral("image"), QString::fromStdString(request.image));
     store.endGroup();
 }
 
@@ -136,6 +137,7 @@ lesson::ModelSource loadModelRequest(const QSettings& store)
     if (!target.isEmpty())
         r.target = target.toStdString();
     r.generate = std::clamp(store.value(QStringLiteral("model/generate")).toInt(), 0, 256);
+    r.image = store.value(QStringLiteral("model/image")).toString().toStdString();
     return r;
 }
 

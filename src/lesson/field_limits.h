@@ -9,6 +9,8 @@ namespace attnviz::lesson {
 
 /// A model's text and target, in UTF-16 units as a QLineEdit counts (its default maxLength).
 inline constexpr int kMaxModelTextLength = 32767;
+/// A picture file's path in a lesson (PATH_MAX on Linux).
+inline constexpr int kMaxPicturePathLength = 4096;
 /// The tokens a decoder-only model continues a text by.
 inline constexpr int kMaxGenerate = 256;
 /// The playground's valid lengths as typed ("3, 2" or "[[1, 3], [2, 4]]").

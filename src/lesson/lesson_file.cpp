@@ -342,9 +342,10 @@ std::string lessonFileText(const LessonFile& lesson)
     file["format"] = kFormat;
     // A lesson that a program of version 1 would read as another module says it needs 2.
     const PlaygroundSettings& p = lesson.playground;
-    const bool variant = lesson.model.playground() &&
-        (p.keyValueHeads != 0 || p.positions == PositionKind::Rotary || p.slidingWindow != 0 ||
-         p.onlineSoftmaxTile != 0);
+    const bool variant = (lesson.model.playground() &&
+                          (p.keyValueHeads != 0 || p.positions == PositionKind::Rotary ||
+                           p.slidingWindow != 0 || p.onlineSoftmaxTile != 0)) ||
+        !lesson.model.image.empty();
     file["version"] = variant ? LessonFile::kVersion : 1;
     file["language"] = lesson.language;
     if (lesson.model.playground()) {
@@ -355,6 +356,8 @@ std::string lessonFileText(const LessonFile& lesson)
         if (source.target)
             model["target"] = *source.target;
         model["generate"] = source.generate;
+        if (!source.image.empty())
+            model["image"] = source.image;
         nlohmann::ordered_json heads = nlohmann::ordered_json::array();
         for (const engine::Ablation::Head& h : source.ablation.heads)
             heads.push_back(
@@ -418,6 +421,8 @@ LessonFile parseLessonFile(std::string_view text)
         if (model.find("target"))
             source.target = model.text("target", "", kMaxModelTextLength);
         source.generate = model.bounded("generate", 0, 0, kMaxGenerate);
+        if (model.find("image"))
+            source.image = model.text("image", "", kMaxPicturePathLength);
         source.ablation = readAblation(model);
     } else {
         lesson.playground = readPlayground(root.object("playground"));

@@ -20,6 +20,8 @@ struct ModelSource {
     std::string text; ///< the model's input text
     std::optional<std::string> target; ///< encoder-decoder: teacher forcing instead of decoding
     int generate = 0; ///< decoder-only: tokens to continue the text by
+    /// A Vision Transformer's picture file (PNG or JPEG); empty for a model that reads text.
+    std::string image;
     engine::Ablation ablation; ///< the model's heads switched off
 
     bool playground() const { return folder.empty(); }

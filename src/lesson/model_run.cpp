@@ -6,6 +6,8 @@
 #include "lesson/memory_budget.h"
 
 #include <algorithm>
+#include <cctype>
+#include <filesystem>
 
 namespace attnviz::lesson {
 const engine::ModelTrace& ModelRun::traceAt(int decodingStep) const
@@ -61,9 +63,11 @@ ModelRun runModelOnImage(std::shared_ptr<const io::LoadedModel> loaded, const Ru
                                  "file), not text.");
     if (request.target || request.generate)
         throw engine::InputError("A Vision Transformer classifies a picture; it writes no text.");
+    const io::ImagePreparation preparation = io::readImagePreparation(loaded->folder, *c.image);
+    auto picture = std::make_shared<const io::DecodedImage>(
+        io::pictureAsModelSeesIt(io::readImage(request.image), preparation, *c.image));
     engine::ModelInput input;
-    input.pixels = io::prepareImage(io::readImage(request.image),
-                                    io::readImagePreparation(loaded->folder, *c.image), *c.image);
+    input.pixels = io::normalisedPixels(*picture, preparation);
     const std::int64_t tokens = c.image->tokens();
     engine::CapturePolicy p = policy ? *policy
         : fullTraceBytes(c, tokens) > kFullTraceLimit ? engine::CapturePolicy::attentionWeights()
@@ -80,6 +84,7 @@ ModelRun runModelOnImage(std::shared_ptr<const io::LoadedModel> loaded, const Ru
     run.config = c;
     run.request = request;
     run.trace = std::make_shared<const engine::ModelTrace>(model.forward(input, p, request.ablation));
+    run.picture = std::move(picture);
     if (passes == 2) {
         ModelRun intact = run;
         intact.request.ablation = {};
@@ -91,6 +96,24 @@ ModelRun runModelOnImage(std::shared_ptr<const io::LoadedModel> loaded, const Ru
 }
 
 } // namespace
+
+std::string examplePicture(const io::LoadedModel& model)
+{
+    if (!model.model || !model.model->config().image)
+        return {};
+    std::error_code error;
+    std::vector<std::filesystem::path> pictures;
+    for (std::filesystem::directory_iterator it(std::filesystem::path(model.folder) / "examples", error), end;
+         !error && it != end; it.increment(error)) {
+        std::string ext = it->path().extension().string();
+        std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char ch) { return std::tolower(ch); });
+        if ((ext == ".png" || ext == ".jpg" || ext == ".jpeg") && it->is_regular_file(error))
+            pictures.push_back(it->path());
+    }
+    if (pictures.empty())
+        return {};
+    return std::min_element(pictures.begin(), pictures.end())->string();
+}
 
 ModelRun runModelOnText(std::shared_ptr<const io::LoadedModel> loaded, const RunRequest& request,
                         std::optional<engine::CapturePolicy> policy,

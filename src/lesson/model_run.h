@@ -3,6 +3,7 @@
 #include "engine/greedy_decoder.h"
 #include "engine/transformer_model.h"
 #include "io/checkpoint/model_folder.h"
+#include "io/image/decoded_image.h"
 
 #include <functional>
 #include <memory>
@@ -38,6 +39,9 @@ struct ModelRun {
     engine::ModelConfig config; ///< the model's, or the sizes an import implies
     RunRequest request;
     std::shared_ptr<const engine::ModelTrace> trace;
+    /// A Vision Transformer's picture resized and cropped to the model's size, 8-bit RGB (what
+    /// attention is drawn over); null for text.
+    std::shared_ptr<const io::DecodedImage> picture;
     std::vector<engine::DecodingStep> decoding;
     std::string generated; ///< the decoded text (when decoding ran)
     /// compareWithIntact: the final pass over the same tokens with every head on; null otherwise.
@@ -64,6 +68,10 @@ io::LoadedModel openModel(const std::string& folder, std::optional<std::uint64_t
 /// - encoder-decoder: `text` into the encoder; with `target`, the decoder reads the start token
 ///   and `target` (teacher forcing); without, it decodes greedily and the trace covers its
 ///   output;
+/// The picture a Vision Transformer's folder shows first: the first PNG or JPEG, by name, in its
+/// `examples` folder; empty when there is none (or the model reads text).
+std::string examplePicture(const io::LoadedModel& model);
+
 /// - decoder-only: `text` through the decoder, continued greedily by `generate` tokens;
 /// - a Vision Transformer: the picture `image` (io::readImage), prepared as its folder's
 ///   preprocessor_config.json says (io::prepareImage), through the encoder and the classifier;

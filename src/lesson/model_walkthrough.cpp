@@ -13,6 +13,9 @@ std::string describeInput(const engine::ModelConfig& c, int layer, engine::Block
     if (block == engine::Block::Cross)
         source =
             "the stream after the masked self-attention of decoder layer " + std::to_string(layer);
+    else if (layer == 0 && c.image)
+        source = std::string(c.image->distillationToken ? "[CLS; DIST; " : "[CLS; ") +
+            "patches · W_pᵀ + b_p] + E_pos";
     else if (layer == 0)
         source = stack + " embedding + position";
     else
@@ -107,6 +110,7 @@ std::shared_ptr<const Walkthrough> walkthroughForBlock(const std::shared_ptr<con
     source.block = choice.block;
     source.decodingStep = choice.decodingStep;
     source.queryInputOrigin = describeInput(c, choice.layer, choice.block, decoder);
+    source.picture = c.image.has_value();
     w->crossAttention = choice.block == engine::Block::Cross;
     setTokens(*w, *run, *trace, choice.block);
 

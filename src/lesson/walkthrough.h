@@ -33,6 +33,7 @@ struct ModelBlockSource {
     int decodingStep = -1; ///< -1: the run's final trace; k: greedy decoding step k
     std::string queryInputOrigin; ///< "X = LayerNorm(the output of decoder layer 0)"
     std::string keyValueInputOrigin; ///< "X_kv = the encoder's output" (cross-attention)
+    bool picture = false; ///< the model reads a picture: its tokens are patches (a ViT)
 };
 
 /// A walkthrough of an `attnviz-cli mha` case file: inputs and weights as the file holds them;

@@ -175,10 +175,38 @@ QByteArray renderImage(const std::vector<lesson::Heatmap>& maps, std::pair<doubl
     return renderFigure({maps, std::vector(maps.size(), range), title}, format, figure);
 }
 
+namespace {
+
+// The document title of a figure: its own, or its one map's.
+QString figureTitle(const FigureContent& content)
+{
+    return content.title.isEmpty() && !content.maps.empty()
+        ? QString::fromStdString(content.maps.front().title)
+        : content.title;
+}
+
+FigurePainter figurePainter(const FigureContent& content, const FigureOptions& figure)
+{
+    return [&content, &figure](QPainter& painter, QSizeF logical, bool vector) {
+        paintFigure(painter, logical, content, vector, figure);
+    };
+}
+
+} // namespace
+
 QImage rasterFigure(const FigureContent& content, const FigureOptions& figure)
 {
-    const std::vector<lesson::Heatmap>& maps = content.maps;
-    const QString& title = content.title;
+    return rasterPainting(figurePainter(content, figure), figureTitle(content), figure);
+}
+
+QByteArray renderFigure(const FigureContent& content, ImageFormat format,
+                        const FigureOptions& figure)
+{
+    return renderPainting(figurePainter(content, figure), figureTitle(content), format, figure);
+}
+
+QImage rasterPainting(const FigurePainter& paint, const QString& title, const FigureOptions& figure)
+{
     const ImageSize size = figure.size;
     // Opaque RGB unless the figure is for a slide's own background: a quarter less to compress.
     QImage image(size.width, size.height,
@@ -191,14 +219,12 @@ QImage rasterFigure(const FigureContent& content, const FigureOptions& figure)
     painter.setRenderHint(QPainter::Antialiasing);
     painter.setRenderHint(QPainter::TextAntialiasing);
     painter.scale(size.dpi / 96.0, size.dpi / 96.0);
-    paintFigure(painter, logicalSize(size), content, false, figure);
+    paint(painter, logicalSize(size), false);
     painter.end();
     if (!figure.description.isEmpty())
         image.setText(QStringLiteral("Description"), figure.description);
-    const QString documentTitle =
-        title.isEmpty() && !maps.empty() ? QString::fromStdString(maps.front().title) : title;
-    if (!documentTitle.isEmpty())
-        image.setText(QStringLiteral("Title"), visibleText(documentTitle));
+    if (!title.isEmpty())
+        image.setText(QStringLiteral("Title"), visibleText(title));
     image.setText(QStringLiteral("Software"), QStringLiteral("AttnViz"));
     return image;
 }
@@ -214,21 +240,18 @@ QByteArray encodePng(const QImage& image)
     return bytes;
 }
 
-QByteArray renderFigure(const FigureContent& content, ImageFormat format,
-                        const FigureOptions& figure)
+QByteArray renderPainting(const FigurePainter& paint, const QString& title, ImageFormat format,
+                          const FigureOptions& figure)
 {
-    const std::vector<lesson::Heatmap>& maps = content.maps;
-    const QString& title = content.title;
     const ImageSize size = figure.size;
     if (format == ImageFormat::Png)
-        return encodePng(rasterFigure(content, figure));
+        return encodePng(rasterPainting(paint, title, figure));
     QByteArray bytes;
     QBuffer buffer(&bytes);
     buffer.open(QIODevice::WriteOnly);
     // The visible form has no control character, which neither SVG nor PDF's XML metadata may
     // hold; Qt escapes the rest of the PDF's.
-    const QString documentTitle = visibleText(
-        title.isEmpty() && !maps.empty() ? QString::fromStdString(maps.front().title) : title);
+    const QString documentTitle = visibleText(title);
     if (format == ImageFormat::Svg) {
         QSvgGenerator svg;
         svg.setOutputDevice(&buffer);
@@ -239,7 +262,7 @@ QByteArray renderFigure(const FigureContent& content, ImageFormat format,
         svg.setDescription(xmlEscaped(visibleText(figure.description)));
         QPainter painter(&svg);
         painter.setRenderHint(QPainter::LosslessImageRendering);
-        paintFigure(painter, QSizeF(size.width, size.height), content, true, figure);
+        paint(painter, QSizeF(size.width, size.height), true);
         painter.end();
         return bytes;
     }
@@ -257,7 +280,7 @@ QByteArray renderFigure(const FigureContent& content, ImageFormat format,
     // green, with halos along a causal diagonal.
     painter.setRenderHint(QPainter::LosslessImageRendering);
     painter.scale(size.dpi / 96.0, size.dpi / 96.0);
-    paintFigure(painter, logicalSize(size), content, true, figure);
+    paint(painter, logicalSize(size), true);
     painter.end();
     return bytes;
 }

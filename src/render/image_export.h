@@ -4,10 +4,12 @@
 #include "render/heatmap_style.h"
 
 #include <QByteArray>
+#include <QPainter>
 #include <QImage>
 #include <QPointF>
 #include <QString>
 
+#include <functional>
 #include <utility>
 #include <vector>
 
@@ -58,6 +60,14 @@ struct FigureContent {
 QByteArray renderFigure(const FigureContent& content, ImageFormat format,
                         const FigureOptions& figure);
 QImage rasterFigure(const FigureContent& content, const FigureOptions& figure);
+
+/// Paints a figure on a canvas of `logical` pixels (96-dpi units); `vector` for SVG and PDF.
+using FigurePainter = std::function<void(QPainter& painter, QSizeF logical, bool vector)>;
+/// Any figure as PNG, SVG or PDF at the figure's size and resolution, with its title and
+/// description in the file's metadata: the one way every export becomes a file.
+QByteArray renderPainting(const FigurePainter& paint, const QString& title, ImageFormat format,
+                          const FigureOptions& figure);
+QImage rasterPainting(const FigurePainter& paint, const QString& title, const FigureOptions& figure);
 
 /// Heatmaps on one colour range as an image file: one heatmap alone (title empty), or a grid
 /// under a title. Exports use a fixed font, not the desktop's, so they look the same on every

@@ -72,6 +72,9 @@ StepText stepText(const lesson::LessonStep& step, const lesson::Walkthrough* w)
         candidates << QStringLiteral(":/steps/%1_cross_in_model.txt").arg(key);
     if (cross)
         candidates << QStringLiteral(":/steps/%1_cross.txt").arg(key);
+    // A Vision Transformer's tokens are patches of a picture.
+    if (inModel && std::get<lesson::ModelBlockSource>(w->source).picture)
+        candidates << QStringLiteral(":/steps/%1_picture_in_model.txt").arg(key);
     if (inModel)
         candidates << QStringLiteral(":/steps/%1_in_model.txt").arg(key);
     candidates << QStringLiteral(":/steps/%1.txt").arg(key);

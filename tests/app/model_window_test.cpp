@@ -8,6 +8,8 @@
 #include "app/importance_dialog.h"
 #include "app/map_export.h"
 #include "app/rollout_dialog.h"
+#include "app/picture_attention_dialog.h"
+#include "app/picture_view.h"
 #include "app/kv_cache_dialog.h"
 #include "app/rotary_dialog.h"
 #include "app/rotary_pairs_view.h"
@@ -24,6 +26,8 @@
 #include "ui_head_types_dialog.h"
 #include "ui_importance_dialog.h"
 #include "ui_rollout_dialog.h"
+#include "ui_picture_attention_dialog.h"
+#include "lesson/picture_attention.h"
 #include "ui_kv_cache_dialog.h"
 #include "ui_rotary_dialog.h"
 #include "ui_window_reach_dialog.h"
@@ -33,6 +37,8 @@
 #include <QAction>
 #include <QDialog>
 #include <QFileInfo>
+#include <QMimeData>
+#include <QStatusBar>
 #include <QTimer>
 #include <QComboBox>
 #include <QLabel>
@@ -495,6 +501,100 @@ private slots:
         m_window->modelPanel()->setRequest(attnviz::lesson::ModelSource{});
         settle();
         QVERIFY(!dialog->map());
+        QVERIFY(!ui.exportButton->isEnabled());
+    }
+
+    // #26: a Vision Transformer reads a picture, not text: the panel offers a picture field (a
+    // folder without examples starts with none and says what it needs), a dropped picture runs
+    // the model, the classes are named, the input step is the patch step, and Experiments ▸
+    // Attention on the picture draws the row of [CLS] or of a clicked patch and exports it.
+    void pictureAttentionFollowsAVisionTransformer()
+    {
+        const QString picture = QStringLiteral(ATTNVIZ_TEST_DATA_DIR "/images/rgb8.png");
+        QVERIFY(!m_window->openPicture(picture)); // the model shown reads text
+        QVERIFY2(m_window->statusBar()->currentMessage().contains(QStringLiteral("Vision Transformer")),
+                 qPrintable(m_window->statusBar()->currentMessage()));
+        attnviz::lesson::ModelSource deit;
+        deit.folder = ATTNVIZ_TEST_DATA_DIR "/hf/deit";
+        m_window->modelPanel()->setRequest(deit);
+        settle();
+        QVERIFY(!form()->pictureRow->isHidden());
+        QVERIFY(form()->text->isHidden());
+        QVERIFY2(form()->problem->text().contains(QStringLiteral("picture")),
+                 qPrintable(form()->problem->text()));
+
+        // A picture dropped on the window.
+        QMimeData data;
+        data.setUrls({QUrl::fromLocalFile(picture)});
+        QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &data, Qt::LeftButton, {});
+        QCoreApplication::sendEvent(m_window.get(), &enter);
+        QVERIFY(enter.isAccepted());
+        QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &data, Qt::LeftButton, {});
+        QCoreApplication::sendEvent(m_window.get(), &drop);
+        settle();
+        QCOMPARE(form()->picture->text(), picture);
+        const auto run = m_window->modelResult().run;
+        QVERIFY(run && run->picture);
+        QCOMPARE(run->picture->width, 32);
+        QVERIFY2(form()->output->text().contains(QStringLiteral("Classified as")),
+                 qPrintable(form()->output->text()));
+        attnviz::lesson::BlockChoice first = m_window->modelPanel()->choice();
+        first.layer = 0;
+        m_window->modelPanel()->setChoice(first);
+        m_window->stepPanel()->setStep(0);
+        settle();
+        QVERIFY2(m_window->stepPanel()->findChild<QLabel*>(QStringLiteral("formula"))
+                     ->text()
+                     .contains(QStringLiteral("patches")),
+                 "the input step of a ViT is the patch step");
+
+        m_window->findChild<QAction*>(QStringLiteral("actionPictureAttention"))->trigger();
+        PictureAttentionDialog* dialog = m_window->pictureAttentionDialog();
+        QVERIFY(dialog && dialog->isVisible() && dialog->overlay());
+        Ui::PictureAttentionDialog& ui = dialog->ui();
+        QCOMPARE(ui.layer->currentData().toInt(), 1); // the last layer first
+        QCOMPARE(ui.query->count(), 2); // [CLS] and [DIST]
+        attnviz::lesson::PictureQuery query;
+        query.layer = 1;
+        const auto expected = attnviz::lesson::pictureAttention(*run->trace, run->config, query);
+        QCOMPARE(dialog->overlay()->attention.patches, expected.patches);
+        QVERIFY2(ui.classes->text().contains(QStringLiteral("circle")), qPrintable(ui.classes->text()));
+
+        // A click on patch (1, 2) draws that patch's row.
+        const QRectF area = ui.picture->pictureArea();
+        QTest::mouseClick(ui.picture, Qt::LeftButton, {},
+                          QPointF(area.left() + 2.5 * area.width() / 4, area.top() + 1.5 * area.height() / 4)
+                              .toPoint());
+        QCOMPARE(ui.query->currentData().toInt(), 2 + 4 + 2);
+        QCOMPARE(dialog->overlay()->queryPatch, 6);
+        ui.head->setCurrentIndex(2); // head 1
+        query.token = 8;
+        query.head = 1;
+        QCOMPARE(dialog->overlay()->attention.patches,
+                 attnviz::lesson::pictureAttention(*run->trace, run->config, query).patches);
+        ui.source->setCurrentIndex(1); // the rollout
+        QVERIFY(!ui.layer->isEnabled());
+        QVERIFY(dialog->overlay()->title.contains(QStringLiteral("Rollout")));
+        ui.source->setCurrentIndex(0);
+        ui.query->setCurrentIndex(0);
+        ui.opacity->setValue(45);
+        QCOMPARE(dialog->overlay()->opacity, 0.45);
+
+        QTemporaryDir dir;
+        for (const char* ext : {"png", "svg", "pdf"}) {
+            const QString file = dir.filePath(QStringLiteral("overlay.") + QLatin1String(ext));
+            dialog->exportTo(file);
+            QVERIFY2(QFileInfo(file).size() > 2000, ext);
+        }
+        QVERIFY_THROWS_EXCEPTION(std::runtime_error, dialog->exportTo(dir.filePath(QStringLiteral("o.bmp"))));
+        QCOMPARE(QDir(dir.path()).entryList(QDir::Files).size(), 3);
+        // docs/screenshots/58-attention-on-the-picture.png comes from here.
+        if (qEnvironmentVariableIsSet("ATTNVIZ_PICTURE_SHOT"))
+            QVERIFY(dialog->grab().save(qEnvironmentVariable("ATTNVIZ_PICTURE_SHOT")));
+
+        m_window->modelPanel()->setRequest(attnviz::lesson::ModelSource{});
+        settle();
+        QVERIFY(!dialog->overlay());
         QVERIFY(!ui.exportButton->isEnabled());
     }
 

@@ -103,6 +103,22 @@ TEST(LessonFile, TodaysAttentionNeedsVersionTwoAndSurvivesARoundTrip)
               std::string::npos);
 }
 
+TEST(LessonFile, AVisionTransformersPictureNeedsVersionTwoAndSurvivesARoundTrip)
+{
+    LessonFile saved = modelLesson();
+    EXPECT_EQ(lessonFileText(saved).find("\"image\""), std::string::npos);
+    saved.model.folder = "shapes";
+    saved.model.image = "pictures/ring.png";
+    const std::string text = lessonFileText(saved);
+    EXPECT_NE(text.find("\"version\": 2,"), std::string::npos) << text;
+    EXPECT_NE(text.find("\"image\": \"pictures/ring.png\""), std::string::npos) << text;
+    EXPECT_EQ(parseLessonFile(text), saved);
+    EXPECT_NE(refusal(R"({"format": "attnviz-lesson", "version": 2,
+                          "model": {"folder": "shapes", "image": 7}})")
+                  .find("image"),
+              std::string::npos);
+}
+
 TEST(LessonFile, TextIsReadableJsonWithItsFormatAndVersionFirst)
 {
     const std::string text = lessonFileText(modelLesson());

@@ -4,6 +4,8 @@
 #include "io/input_file.h"
 #include "io/safetensors.h"
 
+#include <algorithm>
+
 namespace attnviz::io {
 namespace {
 
@@ -98,40 +100,53 @@ ImagePreparation readImagePreparation(const std::filesystem::path& folder,
     return p;
 }
 
-engine::Tensor prepareImage(const DecodedImage& image, const ImagePreparation& p,
-                            const engine::ImageInput& input)
+DecodedImage pictureAsModelSeesIt(const DecodedImage& image, const ImagePreparation& p,
+                                  const engine::ImageInput& input)
 {
     if (input.channels != 3)
         throw FormatError("This model reads " + std::to_string(input.channels) +
                           " channel(s); AttnViz prepares RGB pictures only.");
-    DecodedImage picture = image;
     // A picture already of the model's size is used as it is.
-    const bool asItIs = image.width == input.width && image.height == input.height;
-    if (!asItIs && p.resize)
-        picture = resizeLikePillow(picture, p.width, p.height, p.resample);
-    int top = 0, left = 0, height = picture.height, width = picture.width;
-    if (!asItIs && p.centreCrop) {
+    if (image.width == input.width && image.height == input.height)
+        return image;
+    DecodedImage picture = p.resize ? resizeLikePillow(image, p.width, p.height, p.resample) : image;
+    if (p.centreCrop) {
         if (p.cropHeight > picture.height || p.cropWidth > picture.width)
             throw FormatError("The crop of " + std::to_string(p.cropHeight) + " × " +
                               std::to_string(p.cropWidth) + " is larger than the resized picture (" +
                               std::to_string(picture.height) + " × " +
                               std::to_string(picture.width) + ").");
-        top = (picture.height - p.cropHeight) / 2;
-        left = (picture.width - p.cropWidth) / 2;
-        height = p.cropHeight;
-        width = p.cropWidth;
+        const int top = (picture.height - p.cropHeight) / 2;
+        const int left = (picture.width - p.cropWidth) / 2;
+        DecodedImage cropped;
+        cropped.width = p.cropWidth;
+        cropped.height = p.cropHeight;
+        cropped.rgb.resize(static_cast<std::size_t>(cropped.width) * cropped.height * 3);
+        for (int y = 0; y < cropped.height; ++y) {
+            const auto from = picture.rgb.begin() +
+                static_cast<std::ptrdiff_t>(((top + y) * static_cast<std::size_t>(picture.width) + left) * 3);
+            std::copy(from, from + cropped.width * 3,
+                      cropped.rgb.begin() + static_cast<std::ptrdiff_t>(y) * cropped.width * 3);
+        }
+        picture = std::move(cropped);
     }
-    if (height != input.height || width != input.width)
-        throw FormatError("The picture is prepared to " + std::to_string(height) + " × " +
-                          std::to_string(width) + " pixels; the model reads " +
+    if (picture.height != input.height || picture.width != input.width)
+        throw FormatError("The picture is prepared to " + std::to_string(picture.height) + " × " +
+                          std::to_string(picture.width) + " pixels; the model reads " +
                           std::to_string(input.height) + " × " + std::to_string(input.width) +
                           " (preprocessor_config.json's size or crop_size).");
+    return picture;
+}
+
+engine::Tensor normalisedPixels(const DecodedImage& picture, const ImagePreparation& p)
+{
+    const int height = picture.height, width = picture.width;
     engine::Tensor out({{"channel", 3}, {"height", height}, {"width", width}});
     for (int c = 0; c < 3; ++c)
         for (int y = 0; y < height; ++y)
             for (int x = 0; x < width; ++x) {
                 // As transformers computes it: the rescale in double, the rest in float.
-                double v = picture.at(top + y, left + x, c);
+                double v = picture.at(y, x, c);
                 if (p.rescale)
                     v *= p.rescaleFactor;
                 float f = static_cast<float>(v);
@@ -140,6 +155,12 @@ engine::Tensor prepareImage(const DecodedImage& image, const ImagePreparation& p
                 out.values()[(static_cast<std::size_t>(c) * height + y) * width + x] = f;
             }
     return out;
+}
+
+engine::Tensor prepareImage(const DecodedImage& image, const ImagePreparation& p,
+                            const engine::ImageInput& input)
+{
+    return normalisedPixels(pictureAsModelSeesIt(image, p, input), p);
 }
 
 } // namespace attnviz::io

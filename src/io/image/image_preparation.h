@@ -37,6 +37,15 @@ struct ImagePreparation {
 ImagePreparation readImagePreparation(const std::filesystem::path& folder,
                                       const engine::ImageInput& input);
 
+/// The picture resized and cropped to the model's size, still 8-bit RGB: what the app draws
+/// attention over. A picture already of the model's size is returned as it is. Throws FormatError
+/// as prepareImage does.
+DecodedImage pictureAsModelSeesIt(const DecodedImage& image, const ImagePreparation& preparation,
+                                  const engine::ImageInput& input);
+
+/// A picture of the model's size rescaled and normalised, [3, height, width] float32.
+engine::Tensor normalisedPixels(const DecodedImage& picture, const ImagePreparation& preparation);
+
 /// The prepared picture, [3, height, width] float32 as the model reads it (the trace's
 /// `pixels`). A picture already of the model's size is only rescaled and normalised. Throws
 /// FormatError when the result is not the model's size (a crop larger than the resized picture,
