@@ -2011,6 +2011,14 @@
             <numerusform>在当前文本的 %n 个词元上打分。得分最高的头：第 %1 层，头 %2。</numerusform>
         </translation>
     </message>
+    <message>
+        <source>mean attention distance (pixels)</source>
+        <translation>平均注意力距离（像素）</translation>
+    </message>
+    <message>
+        <source>How far, in pixels of the model&apos;s input, a patch reaches for the patches it attends to, averaged over the patches (Dosovitskiy et al. 2021, Figure 7): small for heads that look nearby, large for heads that look across the picture. The farthest-reaching head: layer %1, head %2.</source>
+        <translation>一个图块所关注的图块离它有多远（以模型输入的像素计），对所有图块取平均（Dosovitskiy 等，2021，图 7）：只看附近的头这个值小，看遍整张图片的头这个值大。看得最远的头：第 %1 层，头 %2。</translation>
+    </message>
 </context>
 <context>
     <name>attnviz::app::HeatmapView</name>

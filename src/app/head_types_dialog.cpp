@@ -31,6 +31,8 @@ QString typeTitle(lesson::HeadType type)
         return HeadTypesDialog::tr("mean attention distance (tokens)");
     case lesson::HeadType::Entropy:
         return HeadTypesDialog::tr("mean row entropy (nats)");
+    case lesson::HeadType::PixelDistance:
+        return HeadTypesDialog::tr("mean attention distance (pixels)");
     }
     return {};
 }
@@ -44,8 +46,11 @@ HeadTypesDialog::HeadTypesDialog(QWidget* parent)
                  return [run](const std::atomic<bool>&) {
                      Outcome outcome;
                      try {
-                         outcome.maps = lesson::headTypes(
-                             *run->trace, lesson::runOnRepeatedRandomTokens(*run->model));
+                         // A picture's patches have no token patterns to repeat.
+                         outcome.maps = run->config.image
+                             ? lesson::pictureHeadTypes(*run->trace, run->config)
+                             : lesson::headTypes(*run->trace,
+                                                 lesson::runOnRepeatedRandomTokens(*run->model));
                      } catch (...) {
                          outcome.error = jobFailure(
                              std::current_exception(),
@@ -60,8 +65,6 @@ HeadTypesDialog::HeadTypesDialog(QWidget* parent)
     setObjectName(QStringLiteral("headTypes"));
     m_ui->explanation->setText(
         render::readTextResource({QStringLiteral(":/experiments/head_types.txt")}).body);
-    for (const lesson::HeadTypeInfo& info : lesson::kHeadTypes)
-        m_ui->type->addItem(typeTitle(info.type), static_cast<int>(info.type));
     m_ui->ranking->setColumnCount(4);
     m_ui->ranking->setHorizontalHeaderLabels(
         {tr("layer"), tr("block"), tr("head"), tr("score")});
@@ -126,6 +129,17 @@ void HeadTypesDialog::finish(Outcome outcome, JobFate fate)
         return;
     }
     m_maps = std::move(outcome.maps);
+    // The types scored for this run (a Vision Transformer's differ), the choice kept where it can.
+    {
+        const QSignalBlocker block(m_ui->type);
+        const QVariant chosen = m_ui->type->currentData();
+        m_ui->type->clear();
+        for (const lesson::HeadTypeInfo& info : lesson::kHeadTypes)
+            if (std::any_of(m_maps.begin(), m_maps.end(),
+                            [&](const lesson::HeadTypeMap& m) { return m.type == info.type; }))
+                m_ui->type->addItem(typeTitle(info.type), static_cast<int>(info.type));
+        m_ui->type->setCurrentIndex(std::max(0, m_ui->type->findData(chosen)));
+    }
     redraw();
     emit scored();
 }
@@ -205,7 +219,14 @@ void HeadTypesDialog::redraw()
     }
     const int tokens = static_cast<int>(m_run->trace->queryIds(shown.front()->block).size());
     m_ui->summary->setText(
-        type == lesson::HeadType::Induction
+        type == lesson::HeadType::PixelDistance
+            ? tr("How far, in pixels of the model's input, a patch reaches for the patches it "
+                 "attends to, averaged over the patches (Dosovitskiy et al. 2021, Figure 7): "
+                 "small for heads that look nearby, large for heads that look across the picture. "
+                 "The farthest-reaching head: layer %1, head %2.")
+                  .arg(rows.front().layer)
+                  .arg(rows.front().head)
+        : type == lesson::HeadType::Induction
             ? tr("Scored on a random sequence of ordinary tokens written twice, which only an "
                  "induction head can predict the second half of. The top head: layer %1, head %2.")
                   .arg(rows.front().layer)

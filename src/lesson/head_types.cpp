@@ -2,6 +2,7 @@
 
 #include "engine/input_error.h"
 #include "lesson/attention_sinks.h"
+#include "lesson/picture_attention.h"
 
 #include <algorithm>
 #include <cmath>
@@ -134,7 +135,8 @@ std::vector<HeadTypeMap> headTypes(const engine::ModelTrace& text,
         std::vector<HeadTypeMap> blockMaps;
         for (const HeadTypeInfo& info : kHeadTypes) {
             // The induction score needs a repetition the text may not have.
-            if (info.type == HeadType::Induction && !weightsOf(repeated, 0))
+            if ((info.type == HeadType::Induction && !weightsOf(repeated, 0)) ||
+                info.type == HeadType::PixelDistance)
                 continue;
             blockMaps.push_back(HeadTypeMap{info.type, block, layers, heads,
                                             std::vector<double>(static_cast<std::size_t>(layers * heads))});
@@ -170,6 +172,8 @@ std::vector<HeadTypeMap> headTypes(const engine::ModelTrace& text,
                     case HeadType::Entropy:
                         score = meanEntropy(a);
                         break;
+                    case HeadType::PixelDistance: // pictureHeadTypes
+                        break;
                     }
                 }
             }
@@ -177,6 +181,21 @@ std::vector<HeadTypeMap> headTypes(const engine::ModelTrace& text,
         for (HeadTypeMap& m : blockMaps)
             maps.push_back(std::move(m));
     }
+    return maps;
+}
+
+std::vector<HeadTypeMap> pictureHeadTypes(const engine::ModelTrace& trace,
+                                          const engine::ModelConfig& config)
+{
+    const std::vector<double> pixels = meanAttentionDistanceInPixels(trace, config);
+    std::vector<HeadTypeMap> maps;
+    for (HeadTypeMap& m : headTypes(trace, trace))
+        if (m.type == HeadType::FirstToken || m.type == HeadType::Entropy)
+            maps.push_back(std::move(m));
+    if (maps.empty())
+        return maps;
+    maps.insert(maps.begin() + 1, HeadTypeMap{HeadType::PixelDistance, engine::Block::Self,
+                                              maps.front().layers, maps.front().heads, pixels});
     return maps;
 }
 

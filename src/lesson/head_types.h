@@ -24,6 +24,9 @@ enum class HeadType {
     FirstToken, ///< the share of weight on the first token (an attention sink, firstTokenShare)
     Distance, ///< the mean distance attended over, in tokens: Σ_j A[i, j] · |i − j|, per row
     Entropy, ///< the mean entropy of a row, −Σ_j A[i, j] ln A[i, j], in nats
+    /// A Vision Transformer's: the mean distance attended over in pixels of its input
+    /// (meanAttentionDistanceInPixels)
+    PixelDistance,
 };
 
 struct HeadTypeInfo {
@@ -39,6 +42,7 @@ inline constexpr std::array kHeadTypes = {
     HeadTypeInfo{HeadType::FirstToken, "first_token", "share on the first token"},
     HeadTypeInfo{HeadType::Distance, "distance", "mean attention distance (tokens)"},
     HeadTypeInfo{HeadType::Entropy, "entropy", "mean row entropy (nats)"},
+    HeadTypeInfo{HeadType::PixelDistance, "distance_pixels", "mean attention distance (pixels)"},
 };
 
 const HeadTypeInfo& headTypeInfo(HeadType type);
@@ -72,6 +76,12 @@ double patternScore(const std::vector<std::uint8_t>& pattern, engine::ConstMatri
 /// weights kept, or over one token, are left out.
 std::vector<HeadTypeMap> headTypes(const engine::ModelTrace& text,
                                    const engine::ModelTrace& repeated);
+
+/// A Vision Transformer's head types over its picture: the share on the first token ([CLS]), the
+/// mean attention distance in pixels and the row entropy (the token patterns mean nothing for
+/// patches). Throws engine::InputError as pictureAttention does.
+std::vector<HeadTypeMap> pictureHeadTypes(const engine::ModelTrace& trace,
+                                          const engine::ModelConfig& config);
 
 /// The prompt of an induction test: `length` random ids (seeded, uniform over [first, last])
 /// written twice, after `prefix` (a BOS, when the tokenizer adds one).

@@ -92,7 +92,7 @@ const QStringList kAllowed = {
     "genesis", "induction", "modern", "matplotlib", "viridis", "RdBu", "ColorBrewer", "GPU",
     "ViT", "DeiT", "shapes", "CLS", "DIST", "JPEG", "jpg", "jpeg",
     // authors a glossary entry cites
-    "Shazeer", "Milakov", "Gimelshein", "Xiao", "Dao", "Zhang", "Sennrich", "Abnar", "Zuidema",
+    "Shazeer", "Dosovitskiy", "Milakov", "Gimelshein", "Xiao", "Dao", "Zhang", "Sennrich", "Abnar", "Zuidema",
     // a library whose head detector the head types follow
     "TransformerLens",
     // matplotlib's colour map names, which a user looks up by name

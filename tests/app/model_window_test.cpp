@@ -437,7 +437,9 @@ private slots:
         QVERIFY(dialog && dialog->isVisible());
         QSignalSpy scored(dialog, &HeadTypesDialog::scored);
         QVERIFY(!dialog->maps().empty() || scored.wait(60000));
-        QCOMPARE(dialog->maps().size(), attnviz::lesson::kHeadTypes.size());
+        // Every type but the picture's distance in pixels.
+        QCOMPARE(dialog->maps().size(), attnviz::lesson::kHeadTypes.size() - 1);
+        QCOMPARE(dialog->ui().type->count(), static_cast<int>(attnviz::lesson::kHeadTypes.size() - 1));
         QCOMPARE(dialog->views().size(), 1u);
         Ui::HeadTypesDialog& ui = dialog->ui();
         QCOMPARE(ui.ranking->item(0, 0)->text(), QStringLiteral("0"));
@@ -591,6 +593,18 @@ private slots:
         // docs/screenshots/58-attention-on-the-picture.png comes from here.
         if (qEnvironmentVariableIsSet("ATTNVIZ_PICTURE_SHOT"))
             QVERIFY(dialog->grab().save(qEnvironmentVariable("ATTNVIZ_PICTURE_SHOT")));
+
+        // Head types of a picture: the share on [CLS], the distance in pixels, the entropy.
+        m_window->findChild<QAction*>(QStringLiteral("actionHeadTypes"))->trigger();
+        HeadTypesDialog* types = m_window->headTypesDialog();
+        QSignalSpy scored(types, &HeadTypesDialog::scored);
+        QVERIFY(!types->maps().empty() || scored.wait(60000));
+        QCOMPARE(types->ui().type->count(), 3);
+        types->ui().type->setCurrentIndex(
+            types->ui().type->findData(static_cast<int>(attnviz::lesson::HeadType::PixelDistance)));
+        QVERIFY2(types->ui().summary->text().contains(QStringLiteral("pixels")),
+                 qPrintable(types->ui().summary->text()));
+        types->close();
 
         m_window->modelPanel()->setRequest(attnviz::lesson::ModelSource{});
         settle();

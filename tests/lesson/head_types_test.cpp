@@ -6,7 +6,9 @@
 #include "engine/input_error.h"
 #include "lesson/attention_sinks.h"
 #include "lesson/head_types.h"
+#include "lesson/picture_attention.h"
 #include "model/model_fixtures.h"
+#include "support/safetensors_tensor.h"
 
 #include <gtest/gtest.h>
 
@@ -81,7 +83,7 @@ TEST(HeadTypes, EveryScoreIsItsDefinition)
     const engine::ModelTrace text = model->model->forward({}, ids);
     const engine::ModelTrace repeated = runOnRepeatedRandomTokens(*model);
     const auto maps = headTypes(text, repeated);
-    ASSERT_EQ(maps.size(), kHeadTypes.size());
+    ASSERT_EQ(maps.size(), kHeadTypes.size() - 1); // every type but the picture's distance
     for (const HeadTypeMap& map : maps) {
         ASSERT_EQ(map.layers, 4);
         ASSERT_EQ(map.heads, 6);
@@ -126,6 +128,38 @@ TEST(HeadTypes, EveryScoreIsItsDefinition)
         EXPECT_EQ(r[k], r[k + 50]);
         EXPECT_GT(r[k], 258) << "no special token or byte piece"; // <unk> <s> </s> and 256 bytes
     }
+}
+
+TEST(HeadTypes, AVisionTransformersHeadsAreScoredOverItsPicture)
+{
+    const io::LoadedModel vit = io::loadModel(std::string(ATTNVIZ_TEST_DATA_DIR) + "/hf/vit");
+    const auto reference =
+        io::SafetensorsFile::read(std::string(ATTNVIZ_TEST_DATA_DIR) + "/hf/vit/reference.safetensors");
+    engine::ModelInput input;
+    input.pixels = test::tensorFrom(reference, "pixels");
+    const engine::ModelTrace trace = vit.model->forward(input);
+    const auto maps = pictureHeadTypes(trace, vit.model->config());
+    ASSERT_EQ(maps.size(), 3u);
+    EXPECT_EQ(maps[0].type, HeadType::FirstToken);
+    EXPECT_EQ(maps[1].type, HeadType::PixelDistance);
+    EXPECT_EQ(maps[2].type, HeadType::Entropy);
+    const std::vector<double> pixels = meanAttentionDistanceInPixels(trace, vit.model->config());
+    EXPECT_EQ(maps[1].values, pixels);
+    for (int L = 0; L < 2; ++L)
+        for (int h = 0; h < 2; ++h) {
+            // [CLS]'s share, averaged over the rows, from PyTorch's weights.
+            const engine::Tensor w =
+                test::tensorFrom(reference, "layer" + std::to_string(L) + ".self.weights");
+            double share = 0;
+            for (int q = 0; q < w.dim(2); ++q)
+                share += w.matrix({0, h})(q, 0);
+            EXPECT_NEAR(maps[0].at(L, h), share / static_cast<double>(w.dim(2)), 1e-5);
+            // Between the nearest patches (8 pixels) and the farthest (3·√2·8).
+            EXPECT_GT(maps[1].at(L, h), 8.0);
+            EXPECT_LT(maps[1].at(L, h), 3 * std::sqrt(2.0) * 8);
+        }
+    EXPECT_THROW(pictureHeadTypes(trace, test::openModel("genesis")->model->config()),
+                 engine::InputError);
 }
 
 } // namespace
