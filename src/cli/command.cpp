@@ -50,6 +50,9 @@ const std::vector<Command>& commands()
         {"rollout",
          "rollout --model DIR --text \"...\" [--head-fusion F] [--discard-ratio R] --out FILE.npy",
          "attention rollout of the first attention stack, as an N x N .npy", runRolloutCommand},
+        {"picture", "picture --model DIR --image FILE [--layer L] [--head H] --out FILE.png",
+         "a Vision Transformer's attention drawn over its picture (PNG, SVG or PDF)",
+         runPictureCommand},
     };
     return table;
 }

@@ -43,5 +43,6 @@ int runTraceCommand(const std::vector<std::string>& args);
 int runExportCommand(const std::vector<std::string>& args);
 int runImportanceCommand(const std::vector<std::string>& args);
 int runRolloutCommand(const std::vector<std::string>& args);
+int runPictureCommand(const std::vector<std::string>& args);
 
 } // namespace attnviz::cli

@@ -12,6 +12,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
+#include <iterator>
 
 namespace attnviz::test {
 namespace {
@@ -21,6 +23,12 @@ using ImageCommands = TempFolderTest;
 
 const std::string kCli = ATTNVIZ_CLI_PATH;
 const std::string kData = ATTNVIZ_TEST_DATA_DIR;
+
+std::string readBytes(const std::string& file)
+{
+    std::ifstream in(file, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
 
 TEST_F(ImageCommands, TraceWritesThePreparedPictureAndTheLogits)
 {
@@ -80,6 +88,66 @@ TEST_F(ImageCommands, WhatDoesNotFitIsRefusedInOneSentence)
         EXPECT_THAT(r.err, HasSubstr(words));
         EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
     }
+    EXPECT_TRUE(entries(dir()).empty());
+}
+
+TEST_F(ImageCommands, PictureDrawsTheRowOverThePictureInEachFormat)
+{
+    const std::string model = kData + "/hf/deit", image = kData + "/images/rgb8.png";
+    const ProcessResult png = runProcess(
+        kCli, {"picture", "--model", model, "--image", image, "--from", "1,2", "--layer", "0",
+               "--head", "1", "--out", path("p.png")});
+    ASSERT_EQ(png.exitCode, 0) << png.err;
+    EXPECT_THAT(png.out, HasSubstr("layer 0 · head 1 · from 1,2"));
+    const std::string bytes = readBytes(path("p.png"));
+    ASSERT_GT(bytes.size(), 24u);
+    EXPECT_EQ(bytes.substr(1, 3), "PNG");
+    // IHDR: the default 1200 × 1040.
+    const auto be32 = [&](std::size_t at) {
+        return (static_cast<unsigned char>(bytes[at]) << 24) | (static_cast<unsigned char>(bytes[at + 1]) << 16) |
+            (static_cast<unsigned char>(bytes[at + 2]) << 8) | static_cast<unsigned char>(bytes[at + 3]);
+    };
+    EXPECT_EQ(be32(16), 1200u);
+    EXPECT_EQ(be32(20), 1040u);
+    const ProcessResult svg = runProcess(
+        kCli, {"picture", "--model", model, "--image", image, "--rollout", "--colour-map", "magma",
+               "--out", path("p.svg"), "--quiet"});
+    ASSERT_EQ(svg.exitCode, 0) << svg.err;
+    EXPECT_EQ(svg.out, "");
+    EXPECT_THAT(readBytes(path("p.svg")), HasSubstr("rollout of 2 layers (mean of heads) · from [CLS]"));
+    const ProcessResult pdf = runProcess(
+        kCli, {"picture", "--model", model, "--image", image, "--from", "dist", "--out", path("p.pdf")});
+    ASSERT_EQ(pdf.exitCode, 0) << pdf.err;
+    EXPECT_EQ(readBytes(path("p.pdf")).substr(0, 5), "%PDF-");
+}
+
+TEST_F(ImageCommands, PictureRefusesWhatItCannotDrawInOneSentence)
+{
+    const std::string model = kData + "/hf/vit", image = kData + "/images/rgb8.png";
+    const std::vector<std::pair<std::vector<std::string>, const char*>> cases = {
+        {{"--model", "genesis", "--image", image}, "reads text"},
+        {{"--model", model, "--image", image, "--from", "4,0"}, "row 0 to 3"},
+        {{"--model", model, "--image", image, "--from", "dist"}, "expected cls or a patch"},
+        {{"--model", model, "--image", image, "--head", "2"}, "--head"},
+        {{"--model", model, "--image", image, "--layer", "2"}, "--layer"},
+        {{"--model", model, "--image", image, "--rollout", "--layer", "0"}, "without --layer"},
+        {{"--model", model, "--image", image, "--opacity", "1.5"}, "--opacity"},
+        {{"--model", model, "--image", image, "--colour-map", "rdbu"}, "sequential"},
+        {{"--model", model, "--image", kData + "/images/bad/bomb.png"}, "8192 × 8192"},
+    };
+    for (const auto& [args, words] : cases) {
+        std::vector<std::string> full = {"picture"};
+        full.insert(full.end(), args.begin(), args.end());
+        full.insert(full.end(), {"--out", path("out.png")});
+        const ProcessResult r = runProcess(kCli, full);
+        EXPECT_EQ(r.exitCode, 2) << r.err;
+        EXPECT_THAT(r.err, HasSubstr(words));
+        EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    }
+    const ProcessResult bmp =
+        runProcess(kCli, {"picture", "--model", model, "--image", image, "--out", path("out.bmp")});
+    EXPECT_EQ(bmp.exitCode, 2);
+    EXPECT_THAT(bmp.err, HasSubstr(".png, .svg or .pdf"));
     EXPECT_TRUE(entries(dir()).empty());
 }
 
