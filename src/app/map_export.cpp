@@ -31,7 +31,11 @@ void exportMap(const QString& path, const lesson::Heatmap& map, std::pair<double
     item.baseName = baseName;
     item.heatmap = map;
     item.range = range;
-    const QByteArray bytes = format->itemBytes(item, render::FigureOptions{});
+    writeExportFile(path, format->itemBytes(item, render::FigureOptions{}));
+}
+
+void writeExportFile(const QString& path, const QByteArray& bytes)
+{
     try {
         io::writeFileAtomically(path.toStdString(),
                                 std::span<const char>(bytes.constData(),

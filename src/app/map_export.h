@@ -2,6 +2,7 @@
 
 #include "lesson/heatmap.h"
 
+#include <QByteArray>
 #include <QString>
 
 #include <utility>
@@ -15,6 +16,10 @@ namespace attnviz::app {
 /// std::runtime_error with one sentence for another extension or a file that cannot be written.
 void exportMap(const QString& path, const lesson::Heatmap& map, std::pair<double, double> range,
                const std::string& baseName);
+
+/// Writes an export's bytes to `path` atomically; std::runtime_error with one sentence when the
+/// file cannot be written.
+void writeExportFile(const QString& path, const QByteArray& bytes);
 
 /// Asks where (a file dialog suggesting `baseName`.png), writes, and says a failure in a message
 /// box. Returns the path written, or empty when cancelled or failed.

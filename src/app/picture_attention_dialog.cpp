@@ -1,7 +1,6 @@
 #include "app/picture_attention_dialog.h"
 
-#include "io/atomic_file.h"
-#include "io/file_error.h"
+#include "app/map_export.h"
 #include "lesson/image_classes.h"
 #include "lesson/picture_attention.h"
 #include "render/text_resource.h"
@@ -15,15 +14,6 @@
 
 namespace attnviz::app {
 namespace {
-
-QImage pictureImage(const io::DecodedImage& picture)
-{
-    QImage image(picture.width, picture.height, QImage::Format_RGB888);
-    for (int y = 0; y < picture.height; ++y)
-        std::copy_n(picture.rgb.data() + static_cast<std::size_t>(y) * picture.width * 3,
-                    picture.width * 3, image.scanLine(y));
-    return image;
-}
 
 // Exports are drawn at twice the screen's scale: 1200 × 1040 pixels at 192 dpi.
 render::FigureOptions exportOptions()
@@ -142,7 +132,7 @@ void PictureAttentionDialog::redraw()
     const engine::ImageInput& image = *m_run->config.image;
     try {
         render::PictureOverlay o;
-        o.picture = pictureImage(*m_run->picture);
+        o.picture = render::pictureImage(*m_run->picture);
         o.attention = lesson::pictureAttention(*m_run->trace, m_run->config, query);
         o.colourMap = render::colourMap(m_ui->colourMap->currentText().toStdString());
         o.opacity = m_ui->opacity->value() / 100.0;
@@ -187,26 +177,16 @@ void PictureAttentionDialog::exportTo(const QString& path) const
     const std::optional<render::PictureOverlay>& o = overlay();
     if (!o)
         throw std::runtime_error(tr("There is no attention on a picture to export.").toStdString());
-    const QString ext = QFileInfo(path).suffix().toLower();
-    const std::optional<render::ImageFormat> format = ext == QLatin1String("png")
-        ? std::optional(render::ImageFormat::Png)
-        : ext == QLatin1String("svg") ? std::optional(render::ImageFormat::Svg)
-        : ext == QLatin1String("pdf") ? std::optional(render::ImageFormat::Pdf)
-                                      : std::nullopt;
+    const QString ext = QFileInfo(path).suffix();
+    const std::optional<render::ImageFormat> format =
+        render::imageFormatOfExtension(ext.toStdString());
     if (!format)
         throw std::runtime_error(
             tr("Cannot export to '.%1'; use .png, .svg or .pdf.").arg(ext).toStdString());
     render::FigureOptions figure = exportOptions();
     figure.colouring.sequential = o->colourMap;
     figure.description = o->firstTokensNote;
-    const QByteArray bytes = render::renderPictureOverlay(*o, *format, figure);
-    try {
-        io::writeFileAtomically(path.toStdString(),
-                                std::span<const char>(bytes.constData(),
-                                                      static_cast<std::size_t>(bytes.size())));
-    } catch (const io::FileError& e) {
-        throw std::runtime_error(e.what());
-    }
+    writeExportFile(path, render::renderPictureOverlay(*o, *format, figure));
 }
 
 } // namespace attnviz::app

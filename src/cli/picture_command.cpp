@@ -79,15 +79,6 @@ int fromToken(const std::string& text, const engine::ImageInput& image)
     return image.extraTokens() + row * image.patchColumns() + column;
 }
 
-QImage pictureImage(const io::DecodedImage& picture)
-{
-    QImage image(picture.width, picture.height, QImage::Format_RGB888);
-    for (int y = 0; y < picture.height; ++y)
-        std::copy_n(picture.rgb.data() + static_cast<std::size_t>(y) * picture.width * 3,
-                    picture.width * 3, image.scanLine(y));
-    return image;
-}
-
 int run(const std::vector<std::string>& args, char* program)
 {
     const CommandSpec spec = pictureSpec();
@@ -101,13 +92,8 @@ int run(const std::vector<std::string>& args, char* program)
     const std::string modelName = parsed.required("--model", "picture");
     const std::string image = parsed.required("--image", "picture");
     const std::string out = parsed.required("--out", "picture");
-    std::string ext = std::filesystem::path(out).extension().string();
-    for (char& c : ext)
-        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    const std::optional<render::ImageFormat> format = ext == ".png" ? std::optional(render::ImageFormat::Png)
-        : ext == ".svg"                                            ? std::optional(render::ImageFormat::Svg)
-        : ext == ".pdf"                                            ? std::optional(render::ImageFormat::Pdf)
-                                                                   : std::nullopt;
+    const std::optional<render::ImageFormat> format =
+        render::imageFormatOfExtension(std::filesystem::path(out).extension().string());
     if (!format)
         throw UsageError("--out " + io::printable(out, 60) + " has no .png, .svg or .pdf extension");
     render::PictureOverlay overlay;
@@ -169,7 +155,7 @@ int run(const std::vector<std::string>& args, char* program)
     int qtArgc = 1;
     char* qtArgv[] = {program, nullptr};
     const QGuiApplication qt(qtArgc, qtArgv);
-    overlay.picture = pictureImage(*run.picture);
+    overlay.picture = render::pictureImage(*run.picture);
     figure.colouring.sequential = overlay.colourMap;
     figure.description = overlay.firstTokensNote;
     const QByteArray bytes = render::renderPictureOverlay(overlay, *format, figure);

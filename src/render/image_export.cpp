@@ -194,6 +194,20 @@ FigurePainter figurePainter(const FigureContent& content, const FigureOptions& f
 
 } // namespace
 
+std::optional<ImageFormat> imageFormatOfExtension(std::string_view extension)
+{
+    if (extension.starts_with('.'))
+        extension.remove_prefix(1);
+    const QString e = QString::fromUtf8(extension.data(), static_cast<qsizetype>(extension.size())).toLower();
+    if (e == QLatin1String("png"))
+        return ImageFormat::Png;
+    if (e == QLatin1String("svg"))
+        return ImageFormat::Svg;
+    if (e == QLatin1String("pdf"))
+        return ImageFormat::Pdf;
+    return std::nullopt;
+}
+
 QImage rasterFigure(const FigureContent& content, const FigureOptions& figure)
 {
     return rasterPainting(figurePainter(content, figure), figureTitle(content), figure);

@@ -10,12 +10,18 @@
 #include <QString>
 
 #include <functional>
+#include <optional>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 namespace attnviz::render {
 
 enum class ImageFormat { Png, Svg, Pdf };
+
+/// The image format a file extension names ("png", "svg", "pdf"; any case, with or without the
+/// dot), if any.
+std::optional<ImageFormat> imageFormatOfExtension(std::string_view extension);
 
 /// The size of an exported image in pixels and its resolution. Text and lines scale with the
 /// resolution, so a 2400-pixel-wide figure at 300 dpi looks like a 768-pixel one at 96 dpi, only

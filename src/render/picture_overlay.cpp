@@ -39,6 +39,15 @@ QFont titleFont(const QFont& font)
 
 } // namespace
 
+QImage pictureImage(const io::DecodedImage& picture)
+{
+    QImage image(picture.width, picture.height, QImage::Format_RGB888);
+    for (int y = 0; y < picture.height; ++y)
+        std::copy_n(picture.rgb.data() + static_cast<std::size_t>(y) * picture.width * 3,
+                    picture.width * 3, image.scanLine(y));
+    return image;
+}
+
 std::pair<double, double> PictureOverlay::range() const
 {
     double top = 0;

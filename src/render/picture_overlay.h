@@ -1,5 +1,6 @@
 #pragma once
 
+#include "io/image/decoded_image.h"
 #include "lesson/picture_attention.h"
 #include "render/colour_map.h"
 #include "render/image_export.h"
@@ -30,6 +31,9 @@ struct PictureOverlay {
     /// on CLS still shows where the rest goes).
     std::pair<double, double> range() const;
 };
+
+/// A decoded picture as a Qt image, pixel for pixel.
+QImage pictureImage(const io::DecodedImage& picture);
 
 /// Where the picture lands in `area` (square pixels, as large as fits beside the colour bar).
 QRectF pictureRect(const PictureOverlay& overlay, QRectF area, const QFont& font);
