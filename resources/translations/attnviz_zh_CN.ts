@@ -3137,6 +3137,18 @@ q·k %3</translation>
         <source> (0 … %1)</source>
         <translation>（0 … %1）</translation>
     </message>
+    <message>
+        <source>The picture cut into %1 × %2 patches of %3 × %3 pixels: tokens %4 to %5 of X</source>
+        <translation>图片被切成 %1 × %2 个 %3 × %3 像素的图块：即 X 的第 %4 到第 %5 个词元</translation>
+    </message>
+    <message>
+        <source>Rows 0 and 1 of X are [CLS] and [DIST]: learned, from no patch.</source>
+        <translation>X 的第 0 行和第 1 行是 [CLS] 和 [DIST]：它们是学出来的，不来自任何图块。</translation>
+    </message>
+    <message>
+        <source>Row 0 of X is [CLS]: learned, from no patch.</source>
+        <translation>X 的第 0 行是 [CLS]：它是学出来的，不来自任何图块。</translation>
+    </message>
 </context>
 <context>
     <name>attnviz::app::WalkthroughRunner</name>

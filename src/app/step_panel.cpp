@@ -2,6 +2,7 @@
 
 #include "app/cell_arithmetic_dialog.h"
 #include "app/head_grid_view.h"
+#include "app/picture_view.h"
 #include "app/step_animation.h"
 #include "lesson/ablation_difference.h"
 #include "lesson/step_view.h"
@@ -56,6 +57,7 @@ StepPanel::StepPanel(QWidget* parent)
     , m_allHeads(new QPushButton(tr("Show all heads"), this))
     , m_animate(new QPushButton(tr("▶ Animate"), this))
     , m_grid(new HeadGridView(this))
+    , m_patches(new PictureView(this))
     , m_stepButtons(new QButtonGroup(this))
     , m_previous(new QPushButton(tr("◀ Prev"), this))
     , m_next(new QPushButton(tr("Next ▶"), this))
@@ -139,7 +141,12 @@ StepPanel::StepPanel(QWidget* parent)
     layout->addWidget(m_maskNotes);
     layout->addWidget(m_maskDrawing);
     layout->addWidget(m_headLegend);
-    layout->addWidget(m_grid, 1);
+    m_patches->setObjectName(QStringLiteral("patches"));
+    m_patches->setVisible(false);
+    auto* views = new QHBoxLayout;
+    views->addWidget(m_patches, 2);
+    views->addWidget(m_grid, 3);
+    layout->addLayout(views, 1);
     layout->addWidget(m_explanation);
     layout->addWidget(navigatorRow);
     applyFonts();
@@ -494,6 +501,7 @@ void StepPanel::refresh()
     m_next->setEnabled(m_step != shown.back());
     m_alternative->setVisible(step.alternatives);
     m_explanation->setHtml(text.explanation);
+    showPatches(step);
     // The box follows its text (fitExplanation); every return below has set its final text.
     const auto fitWhenDone = qScopeGuard([this] { fitExplanation(); });
     if (!m_walkthrough) {
@@ -609,6 +617,39 @@ void StepPanel::refresh()
         cell.batch = batchIndex();
         m_arithmetic->showCell(m_walkthrough, drillableStep().value_or(m_arithmetic->step()), cell);
     }
+}
+
+void StepPanel::showPatches(const lesson::LessonStep& step)
+{
+    const auto* source =
+        m_walkthrough ? std::get_if<lesson::ModelBlockSource>(&m_walkthrough->source) : nullptr;
+    if (step.key != "input" || !source || !source->picture || source->layer != 0 ||
+        source->patchSize <= 0) {
+        m_patches->setVisible(false);
+        m_patches->setOverlay(std::nullopt);
+        return;
+    }
+    render::PictureOverlay o;
+    o.picture = render::pictureImage(*source->picture);
+    o.weights = false;
+    o.attention.patchSize = source->patchSize;
+    o.attention.patchRows = source->picture->height / source->patchSize;
+    o.attention.patchColumns = source->picture->width / source->patchSize;
+    const int patches = o.attention.patchRows * o.attention.patchColumns;
+    o.attention.patches.assign(static_cast<std::size_t>(patches), 0.0);
+    const int tokens = static_cast<int>(m_walkthrough->queryTokens.front().size());
+    o.firstPatchToken = tokens - patches;
+    o.title = tr("The picture cut into %1 × %2 patches of %3 × %3 pixels: tokens %4 to %5 of X")
+                  .arg(o.attention.patchRows)
+                  .arg(o.attention.patchColumns)
+                  .arg(source->patchSize)
+                  .arg(o.firstPatchToken)
+                  .arg(tokens - 1);
+    o.firstTokensNote = o.firstPatchToken == 2
+        ? tr("Rows 0 and 1 of X are [CLS] and [DIST]: learned, from no patch.")
+        : tr("Row 0 of X is [CLS]: learned, from no patch.");
+    m_patches->setOverlay(std::move(o));
+    m_patches->setVisible(true);
 }
 
 void StepPanel::showMaskDrawing(const lesson::LessonStep& step, bool otherMatrices)

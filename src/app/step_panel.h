@@ -22,6 +22,7 @@ namespace attnviz::app {
 
 class CellArithmeticDialog;
 class HeadGridView;
+class PictureView;
 class StepAnimation;
 
 /// The right side of the window: where we are ("Step 4 of 10"), the step's formula with live
@@ -115,6 +116,9 @@ private:
     /// where drawing happens. `otherMatrices`: the grid shows learned matrices or differences.
     void showMaskDrawing(const lesson::LessonStep& step, bool otherMatrices);
     /// The colour of each head, on steps whose matrices colour columns by head.
+    /// Shows the picture cut into patches on a Vision Transformer's first input step; hides it
+    /// otherwise.
+    void showPatches(const lesson::LessonStep& step);
     void showHeadLegend(const std::vector<lesson::Heatmap>& maps);
     void showHeadMenu(QPoint globalPosition, int head, int row, int column);
     /// The trace step whose cells the step shown explains (scores … weights, context), if any.
@@ -152,6 +156,8 @@ private:
     StepAnimation* m_animation = nullptr;
     bool m_animationsEnabled = true;
     HeadGridView* m_grid;
+    /// A Vision Transformer's picture cut into its patches, beside X on the input step of layer 0.
+    PictureView* m_patches;
     CellArithmeticDialog* m_arithmetic = nullptr;
     QButtonGroup* m_stepButtons;
     QPushButton* m_previous;

@@ -110,7 +110,8 @@ std::shared_ptr<const Walkthrough> walkthroughForBlock(const std::shared_ptr<con
     source.block = choice.block;
     source.decodingStep = choice.decodingStep;
     source.queryInputOrigin = describeInput(c, choice.layer, choice.block, decoder);
-    source.picture = c.image.has_value();
+    source.picture = run->picture;
+    source.patchSize = c.image ? c.image->patchSize : 0;
     w->crossAttention = choice.block == engine::Block::Cross;
     setTokens(*w, *run, *trace, choice.block);
 

@@ -6,6 +6,7 @@
 #include "engine/model_weights.h"
 #include "engine/multi_head_attention.h"
 #include "engine/tensor.h"
+#include "io/image/decoded_image.h"
 #include "io/tokenizer/tokenizer.h"
 #include "lesson/playground_settings.h"
 
@@ -33,7 +34,10 @@ struct ModelBlockSource {
     int decodingStep = -1; ///< -1: the run's final trace; k: greedy decoding step k
     std::string queryInputOrigin; ///< "X = LayerNorm(the output of decoder layer 0)"
     std::string keyValueInputOrigin; ///< "X_kv = the encoder's output" (cross-attention)
-    bool picture = false; ///< the model reads a picture: its tokens are patches (a ViT)
+    /// A Vision Transformer's picture as it read it (its tokens are patches of it, `patchSize`
+    /// pixels square); null for a model that reads text.
+    std::shared_ptr<const io::DecodedImage> picture;
+    int patchSize = 0;
 };
 
 /// A walkthrough of an `attnviz-cli mha` case file: inputs and weights as the file holds them;

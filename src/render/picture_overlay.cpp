@@ -60,7 +60,9 @@ std::pair<double, double> PictureOverlay::range() const
 QRectF pictureRect(const PictureOverlay& overlay, QRectF area, const QFont& font)
 {
     const HeatmapStyle style = barStyle(overlay, font);
-    const double bar = colourBarWidth(overlay.range(), style, lesson::ColourScale::Sequential);
+    const double bar = overlay.weights
+        ? colourBarWidth(overlay.range(), style, lesson::ColourScale::Sequential)
+        : 0.0;
     const double top = bandHeight(visibleText(overlay.title), titleFont(font), area.width() - 16);
     const double bottom = bandHeight(overlay.firstTokensNote, font, area.width() - 16);
     const QRectF room(area.left() + 8, area.top() + top + 4, area.width() - bar - 24,
@@ -105,8 +107,9 @@ void paintPictureOverlay(QPainter& painter, QRectF area, const PictureOverlay& o
     };
     // The tint as one image (one pixel per patch, scaled without smoothing) on screen and in
     // PNG; as rectangles in SVG and PDF, where each patch stays a crisp shape.
-    const double opacity = std::clamp(overlay.opacity, 0.0, 1.0);
-    if (vector) {
+    const double opacity = overlay.weights ? std::clamp(overlay.opacity, 0.0, 1.0) : 0.0;
+    if (!overlay.weights) {
+    } else if (vector) {
         painter.save();
         painter.setPen(Qt::NoPen);
         painter.setOpacity(opacity);
@@ -129,15 +132,31 @@ void paintPictureOverlay(QPainter& painter, QRectF area, const PictureOverlay& o
         painter.drawImage(picture, tint);
         painter.restore();
     }
-    // The patch grid, faint, so the cut into tokens stays visible under any tint.
+    // The patch grid, faint, so the cut into tokens stays visible under any tint; drawn boldly,
+    // with each patch's token number, when the cut itself is the lesson.
     painter.save();
-    painter.setPen(QPen(QColor(255, 255, 255, 90), 0.6));
+    painter.setPen(overlay.weights ? QPen(QColor(255, 255, 255, 90), 0.6) : QPen(Qt::white, 1.5));
     for (int r = 1; r < a.patchRows; ++r)
         painter.drawLine(QPointF(picture.left(), picture.top() + r * cellHeight),
                          QPointF(picture.right(), picture.top() + r * cellHeight));
     for (int c = 1; c < a.patchColumns; ++c)
         painter.drawLine(QPointF(picture.left() + c * cellWidth, picture.top()),
                          QPointF(picture.left() + c * cellWidth, picture.bottom()));
+    if (!overlay.weights && cellWidth >= 18 && cellHeight >= 14) {
+        QFont small = font;
+        small.setPixelSize(std::max(9, static_cast<int>(std::min(cellHeight, cellWidth) / 3.2)));
+        painter.setFont(small);
+        const QFontMetricsF metrics(small);
+        for (int r = 0; r < a.patchRows; ++r)
+            for (int c = 0; c < a.patchColumns; ++c) {
+                const QString number = QString::number(overlay.firstPatchToken + r * a.patchColumns + c);
+                const QRectF box = metrics.boundingRect(number).adjusted(-2, 0, 2, 0);
+                const QRectF at(cell(r, c).topLeft() + QPointF(2, 2), box.size());
+                painter.fillRect(at, QColor(0, 0, 0, 150));
+                painter.setPen(Qt::white);
+                painter.drawText(at, Qt::AlignCenter, number);
+            }
+    }
     if (overlay.queryPatch >= 0 && a.patchColumns > 0) {
         const QRectF q = cell(overlay.queryPatch / a.patchColumns, overlay.queryPatch % a.patchColumns);
         painter.setBrush(Qt::NoBrush);
@@ -148,10 +167,12 @@ void paintPictureOverlay(QPainter& painter, QRectF area, const PictureOverlay& o
     }
     painter.restore();
 
-    const HeatmapStyle style = barStyle(overlay, font);
-    const double bar = colourBarWidth(range, style, lesson::ColourScale::Sequential);
-    paintColourBar(painter, QRectF(picture.right() + 12, picture.top(), bar, picture.height()),
-                   lesson::ColourScale::Sequential, range, style);
+    if (overlay.weights) {
+        const HeatmapStyle style = barStyle(overlay, font);
+        const double bar = colourBarWidth(range, style, lesson::ColourScale::Sequential);
+        paintColourBar(painter, QRectF(picture.right() + 12, picture.top(), bar, picture.height()),
+                       lesson::ColourScale::Sequential, range, style);
+    }
     if (!overlay.firstTokensNote.isEmpty()) {
         painter.setPen(Qt::black);
         painter.setFont(font);

@@ -26,6 +26,10 @@ struct PictureOverlay {
     int queryPatch = -1; ///< row-major patch of the query, outlined; −1 for CLS or [DIST]
     QString title;
     QString firstTokensNote; ///< "12.5 % of the row is on [CLS]" (translated by the caller)
+    /// Without weights: the picture cut into its patches, each with its token's number (the
+    /// patch step), no tint and no colour bar.
+    bool weights = true;
+    int firstPatchToken = 1; ///< the token number of patch (0, 0): after [CLS] (and [DIST])
 
     /// The colour range: 0 to the largest patch weight (so a row that spends most of its weight
     /// on CLS still shows where the rest goes).

@@ -549,6 +549,16 @@ private slots:
                      ->text()
                      .contains(QStringLiteral("patches")),
                  "the input step of a ViT is the patch step");
+        auto* patches = m_window->stepPanel()->findChild<PictureView*>(QStringLiteral("patches"));
+        QVERIFY(patches && patches->isVisible() && patches->overlay());
+        QCOMPARE(patches->overlay()->firstPatchToken, 2); // after [CLS] and [DIST]
+        QCOMPARE(patches->overlay()->attention.patchRows, 4);
+        // docs/screenshots/59-patch-step.png comes from here.
+        if (qEnvironmentVariableIsSet("ATTNVIZ_PATCHES_SHOT"))
+            QVERIFY(m_window->grab().save(qEnvironmentVariable("ATTNVIZ_PATCHES_SHOT")));
+        m_window->stepPanel()->setStep(1);
+        settle();
+        QVERIFY(!patches->isVisible());
 
         m_window->findChild<QAction*>(QStringLiteral("actionPictureAttention"))->trigger();
         PictureAttentionDialog* dialog = m_window->pictureAttentionDialog();

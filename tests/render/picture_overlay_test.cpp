@@ -76,6 +76,22 @@ TEST(PictureOverlay, AtOpacityZeroThePictureShowsUnsmoothed)
         }
 }
 
+TEST(PictureOverlay, ThePatchStepShowsThePictureUntintedWithoutABar)
+{
+    PictureOverlay o = twoByTwo();
+    o.opacity = 1; // ignored without weights
+    o.weights = false;
+    const QImage image = raster(o);
+    const QRectF p = pictureRect(o, QRectF(0, 0, 600, 500), exportFont());
+    // The bottom-right pixel of the picture's block (3, 3) is the picture's own colour: no tint,
+    // and no token number over it (numbers sit in each patch's top-left corner).
+    const QPoint at = QPointF(p.left() + 3.5 * p.width() / 4, p.top() + 3.5 * p.height() / 4).toPoint();
+    EXPECT_EQ(image.pixel(at) & 0xffffff, o.picture.pixel(3, 3) & 0xffffff);
+    // No colour bar right of the picture.
+    EXPECT_EQ(image.pixel(QPoint(static_cast<int>(p.right()) + 20, static_cast<int>(p.center().y()))) & 0xffffff,
+              0xffffffu);
+}
+
 TEST(PictureOverlay, TheQuerysPatchIsOutlined)
 {
     PictureOverlay o = twoByTwo();
