@@ -2348,12 +2348,12 @@
         <translation>&lt;p&gt;&lt;b&gt;AttnViz %1&lt;/b&gt; 带你一步一步走完多头注意力的计算。每个数字都来自计算引擎的计算轨迹；测试套件把每一个中间结果都与 PyTorch 核对过（torch.nn.MultiheadAttention 和各个内置模型），误差在规定的容差之内。&lt;/p&gt;&lt;p&gt;使用 Qt %2（运行于 Qt %3）、Eigen %4 和 QCustomPlot %5 构建。&lt;/p&gt;</translation>
     </message>
     <message>
-        <source>%1 is a picture: open a Vision Transformer first (a ViT or DeiT folder, or the demo “shapes”).</source>
-        <translation>%1 是一张图片：请先打开一个视觉 Transformer（ViT 或 DeiT 文件夹，或演示模型“shapes”）。</translation>
-    </message>
-    <message>
         <source>Running the model on %1</source>
         <translation>正在用模型处理 %1</translation>
+    </message>
+    <message>
+        <source>%1 is a picture: open a Vision Transformer first (a Hugging Face ViT or DeiT folder).</source>
+        <translation>%1 是一张图片：请先打开一个视觉 Transformer（Hugging Face 的 ViT 或 DeiT 文件夹）。</translation>
     </message>
 </context>
 <context>
@@ -2615,10 +2615,6 @@
         <source>patch %1</source>
         <translation>图块 %1</translation>
     </message>
-    <message>
-        <source>Open a Vision Transformer (a ViT or DeiT folder, or the demo “shapes”) and choose a picture: its attention is drawn over the picture here.</source>
-        <translation>请打开一个视觉 Transformer（ViT 或 DeiT 文件夹，或演示模型“shapes”）并选择一张图片：它的注意力会画在这里的图片上。</translation>
-    </message>
     <message numerus="yes">
         <source>Rollout of %n layer(s), heads fused by their mean, from %1</source>
         <translation>
@@ -2656,6 +2652,10 @@
     <message>
         <source>%1 % of this row is on %2, outside the picture; the colours spread the rest from 0 to its largest patch (%3).</source>
         <translation>这一行有 %1 % 落在 %2 上，它们在图片之外；颜色把其余部分从 0 铺到最大的图块值（%3）。</translation>
+    </message>
+    <message>
+        <source>Open a Vision Transformer (a Hugging Face ViT or DeiT folder) and choose a picture: its attention is drawn over the picture here.</source>
+        <translation>请打开一个视觉 Transformer（Hugging Face 的 ViT 或 DeiT 文件夹）并选择一张图片：它的注意力会画在这里的图片上。</translation>
     </message>
 </context>
 <context>

@@ -331,9 +331,14 @@ private:
                 return QStringLiteral("a stale output stays: ") + model()->output->text();
             return {};
         }
-        if (result.run->decoding.empty() && !model()->output->text().isEmpty())
+        // A classifier's classes are the only output of a run without decoding.
+        const bool classes = result.run->config.image &&
+            model()->output->text().startsWith(QStringLiteral("Classified as"));
+        if (result.run->decoding.empty() && !model()->output->text().isEmpty() && !classes)
             return QStringLiteral("an output for a run without decoding: ") +
                 model()->output->text();
+        if (result.run->config.image && result.run->config.image->classes > 0 && !classes)
+            return QStringLiteral("a classifier's run without its classes named");
         if (!w)
             return QStringLiteral("a model run, and no block shown");
         const lesson::BlockChoice choice = m_window->modelPanel()->choice();
