@@ -4,7 +4,7 @@
 Run with Debian's torch (tools/install-deps.sh --torch) and, for the text model, Debian's
 bible-kjv package (the King James Bible, public domain):
 
-    /usr/bin/python3 tools/train_demo_models.py [reverse] [genesis] [induction] [modern] [test-models]
+    /usr/bin/python3 tools/train_demo_models.py [reverse] [genesis] [induction] [modern] [shapes] [test-models]
 
 Writes
   resources/models/<name>/{config.json, vocab.json, model.safetensors, README.md}
@@ -14,6 +14,8 @@ Writes
                                                    answers; induction: passages written twice)
   resources/models/modern/...                      a Hugging Face Qwen2 folder with its own tokenizer
                                                    (tools/modern_demo.py says what it holds)
+  resources/models/shapes/...                      a Hugging Face ViT classifying shapes on pictures
+                                                   the script draws (tools/shapes_demo.py)
   tests/data/models/<test model>/...               small untrained models covering the options
                                                    the demos do not use (post-norm, tanh GELU, ...)
 Everything is seeded; the README beside each model records data, steps, loss and accuracy.
@@ -739,7 +741,8 @@ def test_models():
 
 
 if __name__ == "__main__":
-    which = sys.argv[1:] or ["reverse", "genesis", "induction", "modern", "test-models"]
+    which = sys.argv[1:] or ["reverse", "genesis", "induction", "modern", "shapes",
+                              "test-models"]
     if "test-models" in which:
         test_models()
     if "reverse" in which:
@@ -751,3 +754,6 @@ if __name__ == "__main__":
     if "modern" in which:
         from modern_demo import train_modern
         train_modern(train)
+    if "shapes" in which:
+        from shapes_demo import train_shapes
+        train_shapes()
