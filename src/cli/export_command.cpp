@@ -1,5 +1,6 @@
 #include "cli/arguments.h"
 #include "cli/command.h"
+#include "cli/headless_painting.h"
 #include "cli/figure_arguments.h"
 #include "cli/model_loading.h"
 #include "cli/progress_bar.h"
@@ -9,7 +10,6 @@
 #include "lesson/model_walkthrough.h"
 #include "render/export_formats.h"
 
-#include <QGuiApplication>
 
 #include <cstdio>
 
@@ -87,7 +87,7 @@ CommandSpec exportSpec()
     return spec;
 }
 
-int run(const std::vector<std::string>& args, char* program)
+int run(const std::vector<std::string>& args)
 {
     const CommandSpec spec = exportSpec();
     if (wantsHelp(args)) {
@@ -144,17 +144,7 @@ int run(const std::vector<std::string>& args, char* program)
         throw UsageError("--out " + io::printable(out) + " is " + why +
                          "; expected a folder to write into");
 
-    // No display is needed: the painter draws into images, never onto a screen. Qt's own
-    // chatter (a missing XDG_RUNTIME_DIR and the like) would break the one-sentence contract.
-    qputenv("QT_QPA_PLATFORM", "offscreen");
-    qInstallMessageHandler([](QtMsgType type, const QMessageLogContext&, const QString& message) {
-        if (type == QtCriticalMsg || type == QtFatalMsg)
-            std::fprintf(stderr, "attnviz-cli export: Qt: %s\n",
-                         io::printable(message.toStdString()).c_str());
-    });
-    int qtArgc = 1;
-    char* qtArgv[] = {program, nullptr};
-    const QGuiApplication qt(qtArgc, qtArgv);
+    const HeadlessPainting qt("export");
     const FigureArguments figure = figureArguments(parsed); // the fonts are known now
     const render::ImageSize chosen = size;
     job.figure = figure.figure;
@@ -258,7 +248,7 @@ int run(const std::vector<std::string>& args, char* program)
 
 int runExportCommand(const std::vector<std::string>& args)
 {
-    return runGuarded("export", [&] { return run(args, const_cast<char*>("attnviz-cli")); });
+    return runGuarded("export", [&] { return run(args); });
 }
 
 } // namespace attnviz::cli

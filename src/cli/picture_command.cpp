@@ -1,5 +1,6 @@
 #include "cli/arguments.h"
 #include "cli/command.h"
+#include "cli/headless_painting.h"
 #include "cli/model_loading.h"
 #include "engine/thread_count.h"
 #include "io/atomic_file.h"
@@ -8,7 +9,6 @@
 #include "render/colour_map.h"
 #include "render/picture_overlay.h"
 
-#include <QGuiApplication>
 
 #include <charconv>
 #include <cstdio>
@@ -79,7 +79,7 @@ int fromToken(const std::string& text, const engine::ImageInput& image)
     return image.extraTokens() + row * image.patchColumns() + column;
 }
 
-int run(const std::vector<std::string>& args, char* program)
+int run(const std::vector<std::string>& args)
 {
     const CommandSpec spec = pictureSpec();
     if (wantsHelp(args)) {
@@ -144,17 +144,7 @@ int run(const std::vector<std::string>& args, char* program)
                                   .arg(c.image->distillationToken ? QStringLiteral("[CLS] and [DIST]")
                                                                   : QStringLiteral("[CLS]"));
 
-    // No display is needed: the painter draws into images. Qt's own chatter would break the
-    // one-sentence contract.
-    qputenv("QT_QPA_PLATFORM", "offscreen");
-    qInstallMessageHandler([](QtMsgType type, const QMessageLogContext&, const QString& message) {
-        if (type == QtCriticalMsg || type == QtFatalMsg)
-            std::fprintf(stderr, "attnviz-cli picture: Qt: %s\n",
-                         io::printable(message.toStdString()).c_str());
-    });
-    int qtArgc = 1;
-    char* qtArgv[] = {program, nullptr};
-    const QGuiApplication qt(qtArgc, qtArgv);
+    const HeadlessPainting qt("picture");
     overlay.picture = render::pictureImage(*run.picture);
     figure.colouring.sequential = overlay.colourMap;
     figure.description = overlay.firstTokensNote;
@@ -177,7 +167,7 @@ int run(const std::vector<std::string>& args, char* program)
 
 int runPictureCommand(const std::vector<std::string>& args)
 {
-    return runGuarded("picture", [&] { return run(args, const_cast<char*>("attnviz-cli")); });
+    return runGuarded("picture", [&] { return run(args); });
 }
 
 } // namespace attnviz::cli

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <memory>
 #include <numeric>
 #include <random>
@@ -111,8 +112,13 @@ double patternScore(const std::vector<std::uint8_t>& pattern, engine::ConstMatri
     return all > 0 ? on / all : 0.0;
 }
 
-std::vector<HeadTypeMap> headTypes(const engine::ModelTrace& text,
-                                   const engine::ModelTrace& repeated)
+namespace {
+
+// The `wanted` head types of every self-attention block of `text` (the induction score on
+// `repeated`'s trace, when it has weights).
+std::vector<HeadTypeMap> scoreHeads(const engine::ModelTrace& text,
+                                    const engine::ModelTrace& repeated,
+                                    const std::function<bool(HeadType)>& wanted)
 {
     std::vector<HeadTypeMap> maps;
     for (const engine::Block block : {engine::Block::Self, engine::Block::MaskedSelf}) {
@@ -135,8 +141,7 @@ std::vector<HeadTypeMap> headTypes(const engine::ModelTrace& text,
         std::vector<HeadTypeMap> blockMaps;
         for (const HeadTypeInfo& info : kHeadTypes) {
             // The induction score needs a repetition the text may not have.
-            if ((info.type == HeadType::Induction && !weightsOf(repeated, 0)) ||
-                info.type == HeadType::PixelDistance)
+            if (!wanted(info.type) || (info.type == HeadType::Induction && !weightsOf(repeated, 0)))
                 continue;
             blockMaps.push_back(HeadTypeMap{info.type, block, layers, heads,
                                             std::vector<double>(static_cast<std::size_t>(layers * heads))});
@@ -184,14 +189,23 @@ std::vector<HeadTypeMap> headTypes(const engine::ModelTrace& text,
     return maps;
 }
 
+} // namespace
+
+std::vector<HeadTypeMap> headTypes(const engine::ModelTrace& text,
+                                   const engine::ModelTrace& repeated)
+{
+    return scoreHeads(text, repeated,
+                      [](HeadType type) { return type != HeadType::PixelDistance; });
+}
+
 std::vector<HeadTypeMap> pictureHeadTypes(const engine::ModelTrace& trace,
                                           const engine::ModelConfig& config)
 {
     const std::vector<double> pixels = meanAttentionDistanceInPixels(trace, config);
-    std::vector<HeadTypeMap> maps;
-    for (HeadTypeMap& m : headTypes(trace, trace))
-        if (m.type == HeadType::FirstToken || m.type == HeadType::Entropy)
-            maps.push_back(std::move(m));
+    // The token patterns mean nothing for patches: only the share on [CLS] and the entropy.
+    std::vector<HeadTypeMap> maps = scoreHeads(trace, trace, [](HeadType type) {
+        return type == HeadType::FirstToken || type == HeadType::Entropy;
+    });
     if (maps.empty())
         return maps;
     maps.insert(maps.begin() + 1, HeadTypeMap{HeadType::PixelDistance, engine::Block::Self,
