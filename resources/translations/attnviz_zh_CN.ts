@@ -2261,8 +2261,14 @@
         <translation>&lt;p&gt;1,024 个词元时，这个模型的缓存占 &lt;b&gt;%1&lt;/b&gt;（每个词元 2 · %2 层 · %3 个 K/V 头 · %4 · 4 字节）；若每个查询头各有一个 K/V 头（MHA），要占 %5；若所有查询头共用一个 K/V 头（MQA），只占 %6。&lt;/p&gt;</translation>
     </message>
     <message>
-        <source>&lt;p&gt;&lt;b&gt;Step %1 of %2&lt;/b&gt;: %3 and chose “%4” (p = %5).&lt;/p&gt;&lt;p&gt;It computed q, k and v for %6 token(s) and read the keys and values of %7 from the cache.&lt;br&gt;Multiply-adds: &lt;b&gt;%8&lt;/b&gt; with the cache, %9 without (%10 ×).&lt;/p&gt;&lt;p&gt;The cache now holds %11 tokens × %12 = &lt;b&gt;%13&lt;/b&gt; (float32, K and V of all %14 layers).&lt;/p&gt;&lt;p&gt;Largest difference from one full causal pass over the same %15 tokens (weights and logits): &lt;b&gt;%16&lt;/b&gt;.&lt;/p&gt;&lt;p&gt;All %2 steps: %17 multiply-adds with the cache, %18 without.&lt;/p&gt;%19</source>
-        <translation>&lt;p&gt;&lt;b&gt;第 %1 步，共 %2 步&lt;/b&gt;：%3并选出了“%4”（p = %5）。&lt;/p&gt;&lt;p&gt;这一步为 %6 个词元计算了 q、k、v，并从缓存中读取了 %7 个词元的键和值。&lt;br&gt;乘加次数：用缓存 &lt;b&gt;%8&lt;/b&gt;，不用缓存 %9（%10 倍）。&lt;/p&gt;&lt;p&gt;缓存现在保存 %11 个词元 × %12 = &lt;b&gt;%13&lt;/b&gt;（float32，全部 %14 层的 K 和 V）。&lt;/p&gt;&lt;p&gt;与对同样 %15 个词元做一次完整因果计算相比的最大差（权重与对数几率）：&lt;b&gt;%16&lt;/b&gt;。&lt;/p&gt;&lt;p&gt;全部 %2 步：用缓存 %17 次乘加，不用缓存 %18 次。&lt;/p&gt;%19</translation>
+        <source>&lt;p&gt;&lt;b&gt;Step %1 of %2&lt;/b&gt;: %3 and chose “%4” (p = %5).&lt;/p&gt;&lt;p&gt;It computed q, k and v for %6 and read the keys and values of %7 from the cache.&lt;br&gt;Multiply-adds: &lt;b&gt;%8&lt;/b&gt; with the cache, %9 without (%10 ×).&lt;/p&gt;&lt;p&gt;The cache now holds %11 tokens × %12 = &lt;b&gt;%13&lt;/b&gt; (float32, K and V of all %14 layers).&lt;/p&gt;&lt;p&gt;Largest difference from one full causal pass over the same %15 tokens (weights and logits): &lt;b&gt;%16&lt;/b&gt;.&lt;/p&gt;&lt;p&gt;All %2 steps: %17 multiply-adds with the cache, %18 without.&lt;/p&gt;%19</source>
+        <translation>&lt;p&gt;&lt;b&gt;第 %1 步，共 %2 步&lt;/b&gt;：%3并选出了“%4”（p = %5）。&lt;/p&gt;&lt;p&gt;这一步为 %6计算了 q、k、v，并从缓存中读取了 %7 个词元的键和值。&lt;br&gt;乘加次数：用缓存 &lt;b&gt;%8&lt;/b&gt;，不用缓存 %9（%10 倍）。&lt;/p&gt;&lt;p&gt;缓存现在保存 %11 个词元 × %12 = &lt;b&gt;%13&lt;/b&gt;（float32，全部 %14 层的 K 和 V）。&lt;/p&gt;&lt;p&gt;与对同样 %15 个词元做一次完整因果计算相比的最大差（权重与对数几率）：&lt;b&gt;%16&lt;/b&gt;。&lt;/p&gt;&lt;p&gt;全部 %2 步：用缓存 %17 次乘加，不用缓存 %18 次。&lt;/p&gt;%19</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n token(s)</source>
+        <translation>
+            <numerusform>%n 个词元</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -2352,8 +2358,8 @@
         <translation>正在用模型处理 %1</translation>
     </message>
     <message>
-        <source>%1 is a picture: open a Vision Transformer first (a Hugging Face ViT or DeiT folder).</source>
-        <translation>%1 是一张图片：请先打开一个视觉 Transformer（Hugging Face 的 ViT 或 DeiT 文件夹）。</translation>
+        <source>%1 is a picture: open a Vision Transformer first (the demo shapes, or a Hugging Face ViT or DeiT folder).</source>
+        <translation>%1 是一张图片：请先打开一个视觉 Transformer（演示模型 shapes，或 Hugging Face 的 ViT 或 DeiT 文件夹）。</translation>
     </message>
 </context>
 <context>
@@ -2461,10 +2467,6 @@
         <translation>正在加载…</translation>
     </message>
     <message>
-        <source>&lt;b&gt;%1&lt;/b&gt; — attention weights computed elsewhere: %2 layer(s), %3 heads, %4 tokens. Only the softmax step has data.</source>
-        <translation>&lt;b&gt;%1&lt;/b&gt; — 在别处计算的注意力权重：%2 层，%3 个头，%4 个词元。只有 softmax 步骤有数据。</translation>
-    </message>
-    <message>
         <source>layer %1</source>
         <translation>第 %1 层</translation>
     </message>
@@ -2501,10 +2503,6 @@
     <message>
         <source>%1 — called &quot;%2&quot; by attnviz-cli and in trace files</source>
         <translation>%1——在 attnviz-cli 和轨迹文件中称为“%2”</translation>
-    </message>
-    <message>
-        <source>&lt;b&gt;%1&lt;/b&gt; — %2 %3, %4 layer(s), %5 heads, d_model %6, %7, %8; %9 parameters (per layer: %10).&lt;br&gt;%11</source>
-        <translation>&lt;b&gt;%1&lt;/b&gt; — %2 %3，%4 层，%5 个头，d_model %6，%7，%8；%9 个参数（每层：%10）。&lt;br&gt;%11</translation>
     </message>
     <message>
         <source>layer %1 · %2 · head %3</source>
@@ -2547,12 +2545,6 @@
         <source>Open a model folder (AttnViz&apos;s own, or Hugging Face GPT-2, BERT, Llama, Mistral or Qwen2)</source>
         <translation>打开模型文件夹（AttnViz 自己的格式，或 Hugging Face 的 GPT-2、BERT、Llama、Mistral、Qwen2）</translation>
     </message>
-    <message numerus="yes">
-        <source>reads %1 × %2 pictures cut into %3 patches of %4 × %4 pixels, plus %n first token(s)</source>
-        <translation>
-            <numerusform>读入 %1 × %2 的图片，切成 %3 个 %4 × %4 像素的图块，另加 %n 个前置词元</numerusform>
-        </translation>
-    </message>
     <message>
         <source>Choose a picture for the Vision Transformer</source>
         <translation>为视觉 Transformer 选择一张图片</translation>
@@ -2568,6 +2560,40 @@
     <message>
         <source>Classified as: &lt;b&gt;%1&lt;/b&gt;</source>
         <translation>分类结果：&lt;b&gt;%1&lt;/b&gt;</translation>
+    </message>
+    <message>
+        <source>reads %1 × %2 pictures cut into %3 patches of %4 × %4 pixels, after a [CLS] token</source>
+        <translation>读入 %1 × %2 的图片，切成 %3 个 %4 × %4 像素的图块，前面是一个 [CLS] 词元</translation>
+    </message>
+    <message>
+        <source>reads %1 × %2 pictures cut into %3 patches of %4 × %4 pixels, after a [CLS] and a [DIST] token</source>
+        <translation>读入 %1 × %2 的图片，切成 %3 个 %4 × %4 像素的图块，前面是一个 [CLS] 词元和一个 [DIST] 词元</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n layer(s)</source>
+        <translation>
+            <numerusform>%n 层</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n head(s)</source>
+        <translation>
+            <numerusform>%n 个头</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;%1&lt;/b&gt; — attention weights computed elsewhere: %2, %3, %4. Only the softmax step has data.</source>
+        <translation>&lt;b&gt;%1&lt;/b&gt; — 在别处计算的注意力权重：%2，%3，%4。只有 softmax 步骤有数据。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n token(s)</source>
+        <translation>
+            <numerusform>%n 个词元</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;%1&lt;/b&gt; — %2 %3, %4, %5, d_model %6, %7, %8; %9 parameters (per layer: %10).&lt;br&gt;%11</source>
+        <translation>&lt;b&gt;%1&lt;/b&gt; — %2 %3，%4，%5，d_model %6，%7，%8；%9 个参数（每层：%10）。&lt;br&gt;%11</translation>
     </message>
 </context>
 <context>
@@ -2654,8 +2680,8 @@
         <translation>这一行有 %1 % 落在 %2 上，它们在图片之外；颜色把其余部分从 0 铺到最大的图块值（%3）。</translation>
     </message>
     <message>
-        <source>Open a Vision Transformer (a Hugging Face ViT or DeiT folder) and choose a picture: its attention is drawn over the picture here.</source>
-        <translation>请打开一个视觉 Transformer（Hugging Face 的 ViT 或 DeiT 文件夹）并选择一张图片：它的注意力会画在这里的图片上。</translation>
+        <source>Open a Vision Transformer (the demo shapes, or a Hugging Face ViT or DeiT folder) and choose a picture: its attention is drawn over the picture here.</source>
+        <translation>请打开一个视觉 Transformer（演示模型 shapes，或 Hugging Face 的 ViT 或 DeiT 文件夹）并选择一张图片：它的注意力会画在这里的图片上。</translation>
     </message>
 </context>
 <context>

@@ -244,7 +244,7 @@ void KvCacheDialog::redraw()
     }
     m_ui->numbers->setText(
         tr("<p><b>Step %1 of %2</b>: %3 and chose “%4” (p = %5).</p>"
-           "<p>It computed q, k and v for %6 token(s) and read the keys and values of %7 "
+           "<p>It computed q, k and v for %6 and read the keys and values of %7 "
            "from the cache.<br>Multiply-adds: <b>%8</b> with the cache, %9 without "
            "(%10 ×).</p>"
            "<p>The cache now holds %11 tokens × %12 = <b>%13</b> (float32, K and V of all %14 "
@@ -257,7 +257,7 @@ void KvCacheDialog::redraw()
             .arg(what)
             .arg(token(d, step.chosen))
             .arg(step.probability, 0, 'f', 2)
-            .arg(step.tokensRead)
+            .arg(tr("%n token(s)", nullptr, static_cast<int>(step.tokensRead)))
             .arg(step.firstPosition)
             .arg(count(step.multiplyAddsWithCache))
             .arg(count(step.multiplyAddsWithout))

@@ -61,9 +61,10 @@ void applyLanguage(const QString& requested)
     t.qt.reset();
     t.code = code;
     QLocale::setDefault(QLocale(code));
+    // English too: its catalogue holds only the singular and plural forms of counted messages.
+    t.own = loaded(QStringLiteral("attnviz_") + code, QStringLiteral(":/translations"));
     if (code == QLatin1String("en"))
         return;
-    t.own = loaded(QStringLiteral("attnviz_") + code, QStringLiteral(":/translations"));
     t.qt = loaded(QStringLiteral("qtbase_") + code,
                   QLibraryInfo::path(QLibraryInfo::TranslationsPath));
 }

@@ -346,8 +346,8 @@ bool MainWindow::openPicture(const QString& path)
 {
     if (!m_model->setPicture(path)) {
         statusBar()->showMessage(
-            tr("%1 is a picture: open a Vision Transformer first (a Hugging Face ViT or DeiT "
-               "folder).")
+            tr("%1 is a picture: open a Vision Transformer first (the demo shapes, or a Hugging "
+               "Face ViT or DeiT folder).")
                 .arg(shownFileName(path)));
         return false;
     }

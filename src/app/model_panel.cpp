@@ -25,6 +25,17 @@ bool isImport(const QString& source)
     return QFileInfo(source).isFile();
 }
 
+// Counts as phrases, so that "1 layer" and "12 layers" each read right in every language.
+QString layerCount(int layers)
+{
+    return ModelPanel::tr("%n layer(s)", nullptr, layers);
+}
+
+QString headCount(int heads)
+{
+    return ModelPanel::tr("%n head(s)", nullptr, heads);
+}
+
 // What today's decoders add to the head count: shared K/V heads and the cache they save, how
 // rotary positions are stretched, a sliding window. Empty for a model without any of these.
 QString attentionFacts(const engine::ModelConfig& c)
@@ -57,9 +68,11 @@ QString attentionFacts(const engine::ModelConfig& c)
                             .arg(c.decoderLayers));
     }
     if (c.image)
-        facts << ModelPanel::tr("reads %1 × %2 pictures cut into %3 patches of %4 × %4 pixels, "
-                                "plus %n first token(s)",
-                                nullptr, c.image->extraTokens())
+        facts << (!c.image->distillationToken
+                      ? ModelPanel::tr("reads %1 × %2 pictures cut into %3 patches of %4 × %4 pixels, "
+                                       "after a [CLS] token")
+                      : ModelPanel::tr("reads %1 × %2 pictures cut into %3 patches of %4 × %4 pixels, "
+                                       "after a [CLS] and a [DIST] token"))
                      .arg(c.image->height)
                      .arg(c.image->width)
                      .arg(c.image->patches())
@@ -389,13 +402,14 @@ void ModelPanel::showResult(const ModelResult& result)
     const engine::ModelConfig& c = result.run ? result.run->config : result.model->model->config();
     if (!result.model->model) {
         m_ui->description->setText(
-            tr("<b>%1</b> — attention weights computed elsewhere: %2 layer(s), %3 heads, %4 "
-               "tokens. Only the softmax step has data.")
-                .arg(QString::fromStdString(c.name).toHtmlEscaped())
-                .arg(c.layerCount())
-                .arg(c.numHeads)
-                .arg(result.run->trace->queryIds(result.run->trace->attentionBlocks(0).front())
-                         .size()));
+            tr("<b>%1</b> — attention weights computed elsewhere: %2, %3, %4. Only the softmax "
+               "step has data.")
+                .arg(QString::fromStdString(c.name).toHtmlEscaped(), layerCount(c.layerCount()),
+                     headCount(c.numHeads),
+                     tr("%n token(s)", nullptr,
+                        static_cast<int>(result.run->trace
+                                             ->queryIds(result.run->trace->attentionBlocks(0).front())
+                                             .size()))));
         showProblem({});
         m_run = result.run;
         m_ui->overview->setEnabled(true);
@@ -419,12 +433,11 @@ void ModelPanel::showResult(const ModelResult& result)
         ? tr("%1 encoder, %2 decoder").arg(perLayer[0], perLayer[1])
         : perLayer.value(0);
     m_ui->description->setText(
-        tr("<b>%1</b> — %2 %3, %4 layer(s), %5 heads, d_model %6, %7, %8; %9 parameters "
+        tr("<b>%1</b> — %2 %3, %4, %5, d_model %6, %7, %8; %9 parameters "
            "(per layer: %10).<br>%11")
             .arg(QString::fromStdString(c.name).toHtmlEscaped(),
-                 render::displayed(engine::architectureName(c.architecture)), tr("Transformer"))
-            .arg(c.layerCount())
-            .arg(c.numHeads)
+                 render::displayed(engine::architectureName(c.architecture)), tr("Transformer"),
+                 layerCount(c.layerCount()), headCount(c.numHeads))
             .arg(c.modelWidth)
             .arg(render::displayed(std::string(engine::normName(c.norm)) + "-norm"),
                  QString::fromLatin1(engine::activationName(c.activation)),

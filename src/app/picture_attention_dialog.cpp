@@ -120,8 +120,8 @@ void PictureAttentionDialog::redraw()
     if (!m_run || !m_run->config.image || !m_run->picture) {
         m_ui->picture->setOverlay(std::nullopt);
         m_ui->classes->setText(
-            tr("Open a Vision Transformer (a Hugging Face ViT or DeiT folder) and choose a picture: "
-               "its attention is drawn over the picture here."));
+            tr("Open a Vision Transformer (the demo shapes, or a Hugging Face ViT or DeiT folder) "
+               "and choose a picture: its attention is drawn over the picture here."));
         return;
     }
     lesson::PictureQuery query;

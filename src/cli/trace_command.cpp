@@ -158,9 +158,10 @@ int run(const std::vector<std::string>& args)
         throw WriteFailed(e.what());
     }
     if (!parsed.has("--quiet")) {
-        std::printf("%s: %s, %d layer(s), %d heads, d_model %d, %s parameters\n",
+        std::printf("%s: %s, %d layer%s, %d head%s, d_model %d, %s parameters\n",
                     io::printable(c.name).c_str(), engine::architectureName(c.architecture),
-                    c.layerCount(), c.numHeads, c.modelWidth,
+                    c.layerCount(), c.layerCount() == 1 ? "" : "s", c.numHeads,
+                    c.numHeads == 1 ? "" : "s", c.modelWidth,
                     lesson::groupedNumber(lesson::modelParameters(*model->model).total()).c_str());
         if (const std::int64_t cached = lesson::keyValueCacheValuesPerToken(c))
             std::printf("K/V cache: %s values per token (%s in 16-bit floats); %d query heads "

@@ -72,8 +72,10 @@ StepText stepText(const lesson::LessonStep& step, const lesson::Walkthrough* w)
         candidates << QStringLiteral(":/steps/%1_cross_in_model.txt").arg(key);
     if (cross)
         candidates << QStringLiteral(":/steps/%1_cross.txt").arg(key);
-    // A Vision Transformer's tokens are patches of a picture.
-    if (inModel && std::get<lesson::ModelBlockSource>(w->source).picture)
+    // A Vision Transformer's first layer makes its tokens from patches of the picture; later
+    // layers read the residual stream as any model's do.
+    if (const auto* model = inModel ? &std::get<lesson::ModelBlockSource>(w->source) : nullptr;
+        model && model->picture && model->layer == 0)
         candidates << QStringLiteral(":/steps/%1_picture_in_model.txt").arg(key);
     if (inModel)
         candidates << QStringLiteral(":/steps/%1_in_model.txt").arg(key);

@@ -11,6 +11,7 @@
 #include "app/picture_attention_dialog.h"
 #include "app/picture_view.h"
 #include "app/kv_cache_dialog.h"
+#include "app/language.h"
 #include "app/rotary_dialog.h"
 #include "app/rotary_pairs_view.h"
 #include "app/window_reach_dialog.h"
@@ -37,6 +38,9 @@
 #include <QAction>
 #include <QDialog>
 #include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QMimeData>
 #include <QStatusBar>
 #include <QTimer>
@@ -54,6 +58,7 @@
 #include <QtTest>
 
 #include <filesystem>
+#include <numeric>
 
 using namespace attnviz::app;
 using attnviz::engine::Block;
@@ -75,6 +80,7 @@ private slots:
     {
         QStandardPaths::setTestModeEnabled(true);
         QSettings().clear(); // a first start
+        attnviz::app::applyLanguage(QStringLiteral("en")); // as main() does
     }
 
     void init()
@@ -553,12 +559,18 @@ private slots:
         QVERIFY(patches && patches->isVisible() && patches->overlay());
         QCOMPARE(patches->overlay()->firstPatchToken, 2); // after [CLS] and [DIST]
         QCOMPARE(patches->overlay()->attention.patchRows, 4);
-        // docs/screenshots/59-patch-step.png comes from here.
-        if (qEnvironmentVariableIsSet("ATTNVIZ_PATCHES_SHOT"))
-            QVERIFY(m_window->grab().save(qEnvironmentVariable("ATTNVIZ_PATCHES_SHOT")));
         m_window->stepPanel()->setStep(1);
         settle();
         QVERIFY(!patches->isVisible());
+        // Layer 1 reads the residual stream: its input step is no patch step.
+        first.layer = 1;
+        m_window->modelPanel()->setChoice(first);
+        m_window->stepPanel()->setStep(0);
+        settle();
+        QVERIFY(!patches->isVisible());
+        const QString layerOneTitle =
+            m_window->stepPanel()->findChild<QLabel*>(QStringLiteral("stepPosition"))->text();
+        QVERIFY2(!layerOneTitle.contains(QStringLiteral("patches")), qPrintable(layerOneTitle));
 
         m_window->findChild<QAction*>(QStringLiteral("actionPictureAttention"))->trigger();
         PictureAttentionDialog* dialog = m_window->pictureAttentionDialog();
@@ -600,9 +612,6 @@ private slots:
         }
         QVERIFY_THROWS_EXCEPTION(std::runtime_error, dialog->exportTo(dir.filePath(QStringLiteral("o.bmp"))));
         QCOMPARE(QDir(dir.path()).entryList(QDir::Files).size(), 3);
-        // docs/screenshots/58-attention-on-the-picture.png comes from here.
-        if (qEnvironmentVariableIsSet("ATTNVIZ_PICTURE_SHOT"))
-            QVERIFY(dialog->grab().save(qEnvironmentVariable("ATTNVIZ_PICTURE_SHOT")));
 
         // Head types of a picture: the share on [CLS], the distance in pixels, the entropy.
         m_window->findChild<QAction*>(QStringLiteral("actionHeadTypes"))->trigger();
@@ -620,6 +629,78 @@ private slots:
         settle();
         QVERIFY(!dialog->overlay());
         QVERIFY(!ui.exportButton->isEnabled());
+    }
+
+    // #26: the bundled ViT demo classifies its example pictures and its [CLS] token looks at
+    // the shape. The shares on the shape's patches are those its training script measured with
+    // PyTorch (examples/shapes.json), so the app's overlay is checked against a second program.
+    void shapesDemoLooksAtTheShape()
+    {
+        const QDir examples(QString::fromStdString(
+            (attnviz::io::builtInModelsFolder() / "shapes" / "examples").string()));
+        QFile about(examples.filePath(QStringLiteral("shapes.json")));
+        QVERIFY(about.open(QIODevice::ReadOnly));
+        const QJsonObject ring =
+            QJsonDocument::fromJson(about.readAll()).object()[QStringLiteral("pictures")].toObject()
+                [QStringLiteral("ring.png")].toObject();
+        std::vector<int> shape;
+        for (const QJsonValue patch : ring[QStringLiteral("shape_patches")].toArray())
+            shape.push_back(patch.toInt());
+        QVERIFY(!shape.empty());
+
+        attnviz::lesson::ModelSource shapes;
+        shapes.folder = "shapes";
+        m_window->modelPanel()->setRequest(shapes);
+        settle();
+        // Without a picture of its own the demo opens its first example.
+        QVERIFY2(form()->picture->text().endsWith(QStringLiteral("circle.png")),
+                 qPrintable(form()->picture->text()));
+        QVERIFY(m_window->openPicture(examples.filePath(QStringLiteral("ring.png"))));
+        settle();
+        QVERIFY2(form()->output->text().contains(QStringLiteral("ring")), qPrintable(form()->output->text()));
+        QVERIFY2(form()->description->text().contains(QStringLiteral("4 layers, 4 heads")),
+                 qPrintable(form()->description->text()));
+
+        attnviz::lesson::BlockChoice first = m_window->modelPanel()->choice();
+        first.layer = 0;
+        m_window->modelPanel()->setChoice(first);
+        m_window->stepPanel()->setStep(0);
+        settle();
+        auto* patches = m_window->stepPanel()->findChild<PictureView*>(QStringLiteral("patches"));
+        QVERIFY(patches && patches->isVisible() && patches->overlay());
+        QCOMPARE(patches->overlay()->attention.patchRows, 6);
+        // docs/screenshots/59-patch-step.png comes from here.
+        if (qEnvironmentVariableIsSet("ATTNVIZ_PATCHES_SHOT"))
+            QVERIFY(m_window->grab().save(qEnvironmentVariable("ATTNVIZ_PATCHES_SHOT")));
+
+        m_window->findChild<QAction*>(QStringLiteral("actionPictureAttention"))->trigger();
+        PictureAttentionDialog* dialog = m_window->pictureAttentionDialog();
+        QVERIFY(dialog && dialog->isVisible() && dialog->overlay());
+        Ui::PictureAttentionDialog& ui = dialog->ui();
+        const auto shareOnShape = [&] {
+            const std::vector<double>& weights = dialog->overlay()->attention.patches;
+            double onShape = 0;
+            for (int patch : shape)
+                onShape += weights.at(static_cast<std::size_t>(patch));
+            return onShape / std::accumulate(weights.begin(), weights.end(), 0.0);
+        };
+        QCOMPARE(ui.layer->currentData().toInt(), 3); // the last layer, heads averaged, from [CLS]
+        QVERIFY(std::abs(shareOnShape() - ring[QStringLiteral("last_layer_shape_share")].toDouble()) < 0.01);
+        ui.source->setCurrentIndex(1);
+        QVERIFY(std::abs(shareOnShape() - ring[QStringLiteral("rollout_shape_share")].toDouble()) < 0.01);
+        // English counts agree with their number (the English catalogue of plural forms).
+        QCOMPARE(dialog->overlay()->title,
+                 QStringLiteral("Rollout of 4 layers, heads fused by their mean, from [CLS]"));
+        ui.source->setCurrentIndex(0);
+        QVERIFY2(ui.classes->text().startsWith(QStringLiteral("ring")) ||
+                     ui.classes->text().contains(QStringLiteral(">ring")),
+                 qPrintable(ui.classes->text()));
+        // docs/screenshots/58-attention-on-the-picture.png comes from here.
+        if (qEnvironmentVariableIsSet("ATTNVIZ_PICTURE_SHOT"))
+            QVERIFY(dialog->grab().save(qEnvironmentVariable("ATTNVIZ_PICTURE_SHOT")));
+        dialog->close();
+        m_window->modelPanel()->setRequest(attnviz::lesson::ModelSource{});
+        settle();
     }
 
     void firstStartShowsTheReverseDemosAlignment()

@@ -1,6 +1,7 @@
 // Every text of the lesson exists in Chinese with the same fields and the same placeholders, so
 // nothing falls back to English and no number goes missing from a sentence; a checkpoint's
 // description is translated only while its English text is the one translated.
+#include "io/checkpoint/model_folder.h"
 #include "render/model_description.h"
 #include "render/text_resource.h"
 
@@ -101,6 +102,19 @@ TEST(ModelDescription, EachDemoModelIsDescribedInChinese)
         const QString chinese = localisedModelDescription(english.toStdString());
         EXPECT_NE(chinese, english) << model;
         EXPECT_TRUE(chinese.contains(QRegularExpression("[\\x{4e00}-\\x{9fff}]"))) << model;
+    }
+}
+
+// A downloaded checkpoint's description is its layout's fixed sentence: each is translated.
+TEST(ModelDescription, EachCheckpointLayoutIsDescribedInChinese)
+{
+    for (const char* folder : {"bert", "gpt2", "llama3", "mistral", "qwen2", "vit", "deit"}) {
+        const std::string english =
+            io::loadModel(std::string(ATTNVIZ_TEST_DATA_DIR "/hf/") + folder).model->config().description;
+        ASSERT_FALSE(english.empty()) << folder;
+        InLanguage zh("zh_CN");
+        const QString chinese = localisedModelDescription(english);
+        EXPECT_TRUE(chinese.contains(QRegularExpression("[\\x{4e00}-\\x{9fff}]"))) << english;
     }
 }
 

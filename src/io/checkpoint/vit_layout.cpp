@@ -117,10 +117,11 @@ public:
                    " is not a whole number of patches of " + std::to_string(image.patchSize) + ".");
         c.vocabSize = c.maxLength = image.tokens();
         c.image = image;
-        c.description = std::string(deit ? "Hugging Face DeiT" : "Hugging Face ViT") +
-            ": encoder-only, pre-norm, the picture cut into " + std::to_string(image.patches()) +
-            " patches of " + std::to_string(image.patchSize) + " × " +
-            std::to_string(image.patchSize) + " pixels.";
+        // A fixed sentence, so that translations can name it; the sizes are the panel's.
+        c.description = deit ? "Hugging Face DeiT: encoder-only, pre-norm, a picture cut into "
+                               "patches behind a class and a distillation token."
+                             : "Hugging Face ViT: encoder-only, pre-norm, a picture cut into "
+                               "patches behind a class token.";
         return c;
     }
 
