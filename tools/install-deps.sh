@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs every Debian package AttnViz needs to build, test (clang 14 for the fuzzers) and run.
+# Installs every Debian package AttnViz needs to build, test (clang 14 for the fuzzers; Chromium
+# and ChromeDriver for the web page's browser test) and run.
 # Idempotent: it asks apt only for what is missing, so a second run costs a few dpkg queries. Run
 # as root on Debian 12.
 #   tools/install-deps.sh            build, test and run
@@ -17,6 +18,7 @@ packages=(
     libgtest-dev libgmock-dev libbenchmark-dev
     xvfb xauth fonts-dejavu-core fonts-cmu poppler-utils librsvg2-bin python3-numpy
     clang-14 libclang-rt-14-dev libomp-14-dev
+    chromium chromium-driver
 )
 if [[ "${1:-}" == "--torch" ]]; then
     packages+=(python3-torch libopenblas0-openmp bible-kjv python3-pil)

@@ -146,6 +146,16 @@ ExportMenu::ExportMenu(QMenu* menu, QWidget* window, std::function<ViewState()> 
                         exportHandout(path);
                         emit saved(tr("Saved the handout as %1").arg(shownPath(path)));
                     }));
+    menu->addAction(tr("&Web page (one HTML file)…"), this, guarded([this] {
+                        const QString path = QFileDialog::getSaveFileName(
+                            m_window, tr("Export a web page"), QStringLiteral("lesson.html"),
+                            tr("Web page (*.html)"));
+                        if (path.isEmpty())
+                            return;
+                        exportWebPage(path);
+                        emit saved(tr("Saved the web page as %1").arg(shownPath(path)));
+                    }))
+        ->setObjectName(QStringLiteral("actionExportWebPage"));
     auto* copy = menu->addAction(tr("&Copy view to clipboard"), this,
                                  guarded([this] { copyToClipboard(); }));
     copy->setShortcut(QKeySequence::Copy);
@@ -333,6 +343,22 @@ void ExportMenu::exportHandout(const QString& path) const
         throw ExportError(tr("Nothing has been computed yet.").toStdString());
     writeBytes(path,
                render::renderHandout(state.walkthrough, shownTitle(*state.walkthrough)));
+}
+
+void ExportMenu::exportWebPage(const QString& path) const
+{
+    const ViewState state = m_state();
+    if (!state.walkthrough)
+        throw ExportError(tr("Nothing has been computed yet.").toStdString());
+    render::ExportJob job;
+    const lesson::ExportSelection weights; // every layer, block and head; the weights step
+    job.items = state.run ? lesson::planModelExport(state.run, weights)
+                          : lesson::planWalkthroughExport(state.walkthrough, weights, "", "");
+    job.run = state.run;
+    job.walkthroughs.emplace_back("lesson", state.walkthrough);
+    if (!state.run)
+        job.pageTitle = shownTitle(*state.walkthrough).toStdString();
+    writeBytes(path, render::webPageBytes(job));
 }
 
 void ExportMenu::copyToClipboard() const

@@ -59,6 +59,9 @@ public:
     /// `<base>.safetensors` + `<base>.json`.
     void exportTrace(const QString& base) const;
     void exportHandout(const QString& path) const;
+    /// One self-contained HTML page: every layer and head's weights of the model shown (or the
+    /// module's heads), the walkthrough of the block shown, a ViT's picture.
+    void exportWebPage(const QString& path) const;
     void copyToClipboard() const;
 
 signals:

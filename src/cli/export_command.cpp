@@ -64,6 +64,8 @@ CommandSpec exportSpec()
              "The switched-off heads' columns of concat are zero and everything after\n"
              "follows; titles and manifests say which heads were off"},
             {"--format", "F", formatHelp()},
+            {"--bits", "N",
+             "html: bits per stored value, 16 (default) or 8; the page states the precision"},
             {"--out", "DIR", "the folder to write into (created when missing)"},
             {"--width", "PX", "image width in pixels (default 900)"},
             {"--height", "PX", "image height in pixels (default 800)"},
@@ -123,16 +125,30 @@ int run(const std::vector<std::string>& args)
         throw UsageError("--format is '" + io::printable(formatName, 40) + "'; expected " +
                          render::exportFormatList());
     const std::string out = parsed.required("--out", "export");
+    render::ExportJob job;
     lesson::ExportSelection selection;
     selection.layers = indexList(parsed.value("--layers"), "--layers");
     selection.heads = indexList(parsed.value("--heads"), "--heads");
     selection.blocks = blockList(parsed.value("--blocks"));
     selection.steps = stepList(parsed.value("--steps"), {engine::AttentionStep::Weights});
+    // A web page's head and model views show the weights; --steps chooses its walkthrough's
+    // steps (all by default).
+    const bool webPage = format->name == "html";
+    if (parsed.value("--bits") && !webPage)
+        throw UsageError("--bits applies to --format html");
+    if (webPage) {
+        if (parsed.value("--steps"))
+            job.pageSteps = selection.steps;
+        job.pageHeads = selection.heads;
+        job.pageBits = parsed.integer("--bits", 16, 8, 16);
+        if (job.pageBits != 8 && job.pageBits != 16)
+            throw UsageError("--bits is " + std::to_string(job.pageBits) + "; expected 8 or 16");
+        selection.steps = {engine::AttentionStep::Weights};
+    }
     selectionArguments(parsed, selection);
     if (selection.overLayers != lesson::Combine::None && parsed.value("--case"))
         throw UsageError("--over-layers applies to --model and --attentions; a --case file has "
                          "one layer");
-    render::ExportJob job;
     render::ImageSize& size = job.figure.size;
     size.width = parsed.integer("--width", size.width, 50, 20000);
     size.height = parsed.integer("--height", size.height, 50, 20000);
@@ -197,10 +213,13 @@ int run(const std::vector<std::string>& args)
         job.items = lesson::planModelExport(run, selection, figure.scale);
         job.run = run;
         if (format->kind == render::ExportKind::Document)
-            for (const auto& [L, b] : lesson::selectedBlocks(*run, selection))
+            for (const auto& [L, b] : lesson::selectedBlocks(*run, selection)) {
                 job.walkthroughs.emplace_back("layer" + std::to_string(L) + "_" +
                                                   engine::blockName(b) + "_handout",
                                               lesson::walkthroughForBlock(run, {L, b, -1}));
+                if (webPage)
+                    break; // a page walks through one block: the first selected
+            }
     } else {
         const std::shared_ptr<const lesson::Walkthrough> w =
             runCaseArgument(*parsed.value("--case"), parsed.value("--ablate"), maxMemory(parsed));

@@ -7,6 +7,8 @@
 #include "render/export_figures.h"
 #include "render/handout.h"
 #include "render/name_table.h"
+#include "render/picture_overlay.h"
+#include "render/web_page.h"
 
 #include <algorithm>
 #include <deque>
@@ -249,6 +251,21 @@ void writeHandouts(const ExportJob& job, io::FileSetWriter& set, const ExportPro
     }
 }
 
+std::vector<std::string> webPageFiles(const ExportJob& job)
+{
+    if (job.items.empty() && job.walkthroughs.empty())
+        return {};
+    return {"lesson.html"};
+}
+
+void writeWebPage(const ExportJob& job, io::FileSetWriter& set, const ExportProgress& progress)
+{
+    const QByteArray page = webPageBytes(job);
+    set.add("lesson.html", std::span<const char>(page.constData(), static_cast<std::size_t>(page.size())));
+    if (progress)
+        progress(1, 1);
+}
+
 } // namespace
 
 const std::vector<ExportFormat>& exportFormats()
@@ -269,8 +286,39 @@ const std::vector<ExportFormat>& exportFormats()
         {"handout",
          "the walkthrough as a PDF, one per selected layer and block",
          "PDF (*.pdf)", ExportKind::Document, nullptr, handoutFiles, writeHandouts},
+        {"html",
+         "one self-contained web page, lesson.html, that opens offline (--bits)",
+         "Web page (*.html)", ExportKind::Document, nullptr, webPageFiles, writeWebPage},
     };
     return formats;
+}
+
+QByteArray webPageBytes(const ExportJob& job)
+{
+    WebPageContent content;
+    std::string title = job.pageTitle;
+    if (title.empty() && job.run)
+        title = job.run->config.name +
+            (job.run->request.text.empty() ? std::string() : " · “" + job.run->request.text + "”");
+    else if (title.empty() && !job.walkthroughs.empty())
+        title = lesson::walkthroughTitle(*job.walkthroughs.front().second);
+    content.title = QString::fromStdString(io::printable(title));
+    for (const lesson::ExportItem& item : job.items)
+        if (item.place.step == engine::AttentionStep::Weights)
+            content.weights.push_back(item);
+    if (!job.walkthroughs.empty())
+        content.walkthrough = job.walkthroughs.front().second;
+    content.steps = job.pageSteps;
+    content.heads = job.pageHeads;
+    content.colouring = job.figure.colouring;
+    content.bits = job.pageBits;
+    if (job.run && job.run->picture && job.run->config.image) {
+        content.picture = pictureImage(*job.run->picture);
+        content.patchRows = job.run->config.image->patchRows();
+        content.patchColumns = job.run->config.image->patchColumns();
+        content.firstPatchToken = job.run->config.image->extraTokens();
+    }
+    return renderWebPage(content);
 }
 
 const ExportFormat* exportFormat(std::string_view name)

@@ -32,6 +32,12 @@ struct ExportJob {
     /// The user's memory limit (--max-memory, the app's setting): images in flight are counted
     /// against it (MemoryBudget), and a single image larger than it is refused before drawing.
     std::optional<std::uint64_t> maxMemory;
+    /// A web page: its title (empty: the model and text), the walkthrough's steps to show (empty: all) and heads (all when
+    /// unset), and the bits per stored value (WebPageContent).
+    std::string pageTitle;
+    std::vector<engine::AttentionStep> pageSteps;
+    lesson::IndexSet pageHeads;
+    int pageBits = 16;
 };
 
 using ExportProgress = std::function<void(int done, int total)>;
@@ -59,6 +65,11 @@ const std::vector<ExportFormat>& exportFormats();
 const ExportFormat* exportFormat(std::string_view name);
 /// "png, svg, pdf, csv, npy, safetensors or handout".
 std::string exportFormatList();
+
+/// The web page of a job (the html format's one file): the head and model views from its weights
+/// items, the walkthrough of its first walkthrough, a Vision Transformer's picture from its run;
+/// titled `pageTitle`, or by the run's model and text. Throws as render::renderWebPage.
+QByteArray webPageBytes(const ExportJob& job);
 
 /// Writes a job into `folder` as one transaction (io::FileSetWriter): the folder is created when
 /// missing; an existing file stops it before anything is written unless `overwrite`; a failure

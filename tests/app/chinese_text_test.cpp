@@ -90,7 +90,7 @@ const QStringList kAllowed = {
     "AttnViz", "PyTorch", "GPT", "BERT", "Llama", "Mistral", "Gemma", "Transformer", "Qt", "Eigen",
     "QCustomPlot", "NumPy", "Hugging", "Face", "Linguist", "D2L", "KJV", "Genesis", "reverse",
     "genesis", "induction", "modern", "matplotlib", "viridis", "RdBu", "ColorBrewer", "GPU",
-    "ViT", "DeiT", "shapes", "CLS", "DIST", "JPEG", "jpg", "jpeg",
+    "ViT", "DeiT", "shapes", "CLS", "DIST", "JPEG", "jpg", "jpeg", "HTML",
     // authors a glossary entry cites
     "Shazeer", "Dosovitskiy", "Milakov", "Gimelshein", "Xiao", "Dao", "Zhang", "Sennrich", "Abnar", "Zuidema",
     // a library whose head detector the head types follow

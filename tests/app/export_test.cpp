@@ -24,6 +24,9 @@
 #include <QSettings>
 #include <QStandardPaths>
 #include <QTemporaryDir>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QtTest>
 
 #include <cmath>
@@ -256,6 +259,33 @@ private slots:
             QFileInfo::exists(all.filePath(QStringLiteral("layer0_masked_self_head1_masked.npy"))));
         QVERIFY(QFileInfo::exists(
             all.filePath(QStringLiteral("layer0_masked_self_head1_masked.labels.json"))));
+    }
+
+    // #27: Export ▸ Web page… writes one page with every layer, block and head's weights and the
+    // walkthrough of the block shown (reverse: layer 1, cross-attention).
+    void webPageHoldsEveryHeadAndTheBlockShown()
+    {
+        const QString file = path(QStringLiteral("lesson.html"));
+        m_exports->exportWebPage(file);
+        QFile page(file);
+        QVERIFY(page.open(QIODevice::ReadOnly));
+        const QString html = QString::fromUtf8(page.readAll());
+        const QString opening = QStringLiteral("<script type=\"application/json\" id=\"attnviz-data\">");
+        const qsizetype from = html.indexOf(opening) + opening.size();
+        const QJsonObject data =
+            QJsonDocument::fromJson(html.mid(from, html.indexOf(QStringLiteral("</script>"), from) - from).toUtf8())
+                .object();
+        QVERIFY(data[QStringLiteral("title")].toString().startsWith(QStringLiteral("reverse")));
+        QCOMPARE(data[QStringLiteral("blocks")].toArray().size(), 2 * 3);
+        const auto shown = lesson::shownLessonSteps(*m_window->walkthrough()->trace);
+        QCOMPARE(data[QStringLiteral("steps")].toArray().size(), static_cast<qsizetype>(shown.size()));
+        QCOMPARE(html.count(QStringLiteral("<section class=\"step\"")), static_cast<qsizetype>(shown.size()));
+        // The walkthrough's input step is the cross block's: its queries are the decoder's.
+        const QJsonObject cross = data[QStringLiteral("blocks")].toArray().last().toObject();
+        QCOMPARE(cross[QStringLiteral("block")].toString(), QStringLiteral("cross"));
+        QCOMPARE(cross[QStringLiteral("layer")].toInt(), 1);
+        QVERIFY(html.contains(QStringLiteral("data-step=\"softmax\"")));
+        QVERIFY(!QFileInfo::exists(file + QStringLiteral(".tmp")));
     }
 
     void copyPutsTheViewOnTheClipboard()
