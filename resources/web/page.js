@@ -115,7 +115,8 @@
       'data-cols': map.cols, 'data-step': where.step || '', 'data-layer': where.layer ?? '',
       'data-head': map.head });
     figure.append(make('figcaption', {}, map.title));
-    const labelled = map.rows <= 48 && map.cols <= 48;
+    maxWidth = Math.min(maxWidth, document.documentElement.clientWidth - 40); // a phone's too
+    const labelled = map.rows <= 48 && map.cols <= 48 && maxWidth >= 240;
     const margin = labelled ? { left: 76, top: 64 } : { left: 0, top: 0 };
     const size = Math.max(1, Math.min(28, Math.floor((maxWidth - margin.left) / map.cols),
       Math.floor((maxHeight - margin.top) / map.rows)));

@@ -245,6 +245,17 @@ def check_model_page(browser, cli, work, shots):
         fail("the scores heatmap has %d colours: not drawn" % drawn)
     browser.screenshot(os.path.join(shots, "walkthrough.png"))
 
+    # On a phone: nothing wider than the screen, in the head view or on a step.
+    browser.call("POST", browser.session + "/window/rect", {"width": 390, "height": 844})
+    load(browser, page)
+    for view in ("heads", "steps"):
+        browser.click("#tab-" + view)
+        wide = browser.run("return document.documentElement.scrollWidth - document.documentElement.clientWidth")
+        if wide > 1:
+            fail("the %s view is %d pixels wider than a phone's screen" % (view, wide))
+    browser.screenshot(os.path.join(shots, "phone.png"))
+    browser.call("POST", browser.session + "/window/rect", {"width": 1280, "height": 720})
+
 
 def write_import(path, tokens, model):
     """An attention-import file (docs/attention-import.md): one layer of 2 heads, rows of 1/n."""
