@@ -471,6 +471,7 @@
       }
       g.globalAlpha = 1;
       canvas.dataset.largest = String(largest);
+      canvas.dataset.brightest = String(row.indexOf(largest === 1e-12 ? row[0] : largest));
       $('picture-caption').textContent = fill(S.picture, `${blockName(b)} · ${headSelect.selectedOptions[0].textContent}`);
     }
     return {

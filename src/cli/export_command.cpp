@@ -49,6 +49,7 @@ CommandSpec exportSpec()
              true, true},
             {"--target", "T", "encoder-decoder only: the decoder's text, as for attnviz-cli trace",
              false, true},
+            {"--image", "FILE", "a Vision Transformer's picture (PNG or JPEG) instead of --text"},
             {"--generate", "N", "decoder-only: continue the text greedily by N tokens first"},
             {"--case", "FILE", "an attnviz-cli mha case instead of a model"},
             {"--attentions", "FILE",
@@ -105,16 +106,20 @@ int run(const std::vector<std::string>& args)
     if (sources != 1)
         throw UsageError("export needs one of --model with --text, --case or --attentions; see "
                          "attnviz-cli export --help");
-    if (parsed.value("--model") && parsed.all("--text").empty() &&
-        parsed.all("--text-file").empty())
-        throw UsageError("export --model needs --text or --text-file");
+    const bool hasText = !parsed.all("--text").empty() || !parsed.all("--text-file").empty();
+    if (parsed.value("--image") && hasText)
+        throw UsageError("give --text or --image, not both");
+    if (parsed.value("--model") && !hasText && !parsed.value("--image"))
+        throw UsageError("export --model needs --text or --text-file (or --image for a Vision "
+                         "Transformer)");
     if (parsed.value("--case"))
         for (const char* option :
-             {"--text", "--text-file", "--target", "--generate", "--layers", "--blocks"})
+             {"--text", "--text-file", "--target", "--generate", "--layers", "--blocks", "--image"})
             if (parsed.value(option))
                 throw UsageError(std::string(option) + " applies to --model, not to --case");
     if (parsed.value("--attentions"))
-        for (const char* option : {"--text", "--text-file", "--target", "--generate", "--ablate"})
+        for (const char* option :
+             {"--text", "--text-file", "--target", "--generate", "--ablate", "--image"})
             if (parsed.value(option))
                 throw UsageError(std::string(option) +
                                  " applies to --model, not to --attentions (the file holds its "
@@ -199,7 +204,10 @@ int run(const std::vector<std::string>& args)
         std::shared_ptr<const lesson::ModelRun> run;
         if (const auto modelName = parsed.value("--model")) {
             lesson::RunRequest request;
-            request.text = texts.front();
+            if (const auto image = parsed.value("--image"))
+                request.image = *image;
+            else
+                request.text = texts.front();
             request.target = parsed.value("--target");
             request.generate = parsed.integer("--generate", 0, 1, engine::ConfigLimits::kLength);
             request.maxMemory = maxMemory(parsed);

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <filesystem>
 #include <future>
 
 namespace attnviz::render {
@@ -299,7 +300,10 @@ QByteArray webPageBytes(const ExportJob& job)
     std::string title = job.pageTitle;
     if (title.empty() && job.run)
         title = job.run->config.name +
-            (job.run->request.text.empty() ? std::string() : " · “" + job.run->request.text + "”");
+            (!job.run->request.image.empty()
+                 ? " · " + std::filesystem::path(job.run->request.image).filename().string()
+             : job.run->request.text.empty() ? std::string()
+                                             : " · “" + job.run->request.text + "”");
     else if (title.empty() && !job.walkthroughs.empty())
         title = lesson::walkthroughTitle(*job.walkthroughs.front().second);
     content.title = QString::fromStdString(io::printable(title));

@@ -9,6 +9,8 @@ the precision the page states; a hostile token shown as text, never run. Exit 77
 no browser is installed, saying so.
 
     page_in_browser.py ATTNVIZ_CLI WORK_DIR [SCREENSHOT_DIR]
+
+A Vision Transformer's page (the bundled shapes) shows [CLS]'s attention over the picture.
 """
 import base64
 import json
@@ -287,11 +289,31 @@ def check_hostile_page(browser, cli, work):
         fail("the title does not show the model's name as written: %r" % title)
 
 
+def check_picture_page(browser, cli, work, shots, models):
+    """The bundled ViT: [CLS]'s row over the picture, most of it on the ring's patches."""
+    examples = os.path.join(models, "shapes", "examples")
+    page = export(cli, os.path.join(work, "shapes"), "--model", "shapes", "--image",
+                  os.path.join(examples, "ring.png"), "--layers", "3")
+    load(browser, page)
+    if browser.run("return document.getElementById('tab-picture').hidden"):
+        fail("a ViT's page has no picture view")
+    browser.click("#tab-picture")
+    browser.wait("return Number(document.getElementById('picture-canvas').dataset.largest) > 0",
+                 "its picture drawn")
+    # The brightest patch of layer 3's mean row is one the ring covers (examples/shapes.json).
+    ring = json.load(open(os.path.join(examples, "shapes.json")))["pictures"]["ring.png"]["shape_patches"]
+    brightest = int(browser.run("return document.getElementById('picture-canvas').dataset.brightest"))
+    if brightest not in ring:
+        fail("[CLS] looks most at patch %d, not at the ring's %s" % (brightest, ring))
+    browser.screenshot(os.path.join(shots, "picture.png"))
+
 def main():
     if len(sys.argv) < 3:
         fail(__doc__)
     cli, work = sys.argv[1], sys.argv[2]
     shots = sys.argv[3] if len(sys.argv) > 3 else work
+    # The bundled models, beside the CLI in the build (share/attnviz/models).
+    models = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(cli))), "share", "attnviz", "models")
     missing = [tool for tool in ("chromium", "chromedriver") if not shutil.which(tool)]
     if missing:
         print("SKIPPED: %s not installed (tools/install-deps.sh installs Debian's chromium and "
@@ -305,6 +327,7 @@ def main():
         try:
             check_model_page(browser, cli, work, shots)
             check_hostile_page(browser, cli, work)
+            check_picture_page(browser, cli, work, shots, models)
         finally:
             browser.close()
     print("the page works in %s" % subprocess.run(["chromium", "--version"], capture_output=True,
