@@ -145,7 +145,7 @@ int run(const std::vector<std::string>& args)
         if (parsed.value("--steps"))
             job.pageSteps = selection.steps;
         job.pageHeads = selection.heads;
-        job.pageBits = parsed.integer("--bits", 16, 8, 16);
+        job.pageBits = parsed.integer("--bits", 16, 1, 64);
         if (job.pageBits != 8 && job.pageBits != 16)
             throw UsageError("--bits is " + std::to_string(job.pageBits) + "; expected 8 or 16");
         selection.steps = {engine::AttentionStep::Weights};

@@ -288,7 +288,7 @@ const std::vector<ExportFormat>& exportFormats()
          "the walkthrough as a PDF, one per selected layer and block",
          "PDF (*.pdf)", ExportKind::Document, nullptr, handoutFiles, writeHandouts},
         {"html",
-         "one self-contained web page, lesson.html, that opens offline (--bits)",
+         "one self-contained web page, lesson.html, that opens offline",
          "Web page (*.html)", ExportKind::Document, nullptr, webPageFiles, writeWebPage},
     };
     return formats;

@@ -346,5 +346,33 @@ TEST_F(ExportCommand, AnImportsNamesReachExportsAsText)
     EXPECT_EQ(csv, "query\\key,'=1+1,<b>\n'=1+1,0.5,0.5\n<b>,0.5,0.5\n");
 }
 
+// #27: --format html writes one page, whatever the selection; --steps narrows its walkthrough,
+// the walkthrough's block is the first selected; --bits is checked before anything is written.
+TEST_F(ExportCommand, HtmlWritesOnePageOfTheSelection)
+{
+    exportOk({"--model", "reverse", "--text", "abc", "--layers", "1", "--blocks", "cross",
+              "--steps", "scores,weights", "--format", "html", "--bits", "8"});
+    EXPECT_EQ(files(), std::vector<std::string>{"lesson.html"});
+    const std::string page = io::readFile(dir() + "/lesson.html");
+    EXPECT_NE(page.find("data-step=\"scores\""), std::string::npos);
+    EXPECT_NE(page.find("data-step=\"softmax\""), std::string::npos);
+    EXPECT_EQ(page.find("data-step=\"projections\""), std::string::npos);
+    EXPECT_NE(page.find("\"bits\":8"), std::string::npos);
+    EXPECT_NE(page.find("\"block\":\"cross\""), std::string::npos);
+    EXPECT_EQ(page.find("\"block\":\"self\""), std::string::npos);
+
+    fs::remove(dir() + "/lesson.html");
+    EXPECT_THAT(refusal({"--model", "reverse", "--text", "abc", "--format", "html", "--bits", "4",
+                         "--out", dir()}),
+                HasSubstr("expected 8 or 16"));
+    EXPECT_THAT(refusal({"--model", "reverse", "--text", "abc", "--format", "csv", "--bits", "8",
+                         "--out", dir()}),
+                HasSubstr("--bits applies to --format html"));
+    EXPECT_THAT(refusal({"--model", "reverse", "--text", "abc", "--text", "def", "--format",
+                         "html", "--out", dir()}),
+                HasSubstr("one text at a time"));
+    EXPECT_TRUE(files().empty());
+}
+
 } // namespace
 } // namespace attnviz::test
