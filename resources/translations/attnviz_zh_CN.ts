@@ -1414,6 +1414,129 @@
     </message>
 </context>
 <context>
+    <name>WebPage</name>
+    <message>
+        <source>Step %1 of %2 — %3</source>
+        <translation>第 %1 步（共 %2 步）— %3</translation>
+    </message>
+    <message>
+        <source>Layer</source>
+        <translation>层</translation>
+    </message>
+    <message>
+        <source>head %1</source>
+        <translation>头 %1</translation>
+    </message>
+    <message>
+        <source>mean of the heads</source>
+        <translation>各头的平均</translation>
+    </message>
+    <message>
+        <source>query</source>
+        <translation>查询</translation>
+    </message>
+    <message>
+        <source>key</source>
+        <translation>键</translation>
+    </message>
+    <message>
+        <source>row</source>
+        <translation>行</translation>
+    </message>
+    <message>
+        <source>column</source>
+        <translation>列</translation>
+    </message>
+    <message>
+        <source>blocked by the mask</source>
+        <translation>被掩码屏蔽</translation>
+    </message>
+    <message>
+        <source>stored to ±%1</source>
+        <translation>存储精度 ±%1</translation>
+    </message>
+    <message>
+        <source>layer %1 · head %2</source>
+        <translation>第 %1 层 · 头 %2</translation>
+    </message>
+    <message>
+        <source>self-attention</source>
+        <translation>自注意力</translation>
+    </message>
+    <message>
+        <source>masked self-attention</source>
+        <translation>掩码自注意力</translation>
+    </message>
+    <message>
+        <source>cross-attention</source>
+        <translation>交叉注意力</translation>
+    </message>
+    <message>
+        <source>This browser cannot unpack the page&apos;s numbers (it has no DecompressionStream): open the page in a current Chromium, Firefox or Safari.</source>
+        <translation>这个浏览器无法解开网页中的数值（它没有 DecompressionStream）：请用较新的 Chromium、Firefox 或 Safari 打开。</translation>
+    </message>
+    <message>
+        <source>Weights of “%1” over the keys (heads %2)</source>
+        <translation>“%1”对各个键的权重（头 %2）</translation>
+    </message>
+    <message>
+        <source>Attention of [CLS] over the picture: %1</source>
+        <translation>[CLS] 在图片上的注意力：%1</translation>
+    </message>
+    <message>
+        <source>Head view</source>
+        <translation>头视图</translation>
+    </message>
+    <message>
+        <source>Model view</source>
+        <translation>模型视图</translation>
+    </message>
+    <message>
+        <source>Step by step</source>
+        <translation>逐步讲解</translation>
+    </message>
+    <message>
+        <source>Picture</source>
+        <translation>图片</translation>
+    </message>
+    <message>
+        <source>Heads</source>
+        <translation>头</translation>
+    </message>
+    <message>
+        <source>← Previous</source>
+        <translation>← 上一步</translation>
+    </message>
+    <message>
+        <source>Next →</source>
+        <translation>下一步 →</translation>
+    </message>
+    <message>
+        <source>Opacity</source>
+        <translation>不透明度</translation>
+    </message>
+    <message>
+        <source>Point at a word on the left, or move to it with Tab and the arrow keys, to see where it looks: each line&apos;s strength is its attention weight, each colour one head.</source>
+        <translation>把鼠标指向左边的一个词元，或用 Tab 键和方向键移到它上面，就能看到它关注哪里：每条线的深浅是它的注意力权重，每种颜色代表一个头。</translation>
+    </message>
+    <message>
+        <source>Every layer and head at once: rows are queries, columns keys. Click a map, or press Enter on it, to open it.</source>
+        <translation>一次看全所有层和头：行是查询，列是键。点击一张图，或在它上面按 Enter，即可打开它。</translation>
+    </message>
+    <message>
+        <source>← and → move between the steps; point at a cell to read its value.</source>
+        <translation>用 ← 和 → 在各步之间移动；把鼠标指向一个单元格即可读出它的数值。</translation>
+    </message>
+    <message>
+        <source>Each value is stored in %1 bits, as a whole number of steps from its map&apos;s smallest value; a value read here is within half a step of the computed one (the step is shown with it).</source>
+        <translation>每个数值用 %1 位存储，记为从该图最小值起的整数个步长；这里读出的数值与计算值相差不超过半个步长（步长与数值一同显示）。</translation>
+    </message>
+    <message>
+        <source>Made with AttnViz. Everything this page needs is inside it: it opens offline and loads nothing from the network.</source>
+        <translation>由 AttnViz 生成。这个网页需要的一切都在它自身之中：离线即可打开，不从网络加载任何内容。</translation>
+    </message>
+</context>
+<context>
     <name>WindowReachDialog</name>
     <message>
         <source>Sliding window reach</source>
@@ -3242,129 +3365,6 @@ q·k %3</translation>
     <message>
         <source>&lt;p&gt;%1.&lt;/p&gt;&lt;p&gt;A window of W keys lets a token read the W − 1 tokens before it; what they read in the layers below comes along, so L windowed layers reach L · (W − 1) tokens back. Mistral 7B (32 layers, W = 4,096) reaches 131,040 tokens; a layer without a window, as every other layer of Gemma 2, lets every earlier token in at once.&lt;/p&gt;</source>
         <translation>&lt;p&gt;%1。&lt;/p&gt;&lt;p&gt;W 个键的窗口让一个词元能读到它前面的 W − 1 个词元；这些词元在下面各层读到的内容也会随之传过来，所以 L 个带窗口的层能往前覆盖 L · (W − 1) 个词元。Mistral 7B（32 层，W = 4,096）能覆盖 131,040 个词元；而没有窗口的层（如 Gemma 2 每隔一层的那种）一下子就让之前的所有词元都进来。&lt;/p&gt;</translation>
-    </message>
-</context>
-<context>
-    <name>attnviz::render</name>
-    <message>
-        <source>Step %1 of %2 — %3</source>
-        <translation>第 %1 步（共 %2 步）— %3</translation>
-    </message>
-    <message>
-        <source>Layer</source>
-        <translation>层</translation>
-    </message>
-    <message>
-        <source>head %1</source>
-        <translation>头 %1</translation>
-    </message>
-    <message>
-        <source>Heads</source>
-        <translation>头</translation>
-    </message>
-    <message>
-        <source>mean of the heads</source>
-        <translation>各头的平均</translation>
-    </message>
-    <message>
-        <source>query</source>
-        <translation>查询</translation>
-    </message>
-    <message>
-        <source>key</source>
-        <translation>键</translation>
-    </message>
-    <message>
-        <source>row</source>
-        <translation>行</translation>
-    </message>
-    <message>
-        <source>column</source>
-        <translation>列</translation>
-    </message>
-    <message>
-        <source>blocked by the mask</source>
-        <translation>被掩码屏蔽</translation>
-    </message>
-    <message>
-        <source>stored to ±%1</source>
-        <translation>存储精度 ±%1</translation>
-    </message>
-    <message>
-        <source>layer %1 · head %2</source>
-        <translation>第 %1 层 · 头 %2</translation>
-    </message>
-    <message>
-        <source>self-attention</source>
-        <translation>自注意力</translation>
-    </message>
-    <message>
-        <source>masked self-attention</source>
-        <translation>掩码自注意力</translation>
-    </message>
-    <message>
-        <source>cross-attention</source>
-        <translation>交叉注意力</translation>
-    </message>
-    <message>
-        <source>This browser cannot unpack the page&apos;s numbers (it has no DecompressionStream): open the page in a current Chromium, Firefox or Safari.</source>
-        <translation>这个浏览器无法解开网页中的数值（它没有 DecompressionStream）：请用较新的 Chromium、Firefox 或 Safari 打开。</translation>
-    </message>
-    <message>
-        <source>Weights of “%1” over the keys (heads %2)</source>
-        <translation>“%1”对各个键的权重（头 %2）</translation>
-    </message>
-    <message>
-        <source>Attention of [CLS] over the picture: %1</source>
-        <translation>[CLS] 在图片上的注意力：%1</translation>
-    </message>
-    <message>
-        <source>Head view</source>
-        <translation>头视图</translation>
-    </message>
-    <message>
-        <source>Model view</source>
-        <translation>模型视图</translation>
-    </message>
-    <message>
-        <source>Step by step</source>
-        <translation>逐步讲解</translation>
-    </message>
-    <message>
-        <source>Picture</source>
-        <translation>图片</translation>
-    </message>
-    <message>
-        <source>← Previous</source>
-        <translation>← 上一步</translation>
-    </message>
-    <message>
-        <source>Next →</source>
-        <translation>下一步 →</translation>
-    </message>
-    <message>
-        <source>Opacity</source>
-        <translation>不透明度</translation>
-    </message>
-    <message>
-        <source>Point at a word on the left, or move to it with Tab and the arrow keys, to see where it looks: each line&apos;s strength is its attention weight, each colour one head.</source>
-        <translation>把鼠标指向左边的一个词元，或用 Tab 键和方向键移到它上面，就能看到它关注哪里：每条线的深浅是它的注意力权重，每种颜色代表一个头。</translation>
-    </message>
-    <message>
-        <source>Every layer and head at once: rows are queries, columns keys. Click a map, or press Enter on it, to open it.</source>
-        <translation>一次看全所有层和头：行是查询，列是键。点击一张图，或在它上面按 Enter，即可打开它。</translation>
-    </message>
-    <message>
-        <source>← and → move between the steps; point at a cell to read its value.</source>
-        <translation>用 ← 和 → 在各步之间移动；把鼠标指向一个单元格即可读出它的数值。</translation>
-    </message>
-    <message>
-        <source>Each value is stored in %1 bits, as a whole number of steps from its map&apos;s smallest value; a value read here is within half a step of the computed one (the step is shown with it).</source>
-        <translation>每个数值用 %1 位存储，记为从该图最小值起的整数个步长；这里读出的数值与计算值相差不超过半个步长（步长与数值一同显示）。</translation>
-    </message>
-    <message>
-        <source>Made with AttnViz. Everything this page needs is inside it: it opens offline and loads nothing from the network.</source>
-        <translation>由 AttnViz 生成。这个网页需要的一切都在它自身之中：离线即可打开，不从网络加载任何内容。</translation>
     </message>
 </context>
 </TS>

@@ -26,10 +26,10 @@ namespace {
 
 using Json = nlohmann::ordered_json;
 
-QString tr(const char* text)
-{
-    return QCoreApplication::translate("WebPage", text);
-}
+// The page's words: one context in the catalogues, whichever function writes them.
+struct WebPage {
+    Q_DECLARE_TR_FUNCTIONS(WebPage)
+};
 
 std::string utf8(const QString& s)
 {
@@ -268,7 +268,7 @@ std::pair<Json, QString> walkthroughSteps(const WebPageContent& content, ValuePa
                       "<div class=\"maps\"></div></section>\n")
                       .arg(at)
                       .arg(key,
-                           escaped(tr("Step %1 of %2 — %3").arg(at + 1).arg(shown.size()).arg(text.title)),
+                           escaped(WebPage::tr("Step %1 of %2 — %3").arg(at + 1).arg(shown.size()).arg(text.title)),
                            escaped(step.views.empty() ? displayed(formula)
                                                       : QString::fromStdString(formula)),
                            escaped(displayed(lesson::stepShapes(step, *w))).replace(
@@ -384,24 +384,24 @@ QByteArray renderWebPage(const WebPageContent& content)
                            {"firstPatchToken", content.firstPatchToken}};
     }
     data["strings"] = {
-        {"layer", utf8(tr("Layer"))},
-        {"head", utf8(tr("head %1"))},
-        {"mean", utf8(tr("mean of the heads"))},
-        {"query", utf8(tr("query"))},
-        {"key", utf8(tr("key"))},
-        {"row", utf8(tr("row"))},
-        {"column", utf8(tr("column"))},
-        {"blocked", utf8(tr("blocked by the mask"))},
-        {"within", utf8(tr("stored to ±%1"))},
-        {"layerHead", utf8(tr("layer %1 · head %2"))},
-        {"block_self", utf8(tr("self-attention"))},
-        {"block_masked_self", utf8(tr("masked self-attention"))},
-        {"block_cross", utf8(tr("cross-attention"))},
-        {"noUnpacking", utf8(tr("This browser cannot unpack the page's numbers (it has no "
+        {"layer", utf8(WebPage::tr("Layer"))},
+        {"head", utf8(WebPage::tr("head %1"))},
+        {"mean", utf8(WebPage::tr("mean of the heads"))},
+        {"query", utf8(WebPage::tr("query"))},
+        {"key", utf8(WebPage::tr("key"))},
+        {"row", utf8(WebPage::tr("row"))},
+        {"column", utf8(WebPage::tr("column"))},
+        {"blocked", utf8(WebPage::tr("blocked by the mask"))},
+        {"within", utf8(WebPage::tr("stored to ±%1"))},
+        {"layerHead", utf8(WebPage::tr("layer %1 · head %2"))},
+        {"block_self", utf8(WebPage::tr("self-attention"))},
+        {"block_masked_self", utf8(WebPage::tr("masked self-attention"))},
+        {"block_cross", utf8(WebPage::tr("cross-attention"))},
+        {"noUnpacking", utf8(WebPage::tr("This browser cannot unpack the page's numbers (it has no "
                                 "DecompressionStream): open the page in a current Chromium, "
                                 "Firefox or Safari."))},
-        {"hoverQuery", utf8(tr("Weights of “%1” over the keys (heads %2)"))},
-        {"picture", utf8(tr("Attention of [CLS] over the picture: %1"))},
+        {"hoverQuery", utf8(WebPage::tr("Weights of “%1” over the keys (heads %2)"))},
+        {"picture", utf8(WebPage::tr("Attention of [CLS] over the picture: %1"))},
     };
     // The numbers are packed with zlib (the page unpacks them with DecompressionStream).
     const QByteArray packed = qCompress(packer.bytes(), 9).mid(4);
@@ -421,30 +421,30 @@ QByteArray renderWebPage(const WebPageContent& content)
         {"data", QString::fromStdString(scriptSafeJson(data))},
         {"values", QString::fromLatin1(packed.toBase64())},
         {"steps", stepMarkup},
-        {"tab_heads", escaped(tr("Head view"))},
-        {"tab_model", escaped(tr("Model view"))},
-        {"tab_steps", escaped(tr("Step by step"))},
-        {"tab_picture", escaped(tr("Picture"))},
-        {"layer", escaped(tr("Layer"))},
-        {"heads", escaped(tr("Heads"))},
-        {"previous", escaped(tr("← Previous"))},
-        {"next", escaped(tr("Next →"))},
-        {"opacity", escaped(tr("Opacity"))},
+        {"tab_heads", escaped(WebPage::tr("Head view"))},
+        {"tab_model", escaped(WebPage::tr("Model view"))},
+        {"tab_steps", escaped(WebPage::tr("Step by step"))},
+        {"tab_picture", escaped(WebPage::tr("Picture"))},
+        {"layer", escaped(WebPage::tr("Layer"))},
+        {"heads", escaped(WebPage::tr("Heads"))},
+        {"previous", escaped(WebPage::tr("← Previous"))},
+        {"next", escaped(WebPage::tr("Next →"))},
+        {"opacity", escaped(WebPage::tr("Opacity"))},
         {"head_view_help",
-         escaped(tr("Point at a word on the left, or move to it with Tab and the arrow keys, to "
+         escaped(WebPage::tr("Point at a word on the left, or move to it with Tab and the arrow keys, to "
                     "see where it looks: each line's strength is its attention weight, each "
                     "colour one head."))},
         {"model_view_help",
-         escaped(tr("Every layer and head at once: rows are queries, columns keys. Click a map, "
+         escaped(WebPage::tr("Every layer and head at once: rows are queries, columns keys. Click a map, "
                     "or press Enter on it, to open it."))},
-        {"steps_help", escaped(tr("← and → move between the steps; point at a cell to read "
+        {"steps_help", escaped(WebPage::tr("← and → move between the steps; point at a cell to read "
                                   "its value."))},
         {"precision",
-         escaped(tr("Each value is stored in %1 bits, as a whole number of steps from its map's "
+         escaped(WebPage::tr("Each value is stored in %1 bits, as a whole number of steps from its map's "
                     "smallest value; a value read here is within half a step of the computed one "
                     "(the step is shown with it).")
                      .arg(content.bits))},
-        {"footer", escaped(tr("Made with AttnViz. Everything this page needs is inside it: it "
+        {"footer", escaped(WebPage::tr("Made with AttnViz. Everything this page needs is inside it: it "
                               "opens offline and loads nothing from the network."))},
     };
     return filled(page, fields).toUtf8();

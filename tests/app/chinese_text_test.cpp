@@ -791,6 +791,43 @@ private slots:
             m_words.check(pages[page], QStringLiteral("handout page %1").arg(page + 1));
     }
 
+    // #27: the web page speaks the interface's language: its tabs, help and steps.
+    void theWebPageIsChinese()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString path = dir.filePath(QStringLiteral("课.html"));
+        QAction* action = m_window->findChild<QAction*>(QStringLiteral("actionExportWebPage"));
+        QVERIFY(action);
+        bool answered = false;
+        QTimer::singleShot(0, this, [&] {
+            auto* dialog = qobject_cast<QFileDialog*>(QApplication::activeModalWidget());
+            if (!dialog)
+                return;
+            dialog->selectFile(path);
+            static_cast<QDialog*>(dialog)->accept();
+            answered = true;
+        });
+        action->trigger();
+        QVERIFY(answered);
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QString page = QString::fromUtf8(file.readAll());
+        QVERIFY(page.contains(QStringLiteral("<html lang=\"zh-CN\">")));
+        // What a reader sees without the script: the markup's text, data and code left out.
+        page.remove(QRegularExpression(QStringLiteral("<(script|style)[^>]*>.*?</\\1>"),
+                                       QRegularExpression::DotMatchesEverythingOption));
+        page.replace(QRegularExpression(QStringLiteral("<[^>]*>")), QStringLiteral(" "));
+        page.replace(QStringLiteral("&lt;"), QStringLiteral("<"))
+            .replace(QStringLiteral("&gt;"), QStringLiteral(">"))
+            .replace(QStringLiteral("&quot;"), QStringLiteral("\""))
+            .replace(QStringLiteral("&#39;"), QStringLiteral("'"))
+            .replace(QStringLiteral("&amp;"), QStringLiteral("&"));
+        QVERIFY2(page.contains(QStringLiteral("头视图")) && page.contains(QStringLiteral("第 1 步")),
+                 qPrintable(page.left(400)));
+        m_words.check(page, QStringLiteral("web page"));
+    }
+
     void everyStepOfThePlayground()
     {
         attnviz::lesson::PlaygroundSettings settings;
