@@ -19,7 +19,6 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
-#include <tuple>
 
 namespace attnviz::render {
 namespace {

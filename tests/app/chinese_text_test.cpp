@@ -407,6 +407,23 @@ private:
 
     void settle() { QVERIFY(attnviz::test::waitUntilIdle(*m_window)); }
 
+    // Triggers a menu action that asks for a file and answers its dialog with `path`; false when
+    // no dialog asked.
+    bool saveThrough(QAction* action, const QString& path)
+    {
+        bool answered = false;
+        QTimer::singleShot(0, this, [&] {
+            auto* dialog = qobject_cast<QFileDialog*>(QApplication::activeModalWidget());
+            if (!dialog)
+                return;
+            dialog->selectFile(path);
+            static_cast<QDialog*>(dialog)->accept();
+            answered = true;
+        });
+        action->trigger();
+        return answered;
+    }
+
     void readWindow(const QString& context)
     {
         m_words.addTokens(m_window->walkthrough().get());
@@ -762,17 +779,7 @@ private slots:
             if (a->text().contains(QStringLiteral("PDF")))
                 action = a;
         QVERIFY(action);
-        bool answered = false;
-        QTimer::singleShot(0, this, [&] {
-            auto* dialog = qobject_cast<QFileDialog*>(QApplication::activeModalWidget());
-            if (!dialog)
-                return;
-            dialog->selectFile(path);
-            static_cast<QDialog*>(dialog)->accept();
-            answered = true;
-        });
-        action->trigger();
-        QVERIFY(answered);
+        QVERIFY(saveThrough(action, path));
         QVERIFY(QFileInfo::exists(path));
         const QString message = m_window->statusBar()->currentMessage();
         QVERIFY2(message.contains(QDir::toNativeSeparators(path)) && message.contains(QStringLiteral("讲义")),
@@ -799,17 +806,7 @@ private slots:
         const QString path = dir.filePath(QStringLiteral("课.html"));
         QAction* action = m_window->findChild<QAction*>(QStringLiteral("actionExportWebPage"));
         QVERIFY(action);
-        bool answered = false;
-        QTimer::singleShot(0, this, [&] {
-            auto* dialog = qobject_cast<QFileDialog*>(QApplication::activeModalWidget());
-            if (!dialog)
-                return;
-            dialog->selectFile(path);
-            static_cast<QDialog*>(dialog)->accept();
-            answered = true;
-        });
-        action->trigger();
-        QVERIFY(answered);
+        QVERIFY(saveThrough(action, path));
         QFile file(path);
         QVERIFY(file.open(QIODevice::ReadOnly));
         QString page = QString::fromUtf8(file.readAll());
