@@ -3,7 +3,11 @@
 
 Run with Debian's torch:  /usr/bin/python3 tools/make_reference_cases.py
 Writes tests/data/mha/<name>.case.safetensors (inputs, weights, mask: the attnviz-cli mha case
-format) and <name>.expected.safetensors (every trace step), plus cases.txt listing them.
+format), <name>.expected.safetensors (every trace step, float32), <name>.float64.safetensors (the
+same steps unrounded, F64) and cases.txt listing them; and torch_float32_error.json: per case and
+step, the largest error against the float64 trace of PyTorch's own float32 computation (the trace's
+operations in float32, and nn.MultiheadAttention in float32 for output and weights where it takes
+the case), the yardstick of tests/engine/float32_exactness_test.cpp (issue #28).
 
 The trace is computed with torch operations in float64 and stored as float32. Wherever
 torch.nn.MultiheadAttention can express a case, the script also runs the module on the same
@@ -31,6 +35,7 @@ to 1e-10; a grouped case must equal the plain multi-head case whose K/V rows are
 group, and that one is run through nn.MultiheadAttention when it has no rotary positions.
 """
 import cmath
+import json
 import math
 import pathlib
 import sys
@@ -93,7 +98,7 @@ def apply_rope(x, pos, theta):
     freqs = pos.double()[..., None] * inv_freq  # [B, N, P/2]
     emb = torch.cat((freqs, freqs), dim=-1)  # cos and sin repeat over both halves
     cos, sin = emb.cos()[:, None], emb.sin()[:, None]  # one angle for every head
-    return x * cos + rotate_half(x) * sin
+    return x * cos.to(x.dtype) + rotate_half(x) * sin.to(x.dtype)
 
 
 def repeat_kv(x, n_rep):
@@ -105,9 +110,10 @@ def repeat_kv(x, n_rep):
     return x[:, :, None].expand(B, Hkv, n_rep, N, P).reshape(B, Hkv * n_rep, N, P)
 
 
-def trace_with_ops(c):
-    """The full trace in float64 from plain torch operations."""
-    d = lambda name: torch.from_numpy(c[name]).double() if name in c else None  # noqa: E731
+def trace_with_ops(c, dtype=torch.float64):
+    """The full trace from plain torch operations, in float64 (the reference) or in float32 (what
+    PyTorch computes at the engine's precision, to measure its error against the reference)."""
+    d = lambda name: torch.from_numpy(c[name]).to(dtype) if name in c else None  # noqa: E731
     q, k, v = d("query"), d("key"), d("value")
     H = c["num_heads"]
     Hkv = c.get("num_kv_heads", H)
@@ -287,33 +293,60 @@ def module_shaped(c):
     return c["w_q"].shape[0] == c["w_v"].shape[0] == c["w_o"].shape[0] == E and E % H == 0
 
 
-def check_against_module(c, trace, blocked):
-    """Runs torch.nn.MultiheadAttention on the case and compares output and weights."""
-    q, k, v = (torch.from_numpy(c[n]).double() for n in ("query", "key", "value"))
+def run_module(c, blocked, dtype):
+    """torch.nn.MultiheadAttention on the case in `dtype`: (output, per-head weights)."""
+    q, k, v = (torch.from_numpy(c[n]).to(dtype) for n in ("query", "key", "value"))
     H = c["num_heads"]
     E, Dk, Dv = q.shape[-1], k.shape[-1], v.shape[-1]
     bias = "b_q" in c
     m = torch.nn.MultiheadAttention(E, H, bias=bias, batch_first=True, kdim=Dk, vdim=Dv)
-    m = m.double().eval()
+    m = m.to(dtype).eval()
+    t = lambda *names: torch.from_numpy(np.concatenate([c[n] for n in names])).to(dtype)  # noqa
     with torch.no_grad():
         if m._qkv_same_embed_dim:
-            m.in_proj_weight.copy_(torch.from_numpy(
-                np.concatenate([c["w_q"], c["w_k"], c["w_v"]])).double())
+            m.in_proj_weight.copy_(t("w_q", "w_k", "w_v"))
         else:
-            m.q_proj_weight.copy_(torch.from_numpy(c["w_q"]).double())
-            m.k_proj_weight.copy_(torch.from_numpy(c["w_k"]).double())
-            m.v_proj_weight.copy_(torch.from_numpy(c["w_v"]).double())
+            m.q_proj_weight.copy_(t("w_q"))
+            m.k_proj_weight.copy_(t("w_k"))
+            m.v_proj_weight.copy_(t("w_v"))
         if bias:
-            m.in_proj_bias.copy_(torch.from_numpy(
-                np.concatenate([c["b_q"], c["b_k"], c["b_v"]])).double())
-            m.out_proj.bias.copy_(torch.from_numpy(c["b_o"]).double())
-        m.out_proj.weight.copy_(torch.from_numpy(c["w_o"]).double())
+            m.in_proj_bias.copy_(t("b_q", "b_k", "b_v"))
+            m.out_proj.bias.copy_(t("b_o"))
+        m.out_proj.weight.copy_(t("w_o"))
         attn_mask = blocked.repeat_interleave(H, dim=0) if blocked.any() else None
-        out, w = m(q, k, v, attn_mask=attn_mask, need_weights=True, average_attn_weights=False)
+        return m(q, k, v, attn_mask=attn_mask, need_weights=True, average_attn_weights=False)
+
+
+def check_against_module(c, trace, blocked):
+    """Runs torch.nn.MultiheadAttention on the case and compares output and weights."""
+    out, w = run_module(c, blocked, torch.float64)
     live = ~blocked.all(dim=-1)  # rows that attend to something; PyTorch gives NaN elsewhere
     assert torch.allclose(out[live], trace["output"][live], atol=1e-10), "output differs"
     assert torch.allclose(w.permute(0, 2, 1, 3)[live], trace["weights"].permute(0, 2, 1, 3)[live],
                           atol=1e-10), "weights differ"
+
+
+def largest_error(actual, reference, live=None):
+    """max |actual - reference| over the reference's finite entries (of the live query rows)."""
+    a, r = actual.double(), reference
+    keep = torch.isfinite(r)
+    if live is not None:
+        keep &= live
+    return float((a - r).abs()[keep].max()) if keep.any() else 0.0
+
+
+def float32_errors(c, trace, blocked, expressible):
+    """PyTorch's own error at float32 on the case, step by step, against the float64 trace:
+    "ops" is the trace's operations run in float32; "module" is nn.MultiheadAttention in float32
+    (output and weights, rows that attend to something), where it can take the case."""
+    trace32, _ = trace_with_ops(c, torch.float32)
+    errors = {step: {"ops": largest_error(trace32[step], trace[step])} for step in trace}
+    if expressible:
+        out, w = run_module(c, blocked, torch.float32)
+        live = ~blocked.all(dim=-1)  # [B, Nq]
+        errors["output"]["module"] = largest_error(out, trace["output"], live[..., None])
+        errors["weights"]["module"] = largest_error(w, trace["weights"], live[:, None, :, None])
+    return errors
 
 
 def make_case(seed, B, Nq, Nk, Dq, Dk, Dv, H, Pqk, Pv, Po, bias=True, scale=1.0, kv_heads=None):
@@ -512,33 +545,44 @@ def check_plain_is_grouped_with_every_head():
         check_against_loops(dict(c, num_kv_heads=c["num_heads"]), plain)
 
 
+def save_case(path, c, description):
+    """Writes the case in attnviz-cli's case format (docs/case-format.md)."""
+    tensors = {k: v for k, v in c.items() if k not in SETTINGS}
+    metadata = {"num_heads": c["num_heads"],
+                "causal": "true" if c.get("causal") else "false",
+                "description": description}
+    metadata.update({k: setting_text(c[k]) for k in VARIANT_SETTINGS if k in c})
+    safetensors_py.save(path, tensors, metadata)
+
+
 def main():
     torch.manual_seed(0)
     OUT.mkdir(parents=True, exist_ok=True)
     listing = []
+    errors = {}
     for name, description, c, expressible in cases():
         trace, blocked = trace_with_ops(c)
+        errors[name] = float32_errors(c, trace, blocked, expressible)
         if expressible:
             check_against_module(c, trace, blocked)
         variant = any(k in c for k in VARIANT_SETTINGS)
         if variant:
             check_variant(name, c, trace, blocked)
-        tensors = {k: v for k, v in c.items() if k not in SETTINGS}
-        metadata = {"num_heads": c["num_heads"],
-                    "causal": "true" if c.get("causal") else "false",
-                    "description": description}
-        metadata.update({k: setting_text(c[k]) for k in VARIANT_SETTINGS if k in c})
-        safetensors_py.save(OUT / f"{name}.case.safetensors", tensors, metadata)
+        save_case(OUT / f"{name}.case.safetensors", c, description)
         expected = {k: v.float().numpy() for k, v in trace.items()}
         rows = blocked.all(dim=-1).nonzero().tolist()
         safetensors_py.save(OUT / f"{name}.expected.safetensors", expected,
                             {"fully_masked_rows": str(rows).replace(" ", ""),
                              "checked_against_nn_multihead_attention": str(expressible).lower()})
+        safetensors_py.save(OUT / f"{name}.float64.safetensors",
+                            {k: v.numpy() for k, v in trace.items()})
         listing.append(f"{name}\t{description}")
         print(f"{name:22s} {'nn.MHA' if expressible else 'loops ' if variant else 'ops   '} "
               f"output {tuple(trace['output'].shape)}")
     check_plain_is_grouped_with_every_head()
     (OUT / "cases.txt").write_text("\n".join(listing) + "\n")
+    (OUT / "torch_float32_error.json").write_text(json.dumps(
+        {"torch": torch.__version__, "errors": errors}, indent=1) + "\n")
 
 
 if __name__ == "__main__":

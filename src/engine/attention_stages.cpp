@@ -1,5 +1,7 @@
 #include "engine/attention_stages.h"
 
+#include "engine/accurate_product.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -22,11 +24,8 @@ void linear(const Tensor& x, const RowMatrix& w, const std::optional<Eigen::RowV
             Tensor& y)
 {
     const Eigen::Index rows = x.dim(0) * x.dim(1);
-    ConstMatrixView in(x.data(), rows, x.dim(2));
-    MatrixView out(y.data(), rows, w.rows());
-    out.noalias() = in * w.transpose();
-    if (b)
-        out.rowwise() += *b;
+    multiplyTransposedOnThreads({x.data(), rows, x.dim(2), x.dim(2)}, readRows(w),
+                                {y.data(), rows, w.rows(), w.rows()}, b ? b->data() : nullptr);
 }
 
 // [batch, token, H·P] -> [batch, head, token, P]: head h owns feature columns [h·P, (h+1)·P).
@@ -40,35 +39,6 @@ void splitHeads(const Tensor& projected, Tensor& split)
     for (std::int64_t task = 0; task < tasks; ++task)
         split.matrix({task / heads, task % heads}) =
             projected.matrix({task / heads}).middleCols((task % heads) * p, p);
-}
-
-// The angles of rotary positions, one row a (batch item, token): cos and sin of
-// position · frequency for the r/2 pairs, computed in double. Every head shares them.
-struct RotaryTable {
-    std::vector<double> cos, sin;
-    std::int64_t half = 0;
-};
-
-RotaryTable rotaryTable(const AttentionDescription& d, std::int64_t batch, std::int64_t tokens,
-                        const std::vector<std::int64_t>& positions)
-{
-    RotaryTable table;
-    const int r = d.rotatedSize();
-    table.half = r / 2;
-    const std::vector<double> frequency = d.rotary->frequencies(r);
-    table.cos.resize(static_cast<std::size_t>(batch * tokens * table.half));
-    table.sin.resize(table.cos.size());
-    for (std::int64_t b = 0; b < batch; ++b)
-        for (std::int64_t t = 0; t < tokens; ++t) {
-            const auto position = static_cast<double>(positionAt(positions, b, tokens, t));
-            for (std::int64_t i = 0; i < table.half; ++i) {
-                const double angle = position * frequency[static_cast<std::size_t>(i)];
-                const auto k = static_cast<std::size_t>((b * tokens + t) * table.half + i);
-                table.cos[k] = std::cos(angle);
-                table.sin[k] = std::sin(angle);
-            }
-        }
-    return table;
 }
 
 // Hugging Face's apply_rotary_pos_emb with rotate_half: feature i and feature i + r/2 of every
@@ -125,15 +95,41 @@ template <typename Vector> void softmaxInPlace(Vector v, bool guarded)
         v.setConstant(guarded ? 0.0f : std::numeric_limits<float>::quiet_NaN());
         return;
     }
+    // In double, as the fast path does (multi_head_attention.cpp): x − max is exact there.
+    std::vector<double> e(static_cast<std::size_t>(v.size()));
     double sum = 0;
     for (Eigen::Index k = 0; k < v.size(); ++k) {
-        v(k) = v(k) == kBlocked ? 0.0f : std::exp(v(k) - top);
-        sum += v(k);
+        const auto i = static_cast<std::size_t>(k);
+        e[i] = v(k) == kBlocked ? 0.0 : std::exp(static_cast<double>(v(k)) - top);
+        sum += e[i];
     }
-    v *= static_cast<float>(1.0 / sum);
+    for (Eigen::Index k = 0; k < v.size(); ++k)
+        v(k) = static_cast<float>(e[static_cast<std::size_t>(k)] / sum);
 }
 
 } // namespace
+
+RotaryTable rotaryTable(const AttentionDescription& d, std::int64_t batch, std::int64_t tokens,
+                        const std::vector<std::int64_t>& positions)
+{
+    RotaryTable table;
+    const int r = d.rotatedSize();
+    table.half = r / 2;
+    const std::vector<double> frequency = d.rotary->frequencies(r);
+    table.cos.resize(static_cast<std::size_t>(batch * tokens * table.half));
+    table.sin.resize(table.cos.size());
+    for (std::int64_t b = 0; b < batch; ++b)
+        for (std::int64_t t = 0; t < tokens; ++t) {
+            const auto position = static_cast<double>(positionAt(positions, b, tokens, t));
+            for (std::int64_t i = 0; i < table.half; ++i) {
+                const double angle = position * frequency[static_cast<std::size_t>(i)];
+                const auto k = static_cast<std::size_t>((b * tokens + t) * table.half + i);
+                table.cos[k] = std::cos(angle);
+                table.sin[k] = std::sin(angle);
+            }
+        }
+    return table;
+}
 
 std::int64_t StageInputs::queryPosition(std::int64_t b, std::int64_t i) const
 {
@@ -188,8 +184,9 @@ void scores(const StageInputs& in, AttentionTrace& t)
     const Tensor &q = queriesOf(t), &k = keysOf(t);
     for (std::int64_t b = 0; b < t.batchSize(); ++b)
         for (int h = 0; h < t.numHeads(); ++h)
-            t.scores.matrix({b, h}).noalias() =
-                q.matrix({b, h}) * k.matrix({b, in.description.keyValueHeadOf(h)}).transpose();
+            multiplyTransposed(readRows(q.matrix({b, h})),
+                               readRows(k.matrix({b, in.description.keyValueHeadOf(h)})),
+                               writeRows(t.scores.matrix({b, h})));
 }
 
 void scale(const StageInputs& in, AttentionTrace& t)
@@ -307,9 +304,12 @@ void context(const StageInputs& in, AttentionTrace& t)
                        {"query", t.queryLength()},
                        {"d_v", in.description.valueSize}});
     for (std::int64_t b = 0; b < t.batchSize(); ++b)
-        for (int h = 0; h < t.numHeads(); ++h)
-            t.context.matrix({b, h}).noalias() =
-                t.weights.matrix({b, h}) * t.vHeads.matrix({b, in.description.keyValueHeadOf(h)});
+        for (int h = 0; h < t.numHeads(); ++h) {
+            const RowMatrix valuesByFeature =
+                std::as_const(t.vHeads).matrix({b, in.description.keyValueHeadOf(h)}).transpose();
+            multiplyTransposed(readRows(std::as_const(t.weights).matrix({b, h})),
+                               readRows(valuesByFeature), writeRows(t.context.matrix({b, h})));
+        }
 }
 
 void concat(const StageInputs& in, AttentionTrace& t)

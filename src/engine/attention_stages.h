@@ -43,6 +43,15 @@ struct StageInputs {
     std::int64_t keyPosition(std::int64_t b, std::int64_t j) const;
 };
 
+/// The angles of rotary positions, one row a (batch item, token): cos and sin of
+/// position · frequency for the r/2 pairs, in double. Every head shares them.
+struct RotaryTable {
+    std::vector<double> cos, sin;
+    std::int64_t half = 0; ///< r/2: feature i turns with feature i + half
+};
+RotaryTable rotaryTable(const AttentionDescription& d, std::int64_t batch, std::int64_t tokens,
+                        const std::vector<std::int64_t>& positions);
+
 /// One stage: reads the steps before it from the trace and writes its own steps there.
 using StageFunction = void (*)(const StageInputs& in, AttentionTrace& trace);
 

@@ -1,5 +1,7 @@
 #include "engine/multi_head_attention.h"
 
+#include "engine/accurate_product.h"
+#include "engine/exact_attention.h"
 #include "engine/input_error.h"
 #include "engine/non_finite.h"
 #include "engine/online_softmax.h"
@@ -68,6 +70,8 @@ struct BlockRows {
     float* masked;
     float* weights;
     Eigen::Index stride;
+    RowMatrix* valuesByFeature; ///< the live value rows transposed, for the context's product
+    Eigen::ArrayXd* exponentials; ///< one row's e^(x − max), in double
 };
 
 using BlockView = Eigen::Map<RowMatrix, 0, Eigen::OuterStride<>>;
@@ -174,13 +178,9 @@ std::optional<NonFiniteStep> attendBlock(const StageInputs& in, AttentionTrace& 
 
     const Eigen::OuterStride<> stride(out.stride);
     BlockView S(out.scores, rows, nk, stride);
-    S.middleCols(first, live).noalias() = Q * K.middleRows(first, live).transpose();
-    if (kept.wholeRows()) {
-        if (first > 0)
-            S.leftCols(first).noalias() = Q * K.topRows(first).transpose();
-        if (last < nk)
-            S.rightCols(nk - last).noalias() = Q * K.bottomRows(nk - last).transpose();
-    }
+    // Each entry is the same bits whichever columns are computed beside it (accurate_product.h).
+    multiplyTransposed(readRows(Q), readRows(K.middleRows(front, back - front)),
+                       writeRows(S.middleCols(front, back - front)));
 
     const float* slopes = d.scoreBias ? d.scoreBias->slopes.data() : nullptr;
     for (Eigen::Index r = 0; r < rows; ++r) {
@@ -226,30 +226,36 @@ std::optional<NonFiniteStep> attendBlock(const StageInputs& in, AttentionTrace& 
             weights.segment(first, live).setZero();
             continue;
         }
-        weights.segment(first, live) = (masked.segment(first, live) - rowMax).exp();
+        // In double: masked − max is exact there, so a weight's only errors are its scores'
+        // and one rounding to float (in float, the subtraction alone costs w · |x − max| · 2^-24,
+        // which large logits make the largest error of the step).
+        auto e = out.exponentials->segment(first, live);
+        e = (masked.segment(first, live).cast<double>() - static_cast<double>(rowMax)).exp();
         // Eigen's vectorised exp clamps its argument and returns a denormal for −∞, not 0: make
         // blocked weights exactly zero, as the softmax of −∞ is.
-        weights.segment(first, std::max<Eigen::Index>(start - first, 0)).setZero();
-        weights.segment(limit, std::max<Eigen::Index>(last - limit, 0)).setZero();
+        e.head(std::max<Eigen::Index>(start - first, 0)).setZero();
+        e.tail(std::max<Eigen::Index>(last - limit, 0)).setZero();
         if (keep.allowed)
             for (Eigen::Index j = start; j < limit; ++j)
                 if (keep.allowed[j] == 0)
-                    weights(j) = 0.0f;
-        // The row sum in a fixed order, in double: Eigen's vectorised sum peels unaligned
-        // elements first, so its rounding would depend on where the row sits in memory, and a
-        // step kept in the trace would differ from the same step computed in scratch.
+                    e(j - first) = 0.0;
+        // The row sum in a fixed order: Eigen's vectorised sum peels unaligned elements first, so
+        // its rounding would depend on where the row sits in memory, and a step kept in the trace
+        // would differ from the same step computed in scratch.
         double sum = 0;
-        for (Eigen::Index j = start; j < limit; ++j)
-            sum += weights(j);
-        weights.segment(start, limit - start) *= static_cast<float>(1.0 / sum);
+        for (Eigen::Index j = 0; j < live; ++j)
+            sum += e(j);
+        weights.segment(first, live) = (e / sum).cast<float>();
     }
 
     // Context rows are the weighted sums of the value rows (blocked keys weigh 0).
     auto context = t.context.matrix({b, h}).middleRows(r0, rows);
-    if (!online)
-        context.noalias() =
-            ConstBlockView(out.weights, rows, nk, stride).middleCols(first, live) *
-            V.middleRows(first, live);
+    if (!online) {
+        RowMatrix& valuesByFeature = *out.valuesByFeature;
+        valuesByFeature = V.middleRows(first, live).transpose();
+        multiplyTransposed(readRows(ConstBlockView(out.weights, rows, nk, stride).middleCols(first, live)),
+                           readRows(valuesByFeature), writeRows(context));
+    }
 
     // Where values stop being finite, in step order: the masked scores are the scaled (or
     // biased) ones where they are not blocked, and a softmax of finite numbers is finite.
@@ -324,7 +330,10 @@ void attend(const StageInputs& in, const AttentionKeep& keep, AttentionTrace& t)
         const Eigen::Index stride = (Nk + 15) / 16 * 16;
         RowMatrix scratch(5 * kQueryBlock, stride); // Eigen aligns it for its widest vectors
         const auto part = [&](int k) { return scratch.data() + k * kQueryBlock * stride; };
-        const BlockRows block{part(0), part(1), part(2), part(3), part(4), stride};
+        RowMatrix valuesByFeature;
+        Eigen::ArrayXd exponentials(Nk);
+        const BlockRows block{part(0),  part(1), part(2),          part(3),
+                              part(4),  stride,  &valuesByFeature, &exponentials};
         std::optional<OnlinePass> online;
         if (const auto tile = in.description.onlineSoftmaxTile)
             online = OnlinePass{OnlineSoftmaxRow(in.description.valueSize),
@@ -534,12 +543,15 @@ void MultiHeadAttention::forward(const Tensor& query, const Tensor& key, const T
 
     // Everything up to the concatenation is needed to compute; what is not kept is dropped at
     // the end.
-    projectSplitRotate(in, t);
-    attend(in, options.keep, t);
-    stages::concat(in, t);
-    stages::output(in, t);
-    requireFinite(t.output, "output");
-
+    if (multiplyAddsOf(in) <= kExactPassLimit) {
+        forwardExactly(in, t);
+    } else {
+        projectSplitRotate(in, t);
+        attend(in, options.keep, t);
+        stages::concat(in, t);
+        stages::output(in, t);
+        requireFinite(t.output, "output");
+    }
     dropUnkept(options.keep, t);
 }
 

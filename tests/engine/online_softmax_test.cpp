@@ -151,8 +151,10 @@ TEST(OnlineSoftmax, RunningMaximumAndSumMatchTheirDefinitionAndTheStagePath)
         const MultiHeadAttention module = withTile(p.module, tile);
         const AttentionTrace t = module.forward(p.query, p.key, p.value, p.mask);
         const AttentionTrace byStages = module.forwardByStages(p.query, p.key, p.value, p.mask);
-        EXPECT_TRUE(tensorsNear(t.onlineMax, byStages.onlineMax, 1e-6, 1e-6));
-        EXPECT_TRUE(tensorsNear(t.onlineSum, byStages.onlineSum, 1e-6, 1e-6));
+        // These small passes are computed in double (exact_attention.h) and the stages in float,
+        // so their masked scores differ by float roundings, which exp() carries into ℓ.
+        EXPECT_TRUE(tensorsNear(t.onlineMax, byStages.onlineMax));
+        EXPECT_TRUE(tensorsNear(t.onlineSum, byStages.onlineSum));
         ASSERT_EQ(t.onlineMax.shape(),
                   (std::vector<std::int64_t>{t.batchSize(), t.numHeads(), t.queryLength(),
                                              t.tileCount()}));
