@@ -29,11 +29,6 @@ constexpr int kTile = 4;
 // the cache while a's rows pass by.
 constexpr Index kBlock = 64;
 
-double biasOf(const float* bias, Index j)
-{
-    return bias ? static_cast<double>(bias[j]) : 0.0;
-}
-
 // A tile's row pointers: rows first … first + 3 of v, the ones past its end repeating its last.
 void tileRows(ConstRowsView v, Index first, const float* (&rows)[kTile])
 {
@@ -41,41 +36,52 @@ void tileRows(ConstRowsView v, Index first, const float* (&rows)[kTile])
         rows[r] = v.data + std::min(first + r, v.rows - 1) * v.stride;
 }
 
-// Writes the valid part of a tile's sums (row-major, kTile × kTile) into c, adding the bias.
-template <typename Sum>
-void storeTile(const Sum (&sums)[kTile * kTile], RowsView c, Index i0, Index j0, const float* bias)
+#ifdef __AVX512F__
+__m512d eightFrom(const float* p)
 {
-    for (Index r = 0; r < std::min<Index>(kTile, c.rows - i0); ++r)
-        for (Index s = 0; s < std::min<Index>(kTile, c.cols - j0); ++s)
-            c.data[(i0 + r) * c.stride + j0 + s] =
-                static_cast<float>(static_cast<double>(sums[r * kTile + s]) + biasOf(bias, j0 + s));
+    return _mm512_cvtps_pd(_mm256_loadu_ps(p));
 }
 
-// Short dot products: in double, 8 terms at a time where the instruction set allows.
-void shortTile(const float* const (&x)[kTile], const float* const (&y)[kTile], Index k,
+__m512d eightFrom(const double* p)
+{
+    return _mm512_loadu_pd(p);
+}
+#endif
+
+// Dot products in double: every product of two floats is exact there. 8 terms at a time where
+// the instruction set allows, each row's vector converted once for the whole tile. The rows of
+// `x` may already be double (exact_attention.h's unrounded steps).
+template <typename X>
+void shortTile(const X* const (&x)[kTile], const float* const (&y)[kTile], Index k,
                double (&sums)[kTile * kTile])
 {
-    for (int r = 0; r < kTile; ++r) {
-        Index p = 0;
+    Index p = 0;
 #ifdef __AVX512F__
-        __m512d acc[kTile];
-        for (__m512d& a : acc)
+    __m512d acc[kTile][kTile];
+    for (auto& row : acc)
+        for (__m512d& a : row)
             a = _mm512_setzero_pd();
-        for (; p + 8 <= k; p += 8) {
-            const __m512d xv = _mm512_cvtps_pd(_mm256_loadu_ps(x[r] + p));
-            for (int s = 0; s < kTile; ++s)
-                acc[s] = _mm512_fmadd_pd(xv, _mm512_cvtps_pd(_mm256_loadu_ps(y[s] + p)), acc[s]);
+    for (; p + 8 <= k; p += 8) {
+        __m512d xv[kTile], yv[kTile];
+        for (int r = 0; r < kTile; ++r) {
+            xv[r] = eightFrom(x[r] + p);
+            yv[r] = eightFrom(y[r] + p);
         }
+        for (int r = 0; r < kTile; ++r)
+            for (int s = 0; s < kTile; ++s)
+                acc[r][s] = _mm512_fmadd_pd(xv[r], yv[s], acc[r][s]);
+    }
+    for (int r = 0; r < kTile; ++r)
         for (int s = 0; s < kTile; ++s)
-            sums[r * kTile + s] = _mm512_reduce_add_pd(acc[s]);
+            sums[r * kTile + s] = _mm512_reduce_add_pd(acc[r][s]);
 #else
-        for (double& sum : sums)
-            sum = 0;
+    for (double& sum : sums)
+        sum = 0;
 #endif
+    for (int r = 0; r < kTile; ++r)
         for (int s = 0; s < kTile; ++s)
             for (Index q = p; q < k; ++q)
                 sums[r * kTile + s] += static_cast<double>(x[r][q]) * static_cast<double>(y[s][q]);
-    }
 }
 
 #ifdef __AVX512F__
@@ -101,9 +107,11 @@ __m512 sumsOf16(const __m512 (&v)[16])
 #endif
 
 // Long dot products: each entry's terms spread over the lanes (lane l takes terms l, l + kLanes,
-// …; the last partial vector padded with zeros), then the lanes added pairwise.
+// …; the last partial vector padded with zeros), then the lanes added pairwise, then the bias
+// (`bias`: the tile's 4 columns', all present) added in float, as a GEMM that starts from the bias
+// adds it.
 void laneTile(const float* const (&x)[kTile], const float* const (&y)[kTile], Index k,
-              float (&sums)[kTile * kTile])
+              const float* bias, float (&sums)[kTile * kTile])
 {
     namespace ei = Eigen::internal;
     Packet acc[kTile][kTile];
@@ -138,13 +146,16 @@ void laneTile(const float* const (&x)[kTile], const float* const (&y)[kTile], In
         for (int r = 0; r < kTile; ++r)
             for (int s = 0; s < kTile; ++s)
                 byColumn[kTile * s + r] = acc[r][s];
-        _mm512_storeu_ps(sums, sumsOf16(byColumn));
+        __m512 result = sumsOf16(byColumn);
+        if (bias) // the tile's 4 biases, once for each of its rows
+            result = _mm512_add_ps(result, _mm512_broadcast_f32x4(_mm_loadu_ps(bias)));
+        _mm512_storeu_ps(sums, result);
         return;
     }
 #endif
     for (int r = 0; r < kTile; ++r)
         for (int s = 0; s < kTile; ++s)
-            sums[r * kTile + s] = ei::predux(acc[r][s]);
+            sums[r * kTile + s] = ei::predux(acc[r][s]) + (bias ? bias[s] : 0.0f);
 }
 
 ConstRowsView rowsOf(ConstRowsView v, Index first, Index count)
@@ -158,23 +169,74 @@ void multiplyTransposed(ConstRowsView a, ConstRowsView b, RowsView c, const floa
 {
     if (a.rows == 0 || b.rows == 0)
         return;
+    // b's rows a block at a time, so that they stay in the cache while all of a's rows pass.
+    for (Index jb = 0; jb < b.rows; jb += kBlock)
     for (Index i0 = 0; i0 < a.rows; i0 += kTile) {
         const float* x[kTile];
         tileRows(a, i0, x);
-        for (Index j0 = 0; j0 < b.rows; j0 += kTile) {
+        for (Index j0 = jb; j0 < std::min(jb + kBlock, b.rows); j0 += kTile) {
             const float* y[kTile];
             tileRows(b, j0, y);
             if (a.cols < kShortDot) {
                 double sums[kTile * kTile];
                 shortTile(x, y, a.cols, sums);
-                storeTile(sums, c, i0, j0, bias);
+                for (Index r = 0; r < std::min<Index>(kTile, c.rows - i0); ++r)
+                    for (Index s = 0; s < std::min<Index>(kTile, c.cols - j0); ++s)
+                        c.data[(i0 + r) * c.stride + j0 + s] = static_cast<float>(
+                            sums[r * kTile + s] + (bias ? static_cast<double>(bias[j0 + s]) : 0.0));
+                continue;
+            }
+            float tileBias[kTile];
+            if (bias)
+                for (Index s = 0; s < kTile; ++s)
+                    tileBias[s] = bias[std::min(j0 + s, b.rows - 1)];
+            float sums[kTile * kTile];
+            laneTile(x, y, a.cols, bias ? tileBias : nullptr, sums);
+            if (i0 + kTile <= c.rows && j0 + kTile <= c.cols) {
+                for (Index r = 0; r < kTile; ++r)
+                    std::copy_n(sums + r * kTile, kTile, c.data + (i0 + r) * c.stride + j0);
             } else {
-                float sums[kTile * kTile];
-                laneTile(x, y, a.cols, sums);
-                storeTile(sums, c, i0, j0, bias);
+                for (Index r = 0; r < std::min<Index>(kTile, c.rows - i0); ++r)
+                    std::copy_n(sums + r * kTile, std::min<Index>(kTile, c.cols - j0),
+                                c.data + (i0 + r) * c.stride + j0);
             }
         }
     }
+}
+
+namespace {
+
+template <typename X>
+void productInDouble(const X* a, Index m, Index k, Index aStride, ConstRowsView b, double* c,
+                     Index cStride)
+{
+    for (Index i0 = 0; i0 < m; i0 += kTile) {
+        const X* x[kTile];
+        for (Index r = 0; r < kTile; ++r)
+            x[r] = a + std::min(i0 + r, m - 1) * aStride;
+        for (Index j0 = 0; j0 < b.rows; j0 += kTile) {
+            const float* y[kTile];
+            tileRows(b, j0, y);
+            double sums[kTile * kTile];
+            shortTile(x, y, k, sums);
+            for (Index r = 0; r < std::min<Index>(kTile, m - i0); ++r)
+                std::copy_n(sums + r * kTile, std::min<Index>(kTile, b.rows - j0),
+                            c + (i0 + r) * cStride + j0);
+        }
+    }
+}
+
+} // namespace
+
+void multiplyTransposedInDouble(ConstRowsView a, ConstRowsView b, double* c, Index cStride)
+{
+    productInDouble(a.data, a.rows, a.cols, a.stride, b, c, cStride);
+}
+
+void multiplyTransposedInDouble(const double* a, Index m, Index k, Index aStride, ConstRowsView b,
+                                double* c, Index cStride)
+{
+    productInDouble(a, m, k, aStride, b, c, cStride);
 }
 
 void multiplyTransposedOnThreads(ConstRowsView a, ConstRowsView b, RowsView c, const float* bias)

@@ -45,6 +45,15 @@ template <typename Matrix> RowsView writeRows(Matrix&& m)
 /// A kept step and the same step recomputed therefore always have the same bits.
 void multiplyTransposed(ConstRowsView a, ConstRowsView b, RowsView c, const float* bias = nullptr);
 
+/// c = a bᵀ summed in double and kept in double (`c` row-major, m × n, row stride `cStride`):
+/// every entry the exact sum of its products but for roundings in 2^-53. The products of
+/// exact_attention.h, which rounds to float only what the trace keeps. One thread.
+void multiplyTransposedInDouble(ConstRowsView a, ConstRowsView b, double* c, Eigen::Index cStride);
+/// The same with a's m rows of k values already in double (row stride `aStride`).
+void multiplyTransposedInDouble(const double* a, Eigen::Index m, Eigen::Index k,
+                                Eigen::Index aStride, ConstRowsView b, double* c,
+                                Eigen::Index cStride);
+
 /// The same product with c's tiles shared among the engine's threads (the same bits on any
 /// number of threads). For products outside a parallel region: the projections.
 void multiplyTransposedOnThreads(ConstRowsView a, ConstRowsView b, RowsView c,

@@ -1,5 +1,6 @@
 #include "engine/exact_attention.h"
 
+#include "engine/accurate_product.h"
 #include "engine/non_finite.h"
 #include "engine/online_softmax.h"
 
@@ -30,13 +31,13 @@ std::optional<WideRow> wideBias(const std::optional<Eigen::RowVectorXf>& b)
 
 WideStep linear(const Tensor& x, const RowMatrix& w, const std::optional<Eigen::RowVectorXf>& b)
 {
-    const Wide weights = w.cast<double>();
     const std::optional<WideRow> bias = wideBias(b);
     WideStep y;
     for (std::int64_t i = 0; i < x.dim(0); ++i) {
-        y.push_back(x.matrix({i}).cast<double>() * weights.transpose());
+        Wide& out = y.emplace_back(x.dim(1), w.rows());
+        multiplyTransposedInDouble(readRows(x.matrix({i})), readRows(w), out.data(), out.cols());
         if (bias)
-            y.back().rowwise() += *bias;
+            out.rowwise() += *bias;
     }
     return y;
 }
@@ -149,8 +150,8 @@ void forwardExactly(const StageInputs& in, AttentionTrace& t)
     for (std::int64_t b = 0; b < B; ++b)
         for (int h = 0; h < H; ++h) {
             const auto g = static_cast<std::size_t>(b * Hkv + d.keyValueHeadOf(h));
-            scores.push_back(qHeads[static_cast<std::size_t>(b * H + h)] *
-                             kHeads[g].transpose());
+            scores.push_back(
+                qHeads[static_cast<std::size_t>(b * H + h)].lazyProduct(kHeads[g].transpose()));
             scaled.push_back(scores.back() / divisor);
             Wide before = scaled.back();
             if (d.scoreBias) {
@@ -177,7 +178,7 @@ void forwardExactly(const StageInputs& in, AttentionTrace& t)
                 }
                 a.row(i) /= sum;
             }
-            context.push_back(a * vHeads[g]);
+            context.push_back(a.lazyProduct(vHeads[g]));
         }
     t.fullyMaskedRows.clear();
     for (std::int64_t b = 0; b < B; ++b)
@@ -240,13 +241,15 @@ void forwardExactly(const StageInputs& in, AttentionTrace& t)
         }
     round(concat, {{"batch", B}, {"query", Nq}, {"feature", H * Pv}}, t.concat);
 
-    const Wide wO = w.wO.cast<double>();
+    // Concat is the heads' contexts unrounded: the product reads it in double.
     const std::optional<WideRow> bO = wideBias(w.bO);
     WideStep output;
     for (const Wide& c : concat) {
-        output.push_back(c * wO.transpose());
+        Wide& out = output.emplace_back(c.rows(), w.wO.rows());
+        multiplyTransposedInDouble(c.data(), c.rows(), c.cols(), c.cols(), readRows(w.wO),
+                                   out.data(), out.cols());
         if (bO)
-            output.back().rowwise() += *bO;
+            out.rowwise() += *bO;
     }
     round(output, {{"batch", B}, {"query", Nq}, {"feature", w.wO.rows()}}, t.output);
     requireAllFinite(t.output, "output");

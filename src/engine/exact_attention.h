@@ -12,7 +12,7 @@ std::int64_t multiplyAddsOf(const StageInputs& in);
 
 /// Passes up to this many multiply-adds are computed by forwardExactly: every example a lesson
 /// or a reference case holds, in about a millisecond (docs/performance.md, "Exactness").
-inline constexpr std::int64_t kExactPassLimit = std::int64_t{1} << 25;
+inline constexpr std::int64_t kExactPassLimit = std::int64_t{1} << 22;
 
 /// Stages Project … Output in double: each step from the previous steps' unrounded values, as a
 /// float64 reference computes them from the float inputs and weights, and rounded to float only

@@ -70,9 +70,29 @@ struct BlockRows {
     float* masked;
     float* weights;
     Eigen::Index stride;
-    RowMatrix* valuesByFeature; ///< the live value rows transposed, for the context's product
-    Eigen::ArrayXd* exponentials; ///< one row's e^(x − max), in double
+    // Per thread, reused from block to block:
+    RowMatrix* valuesByFeature; ///< a K/V head's value rows transposed, for the context's product
+    std::int64_t* valuesOf; ///< which one: b · H_kv + g, or −1
+    Eigen::Array<double, 1, Eigen::Dynamic>* differences; ///< one row's x − max, in double
+    Eigen::Array<float, 1, Eigen::Dynamic>* lowParts; ///< what x − max loses in float
 };
+
+// A row's sum in double, its terms taken in 8 interleaved lanes (vectorised) then the lanes added
+// pairwise: the order depends on the row's length alone, never on where it sits in memory (Eigen's
+// own sum peels unaligned elements first), so a step kept in the trace has the bits of the same
+// step computed in scratch.
+double sumInFixedOrder(const float* x, Eigen::Index n)
+{
+    double lanes[8] = {};
+    Eigen::Index j = 0;
+    for (; j + 8 <= n; j += 8)
+        for (int l = 0; l < 8; ++l)
+            lanes[l] += static_cast<double>(x[j + l]);
+    for (int l = 0; j < n; ++j, ++l)
+        lanes[l] += static_cast<double>(x[j]);
+    return ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) +
+        ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]));
+}
 
 using BlockView = Eigen::Map<RowMatrix, 0, Eigen::OuterStride<>>;
 using ConstBlockView = Eigen::Map<const RowMatrix, 0, Eigen::OuterStride<>>;
@@ -178,9 +198,17 @@ std::optional<NonFiniteStep> attendBlock(const StageInputs& in, AttentionTrace& 
 
     const Eigen::OuterStride<> stride(out.stride);
     BlockView S(out.scores, rows, nk, stride);
-    // Each entry is the same bits whichever columns are computed beside it (accurate_product.h).
-    multiplyTransposed(readRows(Q), readRows(K.middleRows(front, back - front)),
-                       writeRows(S.middleCols(front, back - front)));
+    // Eigen's GEMM here, not accurate_product.h: over a head's few features (64) its kernel is
+    // twice as fast, and a pass small enough to care about the last bit is computed exactly
+    // (exact_attention.h). The live columns are one product whatever else is kept, so a kept
+    // step and the same step recomputed have the same bits.
+    S.middleCols(first, live).noalias() = Q * K.middleRows(first, live).transpose();
+    if (kept.wholeRows()) {
+        if (first > 0)
+            S.leftCols(first).noalias() = Q * K.topRows(first).transpose();
+        if (last < nk)
+            S.rightCols(nk - last).noalias() = Q * K.bottomRows(nk - last).transpose();
+    }
 
     const float* slopes = d.scoreBias ? d.scoreBias->slopes.data() : nullptr;
     for (Eigen::Index r = 0; r < rows; ++r) {
@@ -226,35 +254,41 @@ std::optional<NonFiniteStep> attendBlock(const StageInputs& in, AttentionTrace& 
             weights.segment(first, live).setZero();
             continue;
         }
-        // In double: masked − max is exact there, so a weight's only errors are its scores'
-        // and one rounding to float (in float, the subtraction alone costs w · |x − max| · 2^-24,
-        // which large logits make the largest error of the step).
-        auto e = out.exponentials->segment(first, live);
-        e = (masked.segment(first, live).cast<double>() - static_cast<double>(rowMax)).exp();
+        // exp(x − max) in float, corrected by what x − max loses in float: with d = dh + dl,
+        // exp(d) = exp(dh) (1 + dl) to far below a float's resolution. Without it the rounding of
+        // d alone costs w · |d| · 2^-24, which large logits make the largest error of the step.
+        auto difference = out.differences->head(live);
+        auto low = out.lowParts->head(live);
+        auto e = weights.segment(first, live);
+        difference = masked.segment(first, live).cast<double>() - static_cast<double>(rowMax);
+        e = difference.cast<float>();
+        low = (difference - e.cast<double>()).cast<float>();
+        e = e.exp();
+        e += e * low;
         // Eigen's vectorised exp clamps its argument and returns a denormal for −∞, not 0: make
         // blocked weights exactly zero, as the softmax of −∞ is.
-        e.head(std::max<Eigen::Index>(start - first, 0)).setZero();
-        e.tail(std::max<Eigen::Index>(last - limit, 0)).setZero();
+        weights.segment(first, std::max<Eigen::Index>(start - first, 0)).setZero();
+        weights.segment(limit, std::max<Eigen::Index>(last - limit, 0)).setZero();
         if (keep.allowed)
             for (Eigen::Index j = start; j < limit; ++j)
                 if (keep.allowed[j] == 0)
-                    e(j - first) = 0.0;
-        // The row sum in a fixed order: Eigen's vectorised sum peels unaligned elements first, so
-        // its rounding would depend on where the row sits in memory, and a step kept in the trace
-        // would differ from the same step computed in scratch.
-        double sum = 0;
-        for (Eigen::Index j = 0; j < live; ++j)
-            sum += e(j);
-        weights.segment(first, live) = (e / sum).cast<float>();
+                    weights(j) = 0.0f;
+        const double sum = sumInFixedOrder(&weights(first), live);
+        e = (e.cast<double>() * (1.0 / sum)).cast<float>();
     }
 
     // Context rows are the weighted sums of the value rows (blocked keys weigh 0).
     auto context = t.context.matrix({b, h}).middleRows(r0, rows);
     if (!online) {
         RowMatrix& valuesByFeature = *out.valuesByFeature;
-        valuesByFeature = V.middleRows(first, live).transpose();
-        multiplyTransposed(readRows(ConstBlockView(out.weights, rows, nk, stride).middleCols(first, live)),
-                           readRows(valuesByFeature), writeRows(context));
+        if (const std::int64_t head = b * t.numKeyValueHeads() + g; *out.valuesOf != head) {
+            valuesByFeature = V.transpose();
+            *out.valuesOf = head;
+        }
+        multiplyTransposed(
+            readRows(ConstBlockView(out.weights, rows, nk, stride).middleCols(first, live)),
+            {valuesByFeature.data() + first, valuesByFeature.rows(), live, valuesByFeature.cols()},
+            writeRows(context));
     }
 
     // Where values stop being finite, in step order: the masked scores are the scaled (or
@@ -331,9 +365,11 @@ void attend(const StageInputs& in, const AttentionKeep& keep, AttentionTrace& t)
         RowMatrix scratch(5 * kQueryBlock, stride); // Eigen aligns it for its widest vectors
         const auto part = [&](int k) { return scratch.data() + k * kQueryBlock * stride; };
         RowMatrix valuesByFeature;
-        Eigen::ArrayXd exponentials(Nk);
-        const BlockRows block{part(0),  part(1), part(2),          part(3),
-                              part(4),  stride,  &valuesByFeature, &exponentials};
+        std::int64_t valuesOf = -1;
+        Eigen::Array<double, 1, Eigen::Dynamic> differences(Nk);
+        Eigen::Array<float, 1, Eigen::Dynamic> lowParts(Nk);
+        const BlockRows block{part(0), part(1),          part(2),   part(3),      part(4),
+                              stride,  &valuesByFeature, &valuesOf, &differences, &lowParts};
         std::optional<OnlinePass> online;
         if (const auto tile = in.description.onlineSoftmaxTile)
             online = OnlinePass{OnlineSoftmaxRow(in.description.valueSize),

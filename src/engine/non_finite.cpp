@@ -1,6 +1,8 @@
 #include "engine/non_finite.h"
 
 #include <cctype>
+#include <cstdint>
+#include <cstring>
 #include <cmath>
 
 namespace attnviz::engine {
@@ -33,7 +35,20 @@ NonFiniteError NonFiniteError::within(const std::string& place) const
 
 std::optional<std::string> firstNonFinite(const float* data, std::size_t count)
 {
-    for (std::size_t i = 0; i < count; ++i)
+    // Blocks of 64 are tested first without a branch (vectorised): a float is not finite when its
+    // exponent bits are all ones. Trace steps are checked whole, so this is on every pass's path.
+    constexpr std::uint32_t kExponent = 0x7f800000u;
+    std::size_t i = 0;
+    for (; i + 64 <= count; i += 64) {
+        std::uint32_t bits[64];
+        std::memcpy(bits, data + i, sizeof bits);
+        std::uint32_t notFinite = 0;
+        for (const std::uint32_t b : bits)
+            notFinite |= static_cast<std::uint32_t>((b & kExponent) == kExponent);
+        if (notFinite)
+            break;
+    }
+    for (; i < count; ++i)
         if (!std::isfinite(data[i]))
             return std::isnan(data[i]) ? "NaN" : data[i] > 0 ? "+Inf" : "-Inf";
     return std::nullopt;

@@ -19,11 +19,7 @@ using engine::ConfigLimits;
 WeightSlot fusedQkvWeight(std::string name, engine::AttentionWeights& into, std::int64_t D)
 {
     return {{std::move(name)}, {D, 3 * D}, [&into, D](const StoredTensor& values) {
-                const std::vector<float> floats = values.floats();
-                const engine::ConstMatrixView stored(floats.data(), D, 3 * D);
-                into.wQ = stored.middleCols(0, D).transpose();
-                into.wK = stored.middleCols(D, D).transpose();
-                into.wV = stored.middleCols(2 * D, D).transpose();
+                transposeInto(values, D, 3 * D, {&into.wQ, &into.wK, &into.wV});
             }};
 }
 

@@ -107,10 +107,11 @@ StoredTensor::StoredTensor(const TensorEntry& entry, const std::string& file)
     }
 }
 
-void StoredTensor::convertInto(std::span<float> out) const
+void StoredTensor::convertInto(std::span<float> out, std::size_t first) const
 {
-    const char* bytes = m_entry.bytes.data();
-    const std::size_t n = std::min(out.size(), m_size);
+    first = std::min(first, m_size);
+    const std::size_t n = std::min(out.size(), m_size - first);
+    const char* bytes = m_entry.bytes.data() + first * (m_entry.dtype == DType::F32 ? 4 : 2);
     switch (m_entry.dtype) {
     case DType::F32:
         // Tensor data in a safetensors file need not be aligned for float: copied as bytes.

@@ -20,8 +20,8 @@ public:
     StoredTensor(const TensorEntry& entry, const std::string& file);
 
     std::size_t size() const { return m_size; }
-    /// Writes the values, as float, to `out` (size() of them).
-    void convertInto(std::span<float> out) const;
+    /// Writes values [first, first + out.size()), as float, to `out` (all size() by default).
+    void convertInto(std::span<float> out, std::size_t first = 0) const;
     std::vector<float> floats() const;
 
 private:

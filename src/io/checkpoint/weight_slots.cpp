@@ -1,6 +1,31 @@
 #include "io/checkpoint/weight_slots.h"
 
+#include <algorithm>
+
 namespace attnviz::io {
+
+void transposeInto(const StoredTensor& values, std::int64_t rows, std::int64_t cols,
+                   std::initializer_list<engine::RowMatrix*> parts)
+{
+    constexpr Eigen::Index kTile = 32;
+    const auto width = cols / static_cast<std::int64_t>(parts.size());
+    for (engine::RowMatrix* part : parts)
+        part->resize(width, rows);
+    engine::RowMatrix strip(kTile, cols);
+    for (Eigen::Index r0 = 0; r0 < rows; r0 += kTile) {
+        const Eigen::Index n = std::min(kTile, rows - r0);
+        values.convertInto({strip.data(), static_cast<std::size_t>(n * cols)},
+                           static_cast<std::size_t>(r0 * cols));
+        Eigen::Index first = 0; // the part's first stored column
+        for (engine::RowMatrix* part : parts) {
+            for (Eigen::Index c = 0; c < width; c += kTile) {
+                const Eigen::Index m = std::min(kTile, width - c);
+                part->block(c, r0, m, n) = strip.block(0, first + c, n, m).transpose();
+            }
+            first += width;
+        }
+    }
+}
 
 WeightSlot matrixSlot(std::vector<std::string> names, engine::RowMatrix& into, std::int64_t rows,
                       std::int64_t cols)
@@ -15,8 +40,7 @@ WeightSlot transposedSlot(std::vector<std::string> names, engine::RowMatrix& int
                           std::int64_t rows, std::int64_t cols)
 {
     return {std::move(names), {cols, rows}, [&into, rows, cols](const StoredTensor& values) {
-                const std::vector<float> stored = values.floats();
-                into = engine::ConstMatrixView(stored.data(), cols, rows).transpose();
+                transposeInto(values, cols, rows, {&into});
             }};
 }
 

@@ -4,6 +4,7 @@
 #include "engine/tensor.h"
 #include "io/checkpoint/checkpoint_layout.h"
 
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,6 +15,13 @@ namespace attnviz::io {
 /// A matrix stored as the engine keeps it (`nn.Linear`: [out, in]).
 WeightSlot matrixSlot(std::vector<std::string> names, engine::RowMatrix& into, std::int64_t rows,
                       std::int64_t cols);
+/// A stored [rows × cols] matrix turned over: its columns split evenly among `parts`, each part
+/// receiving its columns as rows. A strip of 32 stored rows is converted at a time and
+/// transposed a tile at a time: an element-by-element transpose of a 768 × 3072 matrix misses the
+/// cache on every read, and converting the whole tensor first zero-fills and copies it once more
+/// (together a quarter of opening GPT-2).
+void transposeInto(const StoredTensor& values, std::int64_t rows, std::int64_t cols,
+                   std::initializer_list<engine::RowMatrix*> parts);
 /// A matrix stored transposed, [in, out] (GPT-2's Conv1D: y = x W + b), into the engine's [out,
 /// in].
 WeightSlot transposedSlot(std::vector<std::string> names, engine::RowMatrix& into,

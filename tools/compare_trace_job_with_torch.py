@@ -1,10 +1,16 @@
 #!/usr/bin/python3
-"""`attnviz-cli trace --steps weights --dump` on a Llama-3.2-1B-shaped checkpoint at 1024 tokens
-against the same job in PyTorch, and SmolLM2-135M at 2048 tokens (issue #24, docs/performance.md
-"Real size: Llama 3.2 1B and SmolLM2 135M").
+"""`attnviz-cli trace --steps weights --dump` against the same job in PyTorch, each a process timed
+from start to exit: a GPT-2-small-shaped folder at 1024 tokens (issue #28), a Llama-3.2-1B-shaped
+checkpoint at 1024 tokens, and SmolLM2-135M at 2048 tokens (issue #24, docs/performance.md
+"Real size: Llama 3.2 1B and SmolLM2 135M" and "Whole jobs against PyTorch").
 
-    /usr/bin/python3 tools/compare_llama_real_size_with_torch.py [--build build/release]
-        [--rounds 3] [--skip-llama] [--skip-smollm2] [--smollm2-torch] [--max-rss-gib 16]
+    /usr/bin/python3 tools/compare_trace_job_with_torch.py [--build build/release]
+        [--rounds 3] [--skip-gpt2] [--skip-llama] [--skip-smollm2] [--smollm2-torch]
+        [--max-rss-gib 16]
+
+GPT-2 small: the folder of tools/compare_real_size_with_torch.py (/tmp/attnviz-gpt2-small, F32,
+GPT-2's vocabulary), 1024 words of compare_real_size_with_torch.text_of_tokens, each one GPT-2
+token; PyTorch's job reads the F32 tensors and runs that script's GPT-2 forward.
 
 What it does:
 1. Writes the folders with tools/make_real_size_llama.py (/tmp/attnviz-llama-1b, 2.47 GB, and
@@ -62,6 +68,9 @@ GIB = 1 << 30
 
 
 def token_ids(folder, text):
+    if not (folder / "tokenizer.json").exists():  # GPT-2's vocab.json: "Ġ" marks the space
+        vocab = json.loads((folder / "vocab.json").read_text(encoding="utf-8"))
+        return [vocab[w.replace(" ", "Ġ")] for w in re.findall(r" ?\S+", text)]
     tokenizer = json.loads((folder / "tokenizer.json").read_text(encoding="utf-8"))
     vocab = tokenizer["model"]["vocab"]
     ids = [vocab[w.replace(" ", "Ġ")] for w in re.findall(r" ?\S+", text)]
@@ -102,7 +111,8 @@ def write_f32_safetensors(path, tensors):
 
 
 def load_float32(path):
-    """model.safetensors -> {name: float32 torch tensor}; BF16 widened exactly, one at a time."""
+    """model.safetensors -> {name: float32 torch tensor}; BF16 widened exactly, one at a time;
+    F32 read as it is."""
     import torch
     header, start = read_header(path)
     header.pop("__metadata__", None)
@@ -111,6 +121,10 @@ def load_float32(path):
         for name, info in header.items():
             begin, end = info["data_offsets"]
             f.seek(start + begin)
+            if info["dtype"] == "F32":
+                weights[name] = torch.from_numpy(
+                    np.fromfile(f, dtype="<f4", count=(end - begin) // 4)).reshape(info["shape"])
+                continue
             assert info["dtype"] == "BF16", (name, info["dtype"])
             raw = np.fromfile(f, dtype="<u2", count=(end - begin) // 2)
             weights[name] = torch.from_numpy(raw.view(np.int16)).view(torch.bfloat16).float() \
@@ -204,7 +218,12 @@ def torch_job(folder, ids_path, out):
     t2 = time.perf_counter()
     maps = []
     with torch.no_grad():
-        logits = llama_forward(c, w, ids, maps)
+        if c.get("model_type") == "gpt2":
+            import compare_real_size_with_torch as gpt2
+            logits = gpt2.torch_forward(w, ids, maps)
+            maps = [m.unsqueeze(0) for m in maps]  # [1, H, N, N] as AttnViz writes them
+        else:
+            logits = llama_forward(c, w, ids, maps)
     t3 = time.perf_counter()
     write_f32_safetensors(out, {f"layer{L}.masked_self.weights": m for L, m in enumerate(maps)})
     t4 = time.perf_counter()
@@ -390,6 +409,9 @@ def main():
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--cli-rounds", type=int, default=2,
                         help="rounds of attnviz-cli alone (SmolLM2 without --smollm2-torch)")
+    parser.add_argument("--gpt2-folder", default="/tmp/attnviz-gpt2-small")
+    parser.add_argument("--gpt2-tokens", type=int, default=1024)
+    parser.add_argument("--skip-gpt2", action="store_true")
     parser.add_argument("--llama-folder", default=make_real_size_llama.DEFAULT_FOLDERS["llama-1b"])
     parser.add_argument("--smollm2-folder",
                         default=make_real_size_llama.DEFAULT_FOLDERS["smollm2-135m"])
@@ -416,6 +438,12 @@ def main():
     work.mkdir(parents=True, exist_ok=True)
     print(f"{THREADS} threads; load average {os.getloadavg()[0]:.2f}; "
           f"{mem_available_gib():.1f} GiB available")
+    if not args.skip_gpt2:
+        import compare_real_size_with_torch as gpt2
+        folder = pathlib.Path(args.gpt2_folder)
+        gpt2.write_folder(folder, gpt2.make_weights())
+        measure("gpt2-small", folder, text_of_tokens(args.gpt2_tokens), args, work,
+                with_torch=True)
     if not args.skip_llama:
         folder = pathlib.Path(args.llama_folder)
         make_real_size_llama.write_folder("llama-1b", folder)
