@@ -13,7 +13,11 @@ using Eigen::Index;
 // The widest float vector of the instruction set the engine is built for (ATTNVIZ_ARCH), through
 // Eigen's portable packet functions.
 using Packet = Eigen::internal::packet_traits<float>::type;
+// (The vector type's alignment attribute does not matter to a traits lookup; GCC warns anyway.)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wignored-attributes"
 constexpr int kLanes = Eigen::internal::unpacket_traits<Packet>::size;
+#pragma GCC diagnostic pop
 
 // Below this many terms a dot product is summed in double: a product of two floats is exact in
 // double, so the entry is the float nearest its exact value but for one rounding in 2^-53. Short
