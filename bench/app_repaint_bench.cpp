@@ -119,16 +119,23 @@ std::shared_ptr<const lesson::ModelRun> realSizeRun()
     return run;
 }
 
-// Opening the whole-model overview of `run`: every thumbnail built and painted.
+// The whole-model overview of `run`: each time opened (every thumbnail built and painted), or
+// opened once and then only repainted (a window uncovered, a hover, a resize settled).
+enum class OverviewTimed { Opening, Repaint };
+
 void timeOverview(benchmark::State& state, const std::shared_ptr<const lesson::ModelRun>& run,
-                  QSize size)
+                  QSize size, OverviewTimed timed)
 {
+    const lesson::BlockChoice choice{0, engine::Block::MaskedSelf, -1};
     ModelOverview overview;
     overview.resize(size);
     overview.setVisible(true);
     QApplication::processEvents();
+    if (timed == OverviewTimed::Repaint)
+        overview.show(run, choice);
     for (auto _ : state) {
-        overview.show(run, {0, engine::Block::MaskedSelf, -1});
+        if (timed == OverviewTimed::Opening)
+            overview.show(run, choice);
         overview.repaint();
     }
     state.counters["heatmaps"] = static_cast<double>(overview.views().size());
@@ -138,14 +145,22 @@ void timeOverview(benchmark::State& state, const std::shared_ptr<const lesson::M
 void BM_OverviewOf144HeadsAt1024Tokens(benchmark::State& state)
 {
     application();
-    timeOverview(state, realSizeRun(), {1400, 900});
+    timeOverview(state, realSizeRun(), {1400, 900}, OverviewTimed::Opening);
 }
 BENCHMARK(BM_OverviewOf144HeadsAt1024Tokens)->Unit(benchmark::kMillisecond)->UseRealTime();
 
+void BM_OverviewOf144HeadsRepaint(benchmark::State& state)
+{
+    application();
+    timeOverview(state, realSizeRun(), {1400, 900}, OverviewTimed::Repaint);
+}
+BENCHMARK(BM_OverviewOf144HeadsRepaint)->Unit(benchmark::kMillisecond)->UseRealTime();
+
 // A Llama-3.2-1B-shaped checkpoint (tools/make_real_size_llama.py; ATTNVIZ_LLAMA_1B, else
 // /tmp/attnviz-llama-1b) run as the app runs it on 1024 tokens: opened (its layers streamed),
-// the text through the model, the run's policy chosen by size. Null when the folder is missing.
-std::shared_ptr<const lesson::ModelRun> llama1bRun()
+// the text through the model, the run's policy chosen by size. Null, and the benchmark skipped,
+// when the folder is missing.
+std::shared_ptr<const lesson::ModelRun> llama1bRun(benchmark::State& state)
 {
     static const std::shared_ptr<const lesson::ModelRun> run =
         []() -> std::shared_ptr<const lesson::ModelRun> {
@@ -164,6 +179,8 @@ std::shared_ptr<const lesson::ModelRun> llama1bRun()
             request.text += std::string(" ") + words[i % std::size(words)];
         return std::make_shared<const lesson::ModelRun>(lesson::runModelOnText(model, request));
     }();
+    if (!run)
+        state.SkipWithError("no /tmp/attnviz-llama-1b (tools/make_real_size_llama.py)");
     return run;
 }
 
@@ -173,23 +190,29 @@ std::shared_ptr<const lesson::ModelRun> llama1bRun()
 void BM_Llama1BOverviewOf512Heads(benchmark::State& state)
 {
     application();
-    const auto run = llama1bRun();
-    if (!run) {
-        state.SkipWithError("no /tmp/attnviz-llama-1b (tools/make_real_size_llama.py)");
+    const auto run = llama1bRun(state);
+    if (!run)
         return;
-    }
-    timeOverview(state, run, {1600, 1000});
+    timeOverview(state, run, {1600, 1000}, OverviewTimed::Opening);
 }
 BENCHMARK(BM_Llama1BOverviewOf512Heads)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+void BM_Llama1BOverviewOf512HeadsRepaint(benchmark::State& state)
+{
+    application();
+    const auto run = llama1bRun(state);
+    if (!run)
+        return;
+    timeOverview(state, run, {1600, 1000}, OverviewTimed::Repaint);
+}
+BENCHMARK(BM_Llama1BOverviewOf512HeadsRepaint)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_Llama1BOneHeadsFullStepTrace(benchmark::State& state)
 {
     application();
-    const auto run = llama1bRun();
-    if (!run) {
-        state.SkipWithError("no /tmp/attnviz-llama-1b (tools/make_real_size_llama.py)");
+    const auto run = llama1bRun(state);
+    if (!run)
         return;
-    }
     HeatmapView view;
     view.resize(900, 800);
     view.show();
@@ -209,6 +232,65 @@ BENCHMARK(BM_Llama1BOneHeadsFullStepTrace)
     ->UseRealTime()
     ->Iterations(1)
     ->Repetitions(8);
+
+// The window itself on the 1B folder: the model run as the app runs it (off the GUI thread),
+// then a switch to another layer as the model panel makes it, until the step's views are
+// repainted. Unlike BM_Llama1BOneHeadsFullStepTrace, the window still holds the layer it shows
+// while it computes the next, as a user's switch does.
+void BM_Llama1BWindowSwitchesLayer(benchmark::State& state)
+{
+    application();
+    const auto run = llama1bRun(state); // for its folder and text
+    if (!run)
+        return;
+    MainWindow window;
+    window.resize(1600, 1000);
+    window.show();
+    window.stepPanel()->setStep(*lesson::lessonStepIndex("softmax"));
+    lesson::ModelSource source;
+    source.folder = run->model->folder;
+    source.text = run->request.text;
+    window.modelPanel()->setRequest(source);
+    waitForComputation(window);
+    if (!window.session()->run()) {
+        state.SkipWithError("the window did not run the 1B folder");
+        return;
+    }
+    static int layer = 0; // across repetitions: each switch is to another layer
+    for (auto _ : state) {
+        layer = (layer + 5) % run->config.decoderLayers;
+        window.session()->chooseBlock({layer, engine::Block::MaskedSelf, -1});
+        QApplication::processEvents();
+        for (HeatmapView* view : window.stepPanel()->grid()->visibleViews())
+            view->repaint();
+    }
+}
+// One switch per repetition: every switch is seen, the first ones too.
+BENCHMARK(BM_Llama1BWindowSwitchesLayer)
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime()
+    ->Iterations(1)
+    ->Repetitions(6);
+
+// The step panel on the softmax step of a 1B layer, all 32 heads of 1024 × 1024 side by side,
+// repainted (a window uncovered, a hover): the heaviest grid a real-size model shows.
+void BM_Llama1BStepOf32HeadsRepaint(benchmark::State& state)
+{
+    application();
+    const auto run = llama1bRun(state);
+    if (!run)
+        return;
+    StepPanel panel;
+    panel.resize(1600, 1000);
+    panel.show();
+    panel.setWalkthrough(lesson::walkthroughForBlock(run, {3, engine::Block::MaskedSelf, -1}));
+    panel.setStep(*lesson::lessonStepIndex("softmax"));
+    QApplication::processEvents();
+    for (auto _ : state)
+        panel.repaint();
+    state.counters["heatmaps"] = static_cast<double>(panel.grid()->visibleViews().size());
+}
+BENCHMARK(BM_Llama1BStepOf32HeadsRepaint)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // Hovering a 1024 × 1024 heatmap: the crosshair moves and the view repaints.
 void BM_Hover1024HeatmapRepaint(benchmark::State& state)
