@@ -24,6 +24,8 @@
 
 #include <filesystem>
 
+#include <sys/resource.h>
+
 namespace {
 
 using namespace attnviz;
@@ -40,6 +42,13 @@ QApplication& application()
     // Never destroyed: destroyed among the exit handlers, after Qt's own statics, it crashed.
     static QApplication* app = new QApplication(argc, argv);
     return *app;
+}
+
+long minorFaults()
+{
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    return usage.ru_minflt;
 }
 
 void waitForComputation(MainWindow& window)
@@ -134,8 +143,11 @@ void timeOverview(benchmark::State& state, const std::shared_ptr<const lesson::M
     if (timed == OverviewTimed::Repaint)
         overview.show(run, choice);
     for (auto _ : state) {
-        if (timed == OverviewTimed::Opening)
+        if (timed == OverviewTimed::Opening) {
             overview.show(run, choice);
+            // The new views laid out and shown, so the paint below draws every one of them.
+            QApplication::processEvents();
+        }
         overview.repaint();
     }
     state.counters["heatmaps"] = static_cast<double>(overview.views().size());
@@ -257,6 +269,7 @@ void BM_Llama1BWindowSwitchesLayer(benchmark::State& state)
         return;
     }
     static int layer = 0; // across repetitions: each switch is to another layer
+    const long faultsBefore = minorFaults();
     for (auto _ : state) {
         layer = (layer + 5) % run->config.decoderLayers;
         window.session()->chooseBlock({layer, engine::Block::MaskedSelf, -1});
@@ -264,6 +277,9 @@ void BM_Llama1BWindowSwitchesLayer(benchmark::State& state)
         for (HeatmapView* view : window.stepPanel()->grid()->visibleViews())
             view->repaint();
     }
+    // Pages the kernel had to provide: on this VM each fresh GB costs about three seconds.
+    state.counters["fresh_MiB"] =
+        static_cast<double>(minorFaults() - faultsBefore) * 4096.0 / (1 << 20);
 }
 // One switch per repetition: every switch is seen, the first ones too.
 BENCHMARK(BM_Llama1BWindowSwitchesLayer)

@@ -24,12 +24,12 @@ HeatmapView::HeatmapView(QWidget* parent)
 }
 
 void HeatmapView::setHeatmap(lesson::Heatmap heatmap, std::pair<double, double> range,
-                             bool colourBar, bool thumbnail)
+                             bool colourBar)
 {
     m_heatmap = std::move(heatmap);
     m_range = range;
     m_colourBar = colourBar;
-    m_cells = render::cellImage(m_heatmap, m_range, thumbnail ? 128 : 0);
+    m_cells = {};
     m_layout.reset();
     update();
 }
@@ -84,13 +84,27 @@ const render::HeatmapLayout& HeatmapView::layout() const
     return *m_layout;
 }
 
+const QImage& HeatmapView::cellsAsShown()
+{
+    const QSizeF shown = layout().cells().size() * (m_zoom * devicePixelRatioF());
+    const auto pixels = [](double length, int cells) {
+        return std::clamp(static_cast<int>(std::ceil(length)), 1, std::max(cells, 1));
+    };
+    const QSize wanted(pixels(shown.width(), m_heatmap.cols()),
+                       pixels(shown.height(), m_heatmap.rows()));
+    if (m_cells.size() != wanted)
+        m_cells = render::cellImage(m_heatmap, m_range, wanted);
+    return m_cells;
+}
+
 void HeatmapView::paintEvent(QPaintEvent*)
 {
+    const QImage& cells = cellsAsShown();
     QPainter painter(this);
     painter.setRenderHint(QPainter::Antialiasing);
     painter.translate(m_offset);
     painter.scale(m_zoom, m_zoom);
-    render::paintHeatmap(painter, layout(), m_heatmap, m_range, style(), &m_cells);
+    render::paintHeatmap(painter, layout(), m_heatmap, m_range, style(), &cells);
 }
 
 QPointF HeatmapView::unzoomed(QPointF position) const

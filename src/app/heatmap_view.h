@@ -14,18 +14,17 @@ namespace attnviz::app {
 /// One matrix as a heatmap on screen, drawn by the same painter as every export
 /// (render::paintHeatmap): rows top to bottom, columns left to right, labelled with tokens or
 /// feature indices, a colour bar beside it, blocked cells grey, and a tooltip naming the head,
-/// the row, the column and the exact value. The cells' image is kept between repaints, so
-/// hovering a 1024 × 1024 matrix repaints from a cached picture.
+/// the row, the column and the exact value. The cells' image is built at the size the cells are
+/// shown (a large matrix averaged over blocks of cells) and kept between repaints, so a grid of
+/// 1024 × 1024 maps, or hovering one, repaints from small cached pictures.
 class HeatmapView : public QWidget {
     Q_OBJECT
 public:
     explicit HeatmapView(QWidget* parent = nullptr);
 
-    /// Shows `heatmap` with colours spanning `range`; `colourBar` adds the colour bar.
-    /// `thumbnail`: draw a matrix larger than 128 × 128 from a block-averaged image (the
-    /// overview's small multiples); the tooltip still reads the exact cell.
-    void setHeatmap(lesson::Heatmap heatmap, std::pair<double, double> range, bool colourBar,
-                    bool thumbnail = false);
+    /// Shows `heatmap` with colours spanning `range`; `colourBar` adds the colour bar. The
+    /// tooltip always reads the exact cell, however small the map is drawn.
+    void setHeatmap(lesson::Heatmap heatmap, std::pair<double, double> range, bool colourBar);
     const lesson::Heatmap& heatmap() const { return m_heatmap; }
     std::pair<double, double> range() const { return m_range; }
     void setHighlight(std::optional<render::Highlight> highlight);
@@ -67,6 +66,8 @@ protected:
 
 private:
     render::HeatmapStyle style() const;
+    /// The cells' image at the size they are drawn now, built if that size changed.
+    const QImage& cellsAsShown();
     /// A point of the widget in the unzoomed map's coordinates.
     QPointF unzoomed(QPointF position) const;
 
@@ -77,7 +78,9 @@ private:
     bool m_rowSums = false;
     std::optional<render::Highlight> m_highlight;
     std::set<std::pair<int, int>> m_drawnCells;
-    QImage m_cells; ///< one pixel per cell, rebuilt when the matrix or the range changes
+    /// The cells at the device pixels they cover (at most one pixel per cell), rebuilt when the
+    /// matrix, the range, the size or the zoom changes.
+    QImage m_cells;
     mutable std::optional<render::HeatmapLayout>
         m_layout; ///< rebuilt on resize, font or data change
     QString m_lastToolTip;

@@ -76,7 +76,7 @@ void ModelOverview::show(const std::shared_ptr<const lesson::ModelRun>& run,
                     .toStdString();
             view->setHeatmap(
                 lesson::traceHeatmap(w, engine::AttentionStep::Weights, 0, h, title, "weights"),
-                range, h + 1 == heads, true);
+                range, h + 1 == heads);
             connect(view, &HeatmapView::clicked, this,
                     [this, L, h, b = choice.block] { emit headChosen(L, b, h); });
             m_grid->addWidget(view, row, h);

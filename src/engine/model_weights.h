@@ -54,12 +54,18 @@ struct StackWeights {
 /// Where the layers of a model too big to hold as floats come from, one at a time: a pass loads a
 /// layer when it reaches it and lets it go after. A 1B-parameter checkpoint is 2.5 GB in BF16 and
 /// 5 GB as floats; streamed, a pass holds the embedding and one layer (a quarter of a GB).
+/// How much of a layer a pass needs. A block's attention recomputed for its walkthrough stops
+/// before the feed-forward block, which holds five sixths of a Llama layer's weights: reading
+/// and converting those would be most of the time a switch of layer takes.
+enum class LayerPart { Whole, Attention };
+
 class LayerSource {
 public:
     virtual ~LayerSource() = default;
-    /// Layer `layer` of the model's only stack. Throws InputError when it can no longer be read
-    /// (the file changed since the model was opened).
-    virtual LayerWeights load(int layer) const = 0;
+    /// Layer `layer` of the model's only stack; with LayerPart::Attention its feed-forward
+    /// weights and norm stay empty. Throws InputError when it can no longer be read (the file
+    /// changed since the model was opened).
+    virtual LayerWeights load(int layer, LayerPart part) const = 0;
 };
 
 /// What a Vision Transformer adds to an encoder's weights (ModelConfig::image).

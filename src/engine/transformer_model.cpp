@@ -326,7 +326,8 @@ int TransformerModel::layerCount(bool decoder) const
     return decoder ? m_config.decoderLayers : m_config.encoderLayers;
 }
 
-std::shared_ptr<const ModelLayer> TransformerModel::layer(bool decoder, int layer) const
+std::shared_ptr<const ModelLayer> TransformerModel::layer(bool decoder, int layer,
+                                                          LayerPart part) const
 {
     const Stack& stack = stackFor(decoder);
     if (!stack.weights || layer < 0 || layer >= layerCount(decoder))
@@ -336,17 +337,19 @@ std::shared_ptr<const ModelLayer> TransformerModel::layer(bool decoder, int laye
         return stack.layers[static_cast<std::size_t>(layer)];
     {
         const std::lock_guard lock(m_lastLoadedMutex);
-        if (m_lastLoaded && m_lastLoadedAt == std::pair{decoder, layer})
+        if (m_lastLoaded && m_lastLoadedAt == std::pair{decoder, layer} &&
+            (m_lastLoadedPart == LayerPart::Whole || part == LayerPart::Attention))
             return m_lastLoaded;
         // Let go before loading the next: holding two layers at once is what streaming avoids.
         m_lastLoaded.reset();
     }
-    LayerWeights weights = m_weights.layerSource->load(layer);
-    checkLayerWeights(weights, layer, decoder);
+    LayerWeights weights = m_weights.layerSource->load(layer, part);
+    checkLayerWeights(weights, layer, decoder, part);
     std::shared_ptr<const ModelLayer> built = buildLayer(std::move(weights), layer);
     const std::lock_guard lock(m_lastLoadedMutex);
     m_lastLoaded = built;
     m_lastLoadedAt = {decoder, layer};
+    m_lastLoadedPart = part;
     return built;
 }
 
@@ -405,7 +408,8 @@ void TransformerModel::checkStackWeights(const StackWeights& s, bool decoder) co
         expectNorm(*s.finalNorm, c, name + " final");
 }
 
-void TransformerModel::checkLayerWeights(const LayerWeights& lw, int L, bool decoder) const
+void TransformerModel::checkLayerWeights(const LayerWeights& lw, int L, bool decoder,
+                                         LayerPart part) const
 {
     const ModelConfig& c = m_config;
     const std::string layer = std::string(decoder ? "decoder" : "encoder") + " layer " +
@@ -419,6 +423,8 @@ void TransformerModel::checkLayerWeights(const LayerWeights& lw, int L, bool dec
         expectNorm(a.norm, c, block);
         expectAttention(a.attention, attentionDescription(c, L, a.block), c, block);
     }
+    if (part == LayerPart::Attention)
+        return;
     expectFeedForward(lw.feedForward, c, layer + " feed-forward");
     expectNorm(lw.feedForwardNorm, c, layer + " feed-forward");
 }
@@ -429,7 +435,7 @@ std::shared_ptr<const MultiHeadAttention> TransformerModel::attentionModule(int 
     const bool decoder = block != Block::Self;
     const Stack& stack = stackFor(decoder);
     if (stack.weights && layer >= 0 && layer < layerCount(decoder)) {
-        std::shared_ptr<const ModelLayer> built = this->layer(decoder, layer);
+        std::shared_ptr<const ModelLayer> built = this->layer(decoder, layer, LayerPart::Attention);
         if (const MultiHeadAttention* module = built->module(block))
             return {built, module};
     }
@@ -819,7 +825,9 @@ LayerTrace TransformerModel::recompute(const ModelTrace& trace, Block block, int
     const bool decoder = stack == (trace.decoder ? &*trace.decoder : nullptr);
     const Tensor* memory = decoder && trace.encoder ? &trace.encoder->output : nullptr;
     LayerTrace out;
-    runLayer(*this->layer(decoder, layer), layer,
+    // Stopping after an attention block, the pass never reaches the feed-forward weights.
+    runLayer(*this->layer(decoder, layer, stopAfter ? LayerPart::Attention : LayerPart::Whole),
+             layer,
              stack->layers[static_cast<std::size_t>(layer)].input, memory, decoder,
              AttentionKeep::all(), ablation, out, stopAfter);
     return out;

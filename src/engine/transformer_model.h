@@ -92,7 +92,10 @@ public:
     /// Layer `layer` of the encoder (`decoder` false) or the decoder. Streamed, it is loaded
     /// unless it was the last one loaded: opening a block's walkthrough recomputes the layer and
     /// then takes its module, one read. Throws InputError for a layer the model does not have.
-    std::shared_ptr<const ModelLayer> layer(bool decoder, int layer) const;
+    /// `part`: what the caller will use; a streamed layer loaded for its attention alone has
+    /// empty feed-forward weights.
+    std::shared_ptr<const ModelLayer> layer(bool decoder, int layer,
+                                            LayerPart part = LayerPart::Whole) const;
 
     /// One forward pass over one sequence pair: `source` feeds the encoder, `target` the decoder
     /// (teacher forcing: every target position at once, each seeing only earlier ones). A
@@ -141,7 +144,8 @@ private:
                          const Ablation& ablation, std::optional<Block> stopAfter) const;
     void checkWeights() const;
     void checkStackWeights(const StackWeights& stack, bool decoder) const;
-    void checkLayerWeights(const LayerWeights& weights, int layer, bool decoder) const;
+    void checkLayerWeights(const LayerWeights& weights, int layer, bool decoder,
+                           LayerPart part = LayerPart::Whole) const;
     void checkIds(const std::vector<int>& ids, const char* what) const;
     void checkAblation(const Ablation& ablation) const;
     void embed(const Stack& stack, const std::vector<int>& ids, const std::vector<int>& types,
@@ -171,6 +175,7 @@ private:
     mutable std::mutex m_lastLoadedMutex;
     mutable std::shared_ptr<const ModelLayer> m_lastLoaded;
     mutable std::pair<bool, int> m_lastLoadedAt{false, -1};
+    mutable LayerPart m_lastLoadedPart = LayerPart::Whole;
 };
 
 } // namespace attnviz::engine

@@ -10,13 +10,20 @@ bool Heatmap::blocked(int row, int col) const
     return mask && mask->blocked(maskBatch, row + maskRowOffset, col + maskColumnOffset);
 }
 
+double rowSum(const Heatmap& map, int row)
+{
+    double sum = 0;
+    for (int c = 0; c < map.cols(); ++c)
+        if (std::isfinite(map.value(row, c)))
+            sum += map.value(row, c);
+    return sum;
+}
+
 std::vector<double> rowSums(const Heatmap& map)
 {
-    std::vector<double> sums(static_cast<std::size_t>(map.rows()), 0.0);
+    std::vector<double> sums(static_cast<std::size_t>(map.rows()));
     for (int r = 0; r < map.rows(); ++r)
-        for (int c = 0; c < map.cols(); ++c)
-            if (std::isfinite(map.value(r, c)))
-                sums[static_cast<std::size_t>(r)] += map.value(r, c);
+        sums[static_cast<std::size_t>(r)] = rowSum(map, r);
     return sums;
 }
 

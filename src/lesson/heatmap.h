@@ -65,8 +65,10 @@ std::optional<std::string> wholeWord(const std::vector<std::string>& labels, int
 /// `values` holding layers · heads values row by row; caption and scale are the caller's.
 Heatmap layersByHeads(std::shared_ptr<const std::vector<float>> values, int layers, int heads);
 
-/// Each row's sum over its finite cells (a softmax row of weights sums to 1; a fully blocked
-/// row to 0), in double, for the lines that show it.
+/// A row's sum over its finite cells (a softmax row of weights sums to 1; a fully blocked row
+/// to 0), in double: a view of 1024 rows labels a few dozen, and sums only those.
+double rowSum(const Heatmap& map, int row);
+/// Every row's sum, for the lines that show them all.
 std::vector<double> rowSums(const Heatmap& map);
 
 /// The colour range of a set of heatmaps: [0, max] for sequential, ±max|v| for diverging;

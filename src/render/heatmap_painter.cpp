@@ -8,7 +8,9 @@
 #include <QPaintEngine>
 #include <QPainterPath>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <map>
 
 namespace attnviz::render {
@@ -106,7 +108,7 @@ void paintCells(QPainter& p, const HeatmapLayout& layout, const lesson::Heatmap&
         paintVectorCells(p, layout, h, range, style.colouring);
         return;
     }
-    const QImage own = cached ? QImage() : cellImage(h, range, 0, style.colouring);
+    const QImage own = cached ? QImage() : cellImage(h, range, {}, style.colouring);
     const QImage& image = cached ? *cached : own;
     // Each cell a crisp block when cells are larger than pixels; averaged when a large matrix is
     // drawn small, so a thumbnail shows the pattern rather than every n-th row. A PDF or SVG
@@ -153,7 +155,6 @@ void paintValues(QPainter& p, const HeatmapLayout& layout, const lesson::Heatmap
 void paintRowSums(QPainter& p, const HeatmapLayout& layout, const lesson::Heatmap& h)
 {
     const QRectF column = layout.rowSums();
-    const std::vector<double> sums = lesson::rowSums(h);
     p.setFont(layout.tickFont());
     p.setPen(textColour());
     const QFontMetricsF metrics(layout.tickFont());
@@ -164,7 +165,7 @@ void paintRowSums(QPainter& p, const HeatmapLayout& layout, const lesson::Heatma
         const QRectF row = layout.cellRect(label.index, 0);
         p.drawText(QRectF(column.left(), row.top(), column.width(), row.height()),
                    Qt::AlignVCenter | Qt::AlignRight,
-                   formatFixed(sums[static_cast<std::size_t>(label.index)], 3));
+                   formatFixed(lesson::rowSum(h, label.index), 3));
     }
 }
 
@@ -338,12 +339,12 @@ double colourBarWidth(std::pair<double, double> range, const HeatmapStyle& style
     return 8 + 12 + 5 + widest + 4;
 }
 
-QImage cellImage(const lesson::Heatmap& h, std::pair<double, double> range, int maxSide,
+QImage cellImage(const lesson::Heatmap& h, std::pair<double, double> range, QSize limit,
                  const Colouring& colouring)
 {
     const QRgb blocked = blockedColour().rgb();
-    const int rows = maxSide > 0 ? std::min(h.rows(), maxSide) : h.rows();
-    const int cols = maxSide > 0 ? std::min(h.cols(), maxSide) : h.cols();
+    const int rows = limit.height() > 0 ? std::min(h.rows(), limit.height()) : h.rows();
+    const int cols = limit.width() > 0 ? std::min(h.cols(), limit.width()) : h.cols();
     QImage image(std::max(cols, 1), std::max(rows, 1), QImage::Format_RGB32);
     // The mask's row once per row, not a lookup per cell: a 1024 × 1024 map has a million.
     // Rows of a slice start part-way into the mask's: its offsets are added to the row and
@@ -368,13 +369,15 @@ QImage cellImage(const lesson::Heatmap& h, std::pair<double, double> range, int 
         }
         return image;
     }
-    // Pixel (y, x) averages the cells [y·R/rows, (y+1)·R/rows) × [x·C/cols, (x+1)·C/cols).
+    // Pixel (y, x) averages the cells [y·R/rows, (y+1)·R/rows) × [x·C/cols, (x+1)·C/cols),
+    // each bound rounded up. A pixel's columns are summed as one run, clipped to the keys the
+    // mask's row allows: a grid of 32 maps of a million cells is averaged at every new layer.
+    std::vector<int> firstColumn(static_cast<std::size_t>(cols) + 1);
+    for (int x = 0; x <= cols; ++x)
+        firstColumn[static_cast<std::size_t>(x)] = static_cast<int>(
+            (static_cast<std::int64_t>(x) * h.cols() + cols - 1) / cols);
     std::vector<double> sum(static_cast<std::size_t>(cols));
-    std::vector<int> count(static_cast<std::size_t>(cols));
-    std::vector<int> columnPixel(static_cast<std::size_t>(std::max(h.cols(), 0)));
-    for (int c = 0; c < h.cols(); ++c)
-        columnPixel[static_cast<std::size_t>(c)] =
-            static_cast<int>(static_cast<std::int64_t>(c) * cols / h.cols());
+    std::vector<std::int64_t> count(static_cast<std::size_t>(cols));
     for (int y = 0; y < rows; ++y) {
         std::fill(sum.begin(), sum.end(), 0.0);
         std::fill(count.begin(), count.end(), 0);
@@ -383,19 +386,32 @@ QImage cellImage(const lesson::Heatmap& h, std::pair<double, double> range, int 
         for (int r = first; r < last; ++r) {
             const engine::ResolvedMask::Row mask = maskRow(r);
             const float* values = h.matrix.values + static_cast<std::size_t>(r) * h.cols();
-            for (int c = 0; c < h.cols(); ++c)
-                if (!mask.blocks(c)) {
-                    const auto x =
-                        static_cast<std::size_t>(columnPixel[static_cast<std::size_t>(c)]);
-                    sum[x] += values[c];
-                    ++count[x];
+            for (int x = 0; x < cols; ++x) {
+                const auto i = static_cast<std::size_t>(x);
+                const std::int64_t from = std::max<std::int64_t>(firstColumn[i], mask.start);
+                const std::int64_t to = std::min<std::int64_t>(firstColumn[i + 1], mask.limit);
+                double run = 0;
+                std::int64_t n = 0;
+                if (mask.allowed) {
+                    for (std::int64_t c = from; c < to; ++c)
+                        if (mask.allowed[c]) {
+                            run += values[c];
+                            ++n;
+                        }
+                } else {
+                    for (std::int64_t c = from; c < to; ++c)
+                        run += values[c];
+                    n = std::max<std::int64_t>(to - from, 0);
                 }
+                sum[i] += run;
+                count[i] += n;
+            }
         }
         auto* line = reinterpret_cast<QRgb*>(image.scanLine(y));
         for (int x = 0; x < cols; ++x) {
             const auto i = static_cast<std::size_t>(x);
-            line[x] = count[i] ? colourOf(static_cast<float>(sum[i] / count[i]), range, h.scale,
-                                          colouring)
+            line[x] = count[i] ? colourOf(static_cast<float>(sum[i] / static_cast<double>(count[i])),
+                                          range, h.scale, colouring)
                                : blocked;
         }
     }

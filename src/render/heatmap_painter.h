@@ -12,12 +12,12 @@
 namespace attnviz::render {
 
 /// A heatmap's cells as an image, one pixel per cell, blocked cells grey: the costly part of
-/// drawing a large matrix, which an on-screen view keeps between repaints. With `maxSide`, a
-/// larger matrix is averaged over blocks of cells first (blocked cells left out; a block with
-/// nothing else stays grey), so a thumbnail of a 1024 × 1024 map is a 128 × 128 image of its
-/// pattern rather than a megapixel scaled at every repaint.
-QImage cellImage(const lesson::Heatmap& heatmap, std::pair<double, double> range, int maxSide = 0,
-                 const Colouring& colouring = {});
+/// drawing a large matrix, which an on-screen view keeps between repaints. With `limit`, a
+/// matrix larger than it is averaged over blocks of cells first (blocked cells left out; a block
+/// with nothing else stays grey), so a 1024 × 1024 map shown in 200 × 200 pixels is a picture of
+/// that size holding the mean of every block, not a megapixel sampled at every repaint.
+QImage cellImage(const lesson::Heatmap& heatmap, std::pair<double, double> range,
+                 QSize limit = {}, const Colouring& colouring = {});
 
 /// A colour bar alone, in a strip `area` (a grid's shared bar, beside its panels): the bar and
 /// its ticks in the style's tick font.

@@ -23,6 +23,7 @@
 #include <QtTest>
 
 #include <cmath>
+#include <limits>
 
 using namespace attnviz::app;
 
@@ -76,6 +77,53 @@ private slots:
         QCOMPARE(v->zoom(), 1.0);
         QVERIFY2(!wheel(-120), "nothing more to zoom out: the event goes on to the page");
         QCOMPARE(v->cellAt(beside.toPoint()), std::optional(std::pair(2, 4)));
+    }
+
+    // #28: a matrix larger than the pixels it is drawn in shows the mean of each block of cells
+    // (the view builds its picture at the size shown), not every n-th cell: columns alternating
+    // 0 and 1 read as one middle tone, never as stripes of 0 or 1 (moiré).
+    void aLargeMapDrawnSmallShowsTheMeanOfItsCells()
+    {
+        const int n = 1024;
+        std::vector<float> values(static_cast<std::size_t>(n) * n);
+        for (std::size_t i = 0; i < values.size(); ++i)
+            values[i] = static_cast<float>(i % 2);
+        attnviz::lesson::Heatmap map;
+        map.matrix.values = values.data();
+        map.matrix.rows = n;
+        map.matrix.cols = n;
+        map.scale = attnviz::lesson::ColourScale::Sequential;
+        HeatmapView view;
+        view.resize(420, 420);
+        view.setHeatmap(map, {0.0, 1.0}, false);
+        const QImage picture = view.grab().toImage();
+        const QRect cells = view.layout().cells().toAlignedRect().adjusted(3, 3, -3, -3);
+        QVERIFY(cells.width() > 100 && cells.width() < n / 2);
+        // The level (in twentieths) whose colour is nearest each pixel's.
+        const auto level = [](QRgb pixel) {
+            int best = 0;
+            int bestDistance = std::numeric_limits<int>::max();
+            for (int k = 0; k <= 20; ++k) {
+                const QRgb c = attnviz::render::colourOf(k / 20.0, {0.0, 1.0},
+                                                         attnviz::lesson::ColourScale::Sequential);
+                const int d = (qRed(c) - qRed(pixel)) * (qRed(c) - qRed(pixel)) +
+                    (qGreen(c) - qGreen(pixel)) * (qGreen(c) - qGreen(pixel)) +
+                    (qBlue(c) - qBlue(pixel)) * (qBlue(c) - qBlue(pixel));
+                if (d < bestDistance) {
+                    bestDistance = d;
+                    best = k;
+                }
+            }
+            return best;
+        };
+        for (int y = cells.top(); y <= cells.bottom(); y += 7)
+            for (int x = cells.left(); x <= cells.right(); ++x) {
+                const int k = level(picture.pixel(x, y));
+                QVERIFY2(k >= 6 && k <= 14, qPrintable(QStringLiteral("pixel %1, %2 shows %3/20")
+                                                           .arg(x)
+                                                           .arg(y)
+                                                           .arg(k)));
+            }
     }
 
     void changingHeadsChangesTheGrid()

@@ -102,6 +102,43 @@ TEST_P(StreamedLayers, RecomputedAttentionIsTheWholeLayersFirstBlock)
                  engine::InputError);
 }
 
+// Switching the shown layer recomputes its attention alone: the feed-forward block, five sixths
+// of a Llama layer's weights, is not read for it, yet a whole layer asked for afterwards has it,
+// and both compute what the held model does.
+TEST_P(StreamedLayers, AttentionAloneLeavesTheFeedForwardUnread)
+{
+    const std::string folder = (kHf / GetParam()).string();
+    const io::LoadedModel loaded = io::loadModel(folder, {}, io::LayerStreaming::Always);
+    const io::LoadedModel held = io::loadModel(folder, {}, io::LayerStreaming::Never);
+    const engine::TransformerModel& model = *loaded.model;
+    const bool decoder = !model.config().hasEncoder();
+    const engine::Block block = decoder ? engine::Block::MaskedSelf : engine::Block::Self;
+    const engine::ModelTrace trace =
+        model.forward(inputFor(model), engine::CapturePolicy::attentionWeights());
+    const engine::ModelTrace heldTrace =
+        held.model->forward(inputFor(*held.model), engine::CapturePolicy::attentionWeights());
+    const int layer = 0; // the pass ended on the last layer, so this one is read again
+
+    const engine::LayerTrace attention = model.recomputeAttention(trace, block, layer);
+    const auto attentionOnly = model.layer(decoder, layer, engine::LayerPart::Attention);
+    EXPECT_EQ(attentionOnly->weights.feedForward.w1.size(), 0) << GetParam();
+    EXPECT_EQ(attentionOnly->weights.feedForwardNorm.gain.size(), 0) << GetParam();
+    EXPECT_TRUE(sameBits(attention.attention[0].attention.weights,
+                         held.model->recomputeAttention(heldTrace, block, layer)
+                             .attention[0]
+                             .attention.weights))
+        << GetParam();
+
+    const auto whole = model.layer(decoder, layer);
+    EXPECT_GT(whole->weights.feedForward.w1.size(), 0) << GetParam();
+    EXPECT_GT(whole->weights.feedForwardNorm.gain.size(), 0) << GetParam();
+    EXPECT_TRUE(sameBits(model.recomputeLayer(trace, block, layer).feedForward.residual,
+                         held.model->recomputeLayer(heldTrace, block, layer).feedForward.residual))
+        << GetParam();
+    // The whole layer now loaded serves an attention-only request as it is.
+    EXPECT_EQ(model.layer(decoder, layer, engine::LayerPart::Attention), whole);
+}
+
 INSTANTIATE_TEST_SUITE_P(Folders, StreamedLayers,
                          ::testing::Values("llama3", "tinyllama", "mistral", "qwen2", "smollm",
                                            "gpt2", "bert"));

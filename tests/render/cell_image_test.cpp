@@ -23,7 +23,7 @@ lesson::Heatmap heatmapOf(const std::vector<float>& values, int rows, int cols)
 TEST(CellImage, OnePixelPerCellUpToTheLimit)
 {
     const std::vector<float> values{0.0f, 0.25f, 0.5f, 1.0f, 0.75f, 0.125f};
-    const QImage image = cellImage(heatmapOf(values, 2, 3), {0.0, 1.0}, 128);
+    const QImage image = cellImage(heatmapOf(values, 2, 3), {0.0, 1.0}, QSize(128, 128));
     ASSERT_EQ(image.size(), QSize(3, 2));
     EXPECT_EQ(image.pixel(2, 1), colourOf(0.125, {0.0, 1.0}, lesson::ColourScale::Sequential));
 }
@@ -37,7 +37,7 @@ TEST(CellImage, ThumbnailsAverageBlocksOfCells)
         for (int c = 0; c < cols; ++c)
             values[static_cast<std::size_t>(r * cols + c)] =
                 static_cast<float>((r * 7 + c * 3) % 11) / 10.0f;
-    const QImage image = cellImage(heatmapOf(values, rows, cols), {0.0, 1.0}, 128);
+    const QImage image = cellImage(heatmapOf(values, rows, cols), {0.0, 1.0}, QSize(128, 128));
     ASSERT_EQ(image.size(), QSize(128, 128));
     for (const auto& [y, x] : {std::pair{0, 0}, {57, 99}, {127, 127}}) {
         double sum = 0;
@@ -56,6 +56,17 @@ TEST(CellImage, ThumbnailsAverageBlocksOfCells)
     }
 }
 
+TEST(CellImage, EachSideIsLimitedOnItsOwn)
+{
+    // A view's cells are rarely square: 300 × 200 cells shown in 50 × 120 pixels.
+    const int rows = 300, cols = 200;
+    std::vector<float> values(static_cast<std::size_t>(rows * cols), 0.5f);
+    const QImage wide = cellImage(heatmapOf(values, rows, cols), {0.0, 1.0}, QSize(50, 120));
+    EXPECT_EQ(wide.size(), QSize(50, 120));
+    const QImage tall = cellImage(heatmapOf(values, rows, cols), {0.0, 1.0}, QSize(400, 120));
+    EXPECT_EQ(tall.size(), QSize(200, 120)); // never more than one pixel per cell
+}
+
 TEST(CellImage, BlockedCellsStayOutOfTheAverage)
 {
     // A causal 256 × 256 map whose allowed weights are all 1: every pixel with any allowed cell
@@ -70,7 +81,7 @@ TEST(CellImage, BlockedCellsStayOutOfTheAverage)
     engine::AttentionMask causal;
     causal.causal = true;
     h.mask = std::make_shared<const engine::ResolvedMask>(causal, 1, n, n);
-    const QImage image = cellImage(h, {0.0, 1.0}, 128);
+    const QImage image = cellImage(h, {0.0, 1.0}, QSize(128, 128));
     const QRgb one = colourOf(1.0, {0.0, 1.0}, lesson::ColourScale::Sequential);
     EXPECT_EQ(image.pixel(0, 0), one);
     EXPECT_EQ(image.pixel(60, 100), one);

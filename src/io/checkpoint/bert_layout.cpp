@@ -104,11 +104,12 @@ public:
             }
             visitLayerNorm(visitLayer, l + "attention.output.LayerNorm", sub.norm, D, true);
             engine::FeedForwardWeights& f = layer.feedForward;
-            visitLayer(matrixSlot({l + "intermediate.dense.weight"}, f.w1, F, D));
-            visitLayer(optionalVectorSlot({l + "intermediate.dense.bias"}, f.b1, F));
-            visitLayer(matrixSlot({l + "output.dense.weight"}, f.w2, D, F));
-            visitLayer(optionalVectorSlot({l + "output.dense.bias"}, f.b2, D));
-            visitLayerNorm(visitLayer, l + "output.LayerNorm", layer.feedForwardNorm, D, true);
+            const WeightVisitor visitFeedForward = inFeedForward(visitLayer);
+            visitFeedForward(matrixSlot({l + "intermediate.dense.weight"}, f.w1, F, D));
+            visitFeedForward(optionalVectorSlot({l + "intermediate.dense.bias"}, f.b1, F));
+            visitFeedForward(matrixSlot({l + "output.dense.weight"}, f.w2, D, F));
+            visitFeedForward(optionalVectorSlot({l + "output.dense.bias"}, f.b2, D));
+            visitLayerNorm(visitFeedForward, l + "output.LayerNorm", layer.feedForwardNorm, D, true);
         }
     }
 };

@@ -33,6 +33,9 @@ struct WeightSlot {
     /// The layer of the stack whose weights this fills, -1 for the rest (embeddings, final
     /// norm, output). A model whose every layer slot says so can stream its layers.
     int layer = -1;
+    /// Part of the layer's feed-forward block (its norm included): left unread when only the
+    /// layer's attention is recomputed (engine::LayerPart::Attention).
+    bool feedForward = false;
 };
 
 using WeightVisitor = std::function<void(WeightSlot)>;

@@ -131,11 +131,12 @@ public:
             visitLayer(optionalVectorSlot({h + "attn.c_proj.bias"}, sub.attention.bO, D));
             visitLayerNorm(visitLayer, h + "ln_1", sub.norm, D);
             engine::FeedForwardWeights& f = layer.feedForward;
-            visitLayer(transposedSlot({h + "mlp.c_fc.weight"}, f.w1, F, D));
-            visitLayer(optionalVectorSlot({h + "mlp.c_fc.bias"}, f.b1, F));
-            visitLayer(transposedSlot({h + "mlp.c_proj.weight"}, f.w2, D, F));
-            visitLayer(optionalVectorSlot({h + "mlp.c_proj.bias"}, f.b2, D));
-            visitLayerNorm(visitLayer, h + "ln_2", layer.feedForwardNorm, D);
+            const WeightVisitor visitFeedForward = inFeedForward(visitLayer);
+            visitFeedForward(transposedSlot({h + "mlp.c_fc.weight"}, f.w1, F, D));
+            visitFeedForward(optionalVectorSlot({h + "mlp.c_fc.bias"}, f.b1, F));
+            visitFeedForward(transposedSlot({h + "mlp.c_proj.weight"}, f.w2, D, F));
+            visitFeedForward(optionalVectorSlot({h + "mlp.c_proj.bias"}, f.b2, D));
+            visitLayerNorm(visitFeedForward, h + "ln_2", layer.feedForwardNorm, D);
         }
         visitLayerNorm(visit, "ln_f", s.finalNorm.emplace(), D);
         if (!c.tiedOutput) {

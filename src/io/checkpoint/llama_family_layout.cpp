@@ -304,12 +304,13 @@ public:
             linear(visitLayer, p + "self_attn.k_proj", a.wK, a.bK, KV, D, qkvBias);
             linear(visitLayer, p + "self_attn.v_proj", a.wV, a.bV, KV, D, qkvBias);
             linear(visitLayer, p + "self_attn.o_proj", a.wO, a.bO, D, Q, c.hasOutputProjectionBias());
-            visitLayer(vectorSlot({p + "post_attention_layernorm.weight"}, layer.feedForwardNorm.gain,
-                             D));
+            const WeightVisitor visitFeedForward = inFeedForward(visitLayer);
+            visitFeedForward(vectorSlot({p + "post_attention_layernorm.weight"},
+                                        layer.feedForwardNorm.gain, D));
             engine::FeedForwardWeights& f = layer.feedForward;
-            linear(visitLayer, p + "mlp.gate_proj", f.gate, f.bGate, F, D, c.hasMlpBias());
-            linear(visitLayer, p + "mlp.up_proj", f.w1, f.b1, F, D, c.hasMlpBias());
-            linear(visitLayer, p + "mlp.down_proj", f.w2, f.b2, D, F, c.hasMlpBias());
+            linear(visitFeedForward, p + "mlp.gate_proj", f.gate, f.bGate, F, D, c.hasMlpBias());
+            linear(visitFeedForward, p + "mlp.up_proj", f.w1, f.b1, F, D, c.hasMlpBias());
+            linear(visitFeedForward, p + "mlp.down_proj", f.w2, f.b2, D, F, c.hasMlpBias());
         }
         visit(vectorSlot({"norm.weight"}, s.finalNorm.emplace().gain, D));
         if (!c.tiedOutput) {

@@ -15,7 +15,7 @@ StreamedLayers::StreamedLayers(std::shared_ptr<const CheckpointFiles> files,
 {
 }
 
-engine::LayerWeights StreamedLayers::load(int layer) const
+engine::LayerWeights StreamedLayers::load(int layer, engine::LayerPart part) const
 {
     // The layout sizes a whole set of weights and visits every slot in the order `found` was
     // made in; only this layer's slots are filled. Sizing costs nothing next to reading.
@@ -26,7 +26,8 @@ engine::LayerWeights StreamedLayers::load(int layer) const
     std::vector<char> buffer; // one allocation for the layer's tensors, the largest's size
     try {
         for (std::size_t i = 0; i < slots.size() && i < m_found.size(); ++i)
-            if (slots[i].layer == layer && m_found[i]) {
+            if (slots[i].layer == layer && m_found[i] &&
+                (part == engine::LayerPart::Whole || !slots[i].feedForward)) {
                 const TensorEntry read = m_files->readInto(*m_found[i], buffer);
                 slots[i].fill(StoredTensor(read, m_files->label()));
             }

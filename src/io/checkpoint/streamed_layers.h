@@ -21,7 +21,7 @@ public:
     StreamedLayers(std::shared_ptr<const CheckpointFiles> files, const CheckpointLayout& layout,
                    engine::ModelConfig config, std::vector<const TensorEntry*> found);
 
-    engine::LayerWeights load(int layer) const override;
+    engine::LayerWeights load(int layer, engine::LayerPart part) const override;
 
 private:
     std::shared_ptr<const CheckpointFiles> m_files;

@@ -177,11 +177,12 @@ public:
             }
             visitLayerNorm(visitLayer, l + "layernorm_before", sub.norm, D);
             engine::FeedForwardWeights& f = layer.feedForward;
-            visitLayer(matrixSlot({l + "intermediate.dense.weight"}, f.w1, F, D));
-            visitLayer(optionalVectorSlot({l + "intermediate.dense.bias"}, f.b1, F));
-            visitLayer(matrixSlot({l + "output.dense.weight"}, f.w2, D, F));
-            visitLayer(optionalVectorSlot({l + "output.dense.bias"}, f.b2, D));
-            visitLayerNorm(visitLayer, l + "layernorm_after", layer.feedForwardNorm, D);
+            const WeightVisitor visitFeedForward = inFeedForward(visitLayer);
+            visitFeedForward(matrixSlot({l + "intermediate.dense.weight"}, f.w1, F, D));
+            visitFeedForward(optionalVectorSlot({l + "intermediate.dense.bias"}, f.b1, F));
+            visitFeedForward(matrixSlot({l + "output.dense.weight"}, f.w2, D, F));
+            visitFeedForward(optionalVectorSlot({l + "output.dense.bias"}, f.b2, D));
+            visitLayerNorm(visitFeedForward, l + "layernorm_after", layer.feedForwardNorm, D);
         }
         visitLayerNorm(visit, "layernorm", s.finalNorm.emplace(), D);
         const auto head = [&](const char* name, engine::RowMatrix& m, Eigen::RowVectorXf& b) {

@@ -68,6 +68,14 @@ WeightVisitor inLayer(const WeightVisitor& visit, std::size_t layer)
     };
 }
 
+WeightVisitor inFeedForward(const WeightVisitor& visit)
+{
+    return [&visit](WeightSlot slot) {
+        slot.feedForward = true;
+        visit(std::move(slot));
+    };
+}
+
 void visitLayerNorm(const WeightVisitor& visit, const std::string& base,
                     engine::LayerNormWeights& into, std::int64_t size, bool oldNames)
 {

@@ -32,6 +32,8 @@ WeightSlot optionalVectorSlot(std::vector<std::string> names,
 
 /// A visitor that marks every slot as layer `layer`'s before passing it on to `visit`.
 WeightVisitor inLayer(const WeightVisitor& visit, std::size_t layer);
+/// A visitor that marks every slot as part of a feed-forward block before passing it on.
+WeightVisitor inFeedForward(const WeightVisitor& visit);
 
 /// A LayerNorm's gain and bias under `base + ".weight"` / `".bias"` (and `".gamma"` / `".beta"`
 /// where `oldNames` is set, as TensorFlow-converted BERT checkpoints name them).
