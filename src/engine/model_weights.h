@@ -51,14 +51,14 @@ struct StackWeights {
     std::optional<LayerNormWeights> finalNorm;
 };
 
-/// Where the layers of a model too big to hold as floats come from, one at a time: a pass loads a
-/// layer when it reaches it and lets it go after. A 1B-parameter checkpoint is 2.5 GB in BF16 and
-/// 5 GB as floats; streamed, a pass holds the embedding and one layer (a quarter of a GB).
 /// How much of a layer a pass needs. A block's attention recomputed for its walkthrough stops
 /// before the feed-forward block, which holds five sixths of a Llama layer's weights: reading
 /// and converting those would be most of the time a switch of layer takes.
 enum class LayerPart { Whole, Attention };
 
+/// Where the layers of a model too big to hold as floats come from, one at a time: a pass loads a
+/// layer when it reaches it and lets it go after. A 1B-parameter checkpoint is 2.5 GB in BF16 and
+/// 5 GB as floats; streamed, a pass holds the embedding and one layer (a quarter of a GB).
 class LayerSource {
 public:
     virtual ~LayerSource() = default;
