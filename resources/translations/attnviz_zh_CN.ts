@@ -3092,6 +3092,10 @@ q·k %3</translation>
         <source>unknown</source>
         <translation>未知</translation>
     </message>
+    <message>
+        <source>there was not enough memory to compute layer %1.</source>
+        <translation>内存不足，无法计算第 %1 层。</translation>
+    </message>
 </context>
 <context>
     <name>attnviz::app::StepAnimation</name>

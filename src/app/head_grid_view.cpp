@@ -72,6 +72,18 @@ void HeadGridView::setMatrices(std::vector<lesson::Heatmap> maps, bool perHead, 
     relayout();
 }
 
+void HeadGridView::releaseMatrices()
+{
+    for (lesson::Heatmap& map : m_maps) {
+        map.owner.reset();
+        map.mask.reset();
+        map.matrix.values = nullptr;
+        map.matrix.rows = map.matrix.cols = 0;
+    }
+    for (HeatmapView* view : m_views)
+        view->releaseHeatmap();
+}
+
 void HeadGridView::setCellText(bool values, bool rowSums)
 {
     m_values = values;

@@ -28,6 +28,9 @@ public:
     /// colour range for all matrices; otherwise one per matrix.
     void setMatrices(std::vector<lesson::Heatmap> maps, bool perHead, bool sharedRange);
     const std::vector<lesson::Heatmap>& matrices() const { return m_maps; }
+    /// Lets go of the matrices' data but keeps the views, the focused head and the layout for
+    /// the matrices that replace them (StepPanel::releaseWalkthrough).
+    void releaseMatrices();
     /// What every view prints besides colours: each cell's value (where it fits) and a
     /// column of row sums.
     void setCellText(bool values, bool rowSums);

@@ -34,6 +34,13 @@ void HeatmapView::setHeatmap(lesson::Heatmap heatmap, std::pair<double, double> 
     update();
 }
 
+void HeatmapView::releaseHeatmap()
+{
+    m_heatmap = {};
+    m_cells = {};
+    m_layout.reset();
+}
+
 void HeatmapView::setHighlight(std::optional<render::Highlight> highlight)
 {
     m_highlight = highlight;

@@ -26,6 +26,9 @@ public:
     /// tooltip always reads the exact cell, however small the map is drawn.
     void setHeatmap(lesson::Heatmap heatmap, std::pair<double, double> range, bool colourBar);
     const lesson::Heatmap& heatmap() const { return m_heatmap; }
+    /// Lets go of the heatmap's data (Session::releasingWalkthrough): the view shows nothing
+    /// until the next setHeatmap, which follows before anything is painted.
+    void releaseHeatmap();
     std::pair<double, double> range() const { return m_range; }
     void setHighlight(std::optional<render::Highlight> highlight);
     void setValuesInCells(bool on);

@@ -451,6 +451,7 @@ void MainWindow::wireSession()
     });
 
     connect(m_session, &Session::walkthroughChanged, this, &MainWindow::showWalkthrough);
+    connect(m_session, &Session::releasingWalkthrough, m_steps, &StepPanel::releaseWalkthrough);
     connect(m_session, &Session::modelShown, this, &MainWindow::showModelResult);
     connect(m_session, &Session::modelKept, this,
             [this](const ModelResult& shown, const QString& notice) {

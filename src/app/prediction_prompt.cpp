@@ -105,6 +105,11 @@ PredictionPrompt::PredictionPrompt(const Session* session, StepPanel* steps, QMe
         ask(true);
     });
     connect(session, &Session::shownChanged, this, &PredictionPrompt::onWalkthroughShown);
+    // Its replacement is a new walkthrough (onWalkthroughShown), with new numbers for a verdict.
+    connect(session, &Session::releasingWalkthrough, this, [this] {
+        m_walkthrough.reset();
+        m_verdict->hide();
+    });
     connect(m_action, &QAction::toggled, this, &PredictionPrompt::setMode);
 
     QSettings store;

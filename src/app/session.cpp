@@ -221,9 +221,24 @@ void Session::chooseBlock(const lesson::BlockChoice& choice)
     // keep the walkthrough, with the step panel's focus and batch item.
     if (m_walkthrough && m_blockRun == run && m_choice == choice)
         return;
+    // The shown layer is let go of before the next is computed: its memory serves the next.
+    emit releasingWalkthrough();
+    m_walkthrough.reset();
+    std::shared_ptr<const lesson::Walkthrough> next;
+    try {
+        next = lesson::walkthroughForBlock(run, choice);
+    } catch (const std::exception& e) {
+        // What was shown is gone: say why nothing is.
+        const QString why = dynamic_cast<const std::bad_alloc*>(&e)
+            ? tr("there was not enough memory to compute layer %1.").arg(choice.layer)
+            : QString::fromStdString(e.what());
+        showNothing(why);
+        emit status(tr("Not computed: %1").arg(why));
+        return;
+    }
     m_blockRun = run;
     m_choice = choice;
-    setWalkthrough(lesson::walkthroughForBlock(run, choice));
+    setWalkthrough(std::move(next));
     emit status(tr("%1 · layer %2 · %3 · %4 heads · %5 queries × %6 keys · d_k %7")
                     .arg(QString::fromStdString(run->config.name))
                     .arg(choice.layer)

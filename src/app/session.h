@@ -67,6 +67,11 @@ signals:
     /// The walkthrough on screen changed; null: nothing is shown, and `reason` says why.
     void walkthroughChanged(std::shared_ptr<const attnviz::lesson::Walkthrough> walkthrough,
                             const QString& reason);
+    /// The walkthrough on screen is replaced by one computed now, before control returns to the
+    /// event loop: whoever holds it lets go of it (and of the heatmaps read from it) without
+    /// showing anything else, so that its memory serves the next one. A real-size layer's is
+    /// 0.6 GB, which the kernel would otherwise provide as fresh pages (seconds on a VM).
+    void releasingWalkthrough();
     /// What the experiment windows and the prediction prompt follow: the walkthrough and the
     /// batch item shown.
     void shownChanged(std::shared_ptr<const attnviz::lesson::Walkthrough> walkthrough, int batch);

@@ -142,6 +142,13 @@ void StepAnimation::skip()
     setProgress(1.0);
 }
 
+void StepAnimation::release()
+{
+    m_animation.stop();
+    hide();
+    m_walkthrough.reset();
+}
+
 void StepAnimation::setProgress(double progress)
 {
     m_progress = std::clamp(progress, 0.0, 1.0);

@@ -32,6 +32,8 @@ public:
               int head, int query);
     /// Jumps to the last frame (the animation is skippable at any moment).
     void skip();
+    /// Stops, hides and lets go of the walkthrough played (StepPanel::releaseWalkthrough).
+    void release();
     /// Shows the frame at `progress` ∈ [0, 1] without running (key frames for docs and tests).
     void setProgress(double progress);
     double progress() const { return m_progress; }

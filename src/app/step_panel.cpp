@@ -347,6 +347,15 @@ const engine::AttentionTrace& StepPanel::shownTrace() const
     return m_walkthrough ? *m_walkthrough->trace : plain;
 }
 
+void StepPanel::releaseWalkthrough()
+{
+    m_walkthrough.reset();
+    m_differenceOf.reset();
+    m_differenceShown.reset();
+    m_animation->release();
+    m_grid->releaseMatrices();
+}
+
 void StepPanel::clear(const QString& reason)
 {
     setWalkthrough(nullptr);

@@ -38,6 +38,10 @@ public:
     /// Shows no walkthrough and says why (settings that cannot be computed, a model that did not
     /// run): no heatmap, formula or shape of an earlier walkthrough stays on screen.
     void clear(const QString& reason);
+    /// Lets go of the walkthrough and of every heatmap read from it, keeping the step, the
+    /// focused head and the layout for the walkthrough that replaces it before anything is
+    /// painted (Session::releasingWalkthrough).
+    void releaseWalkthrough();
     /// Why nothing is shown ("" while a walkthrough is).
     QString reason() const { return m_reason; }
     std::shared_ptr<const lesson::Walkthrough> walkthrough() const { return m_walkthrough; }

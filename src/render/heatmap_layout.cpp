@@ -3,9 +3,12 @@
 #include "render/display_words.h"
 
 #include <QFontMetricsF>
+#include <QHash>
 
 #include <algorithm>
 #include <cmath>
+#include <string>
+#include <unordered_map>
 
 namespace attnviz::render {
 namespace {
@@ -25,22 +28,76 @@ QFont scaled(const QFont& base, double factor)
     return f;
 }
 
+// A label as drawn: elided to the room labels get, and its width.
+struct MeasuredLabel {
+    QString text;
+    double width;
+};
+
+// Measuring a label is text shaping, most of the time of laying out a map of a thousand tokens,
+// and a layer's 32 heads lay out the same tokens, each in two passes. So each thread keeps the
+// measurements made with each font and label width (a switch of layer lays out every view again
+// with the same ones), all forgotten past 100,000 labels.
+class LabelMeasures {
+public:
+    using Measured = std::unordered_map<std::string, MeasuredLabel>;
+
+    // The measurements made with `font` shown as `metrics` measures it (the height tells a
+    // screen of another resolution apart), labels elided to `maxWidth`.
+    Measured& with(const QFont& font, const QFontMetricsF& metrics, double maxWidth,
+                   bool spaceMarks)
+    {
+        if (m_count > kMaxLabels) {
+            m_measured.clear();
+            m_count = 0;
+        }
+        return m_measured[QStringLiteral("%1|%2|%3|%4")
+                              .arg(font.key())
+                              .arg(metrics.height())
+                              .arg(maxWidth)
+                              .arg(spaceMarks)];
+    }
+
+    const MeasuredLabel& of(Measured& measured, const std::string& label,
+                            const QFontMetricsF& metrics, double maxWidth, bool spaceMarks)
+    {
+        if (const auto found = measured.find(label); found != measured.end())
+            return found->second;
+        ++m_count;
+        const QString text = metrics.elidedText(
+            visibleToken(QString::fromStdString(label), spaceMarks), Qt::ElideRight, maxWidth);
+        return measured.emplace(label, MeasuredLabel{text, metrics.horizontalAdvance(text)})
+            .first->second;
+    }
+
+private:
+    static constexpr std::size_t kMaxLabels = 100000;
+    QHash<QString, Measured> m_measured;
+    std::size_t m_count = 0;
+};
+
 // Every `step`-th label of `labels`, elided to `maxWidth`; returns the widest shown.
-double pickLabels(const std::vector<std::string>& labels, int count, int step,
-                  const QFontMetricsF& metrics, double maxWidth, bool spaceMarks,
-                  std::vector<HeatmapLayout::Label>& out)
+double pickLabels(const std::vector<std::string>& labels, int count, int step, const QFont& font,
+                  double maxWidth, bool spaceMarks, std::vector<HeatmapLayout::Label>& out)
 {
     out.clear();
-    double widest = 0;
     if (step <= 0)
         return 0; // no labels
+    thread_local LabelMeasures measures;
+    const QFontMetricsF metrics(font);
+    LabelMeasures::Measured& measured = measures.with(font, metrics, maxWidth, spaceMarks);
+    double widest = 0;
     for (int i = 0; i < count; i += step) {
-        const QString full = i < static_cast<int>(labels.size())
-            ? visibleToken(QString::fromStdString(labels[static_cast<std::size_t>(i)]), spaceMarks)
-            : QString::number(i);
-        const QString text = metrics.elidedText(full, Qt::ElideRight, maxWidth);
-        widest = std::max(widest, metrics.horizontalAdvance(text));
-        out.push_back({i, text});
+        if (i < static_cast<int>(labels.size())) {
+            const MeasuredLabel& label = measures.of(measured, labels[static_cast<std::size_t>(i)],
+                                                     metrics, maxWidth, spaceMarks);
+            widest = std::max(widest, label.width);
+            out.push_back({i, label.text});
+        } else {
+            const QString text = metrics.elidedText(QString::number(i), Qt::ElideRight, maxWidth);
+            widest = std::max(widest, metrics.horizontalAdvance(text));
+            out.push_back({i, text});
+        }
     }
     return widest;
 }
@@ -135,9 +192,10 @@ std::vector<double> colourBarTicks(std::pair<double, double> range, lesson::Stre
         // Powers of ten, with 2 and 5 between them when the range spans fewer than three.
         const double decades = std::log10(range.second / range.first);
         std::vector<double> ticks;
-        for (double p = std::floor(std::log10(range.first)); p <= std::ceil(std::log10(range.second));
-             ++p)
-            for (const double m : decades < 3 ? std::vector<double>{1, 2, 5} : std::vector<double>{1}) {
+        for (double p = std::floor(std::log10(range.first));
+             p <= std::ceil(std::log10(range.second)); ++p)
+            for (const double m :
+                 decades < 3 ? std::vector<double>{1, 2, 5} : std::vector<double>{1}) {
                 const double t = m * std::pow(10.0, p);
                 if (t >= range.first * (1 - 1e-9) && t <= range.second * (1 + 1e-9))
                     ticks.push_back(t);
@@ -191,9 +249,8 @@ HeatmapLayout::HeatmapLayout(const lesson::Heatmap& h, std::pair<double, double>
         for (double factor = 1.0;; factor -= 0.1) {
             m_titleFont = scaled(base, factor);
             const QFontMetricsF metrics(m_titleFont);
-            const QRectF needed = metrics.boundingRect(QRectF(0, 0, width, 1e6),
-                                                       Qt::AlignCenter | Qt::TextWordWrap,
-                                                       m_titleText);
+            const QRectF needed = metrics.boundingRect(
+                QRectF(0, 0, width, 1e6), Qt::AlignCenter | Qt::TextWordWrap, m_titleText);
             if ((needed.height() <= 3 * metrics.lineSpacing() + 1 && needed.width() <= width) ||
                 factor < 0.65) {
                 titleHeight = std::min(needed.height(), 3 * metrics.lineSpacing() + 1);
@@ -238,9 +295,10 @@ HeatmapLayout::HeatmapLayout(const lesson::Heatmap& h, std::pair<double, double>
 
     double right = area.right() - kPad;
     if (style.colourBar) {
-        m_ticks = colourBarTicks(range, h.scale == lesson::ColourScale::Sequential
-                                            ? style.colouring.stretch
-                                            : lesson::Stretch::Linear);
+        m_ticks =
+            colourBarTicks(range,
+                           h.scale == lesson::ColourScale::Sequential ? style.colouring.stretch
+                                                                      : lesson::Stretch::Linear);
         double widest = 0;
         for (const double t : m_ticks)
             widest = std::max(widest, tick.horizontalAdvance(formatValue(t)));
@@ -258,7 +316,7 @@ HeatmapLayout::HeatmapLayout(const lesson::Heatmap& h, std::pair<double, double>
     for (int pass = 0; pass < 2; ++pass) {
         const double cellsHeight = std::max(4.0, labelBottom - bottomGuess - top);
         const int rowStep = stepFor(m_rows, cellsHeight, tickLine + 1, style.labels);
-        m_rowLabelWidth = pickLabels(h.matrix.rowLabels, m_rows, rowStep, tick, maxLabel,
+        m_rowLabelWidth = pickLabels(h.matrix.rowLabels, m_rows, rowStep, m_tickFont, maxLabel,
                                      style.spaceMarks, m_rowLabels);
         m_crowded = style.labels == LabelMode::All && m_rows * (tickLine + 1) > cellsHeight + 0.5;
         const double left =
@@ -271,10 +329,10 @@ HeatmapLayout::HeatmapLayout(const lesson::Heatmap& h, std::pair<double, double>
         double uprightWidest = 0;
         int uprightStep = labelled ? 1 : 0;
         for (int k = 0; k < 2 && labelled; ++k) {
-            uprightWidest = pickLabels(h.matrix.columnLabels, m_columns, uprightStep, tick,
+            uprightWidest = pickLabels(h.matrix.columnLabels, m_columns, uprightStep, m_tickFont,
                                        maxLabel, style.spaceMarks, upright);
-            uprightStep =
-                std::max(uprightStep, stepFor(m_columns, cellsWidth, uprightWidest + 6, LabelMode::Auto));
+            uprightStep = std::max(
+                uprightStep, stepFor(m_columns, cellsWidth, uprightWidest + 6, LabelMode::Auto));
         }
         if (style.labels == LabelMode::All && uprightStep > 1) {
             // Every label: upright when they fit so, turned otherwise, crowded when not even then.
@@ -285,12 +343,14 @@ HeatmapLayout::HeatmapLayout(const lesson::Heatmap& h, std::pair<double, double>
                 stepFor(m_columns, cellsWidth, tickLine / kTurn + 2, style.labels);
             m_turned = labelled && uprightStep > 2 * turnedStep;
         }
-        uprightWidest = pickLabels(h.matrix.columnLabels, m_columns, uprightStep, tick, maxLabel,
-                                   style.spaceMarks, upright);
+        uprightWidest = pickLabels(h.matrix.columnLabels, m_columns, uprightStep, m_tickFont,
+                                   maxLabel, style.spaceMarks, upright);
         if (m_turned) {
-            const int turnedStep = stepFor(m_columns, cellsWidth, tickLine / kTurn + 2, style.labels);
-            const double widest = pickLabels(h.matrix.columnLabels, m_columns, turnedStep, tick,
-                                             maxLabel, style.spaceMarks, m_columnLabels);
+            const int turnedStep =
+                stepFor(m_columns, cellsWidth, tickLine / kTurn + 2, style.labels);
+            const double widest =
+                pickLabels(h.matrix.columnLabels, m_columns, turnedStep, m_tickFont, maxLabel,
+                           style.spaceMarks, m_columnLabels);
             bottomGuess = widest * kTurn + tickLine * kTurn + 6;
             m_crowded = m_crowded ||
                 (style.labels == LabelMode::All &&

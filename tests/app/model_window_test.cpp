@@ -949,6 +949,46 @@ private slots:
                  qPrintable(QString(tip).replace(QLatin1Char('\n'), QLatin1String(" | "))));
     }
 
+    void aLayerSwitchLetsGoOfTheShownLayerFirstAndKeepsTheView()
+    {
+        attnviz::lesson::ModelSource llama;
+        llama.folder = ATTNVIZ_TEST_DATA_DIR "/hf/llama3";
+        llama.text = "the cat sat on the mat";
+        m_window->modelPanel()->setRequest(llama);
+        settle();
+        const int other = m_window->modelPanel()->choice().layer == 0 ? 1 : 0;
+        m_window->stepPanel()->setStep(attnviz::test::step("rotate"));
+        m_window->stepPanel()->grid()->focusHead(2);
+        const float before =
+            m_window->stepPanel()->grid()->visibleViews().at(0)->heatmap().matrix.value(3, 1);
+
+        // When the next layer is about to be computed, nothing but the session holds the shown
+        // one: its memory is free for the next (a real-size layer's is 0.6 GB).
+        std::weak_ptr<const attnviz::lesson::Walkthrough> shown = m_window->walkthrough();
+        long holders = -1;
+        bool computedAlready = true;
+        QSignalSpy changed(m_window->session(), &Session::walkthroughChanged);
+        connect(m_window->session(), &Session::releasingWalkthrough, this, [&] {
+            holders = shown.use_count();
+            computedAlready = !changed.isEmpty();
+        });
+        m_window->modelPanel()->setChoice({other, Block::MaskedSelf, -1});
+        QCOMPARE(holders, 1L);
+        QVERIFY(!computedAlready);
+        QVERIFY(shown.expired());
+
+        // The step (one only a rotary model has) and the focused head stay; the maps are the
+        // other layer's.
+        QCOMPARE(m_window->stepPanel()->step(), attnviz::test::step("rotate"));
+        QCOMPARE(m_window->stepPanel()->grid()->focusedHead(), 2);
+        const std::vector<HeatmapView*> views = m_window->stepPanel()->grid()->visibleViews();
+        QCOMPARE(views.size(), 1u);
+        QCOMPARE(m_window->session()->choice().layer, other);
+        QCOMPARE(views[0]->heatmap().matrix.value(3, 1),
+                 m_window->walkthrough()->trace->qRotated.at({0, 2, 3, 1}));
+        QVERIFY(views[0]->heatmap().matrix.value(3, 1) != before);
+    }
+
     void importedAttentionsOpenOnTheirWeights()
     {
         attnviz::lesson::ModelSource import;
