@@ -274,24 +274,32 @@ void BM_Llama1BWindowSwitchesLayer(benchmark::State& state)
         state.SkipWithError("the window did not run the 1B folder");
         return;
     }
+    // Seconds from `change` until every view shown has been repainted.
+    const auto timed = [&](auto change) {
+        const auto start = std::chrono::steady_clock::now();
+        change();
+        QApplication::processEvents();
+        for (HeatmapView* view : window.stepPanel()->grid()->visibleViews())
+            view->repaint();
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    };
     constexpr int switches = 7;
     std::vector<double> seconds;
     long firstFaults = 0, laterFaults = 0;
     for (auto _ : state) {
         for (int i = 0; i < switches; ++i) {
             const long faultsBefore = minorFaults();
-            const auto start = std::chrono::steady_clock::now();
             const int layer = (5 * (i + 1)) % run->config.decoderLayers;
-            window.session()->chooseBlock({layer, engine::Block::MaskedSelf, -1});
-            QApplication::processEvents();
-            for (HeatmapView* view : window.stepPanel()->grid()->visibleViews())
-                view->repaint();
-            seconds.push_back(
-                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+            seconds.push_back(timed([&] {
+                window.session()->chooseBlock({layer, engine::Block::MaskedSelf, -1});
+            }));
             (i == 0 ? firstFaults : laterFaults) += minorFaults() - faultsBefore;
         }
         state.SetIterationTime(std::accumulate(seconds.begin(), seconds.end(), 0.0));
     }
+    // Switching head: one head of the layer shown alone (a click on it), then all 32 again.
+    state.counters["one_head_s"] = timed([&] { window.stepPanel()->grid()->focusHead(7); });
+    state.counters["all_heads_s"] = timed([&] { window.stepPanel()->grid()->showAll(); });
     std::vector<double> later(seconds.begin() + 1, seconds.end());
     std::sort(later.begin(), later.end());
     state.counters["first_s"] = seconds.front();
