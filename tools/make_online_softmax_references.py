@@ -11,7 +11,8 @@ After tile t (keys [0, (t + 1) T)), m is the largest masked score of those keys 
 l = sum exp(s - m) over them; a row whose keys so far are all blocked has m = -inf and l = 0.
 Computed in float64 from the definition (prefix maxima and sums over whole tiles) and, to tie
 the two readings together, again by FlashAttention's recurrence (l scaled by exp(m_old - m_new)
-tile by tile), which must agree to 1e-12.
+tile by tile), which must agree to 1e-12. A case with learned sinks (gpt-oss) starts each row
+from its head's sink, a key of its own read before the first tile: m = sink, l = 1.
 """
 import math
 import pathlib
@@ -28,14 +29,25 @@ OUT = DATA / "online"
 TILES = (1, 3, 8)
 
 
-def by_definition(masked, tile):
+def with_sink(masked, sinks):
+    """The masked scores with each head's sink as key -1 (a column in front), or as they are."""
+    if sinks is None:
+        return masked
+    B, H, Nq, _ = masked.shape
+    column = torch.from_numpy(sinks.astype(np.float64)).reshape(1, H, 1, 1).expand(B, H, Nq, 1)
+    return torch.cat([column, masked], dim=-1)
+
+
+def by_definition(masked, tile, sinks=None):
     """(m, l) [B, H, Nq, T] from prefix maxima and sums."""
     nk = masked.shape[-1]
     tiles = math.ceil(nk / tile)
+    first = 0 if sinks is None else 1  # the sink's column is seen from the start
+    masked = with_sink(masked, sinks)
     m = torch.empty(*masked.shape[:-1], tiles, dtype=torch.float64)
     l = torch.empty_like(m)
     for t in range(tiles):
-        seen = masked[..., : min((t + 1) * tile, nk)]
+        seen = masked[..., : first + min((t + 1) * tile, nk)]
         top = seen.max(dim=-1).values
         m[..., t] = top
         finite = torch.isfinite(top)
@@ -45,12 +57,15 @@ def by_definition(masked, tile):
     return m, l
 
 
-def by_recurrence(masked, tile):
+def by_recurrence(masked, tile, sinks=None):
     """(m, l) as FlashAttention updates them, one tile after the other."""
     nk = masked.shape[-1]
     tiles = math.ceil(nk / tile)
     m_run = torch.full(masked.shape[:-1], -math.inf, dtype=torch.float64)
     l_run = torch.zeros_like(m_run)
+    if sinks is not None:
+        m_run = with_sink(masked, sinks)[..., 0].clone()
+        l_run = torch.ones_like(m_run)
     m = torch.empty(*masked.shape[:-1], tiles, dtype=torch.float64)
     l = torch.empty_like(m)
     for t in range(tiles):
@@ -73,10 +88,12 @@ def main():
     for name in names:
         expected, _ = safetensors_py.load(DATA / f"{name}.expected.safetensors")
         masked = torch.from_numpy(expected["masked"].astype(np.float64))
+        case, _ = safetensors_py.load(DATA / f"{name}.case.safetensors")
+        sinks = case.get("sinks")
         tensors = {}
         for tile in TILES:
-            m, l = by_definition(masked, tile)
-            m2, l2 = by_recurrence(masked, tile)
+            m, l = by_definition(masked, tile, sinks)
+            m2, l2 = by_recurrence(masked, tile, sinks)
             assert torch.equal(m, m2), name
             assert torch.allclose(l, l2, rtol=1e-12, atol=0), name
             tensors[f"online_max.{tile}"] = m.to(torch.float32).numpy()

@@ -49,9 +49,17 @@ import safetensors_py  # noqa: E402
 OUT = pathlib.Path(__file__).resolve().parent.parent / "tests" / "data" / "mha"
 
 # Case entries that are settings of the module, written as metadata rather than as tensors.
-SETTINGS = ("num_heads", "causal", "num_kv_heads", "rope_theta", "sliding_window")
+SETTINGS = ("num_heads", "causal", "num_kv_heads", "rope_theta", "sliding_window", "rotary_dim",
+            "qk_norm", "qk_norm_eps", "qk_norm_unit_offset", "score_scale",
+            "attn_logit_softcapping")
 # The settings of a variant, in the case file's metadata only when the case uses the variant.
-VARIANT_SETTINGS = ("num_kv_heads", "rope_theta", "sliding_window")
+VARIANT_SETTINGS = ("num_kv_heads", "rope_theta", "sliding_window", "rotary_dim", "qk_norm",
+                    "qk_norm_eps", "qk_norm_unit_offset", "score_scale", "attn_logit_softcapping")
+# Tensors of a treatment: a case that holds one is a variant too.
+VARIANT_TENSORS = ("q_norm", "k_norm", "sinks", "alibi_slopes")
+# What nn.MultiheadAttention cannot compute, metadata and tensors.
+TREATMENTS = ("qk_norm", "rotary_dim", "score_scale", "attn_logit_softcapping", "sinks",
+              "alibi_slopes")
 
 
 def blocked_mask(B, Nq, Nk, causal, valid_lens, mask, window=None):
@@ -90,15 +98,25 @@ def rotate_half(x):
     return torch.cat((-x[..., half:], x[..., :half]), dim=-1)
 
 
-def apply_rope(x, pos, theta):
+def apply_rope(x, pos, theta, rotary_dim=None):
     """x [B, heads, N, P] turned by position as apply_rotary_pos_emb does, in float64 (Hugging
-    Face builds inv_freq in float32; the reference keeps the angles exact instead)."""
-    P = x.shape[-1]
-    inv_freq = 1.0 / theta ** (torch.arange(0, P, 2, dtype=torch.float64) / P)
-    freqs = pos.double()[..., None] * inv_freq  # [B, N, P/2]
+    Face builds inv_freq in float32; the reference keeps the angles exact instead). With
+    rotary_dim R (Phi-3's partial_rotary_factor), only the first R features turn, pair i at
+    pos * theta^(-2i/R), and the others pass unchanged."""
+    R = x.shape[-1] if rotary_dim is None else rotary_dim
+    x_rot, x_pass = x[..., :R], x[..., R:]
+    inv_freq = 1.0 / theta ** (torch.arange(0, R, 2, dtype=torch.float64) / R)
+    freqs = pos.double()[..., None] * inv_freq  # [B, N, R/2]
     emb = torch.cat((freqs, freqs), dim=-1)  # cos and sin repeat over both halves
     cos, sin = emb.cos()[:, None], emb.sin()[:, None]  # one angle for every head
-    return x * cos.to(x.dtype) + rotate_half(x) * sin.to(x.dtype)
+    turned = x_rot * cos.to(x.dtype) + rotate_half(x_rot) * sin.to(x.dtype)
+    return torch.cat((turned, x_pass), dim=-1)
+
+
+def rms_norm(x, gain, eps, unit_offset):
+    """RMSNorm over the last axis as Qwen3RMSNorm (and Gemma's, with the gain 1 + w) computes it:
+    x * rsqrt(mean(x^2) + eps) * w."""
+    return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + eps) * (gain + unit_offset)
 
 
 def repeat_kv(x, n_rep):
@@ -135,25 +153,60 @@ def trace_with_ops(c, dtype=torch.float64):
     trace = dict(q_proj=q_proj, k_proj=k_proj, v_proj=v_proj, q_heads=q_heads, k_heads=k_heads,
                  v_heads=v_heads)
     q_used, k_used = q_heads, k_heads
+    if "qk_norm" in c:
+        # Qwen3 and Gemma 3 normalise each head after the view (q_norm(q_proj(x).view(...))),
+        # OLMo 2 the whole projection before it; both before rotary positions.
+        eps, offset = c.get("qk_norm_eps", 1e-6), 1.0 if c.get("qk_norm_unit_offset") else 0.0
+        if c["qk_norm"] == "per_head":
+            q_used = rms_norm(q_heads, d("q_norm"), eps, offset)
+            k_used = rms_norm(k_heads, d("k_norm"), eps, offset)
+        else:
+            q_used = split(rms_norm(q_proj, d("q_norm"), eps, offset), H, Pqk)
+            k_used = split(rms_norm(k_proj, d("k_norm"), eps, offset), Hkv, Pqk)
+        trace.update(q_normed=q_used, k_normed=k_used)
     if "rope_theta" in c:
-        assert Pqk % 2 == 0, "rotary positions turn features in pairs"
-        q_used = apply_rope(q_heads, positions(c, "query_positions", B, Nq), c["rope_theta"])
-        k_used = apply_rope(k_heads, positions(c, "key_positions", B, Nk), c["rope_theta"])
+        assert c.get("rotary_dim", Pqk) % 2 == 0, "rotary positions turn features in pairs"
+        q_used = apply_rope(q_used, positions(c, "query_positions", B, Nq), c["rope_theta"],
+                            c.get("rotary_dim"))
+        k_used = apply_rope(k_used, positions(c, "key_positions", B, Nk), c["rope_theta"],
+                            c.get("rotary_dim"))
         trace.update(q_rotated=q_used, k_rotated=k_used)
     scores = q_used @ repeat_kv(k_used, H // Hkv).transpose(-1, -2)
-    scaled = scores / math.sqrt(Pqk)
+    scaled = scores * c["score_scale"] if "score_scale" in c else scores / math.sqrt(Pqk)
+    trace.update(scores=scores, scaled=scaled)
+    before = scaled
+    if "attn_logit_softcapping" in c:  # Gemma 2: after the scale, before the mask
+        cap = c["attn_logit_softcapping"]
+        before = torch.tanh(before / cap) * cap
+        trace["capped"] = before
+    if "alibi_slopes" in c:  # ALiBi: - m_h * (p_i - p_j), added where the mask is added
+        distance = (positions(c, "query_positions", B, Nq)[:, :, None]
+                    - positions(c, "key_positions", B, Nk)[:, None, :]).to(dtype)
+        before = before - d("alibi_slopes")[None, :, None, None] * distance[:, None]
+        trace["biased"] = before
     valid = torch.from_numpy(c["valid_lens"]) if "valid_lens" in c else None
     mask = torch.from_numpy(c["mask"]) if "mask" in c else None
     blocked = blocked_mask(B, Nq, Nk, c.get("causal", False), valid, mask,
                            c.get("sliding_window"))
-    masked = scaled.masked_fill(blocked[:, None], float("-inf"))
-    weights = torch.softmax(masked, dim=-1)
-    weights = torch.nan_to_num(weights, nan=0.0)  # fully blocked rows attend to nothing
+    masked = before.masked_fill(blocked[:, None], float("-inf"))
+    trace["masked"] = masked
+    if "sinks" in c:
+        # gpt-oss' eager attention: the sink logit joins each row, the maximum is subtracted,
+        # the softmax is taken and the sink's column dropped.
+        sinks = d("sinks").reshape(1, H, 1, 1).expand(B, H, Nq, 1)
+        combined = torch.cat([masked, sinks], dim=-1)
+        combined = combined - combined.max(dim=-1, keepdim=True).values
+        probs = torch.softmax(combined, dim=-1)
+        weights, sink_weights = probs[..., :-1], probs[..., -1]
+        trace.update(weights=weights, sink_weights=sink_weights)
+    else:
+        weights = torch.softmax(masked, dim=-1)
+        weights = torch.nan_to_num(weights, nan=0.0)  # fully blocked rows attend to nothing
+        trace["weights"] = weights
     context = weights @ repeat_kv(v_heads, H // Hkv)
     concat = context.permute(0, 2, 1, 3).reshape(B, Nq, H * Pv)
     output = linear(concat, d("w_o"), d("b_o"))
-    trace.update(scores=scores, scaled=scaled, masked=masked, weights=weights, context=context,
-                 concat=concat, output=output)
+    trace.update(context=context, concat=concat, output=output)
     return trace, blocked
 
 
@@ -177,12 +230,27 @@ def trace_with_loops(c):
         return [[[row[i * p:(i + 1) * p] for row in xb] for i in range(h)] for xb in x]
 
     def rotate(x, pos):
-        half = len(x) // 2
-        out = [0.0] * len(x)
+        r = c.get("rotary_dim", len(x))
+        half = r // 2
+        out = list(x)  # features from r on pass unchanged
         for i in range(half):
-            angle = pos * c["rope_theta"] ** (-2 * i / len(x))
+            angle = pos * c["rope_theta"] ** (-2 * i / r)
             z = complex(x[i], x[i + half]) * cmath.exp(1j * angle)
             out[i], out[i + half] = z.real, z.imag
+        return out
+
+    def normed(rows, gains):
+        """Rows of one token, RMS-normalised together: [row] for a head, every head's for the
+        whole projection."""
+        eps = c.get("qk_norm_eps", 1e-6)
+        offset = 1.0 if c.get("qk_norm_unit_offset") else 0.0
+        flat = [x for row in rows for x in row]
+        root = math.sqrt(sum(x * x for x in flat) / len(flat) + eps)
+        out, k = [], 0
+        for row in rows:
+            out.append([x / root * (gains[(k + p) % len(gains)] + offset)
+                        for p, x in enumerate(row)])
+            k += len(row)
         return out
 
     def pos_of(name, b, n):
@@ -209,6 +277,23 @@ def trace_with_loops(c):
     t["q_heads"], t["k_heads"] = heads(t["q_proj"], H, Pqk), heads(t["k_proj"], Hkv, Pqk)
     t["v_heads"] = heads(t["v_proj"], Hkv, Pv)
     qs, ks = t["q_heads"], t["k_heads"]
+    if "qk_norm" in c:
+        whole = c["qk_norm"] == "whole_projection"
+
+        def norm_heads(x, gains, heads):
+            out = [[[None] * len(x[b][0]) for _ in range(heads)] for b in range(len(x))]
+            for b in range(len(x)):
+                for n in range(len(x[b][0])):
+                    groups = [[x[b][h][n] for h in range(heads)]] if whole else \
+                        [[x[b][h][n]] for h in range(heads)]
+                    done = [normed(g, gains) for g in groups]
+                    rows = done[0] if whole else [g[0] for g in done]
+                    for h in range(heads):
+                        out[b][h][n] = rows[h]
+            return out
+        qs = norm_heads(qs, f("q_norm"), H)
+        ks = norm_heads(ks, f("k_norm"), Hkv)
+        t["q_normed"], t["k_normed"] = qs, ks
     if "rope_theta" in c:
         qs = [[[rotate(qs[b][h][n], pos_of("query_positions", b, n)) for n in range(Nq)]
                for h in range(H)] for b in range(B)]
@@ -219,24 +304,44 @@ def trace_with_loops(c):
                             for h in range(H)] for b in range(B)]
     t["scores"] = shape4(lambda b, h, i, j: sum(
         x * y for x, y in zip(qs[b][h][i], ks[b][h // group][j])))
-    t["scaled"] = shape4(lambda b, h, i, j: t["scores"][b][h][i][j] / math.sqrt(Pqk))
-    t["masked"] = shape4(lambda b, h, i, j: t["scaled"][b][h][i][j] if allowed(b, i, j)
+    scale = c.get("score_scale", 1 / math.sqrt(Pqk))
+    t["scaled"] = shape4(lambda b, h, i, j: t["scores"][b][h][i][j] * scale)
+    before = t["scaled"]
+    if "attn_logit_softcapping" in c:
+        cap = c["attn_logit_softcapping"]
+        t["capped"] = shape4(lambda b, h, i, j: cap * math.tanh(before[b][h][i][j] / cap))
+        before = t["capped"]
+    if "alibi_slopes" in c:
+        slopes = f("alibi_slopes")
+        scaled_before = before
+        t["biased"] = shape4(lambda b, h, i, j: scaled_before[b][h][i][j] - slopes[h] * (
+            pos_of("query_positions", b, i) - pos_of("key_positions", b, j)))
+        before = t["biased"]
+    t["masked"] = shape4(lambda b, h, i, j: before[b][h][i][j] if allowed(b, i, j)
                          else -math.inf)
-    weights = []
+    weights, sink_weights = [], []
+    sinks = f("sinks")
     for b in range(B):
         weights.append([])
+        sink_weights.append([])
         for h in range(H):
             weights[b].append([])
+            sink_weights[b].append([])
             for i in range(Nq):
                 row = t["masked"][b][h][i]
-                top = max(row)
+                # the sink is one more logit of the row, dropped after the softmax
+                top = max(row + ([sinks[h]] if sinks else []))
                 if top == -math.inf:  # every key blocked: the row attends to nothing
                     weights[b][h].append([0.0] * Nk)
                     continue
                 e = [math.exp(x - top) for x in row]
-                total = sum(e)
+                sink = math.exp(sinks[h] - top) if sinks else 0.0
+                total = sum(e) + sink
                 weights[b][h].append([x / total for x in e])
+                sink_weights[b][h].append(sink / total)
     t["weights"] = weights
+    if sinks:
+        t["sink_weights"] = sink_weights
     t["context"] = [[[[sum(weights[b][h][i][j] * t["v_heads"][b][h // group][j][p]
                            for j in range(Nk)) for p in range(Pv)] for i in range(Nq)]
                      for h in range(H)] for b in range(B)]
@@ -263,7 +368,10 @@ def repeated_kv_heads(c):
     and b_v repeated for the query heads of its group, num_kv_heads dropped."""
     H, Hkv = c["num_heads"], c["num_kv_heads"]
     m = {k: v for k, v in c.items() if k != "num_kv_heads"}
-    for name in ("w_k", "b_k", "w_v", "b_v"):
+    names = ("w_k", "b_k", "w_v", "b_v")
+    if c.get("qk_norm") == "whole_projection":
+        names += ("k_norm",)  # the gain of each K/V head's features goes with the head
+    for name in names:
         if name in c:
             rows = c[name].reshape(Hkv, -1, *c[name].shape[1:])
             m[name] = np.repeat(rows, H // Hkv, axis=0).reshape(-1, *c[name].shape[1:])
@@ -277,13 +385,14 @@ def check_grouped(c, trace, blocked):
     twin_trace, twin_blocked = trace_with_ops(twin)
     assert torch.equal(blocked, twin_blocked)
     group = c["num_heads"] // c["num_kv_heads"]
-    for name in ("k_heads", "v_heads") + (("k_rotated",) if "rope_theta" in c else ()):
+    for name in ("k_heads", "v_heads") + (("k_normed",) if "qk_norm" in c else ()) + \
+            (("k_rotated",) if "rope_theta" in c else ()):
         assert torch.allclose(trace[name].repeat_interleave(group, dim=1), twin_trace[name],
                               rtol=0, atol=1e-12), f"{name}: not the twin's, one per group"
     for name in ("q_heads", "scores", "weights", "context", "concat", "output"):
         assert torch.allclose(trace[name], twin_trace[name], rtol=0, atol=1e-12), \
             f"{name} differs from the plain multi-head twin"
-    if "rope_theta" not in c and module_shaped(twin):
+    if not any(k in c for k in ("rope_theta",) + TREATMENTS) and module_shaped(twin):
         check_against_module(twin, twin_trace, twin_blocked)
 
 
@@ -496,6 +605,90 @@ def variant_cases():
     c["valid_lens"] = np.array([9, 5], np.int64)
     yield "mistral_like", "Mistral-like: rotary positions + H=4, H_kv=2 + sliding window 4 + " \
         "causal, B=2, N=9, valid lengths [9, 5]", c, False
+    yield from treatment_cases()
+
+
+def gains(seed, n, around=1.0):
+    """A learned norm gain of n values near `around` (1 for w, 0 for Gemma's 1 + w)."""
+    g = torch.Generator().manual_seed(seed)
+    return (around + 0.3 * torch.randn(n, generator=g)).float().numpy()
+
+
+def treatment_cases():
+    """The treatments of 2025-26 models (issue #44), each as its family computes it, alone and
+    combined with grouped K/V heads, rotary positions, windows and batches."""
+    # Qwen3: head_dim independent of the width (24 wide, 4 query heads of 8 = 32), RMSNorm of
+    # each head's q and k (one gain shared by the heads) before rotary positions, 2 K/V heads.
+    c = with_settings(self_attention(make_case(30, 1, 7, 7, 24, 24, 24, 4, 8, 8, 24, bias=False,
+                                               kv_heads=2)),
+                      causal=True, rope_theta=1000000.0, qk_norm="per_head")
+    c["q_norm"], c["k_norm"] = gains(300, 8), gains(301, 8)
+    yield "qk_norm_per_head", "Qwen3-like: QK-norm per head before RoPE, H=4, H_kv=2, " \
+        "head_dim 8 with width 24, causal, N=7", c, False
+    # OLMo 2: the whole projection normalised before the split, gains of H*P and H_kv*P.
+    c = with_settings(self_attention(make_case(31, 2, 6, 6, 16, 16, 16, 4, 4, 4, 16, bias=False,
+                                               kv_heads=2)),
+                      causal=True, rope_theta=500000.0, qk_norm="whole_projection",
+                      qk_norm_eps=1e-5)
+    c["q_norm"], c["k_norm"] = gains(310, 16), gains(311, 8)
+    yield "qk_norm_whole_projection", "OLMo 2-like: QK-norm of the whole projection (eps " \
+        "1e-5) before the split, H=4, H_kv=2, RoPE, causal, B=2, N=6", c, False
+    # Gemma 3: QK-norm per head with the gain 1 + w, scores multiplied by
+    # query_pre_attn_scalar^-1/2 (256 for a head of 16 here), a sliding window.
+    c = with_settings(self_attention(make_case(32, 1, 8, 8, 32, 32, 32, 2, 16, 16, 32, bias=False,
+                                               kv_heads=1)),
+                      causal=True, rope_theta=10000.0, qk_norm="per_head",
+                      qk_norm_unit_offset=True, score_scale=256 ** -0.5, sliding_window=4)
+    c["q_norm"], c["k_norm"] = gains(320, 16, 0.0), gains(321, 16, 0.0)
+    yield "qk_norm_gemma", "Gemma 3-like: QK-norm per head with (1 + w), score_scale " \
+        "256^-0.5, sliding window 4, H=2, H_kv=1, N=8", c, False
+    # Gemma 2: soft-capping at 50 after the scale; inputs x25 so that scores reach the cap.
+    c = with_settings(self_attention(make_case(33, 1, 6, 6, 16, 16, 16, 4, 4, 4, 16,
+                                               scale=25.0, kv_heads=2)),
+                      causal=True, rope_theta=10000.0, score_scale=0.125,
+                      attn_logit_softcapping=50.0)
+    yield "softcap", "Gemma 2-like: scores x 0.125 then capped at 50 (inputs x25: many reach " \
+        "the cap), H=4, H_kv=2, RoPE, causal, N=6", c, False
+    c = make_case(34, 2, 4, 6, 12, 12, 12, 3, 4, 4, 12, scale=3.0)
+    c["attn_logit_softcapping"] = 1.5
+    c["valid_lens"] = np.array([[2, 0, 6, 4], [6, 5, 0, 1]], np.int64)
+    yield "softcap_small", "soft-capping at 1.5 with valid lengths that block whole rows, " \
+        "cross-attention, B=2", c, False
+    # gpt-oss: a learned sink per head, with a window and grouped heads.
+    c = with_settings(self_attention(make_case(35, 1, 8, 8, 16, 16, 16, 4, 4, 4, 16,
+                                               kv_heads=2)),
+                      causal=True, rope_theta=150000.0, sliding_window=3)
+    c["sinks"] = np.array([0.5, -1.0, 2.0, 0.0], np.float32)
+    yield "sinks", "gpt-oss-like: learned sinks (0.5, -1, 2, 0), H=4, H_kv=2, RoPE, sliding " \
+        "window 3, N=8", c, False
+    c = make_case(36, 2, 4, 5, 8, 8, 8, 2, 4, 4, 8)
+    c["valid_lens"] = np.array([[2, 0, 3, 5], [0, 1, 0, 4]], np.int64)
+    c["sinks"] = np.array([1.0, -3.0], np.float32)
+    yield "sinks_fully_masked", "learned sinks on fully blocked rows: the sink takes all the " \
+        "weight, B=2", c, False
+    # Phi-3 / Qwen3-Next: rotary positions on the first 4 of each head's 8 features.
+    c = with_settings(self_attention(make_case(37, 2, 6, 6, 32, 32, 32, 4, 8, 8, 32, kv_heads=2)),
+                      causal=True, rope_theta=10000.0, rotary_dim=4)
+    c["query_positions"] = np.array([[0, 1, 2, 3, 4, 5], [10, 11, 12, 13, 14, 15]], np.int64)
+    c["key_positions"] = c["query_positions"].copy()
+    yield "rope_partial", "Phi-3-like: rotary_dim 4 of head 8, H=4, H_kv=2, causal, B=2, " \
+        "batch 1 at positions 10..15", c, False
+    # BLOOM: ALiBi's geometric slopes, no other position.
+    c = with_settings(self_attention(self_case(38, 2, 7, 16, 4)), causal=True)
+    c["alibi_slopes"] = np.array([2 ** (-2 * (h + 1)) for h in range(4)], np.float32)
+    c["valid_lens"] = np.array([7, 5], np.int64)
+    yield "alibi", "BLOOM-like: ALiBi slopes 2^-2, 2^-4, 2^-6, 2^-8, causal, valid lengths " \
+        "[7, 5], B=2, N=7", c, False
+    # Everything at once.
+    c = with_settings(self_attention(make_case(39, 2, 9, 9, 24, 24, 24, 6, 8, 4, 20, kv_heads=3)),
+                      causal=True, rope_theta=10000.0, rotary_dim=6, qk_norm="per_head",
+                      qk_norm_unit_offset=True, score_scale=0.3, attn_logit_softcapping=4.0,
+                      sliding_window=5)
+    c["q_norm"], c["k_norm"] = gains(390, 8, 0.0), gains(391, 8, 0.0)
+    c["sinks"] = np.array([0.0, 1.0, -1.0, 2.0, -2.0, 0.5], np.float32)
+    c["valid_lens"] = np.array([9, 6], np.int64)
+    yield "treatments_combined", "QK-norm (1 + w) + rotary_dim 6 of 8 + score_scale 0.3 + cap " \
+        "4 + sinks + H=6, H_kv=3 + window 5 + causal, B=2, N=9, Pv=4, Po=20", c, False
 
 
 def rope_positions():
@@ -511,7 +704,11 @@ def rope_positions():
 
 
 def setting_text(value):
-    """A variant's metadata value: "2", "10000", "0.5"."""
+    """A variant's metadata value: "2", "10000", "0.5", "per_head", "true"."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
     return str(int(value)) if float(value).is_integer() else repr(float(value))
 
 
@@ -520,7 +717,7 @@ def check_variant(name, c, trace, blocked):
     check_against_loops(c, trace)
     if "num_kv_heads" in c:
         check_grouped(c, trace, blocked)
-    elif "rope_theta" not in c and module_shaped(c):
+    elif not any(k in c for k in ("rope_theta",) + TREATMENTS) and module_shaped(c):
         # a sliding window is a mask, which the module takes as one
         check_against_module(c, trace, blocked)
     if "sliding_window" in c and c["sliding_window"] >= c["query"].shape[1]:
@@ -565,7 +762,7 @@ def main():
         errors[name] = float32_errors(c, trace, blocked, expressible)
         if expressible:
             check_against_module(c, trace, blocked)
-        variant = any(k in c for k in VARIANT_SETTINGS)
+        variant = any(k in c for k in VARIANT_SETTINGS + VARIANT_TENSORS)
         if variant:
             check_variant(name, c, trace, blocked)
         save_case(OUT / f"{name}.case.safetensors", c, description)

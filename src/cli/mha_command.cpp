@@ -77,7 +77,7 @@ void printSummary(const lesson::Walkthrough& w)
     for (const engine::AttentionStepInfo& info : engine::kAttentionStepTable)
         if (t.computes(info.step))
             std::printf("  %-8s %s\n", std::string(info.name).c_str(),
-                        (t.*info.field).shapeString().c_str());
+                        t.step(info.step).shapeString().c_str());
     const std::vector<lesson::MatrixParameters> parameters =
         lesson::attentionParameters(*w.weights());
     std::printf("parameters:");

@@ -53,10 +53,10 @@ __m512d eightFrom(const double* p)
 #endif
 
 // Dot products in double: every product of two floats is exact there. 8 terms at a time where
-// the instruction set allows, each row's vector converted once for the whole tile. The rows of
-// `x` may already be double (exact_attention.h's unrounded steps).
-template <typename X>
-void shortTile(const X* const (&x)[kTile], const float* const (&y)[kTile], Index k,
+// the instruction set allows, each row's vector converted once for the whole tile. The rows may
+// already be double (the exact pass's unrounded steps).
+template <typename X, typename Y>
+void shortTile(const X* const (&x)[kTile], const Y* const (&y)[kTile], Index k,
                double (&sums)[kTile * kTile])
 {
     Index p = 0;
@@ -210,21 +210,24 @@ void multiplyTransposed(ConstRowsView a, ConstRowsView b, RowsView c, const floa
 
 namespace {
 
-template <typename X>
-void productInDouble(const X* a, Index m, Index k, Index aStride, ConstRowsView b, double* c,
-                     Index cStride)
+template <typename X, typename Y>
+void productInDouble(const X* a, Index m, Index k, Index aStride, const Y* b, Index n,
+                     Index bStride, double* c, Index cStride)
 {
+    if (m == 0 || n == 0)
+        return;
     for (Index i0 = 0; i0 < m; i0 += kTile) {
         const X* x[kTile];
         for (Index r = 0; r < kTile; ++r)
             x[r] = a + std::min(i0 + r, m - 1) * aStride;
-        for (Index j0 = 0; j0 < b.rows; j0 += kTile) {
-            const float* y[kTile];
-            tileRows(b, j0, y);
+        for (Index j0 = 0; j0 < n; j0 += kTile) {
+            const Y* y[kTile];
+            for (Index r = 0; r < kTile; ++r)
+                y[r] = b + std::min(j0 + r, n - 1) * bStride;
             double sums[kTile * kTile];
             shortTile(x, y, k, sums);
             for (Index r = 0; r < std::min<Index>(kTile, m - i0); ++r)
-                std::copy_n(sums + r * kTile, std::min<Index>(kTile, b.rows - j0),
+                std::copy_n(sums + r * kTile, std::min<Index>(kTile, n - j0),
                             c + (i0 + r) * cStride + j0);
         }
     }
@@ -234,13 +237,19 @@ void productInDouble(const X* a, Index m, Index k, Index aStride, ConstRowsView 
 
 void multiplyTransposedInDouble(ConstRowsView a, ConstRowsView b, double* c, Index cStride)
 {
-    productInDouble(a.data, a.rows, a.cols, a.stride, b, c, cStride);
+    productInDouble(a.data, a.rows, a.cols, a.stride, b.data, b.rows, b.stride, c, cStride);
 }
 
 void multiplyTransposedInDouble(const double* a, Index m, Index k, Index aStride, ConstRowsView b,
                                 double* c, Index cStride)
 {
-    productInDouble(a, m, k, aStride, b, c, cStride);
+    productInDouble(a, m, k, aStride, b.data, b.rows, b.stride, c, cStride);
+}
+
+void multiplyTransposedInDouble(const double* a, Index m, Index k, Index aStride, const double* b,
+                                Index n, Index bStride, double* c, Index cStride)
+{
+    productInDouble(a, m, k, aStride, b, n, bStride, c, cStride);
 }
 
 void multiplyTransposedOnThreads(ConstRowsView a, ConstRowsView b, RowsView c, const float* bias)

@@ -46,13 +46,18 @@ template <typename Matrix> RowsView writeRows(Matrix&& m)
 void multiplyTransposed(ConstRowsView a, ConstRowsView b, RowsView c, const float* bias = nullptr);
 
 /// c = a bᵀ summed in double and kept in double (`c` row-major, m × n, row stride `cStride`):
-/// every entry the exact sum of its products but for roundings in 2^-53. The products of
-/// exact_attention.h, which rounds to float only what the trace keeps. One thread.
+/// every entry the exact sum of its products but for roundings in 2^-53, in an order that
+/// depends on nothing but the two rows. The products of the exact pass (attention_passes.h),
+/// which rounds to float only what the trace keeps. One thread.
 void multiplyTransposedInDouble(ConstRowsView a, ConstRowsView b, double* c, Eigen::Index cStride);
 /// The same with a's m rows of k values already in double (row stride `aStride`).
 void multiplyTransposedInDouble(const double* a, Eigen::Index m, Eigen::Index k,
                                 Eigen::Index aStride, ConstRowsView b, double* c,
                                 Eigen::Index cStride);
+/// The same with b's n rows of k values in double too.
+void multiplyTransposedInDouble(const double* a, Eigen::Index m, Eigen::Index k,
+                                Eigen::Index aStride, const double* b, Eigen::Index n,
+                                Eigen::Index bStride, double* c, Eigen::Index cStride);
 
 /// The same product with c's tiles shared among the engine's threads (the same bits on any
 /// number of threads). For products outside a parallel region: the projections.

@@ -88,9 +88,27 @@ int AttentionDescription::rotatedSize() const
     return rotary->rotatedSize > 0 ? rotary->rotatedSize : queryKeySize;
 }
 
-float AttentionDescription::divisor() const
+double AttentionDescription::scale() const
 {
-    return scoreDivisor ? *scoreDivisor : std::sqrt(static_cast<float>(queryKeySize));
+    return scoreScale ? *scoreScale : 1.0 / std::sqrt(static_cast<double>(queryKeySize));
+}
+
+const char* queryKeyNormScopeName(QueryKeyNorm::Scope scope)
+{
+    return scope == QueryKeyNorm::Scope::PerHead ? "per_head" : "whole_projection";
+}
+
+ScoreBias ScoreBias::geometric(int heads)
+{
+    ScoreBias bias;
+    int n = 1;
+    while (2 * n <= heads)
+        n *= 2;
+    for (int h = 1; h <= n; ++h)
+        bias.slopes.push_back(static_cast<float>(std::pow(2.0, -8.0 * h / n)));
+    for (int h = 1; n + (h + 1) / 2 <= heads; h += 2)
+        bias.slopes.push_back(static_cast<float>(std::pow(2.0, -4.0 * h / n)));
+    return bias;
 }
 
 AttentionDescription AttentionDescription::fromWeights(const AttentionWeights& w, int queryHeads,
@@ -150,9 +168,15 @@ void checkDescription(const AttentionDescription& d)
                 !problem.empty())
                 throw InputError(problem);
     }
-    if (d.scoreDivisor && !(std::isfinite(*d.scoreDivisor) && *d.scoreDivisor > 0))
-        throw InputError("the scores' divisor is " + number(*d.scoreDivisor) +
-                         "; expected a positive number");
+    if (d.queryKeyNorm && !(positive(d.queryKeyNorm->epsilon) && d.queryKeyNorm->epsilon < 1))
+        throw InputError("qk_norm_eps is " + number(d.queryKeyNorm->epsilon) +
+                         "; expected a small positive number such as 1e-6");
+    if (d.scoreScale && !(positive(*d.scoreScale) && std::isfinite(1.0 / *d.scoreScale)))
+        throw InputError("score_scale is " + number(*d.scoreScale) +
+                         "; expected a positive number such as 0.0625, what QKᵀ is multiplied by");
+    if (d.logitSoftCap && !positive(*d.logitSoftCap))
+        throw InputError("attn_logit_softcapping is " + number(*d.logitSoftCap) +
+                         "; expected a positive number such as 50, the largest a score may grow");
     if (d.scoreBias) {
         if (static_cast<std::int64_t>(d.scoreBias->slopes.size()) != d.queryHeads)
             throw InputError("the score bias has " + str(std::ssize(d.scoreBias->slopes)) +

@@ -48,13 +48,36 @@ struct RotaryPositions {
     std::vector<double> frequencies(int rotatedSize) const;
 };
 
-/// A bias added to the scaled scores that depends only on how far apart a query and a key are:
-/// ALiBi (Press et al. 2022), −slope_h · (position_q − position_k), one slope a query head.
-/// Models that use it need no position anywhere else.
+/// A bias added to the scores that depends only on how far apart a query and a key are: ALiBi
+/// (Press et al. 2022), −slope_h · (position_q − position_k), one slope a query head. Models that
+/// use it (BLOOM, MPT) need no position anywhere else.
 struct ScoreBias {
     std::vector<float> slopes; ///< one per query head
     bool operator==(const ScoreBias&) const = default;
+
+    /// ALiBi's own slopes for `heads` heads (Press et al. 2022, and BLOOM's code for a head
+    /// count that is not a power of two): 2^(−8/n), 2^(−16/n), … for the largest power of two n
+    /// at most `heads`, then every other slope of 2n for the heads beyond n.
+    static ScoreBias geometric(int heads);
 };
+
+/// Queries and keys normalised before they meet (QK-norm; Dehghani et al. 2023): an RMSNorm of
+/// each query and each key with a learned gain, so that no score can grow without bound. Qwen3
+/// and Gemma 3 normalise each head's q and k after the split (and before rotary positions), one
+/// gain of P values shared by every head; OLMo 2 normalises the whole projection before the
+/// split, a gain of H·P values for q and H_kv·P for k. The gains are the module's weights
+/// (AttentionWeights::qNorm, kNorm).
+struct QueryKeyNorm {
+    enum class Scope { PerHead, WholeProjection };
+    Scope scope = Scope::PerHead;
+    double epsilon = 1e-6; ///< added to the mean square before the square root
+    /// Gemma's RMSNorm multiplies by (1 + w) rather than w, so a gain of zeros is the identity.
+    bool unitOffset = false;
+    bool operator==(const QueryKeyNorm&) const = default;
+};
+
+/// "per_head", "whole_projection": the case files' and the trace manifest's spelling.
+const char* queryKeyNormScopeName(QueryKeyNorm::Scope scope);
 
 /// The part of the mask that belongs to the module itself, whatever it reads: a decoder's causal
 /// mask, and Mistral's sliding window. Valid lengths and a custom mask come with each input
@@ -67,8 +90,9 @@ struct MaskPolicy {
 };
 
 /// Everything that makes one attention module differ from another, apart from its weights: how
-/// many query heads and K/V heads, their sizes, what is done to q and k by position, what the
-/// scores are divided by, a bias added to them and the mask the module always applies. A module
+/// many query heads and K/V heads, their sizes, whether q and k are normalised, what is done to
+/// them by position, what the scores are multiplied by, whether they are capped, a bias added to
+/// them, the mask the module always applies and whether each head has a learned sink. A module
 /// is built from weights and this description (MultiHeadAttention), and every lesson, experiment
 /// and question holds the module or its description: none rebuilds one from a head count.
 ///
@@ -80,12 +104,21 @@ struct AttentionDescription {
     int keyValueHeads = 1; ///< H_kv; divides H
     int queryKeySize = 0; ///< Pqk: the size of one query or key head
     int valueSize = 0; ///< Pv: the size of one value head
+    std::optional<QueryKeyNorm> queryKeyNorm;
     std::optional<RotaryPositions> rotary;
-    /// What the scaled dot product divides by: √Pqk when unset; any positive number for the
-    /// scaling experiment (1: no scaling, as a model that folds the scale into W_q).
-    std::optional<float> scoreDivisor;
+    /// What the scores QKᵀ are multiplied by: 1/√Pqk when unset. Gemma's
+    /// query_pre_attn_scalar^(−1/2); any positive number for the scaling experiment, which
+    /// divides by a temperature (1: no scaling, as a model that folds the scale into W_q).
+    std::optional<double> scoreScale;
+    /// Gemma 2's soft-capping of the scaled scores: s ← c · tanh(s / c), so that no score passes
+    /// ±c however large q · k grows (attn_logit_softcapping).
+    std::optional<double> logitSoftCap;
     std::optional<ScoreBias> scoreBias;
     MaskPolicy mask;
+    /// gpt-oss' learned sinks: each query head has a logit (AttentionWeights::sinks) that joins
+    /// every row of its softmax as one more key and is dropped after it, so a row's weights sum
+    /// to less than 1 and a head can attend to nothing.
+    bool learnedSinks = false;
     /// FlashAttention's online softmax (Dao et al. 2022; Milakov & Gimelshein 2018): each query
     /// row's keys are read in tiles of this many keys, keeping a running maximum m and a running
     /// sum ℓ, so no row of scores is ever held whole. Unset: the softmax of whole rows. The
@@ -102,8 +135,8 @@ struct AttentionDescription {
     bool groupedKeyValues() const { return keyValueHeads != queryHeads; }
     /// The features of a head that rotary positions turn (0 without them).
     int rotatedSize() const;
-    /// The divisor in force: scoreDivisor, or √Pqk.
-    float divisor() const;
+    /// The factor in force: scoreScale, or 1/√Pqk.
+    double scale() const;
     /// How many key tiles the online softmax reads for `keys` keys: ⌈keys / tile⌉ (0 without
     /// it).
     std::int64_t onlineSoftmaxTiles(std::int64_t keys) const;
@@ -118,7 +151,7 @@ struct AttentionDescription {
 
 /// Throws InputError with one sentence when the description cannot be a module (heads that do
 /// not divide, an odd rotated size, a window without a causal mask, a slope per head missing, a
-/// divisor that is not a positive number, ...).
+/// scale or a cap that is not a positive number, a norm's epsilon that is not, ...).
 void checkDescription(const AttentionDescription& d);
 
 /// The largest head count a description may have; far above any model, small enough that

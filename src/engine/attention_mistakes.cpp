@@ -8,8 +8,6 @@
 namespace attnviz::engine {
 namespace {
 
-constexpr float kBlocked = -std::numeric_limits<float>::infinity();
-
 // The bytes of an explicit per-batch mask that allows exactly what `mask` blocks.
 AttentionMask inverted(const ResolvedMask& mask, std::int64_t B, std::int64_t Nq, std::int64_t Nk)
 {
@@ -25,16 +23,65 @@ AttentionMask inverted(const ResolvedMask& mask, std::int64_t B, std::int64_t Nq
 }
 
 // `.view(B, H, N, P)` of a contiguous [B, N, H·P] tensor: the same numbers in the same order.
-void viewAs(const Tensor& from, Tensor& to)
+template <typename S> void viewAs(const BasicTensor<S>& from, BasicTensor<S>& to)
 {
     std::copy(from.values().begin(), from.values().end(), to.values().begin());
+}
+
+// What the mask stage reads: the scores as they are by then (scaled, capped, biased).
+template <typename S>
+const BasicTensor<S>& maskInput(const StageInputs& in, const BasicAttentionTrace<S>& t)
+{
+    return t.step(latestStep(StepStream::Score, AttentionStage::Mask, in.description));
+}
+
+// The mask stage's input with the cells `mask` blocks set to `fill`.
+template <typename S>
+void fillBlocked(const StageInputs& in, BasicAttentionTrace<S>& t, const ResolvedMask& mask,
+                 S fill)
+{
+    t.masked = maskInput(in, t);
+    for (std::int64_t b = 0; b < t.batchSize(); ++b)
+        for (std::int64_t h = 0; h < t.numHeads(); ++h) {
+            auto out = t.masked.matrix({b, h});
+            for (Eigen::Index i = 0; i < out.rows(); ++i)
+                for (Eigen::Index j = 0; j < out.cols(); ++j)
+                    if (mask.blocked(b, i, j))
+                        out(i, j) = fill;
+        }
+}
+
+// The softmax of every row (or, `overQueries`, every column) of the masked scores, by the
+// engine's one softmax (stages::softmaxRow), without the module's sinks.
+template <typename S> void softmaxOf(BasicAttentionTrace<S>& t, bool overQueries, bool guarded)
+{
+    t.weights = t.masked;
+    typename RowBlock<S>::Scratch scratch;
+    Eigen::Matrix<S, Eigen::Dynamic, 1> line;
+    for (std::int64_t b = 0; b < t.batchSize(); ++b)
+        for (std::int64_t h = 0; h < t.numHeads(); ++h) {
+            auto w = t.weights.matrix({b, h});
+            const Eigen::Index lines = overQueries ? w.cols() : w.rows();
+            for (Eigen::Index k = 0; k < lines; ++k) {
+                if (overQueries)
+                    line = w.col(k);
+                else
+                    line = w.row(k).transpose();
+                stages::softmaxRow<S>(line.data(), 0, line.size(), std::nullopt, guarded,
+                                      scratch);
+                if (overQueries)
+                    w.col(k) = line;
+                else
+                    w.row(k) = line.transpose();
+            }
+        }
 }
 
 } // namespace
 
 namespace mistaken {
 
-void splitTokens(const StageInputs& in, AttentionTrace& t)
+template <typename S> void splitTokens(const StageInputs& in, BasicAttentionTrace<S>& t)
 {
     stages::split(in, t); // for the shapes
     viewAs(t.qProj, t.qHeads);
@@ -42,55 +89,57 @@ void splitTokens(const StageInputs& in, AttentionTrace& t)
     viewAs(t.vProj, t.vHeads);
 }
 
-void scaleByOne(const StageInputs&, AttentionTrace& t)
+template <typename S> void scaleByOne(const StageInputs&, BasicAttentionTrace<S>& t)
 {
     t.scaled = t.scores;
 }
 
-void softmaxOverQueries(const StageInputs&, AttentionTrace& t)
+template <typename S> void softmaxOverQueries(const StageInputs&, BasicAttentionTrace<S>& t)
 {
-    stages::softmaxOf(t.masked, true, true, t.weights);
+    softmaxOf(t, true, true);
 }
 
-void maskNothing(const StageInputs&, AttentionTrace& t)
+template <typename S> void maskNothing(const StageInputs& in, BasicAttentionTrace<S>& t)
 {
-    t.masked = stages::maskInput(t);
+    t.masked = maskInput(in, t);
 }
 
-void softmaxThenMask(const StageInputs& in, AttentionTrace& t)
+template <typename S> void softmaxThenMask(const StageInputs& in, BasicAttentionTrace<S>& t)
 {
-    stages::softmax(in, t);
+    softmaxOf(t, false, true);
     for (std::int64_t b = 0; b < t.batchSize(); ++b)
         for (std::int64_t h = 0; h < t.numHeads(); ++h)
             for (Eigen::Index i = 0; i < t.queryLength(); ++i)
                 for (Eigen::Index j = 0; j < t.keyLength(); ++j)
                     if (in.mask.blocked(b, i, j))
-                        t.weights.matrix({b, h})(i, j) = 0.0f;
+                        t.weights.matrix({b, h})(i, j) = S(0);
 }
 
-void invertMask(const StageInputs& in, AttentionTrace& t)
+template <typename S> void invertMask(const StageInputs& in, BasicAttentionTrace<S>& t)
 {
     const AttentionMask flipped = inverted(in.mask, t.batchSize(), t.queryLength(), t.keyLength());
-    stages::fillBlocked(t, ResolvedMask(flipped, t.batchSize(), t.queryLength(), t.keyLength()),
-                        kBlocked, t.masked);
+    fillBlocked(in, t, ResolvedMask(flipped, t.batchSize(), t.queryLength(), t.keyLength()),
+                -std::numeric_limits<S>::infinity());
 }
 
-void fillWithTinyNumber(const StageInputs& in, AttentionTrace& t)
+template <typename S> void fillWithTinyNumber(const StageInputs& in, BasicAttentionTrace<S>& t)
 {
-    stages::fillBlocked(t, in.mask, 1e-9f, t.masked);
+    // The float 1e-9 of the PyTorch code, whatever the pass computes in.
+    fillBlocked(in, t, in.mask, static_cast<S>(1e-9f));
 }
 
-void fillWithMinus1e9(const StageInputs& in, AttentionTrace& t)
+template <typename S> void fillWithMinus1e9(const StageInputs& in, BasicAttentionTrace<S>& t)
 {
-    stages::fillBlocked(t, in.mask, -1e9f, t.masked);
+    fillBlocked(in, t, in.mask, static_cast<S>(-1e9f));
 }
 
-void softmaxWithoutGuard(const StageInputs&, AttentionTrace& t)
+template <typename S> void softmaxWithoutGuard(const StageInputs&, BasicAttentionTrace<S>& t)
 {
-    stages::softmaxOf(t.masked, false, false, t.weights);
+    softmaxOf(t, false, false);
 }
 
-void concatWithoutTranspose(const StageInputs& in, AttentionTrace& t)
+template <typename S>
+void concatWithoutTranspose(const StageInputs& in, BasicAttentionTrace<S>& t)
 {
     stages::concat(in, t); // for the shape and the switched-off heads' zero columns
     viewAs(t.context, t.concat);
@@ -100,10 +149,28 @@ void concatWithoutTranspose(const StageInputs& in, AttentionTrace& t)
             t.concat.matrix({b}).middleCols(h * p, p).setZero();
 }
 
-void outputIsConcat(const StageInputs&, AttentionTrace& t)
+template <typename S> void outputIsConcat(const StageInputs&, BasicAttentionTrace<S>& t)
 {
     t.output = t.concat;
 }
+
+#define ATTNVIZ_MISTAKES_IN(S)                                                                    \
+    template void splitTokens<S>(const StageInputs&, BasicAttentionTrace<S>&);                    \
+    template void scaleByOne<S>(const StageInputs&, BasicAttentionTrace<S>&);                     \
+    template void softmaxOverQueries<S>(const StageInputs&, BasicAttentionTrace<S>&);             \
+    template void maskNothing<S>(const StageInputs&, BasicAttentionTrace<S>&);                    \
+    template void softmaxThenMask<S>(const StageInputs&, BasicAttentionTrace<S>&);                \
+    template void invertMask<S>(const StageInputs&, BasicAttentionTrace<S>&);                     \
+    template void fillWithTinyNumber<S>(const StageInputs&, BasicAttentionTrace<S>&);             \
+    template void fillWithMinus1e9<S>(const StageInputs&, BasicAttentionTrace<S>&);               \
+    template void softmaxWithoutGuard<S>(const StageInputs&, BasicAttentionTrace<S>&);            \
+    template void concatWithoutTranspose<S>(const StageInputs&, BasicAttentionTrace<S>&);         \
+    template void outputIsConcat<S>(const StageInputs&, BasicAttentionTrace<S>&);
+
+ATTNVIZ_MISTAKES_IN(float)
+ATTNVIZ_MISTAKES_IN(double)
+
+#undef ATTNVIZ_MISTAKES_IN
 
 } // namespace mistaken
 
@@ -125,7 +192,7 @@ AttentionStage firstReplacedStage(const AttentionMistakeInfo& info)
 {
     AttentionStage first = info.replaced[0].stage;
     for (const StageReplacement& r : info.replaced)
-        if (r.run && r.stage < first)
+        if (r.inFloat && r.stage < first)
             first = r.stage;
     return first;
 }
@@ -149,10 +216,18 @@ MistakenPass forwardWithMistake(const MultiHeadAttention& attention, const Tenso
     MistakenPass pass{attention.forward(query, key, value, mask, everything), {}};
     std::vector<StageReplacement> replacements;
     for (const StageReplacement& r : info.replaced)
-        if (r.run)
+        if (r.inFloat)
             replacements.push_back(r);
     attention.rerunStagesFrom(firstReplacedStage(info), query, key, value, mask, everything,
                               pass.trace, replacements);
+    // The rows the mistaken mask left with nothing to see.
+    pass.trace.fullyMaskedRows.clear();
+    for (std::int64_t b = 0; b < pass.trace.batchSize(); ++b)
+        for (std::int64_t i = 0; i < pass.trace.queryLength(); ++i)
+            if ((pass.trace.masked.matrix({b, 0}).row(i).array() ==
+                 -std::numeric_limits<float>::infinity())
+                    .all())
+                pass.trace.fullyMaskedRows.push_back({b, i});
 
     const AttentionMask inForce = attention.maskInForce(mask);
     switch (info.applied) {

@@ -43,19 +43,20 @@ enum class AttentionMistake {
     FullyMaskedRowsAsNaN,
 };
 
-/// The stage functions a mistake puts in place of the correct ones (engine/attention_stages.h).
+/// The stage functions a mistake puts in place of the correct ones (engine/attention_stages.h),
+/// in both precisions (the exact pass's and the float ones').
 namespace mistaken {
-void splitTokens(const StageInputs& in, AttentionTrace& t); ///< `.view` instead of a split
-void scaleByOne(const StageInputs& in, AttentionTrace& t); ///< no ÷√d_k
-void softmaxOverQueries(const StageInputs& in, AttentionTrace& t);
-void maskNothing(const StageInputs& in, AttentionTrace& t); ///< masked = its input
-void softmaxThenMask(const StageInputs& in, AttentionTrace& t); ///< blocked weights set to 0
-void invertMask(const StageInputs& in, AttentionTrace& t); ///< −∞ where keys are allowed
-void fillWithTinyNumber(const StageInputs& in, AttentionTrace& t); ///< 1e-9 where blocked
-void fillWithMinus1e9(const StageInputs& in, AttentionTrace& t); ///< −1e9 where blocked
-void softmaxWithoutGuard(const StageInputs& in, AttentionTrace& t); ///< 0/0 = NaN rows
-void concatWithoutTranspose(const StageInputs& in, AttentionTrace& t);
-void outputIsConcat(const StageInputs& in, AttentionTrace& t); ///< no W_o
+template <typename S> void splitTokens(const StageInputs&, BasicAttentionTrace<S>&); ///< `.view`
+template <typename S> void scaleByOne(const StageInputs&, BasicAttentionTrace<S>&); ///< no ÷√d_k
+template <typename S> void softmaxOverQueries(const StageInputs&, BasicAttentionTrace<S>&);
+template <typename S> void maskNothing(const StageInputs&, BasicAttentionTrace<S>&); ///< as input
+template <typename S> void softmaxThenMask(const StageInputs&, BasicAttentionTrace<S>&);
+template <typename S> void invertMask(const StageInputs&, BasicAttentionTrace<S>&); ///< allowed −∞
+template <typename S> void fillWithTinyNumber(const StageInputs&, BasicAttentionTrace<S>&);
+template <typename S> void fillWithMinus1e9(const StageInputs&, BasicAttentionTrace<S>&);
+template <typename S> void softmaxWithoutGuard(const StageInputs&, BasicAttentionTrace<S>&);
+template <typename S> void concatWithoutTranspose(const StageInputs&, BasicAttentionTrace<S>&);
+template <typename S> void outputIsConcat(const StageInputs&, BasicAttentionTrace<S>&); ///< no W_o
 } // namespace mistaken
 
 /// Which mask a mistaken pass applied, for the hatched cells of its views.
@@ -74,43 +75,53 @@ struct AttentionMistakeInfo {
 };
 
 namespace detail {
-constexpr std::array<StageReplacement, 2> one(AttentionStage stage, StageFunction run)
+/// A stage computed by `Mistake<S>` in either precision.
+template <void (*Float)(const StageInputs&, BasicAttentionTrace<float>&),
+          void (*Double)(const StageInputs&, BasicAttentionTrace<double>&)>
+constexpr StageReplacement replaced(AttentionStage stage)
 {
-    return {StageReplacement{stage, run}, StageReplacement{stage, nullptr}};
+    return {stage, Float, Double};
+}
+constexpr std::array<StageReplacement, 2> one(StageReplacement r)
+{
+    return {r, StageReplacement{r.stage}};
 }
 } // namespace detail
 
+#define ATTNVIZ_MISTAKE(stage, function)                                                          \
+    detail::replaced<mistaken::function<float>, mistaken::function<double>>(AttentionStage::stage)
+
 inline constexpr std::array kAttentionMistakeTable = {
     AttentionMistakeInfo{AttentionMistake::SplitTokens, "split_tokens",
-                         detail::one(AttentionStage::Split, mistaken::splitTokens)},
+                         detail::one(ATTNVIZ_MISTAKE(Split, splitTokens))},
     AttentionMistakeInfo{AttentionMistake::NoScaling, "no_scaling",
-                         detail::one(AttentionStage::Scale, mistaken::scaleByOne)},
+                         detail::one(ATTNVIZ_MISTAKE(Scale, scaleByOne))},
     AttentionMistakeInfo{AttentionMistake::SoftmaxOverQueries, "softmax_over_queries",
-                         detail::one(AttentionStage::Softmax, mistaken::softmaxOverQueries)},
+                         detail::one(ATTNVIZ_MISTAKE(Softmax, softmaxOverQueries))},
     AttentionMistakeInfo{AttentionMistake::MaskAfterSoftmax,
                          "mask_after_softmax",
-                         {StageReplacement{AttentionStage::Mask, mistaken::maskNothing},
-                          StageReplacement{AttentionStage::Softmax, mistaken::softmaxThenMask}},
+                         {ATTNVIZ_MISTAKE(Mask, maskNothing),
+                          ATTNVIZ_MISTAKE(Softmax, softmaxThenMask)},
                          AppliedMask::None},
     AttentionMistakeInfo{AttentionMistake::InvertedMask, "inverted_mask",
-                         detail::one(AttentionStage::Mask, mistaken::invertMask),
-                         AppliedMask::Inverted},
+                         detail::one(ATTNVIZ_MISTAKE(Mask, invertMask)), AppliedMask::Inverted},
     AttentionMistakeInfo{AttentionMistake::ConcatWithoutTranspose, "concat_without_transpose",
-                         detail::one(AttentionStage::Concat, mistaken::concatWithoutTranspose)},
+                         detail::one(ATTNVIZ_MISTAKE(Concat, concatWithoutTranspose))},
     AttentionMistakeInfo{AttentionMistake::MaskDiscarded, "mask_discarded",
-                         detail::one(AttentionStage::Mask, mistaken::maskNothing),
-                         AppliedMask::None},
+                         detail::one(ATTNVIZ_MISTAKE(Mask, maskNothing)), AppliedMask::None},
     AttentionMistakeInfo{AttentionMistake::MaskFilledWithTinyNumber, "mask_filled_with_1e-9",
-                         detail::one(AttentionStage::Mask, mistaken::fillWithTinyNumber),
+                         detail::one(ATTNVIZ_MISTAKE(Mask, fillWithTinyNumber)),
                          AppliedMask::None},
     AttentionMistakeInfo{AttentionMistake::NoOutputProjection, "no_output_projection",
-                         detail::one(AttentionStage::Output, mistaken::outputIsConcat)},
+                         detail::one(ATTNVIZ_MISTAKE(Output, outputIsConcat))},
     AttentionMistakeInfo{AttentionMistake::MaskFilledWithMinus1e9, "mask_filled_with_-1e9",
-                         detail::one(AttentionStage::Mask, mistaken::fillWithMinus1e9),
+                         detail::one(ATTNVIZ_MISTAKE(Mask, fillWithMinus1e9)),
                          AppliedMask::None},
     AttentionMistakeInfo{AttentionMistake::FullyMaskedRowsAsNaN, "fully_masked_rows_as_nan",
-                         detail::one(AttentionStage::Softmax, mistaken::softmaxWithoutGuard)},
+                         detail::one(ATTNVIZ_MISTAKE(Softmax, softmaxWithoutGuard))},
 };
+
+#undef ATTNVIZ_MISTAKE
 
 /// The earliest stage a mistake replaces: every step before it is the correct pass's.
 AttentionStage firstReplacedStage(const AttentionMistakeInfo& info);

@@ -1,11 +1,15 @@
 #include "engine/attention_trace.h"
 
+#include "engine/attention_stages.h"
+
 #include <stdexcept>
 
 namespace attnviz::engine {
 
 static_assert(kAttentionStepTable.size() == static_cast<std::size_t>(AttentionStep::Output) + 1,
               "every attention step has a row in kAttentionStepTable");
+static_assert(AttentionTrace::kSteps.size() == kAttentionStepTable.size(),
+              "every attention step has a tensor in the trace");
 
 const AttentionStepInfo& stepInfo(AttentionStep step)
 {
@@ -17,29 +21,49 @@ const AttentionStepInfo& stepInfo(AttentionStep step)
 
 bool stagePresent(AttentionStage stage, const AttentionDescription& description)
 {
-    switch (stage) {
-    case AttentionStage::Rotate:
-        return description.rotary.has_value();
-    case AttentionStage::Bias:
-        return description.scoreBias.has_value();
-    case AttentionStage::OnlineSoftmax:
-        return description.onlineSoftmaxTile.has_value();
-    default:
-        return true;
-    }
+    return stageInfo(stage).present(description);
 }
 
 bool stepPresent(AttentionStep step, const AttentionDescription& description)
 {
-    return stagePresent(stepInfo(step).stage, description);
+    const AttentionStepInfo& info = stepInfo(step);
+    return stagePresent(info.stage, description) && (!info.onlyWhen || info.onlyWhen(description));
 }
 
-bool AttentionTrace::computes(AttentionStep s) const
+AttentionStep latestStep(StepStream stream, AttentionStage reader,
+                         const AttentionDescription& description)
+{
+    std::optional<AttentionStep> latest;
+    for (const AttentionStepInfo& info : kAttentionStepTable)
+        if (info.stream == stream && info.stage < reader && stepPresent(info.step, description))
+            latest = info.step;
+    if (!latest)
+        throw std::logic_error("no step of the stream comes before the stage");
+    return *latest;
+}
+
+const char* attentionPathName(AttentionPath path)
+{
+    switch (path) {
+    case AttentionPath::Exact:
+        return "exact";
+    case AttentionPath::Fused:
+        return "fused";
+    case AttentionPath::ByStages:
+        return "by_stages";
+    case AttentionPath::Automatic:
+        break;
+    }
+    return "automatic";
+}
+
+template <typename Scalar> bool BasicAttentionTrace<Scalar>::computes(AttentionStep s) const
 {
     return stepPresent(s, description);
 }
 
-std::vector<AttentionStep> AttentionTrace::computedSteps() const
+template <typename Scalar>
+std::vector<AttentionStep> BasicAttentionTrace<Scalar>::computedSteps() const
 {
     std::vector<AttentionStep> out;
     for (const AttentionStep s : kAttentionSteps)
@@ -59,16 +83,6 @@ std::optional<AttentionStep> stepFromName(std::string_view name)
         if (info.name == name)
             return info.step;
     return std::nullopt;
-}
-
-Tensor& AttentionTrace::step(AttentionStep step)
-{
-    return this->*stepInfo(step).field;
-}
-
-const Tensor& AttentionTrace::step(AttentionStep step) const
-{
-    return this->*stepInfo(step).field;
 }
 
 AttentionKeep AttentionKeep::all()
@@ -97,5 +111,8 @@ AttentionKeep& AttentionKeep::add(AttentionStep step)
     m_bits |= 1u << static_cast<unsigned>(step);
     return *this;
 }
+
+template struct BasicAttentionTrace<float>;
+template struct BasicAttentionTrace<double>;
 
 } // namespace attnviz::engine

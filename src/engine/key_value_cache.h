@@ -1,5 +1,6 @@
 #pragma once
 
+#include "engine/attention_trace.h"
 #include "engine/tensor.h"
 
 #include <cstdint>
@@ -10,16 +11,20 @@ namespace attnviz::engine {
 /// What one causal self-attention block keeps of the tokens it has read, so that the next token
 /// needs its own projections only (decoding with a KV cache): one row a token, appended step by
 /// step and never changed. A real cache holds the keys as the scores read them and the values;
-/// the projections are kept as well so that a step's trace shows every key and value it reads
-/// (the keys before rotation included); the cache's size in bytes is counted from the shapes
-/// (kvCacheBytes), not from this struct.
+/// this one holds every key-side step (k_proj, v_proj, k_heads, v_heads and, as the module has
+/// them, k_normed and k_rotated), so that a step's trace shows every key and value it reads; the
+/// cache's size in bytes is counted from the shapes (kvCacheBytes), not from this struct.
 struct KeyValueCache {
-    Tensor kProj; ///< [1, key, H_kv · d_k]
-    Tensor vProj; ///< [1, key, H_kv · d_v]
-    Tensor kRotated; ///< [1, kv head, key, d_k], with rotary positions only
+    /// The key-side steps of every token read (isKeySide), each with all of them on its key
+    /// axis; the other steps are empty.
+    AttentionTrace keys;
 
-    std::int64_t tokens() const { return kProj.rank() ? kProj.dim(1) : 0; }
+    std::int64_t tokens() const { return keys.kProj.rank() ? keys.kProj.dim(1) : 0; }
 };
+
+/// Whether a step belongs to the keys and values alone (its axes have a key axis and no query
+/// axis): what a KV cache keeps.
+bool isKeySide(AttentionStep step);
 
 /// What decoding with a cache keeps between the steps of a model: the cache of each decoder
 /// layer's masked self-attention, and for an encoder-decoder model the encoder's output, which

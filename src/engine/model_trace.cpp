@@ -41,7 +41,7 @@ void forEachLayerTensor(const LayerTrace& layer, int index, const TensorVisitor&
     for (const AttentionBlockTrace& a : layer.attention) {
         const std::string block = prefix + blockName(a.block) + ".";
         for (const AttentionStepInfo& info : kAttentionStepTable)
-            visitKept(visit, block + std::string(info.name), a.attention.*info.field);
+            visitKept(visit, block + std::string(info.name), a.attention.step(info.step));
         visitKept(visit, block + "norm", a.norm);
         visitKept(visit, block + "residual", a.residual);
     }

@@ -1,10 +1,7 @@
 #include "engine/multi_head_attention.h"
 
-#include "engine/accurate_product.h"
-#include "engine/exact_attention.h"
+#include "engine/attention_passes.h"
 #include "engine/input_error.h"
-#include "engine/non_finite.h"
-#include "engine/online_softmax.h"
 #include "engine/resolved_mask.h"
 
 #include <algorithm>
@@ -15,13 +12,6 @@
 
 namespace attnviz::engine {
 namespace {
-
-constexpr float kBlocked = -std::numeric_limits<float>::infinity();
-
-// Rows of one head's score matrix handled together: small enough that scores, scaled, masked and
-// weights of the block stay in L2 between the product that writes them and the softmax that reads
-// them, large enough that the products stay efficient.
-constexpr Eigen::Index kQueryBlock = 64;
 
 std::string str(Eigen::Index v)
 {
@@ -56,367 +46,6 @@ void checkInput(const Tensor& t, const char* name, const char* tokens, const cha
                          "; expected " + str(expectedWidth) + " to match the columns of " + weight);
 }
 
-// One block's worth of the score-shaped steps, in a buffer of its own. Every block is computed
-// here, whether its steps are kept or not, and copied into the trace afterwards when they are:
-// Eigen's vectorised loops treat a row's unaligned head and tail with scalar code, so computing
-// in place would make the last bit of a result depend on where the row sits in memory (and a
-// trace that keeps a step would differ from one that recomputes it).
-// Its rows start 64-byte aligned (a stride rounded up to 16 floats), so every row is treated
-// the same way by the vectorised code.
-struct BlockRows {
-    float* scores;
-    float* scaled;
-    float* biased;
-    float* masked;
-    float* weights;
-    Eigen::Index stride;
-    // Per thread, reused from block to block:
-    RowMatrix* valuesByFeature; ///< a K/V head's value rows transposed, for the context's product
-    std::int64_t* valuesOf; ///< which one: b · H_kv + g, or −1
-    Eigen::Array<double, 1, Eigen::Dynamic>* differences; ///< one row's x − max, in double
-    Eigen::Array<float, 1, Eigen::Dynamic>* lowParts; ///< what x − max loses in float
-};
-
-// A row's sum in double, its terms taken in 8 interleaved lanes (vectorised) then the lanes added
-// pairwise: the order depends on the row's length alone, never on where it sits in memory (Eigen's
-// own sum peels unaligned elements first), so a step kept in the trace has the bits of the same
-// step computed in scratch.
-double sumInFixedOrder(const float* x, Eigen::Index n)
-{
-    double lanes[8] = {};
-    Eigen::Index j = 0;
-    for (; j + 8 <= n; j += 8)
-        for (int l = 0; l < 8; ++l)
-            lanes[l] += static_cast<double>(x[j + l]);
-    for (int l = 0; j < n; ++j, ++l)
-        lanes[l] += static_cast<double>(x[j]);
-    return ((lanes[0] + lanes[1]) + (lanes[2] + lanes[3])) +
-        ((lanes[4] + lanes[5]) + (lanes[6] + lanes[7]));
-}
-
-using BlockView = Eigen::Map<RowMatrix, 0, Eigen::OuterStride<>>;
-using ConstBlockView = Eigen::Map<const RowMatrix, 0, Eigen::OuterStride<>>;
-
-// Which score-shaped steps the trace keeps: what attendBlock must fill beyond what the weights
-// need.
-struct KeptScoreSteps {
-    bool scores = false, scaled = false, biased = false, masked = false, weights = false;
-    bool online = false; ///< online_max and online_sum
-    bool wholeRows() const { return scores || scaled || biased; }
-};
-
-// With an online softmax, what a block's rows share: one row's running state, reused row after
-// row, and the tile.
-struct OnlinePass {
-    OnlineSoftmaxRow row;
-    Eigen::Index tile = 0;
-};
-
-// Stages Scores … Context for the query rows [r0, r0 + rows) of query head h (the formula's
-// names: S = Q Kᵀ, A = softmax(mask(S / √d_k + bias)), C = A V, with K and V those of h's K/V
-// head).
-//
-// Keys that every row of the block has blocked by the causal, window or length mask (before
-// `first`, from `last` on) get weight 0, so the weights and the context need only the columns
-// [first, last) of S: with a causal mask that halves the attention products, and a sliding
-// window makes them independent of the length. The other columns of the steps before the mask
-// are computed by further products only when the trace keeps those steps, so the live columns,
-// and with them weights and context, are the same bits whatever is kept (a recomputed layer
-// equals a kept one).
-// The first step of a block whose values are not finite, and the first such value.
-struct NonFiniteStep {
-    AttentionStep step;
-    std::string value;
-};
-
-std::optional<NonFiniteStep> firstNonFiniteIn(const float* block, Eigen::Index rows,
-                                              Eigen::Index stride, Eigen::Index from,
-                                              Eigen::Index to, AttentionStep step)
-{
-    for (Eigen::Index r = 0; r < rows; ++r)
-        if (auto value = firstNonFinite(block + r * stride + from, static_cast<std::size_t>(to - from)))
-            return NonFiniteStep{step, std::move(*value)};
-    return std::nullopt;
-}
-
-// With an online softmax (`online` set) the masked rows are whole (−∞ outside [first, last)),
-// and each row's keys are then read tile by tile: m and ℓ after every tile, the context as o / ℓ
-// and the weights from the final m and ℓ. The scores come from the same products as the plain
-// pass's, so the two passes start from the same bits.
-void onlineSoftmaxRow(AttentionTrace& t, std::int64_t b, int h, Eigen::Index i,
-                      const float* masked, const ConstMatrixView& V, OnlinePass& online,
-                      float* weights, Eigen::Index first, Eigen::Index last,
-                      const KeptScoreSteps& kept)
-{
-    const Eigen::Index nk = t.keyLength();
-    OnlineSoftmaxRow& row = online.row;
-    row.restart();
-    for (Eigen::Index k = 0, k0 = 0; k0 < nk; ++k, k0 += online.tile) {
-        const Eigen::Index n = std::min(online.tile, nk - k0);
-        row.addTile(masked + k0, n, V.middleRows(k0, n));
-        if (kept.online) {
-            t.onlineMax.matrix({b, h})(i, k) = row.max();
-            t.onlineSum.matrix({b, h})(i, k) = static_cast<float>(row.sum());
-        }
-    }
-    row.writeContext(&t.context.matrix({b, h})(i, 0));
-    // Over the live keys only, as the plain pass computes its exponentials.
-    std::fill(weights, weights + first, 0.0f);
-    std::fill(weights + last, weights + nk, 0.0f);
-    row.writeWeights(masked + first, last - first, weights + first);
-}
-
-std::optional<NonFiniteStep> attendBlock(const StageInputs& in, AttentionTrace& t,
-                                         const ResolvedMask& mask, std::int64_t b, int h,
-                                         Eigen::Index r0, Eigen::Index rows, float scale,
-                                         const BlockRows& out, const KeptScoreSteps& kept,
-                                         OnlinePass* online)
-{
-    const AttentionDescription& d = in.description;
-    const int g = d.keyValueHeadOf(h);
-    const Eigen::Index nk = t.keyLength();
-    const Tensor& queries = d.rotary ? t.qRotated : t.qHeads;
-    const Tensor& keys = d.rotary ? t.kRotated : t.kHeads;
-    const auto Q = queries.matrix({b, h}).middleRows(r0, rows);
-    const ConstMatrixView K = keys.matrix({b, g});
-    const ConstMatrixView V = std::as_const(t.vHeads).matrix({b, g});
-
-    Eigen::Index first = nk, last = 0;
-    for (Eigen::Index r = 0; r < rows; ++r) {
-        const ResolvedMask::Row keep = mask.row(b, r0 + r);
-        const Eigen::Index limit = std::clamp<Eigen::Index>(keep.limit, 0, nk);
-        if (keep.start < limit) {
-            first = std::min<Eigen::Index>(first, keep.start);
-            last = std::max(last, limit);
-        }
-    }
-    if (first >= last)
-        first = last = 0;
-    const Eigen::Index live = last - first;
-    const Eigen::Index front = kept.wholeRows() ? 0 : first;
-    const Eigen::Index back = kept.wholeRows() ? nk : last;
-
-    const Eigen::OuterStride<> stride(out.stride);
-    BlockView S(out.scores, rows, nk, stride);
-    // Eigen's GEMM here, not accurate_product.h: over a head's few features (64) its kernel is
-    // twice as fast, and a pass small enough to care about the last bit is computed exactly
-    // (exact_attention.h). The live columns are one product whatever else is kept, so a kept
-    // step and the same step recomputed have the same bits.
-    S.middleCols(first, live).noalias() = Q * K.middleRows(first, live).transpose();
-    if (kept.wholeRows()) {
-        if (first > 0)
-            S.leftCols(first).noalias() = Q * K.topRows(first).transpose();
-        if (last < nk)
-            S.rightCols(nk - last).noalias() = Q * K.bottomRows(nk - last).transpose();
-    }
-
-    const float* slopes = d.scoreBias ? d.scoreBias->slopes.data() : nullptr;
-    for (Eigen::Index r = 0; r < rows; ++r) {
-        const Eigen::Index i = r0 + r;
-        auto scaled = BlockView(out.scaled, rows, nk, stride).row(r).array();
-        auto biased = BlockView(out.biased, rows, nk, stride).row(r).array();
-        auto masked = BlockView(out.masked, rows, nk, stride).row(r).array();
-        auto weights = BlockView(out.weights, rows, nk, stride).row(r).array();
-        scaled.segment(front, back - front) = S.row(r).segment(front, back - front).array() * scale;
-        // What the mask stage reads: the biased scores with a bias, else the scaled ones.
-        auto before = slopes ? biased : scaled;
-        if (slopes) {
-            const std::int64_t qp = in.queryPosition(b, i);
-            for (Eigen::Index j = front; j < back; ++j)
-                biased(j) = scaled(j) - slopes[h] * static_cast<float>(qp - in.keyPosition(b, j));
-        }
-
-        const ResolvedMask::Row keep = mask.row(b, i);
-        const Eigen::Index limit = std::clamp<Eigen::Index>(keep.limit, 0, nk);
-        const Eigen::Index start = std::min(keep.start, limit);
-        masked.segment(first, live) = before.segment(first, live);
-        masked.segment(first, std::max<Eigen::Index>(start - first, 0)).setConstant(kBlocked);
-        masked.segment(limit, std::max<Eigen::Index>(last - limit, 0)).setConstant(kBlocked);
-        if (kept.masked || online) {
-            masked.head(first).setConstant(kBlocked);
-            masked.tail(nk - last).setConstant(kBlocked);
-        }
-        if (keep.allowed)
-            for (Eigen::Index j = start; j < limit; ++j)
-                if (keep.allowed[j] == 0)
-                    masked(j) = kBlocked;
-        if (online) {
-            onlineSoftmaxRow(t, b, h, i, &masked(0), V, *online, &weights(0), first, last, kept);
-            continue;
-        }
-
-        weights.head(first).setZero();
-        weights.tail(nk - last).setZero();
-        const float rowMax =
-            limit > start ? masked.segment(start, limit - start).maxCoeff() : kBlocked;
-        if (rowMax == kBlocked) {
-            // Every key blocked: softmax would be 0/0. Such a query attends to nothing.
-            weights.segment(first, live).setZero();
-            continue;
-        }
-        // exp(x − max) in float, corrected by what x − max loses in float: with d = dh + dl,
-        // exp(d) = exp(dh) (1 + dl) to far below a float's resolution. Without it the rounding of
-        // d alone costs w · |d| · 2^-24, which large logits make the largest error of the step.
-        auto difference = out.differences->head(live);
-        auto low = out.lowParts->head(live);
-        auto e = weights.segment(first, live);
-        difference = masked.segment(first, live).cast<double>() - static_cast<double>(rowMax);
-        e = difference.cast<float>();
-        low = (difference - e.cast<double>()).cast<float>();
-        e = e.exp();
-        e += e * low;
-        // Eigen's vectorised exp clamps its argument and returns a denormal for −∞, not 0: make
-        // blocked weights exactly zero, as the softmax of −∞ is.
-        weights.segment(first, std::max<Eigen::Index>(start - first, 0)).setZero();
-        weights.segment(limit, std::max<Eigen::Index>(last - limit, 0)).setZero();
-        if (keep.allowed)
-            for (Eigen::Index j = start; j < limit; ++j)
-                if (keep.allowed[j] == 0)
-                    weights(j) = 0.0f;
-        const double sum = sumInFixedOrder(&weights(first), live);
-        e = (e.cast<double>() * (1.0 / sum)).cast<float>();
-    }
-
-    // Context rows are the weighted sums of the value rows (blocked keys weigh 0).
-    auto context = t.context.matrix({b, h}).middleRows(r0, rows);
-    if (!online) {
-        RowMatrix& valuesByFeature = *out.valuesByFeature;
-        if (const std::int64_t head = b * t.numKeyValueHeads() + g; *out.valuesOf != head) {
-            valuesByFeature = V.transpose();
-            *out.valuesOf = head;
-        }
-        multiplyTransposed(
-            readRows(ConstBlockView(out.weights, rows, nk, stride).middleCols(first, live)),
-            {valuesByFeature.data() + first, valuesByFeature.rows(), live, valuesByFeature.cols()},
-            writeRows(context));
-    }
-
-    // Where values stop being finite, in step order: the masked scores are the scaled (or
-    // biased) ones where they are not blocked, and a softmax of finite numbers is finite.
-    if (auto bad = firstNonFiniteIn(out.scores, rows, out.stride, front, back, AttentionStep::Scores))
-        return bad;
-    if (auto bad = firstNonFiniteIn(out.scaled, rows, out.stride, front, back, AttentionStep::Scaled))
-        return bad;
-    if (slopes)
-        if (auto bad =
-                firstNonFiniteIn(out.biased, rows, out.stride, front, back, AttentionStep::Biased))
-            return bad;
-    for (Eigen::Index r = 0; r < rows; ++r)
-        if (auto value = firstNonFinite(&context(r, 0), static_cast<std::size_t>(context.cols())))
-            return NonFiniteStep{AttentionStep::Context, std::move(*value)};
-    return std::nullopt;
-}
-
-// Copies a block's rows of one step into the trace.
-void keepRows(Tensor& t, std::int64_t b, std::int64_t h, Eigen::Index r0, Eigen::Index rows,
-              const float* block, Eigen::Index stride)
-{
-    t.matrix({b, h}).middleRows(r0, rows) =
-        ConstBlockView(block, rows, t.dim(3), Eigen::OuterStride<>(stride));
-}
-
-// The fast path of the stages Scores … Context: heads and blocks of query rows are independent,
-// so threads take whole blocks (Eigen runs the products inside a parallel region on one thread,
-// which is what we want here). Score-shaped steps that are not kept never exist in full.
-void attend(const StageInputs& in, const AttentionKeep& keep, AttentionTrace& t)
-{
-    const std::int64_t B = t.batchSize(), H = t.numHeads(), Nq = t.queryLength(),
-                       Nk = t.keyLength();
-    const std::vector<Axis> scoreAxes{{"batch", B}, {"head", H}, {"query", Nq}, {"key", Nk}};
-    const KeptScoreSteps kept{keep.has(AttentionStep::Scores), keep.has(AttentionStep::Scaled),
-                              keep.has(AttentionStep::Biased) && in.description.scoreBias,
-                              keep.has(AttentionStep::Masked), keep.has(AttentionStep::Weights),
-                              in.description.onlineSoftmaxTile &&
-                                  (keep.has(AttentionStep::OnlineMax) ||
-                                   keep.has(AttentionStep::OnlineSum))};
-    const std::pair<bool, Tensor AttentionTrace::*> steps[] = {
-        {kept.scores, &AttentionTrace::scores},   {kept.scaled, &AttentionTrace::scaled},
-        {kept.biased, &AttentionTrace::biased},   {kept.masked, &AttentionTrace::masked},
-        {kept.weights, &AttentionTrace::weights},
-    };
-    for (const auto& [keepIt, field] : steps) {
-        if (keepIt)
-            (t.*field).reshape(scoreAxes);
-        else
-            t.*field = Tensor();
-    }
-    for (Tensor* step : {&t.onlineMax, &t.onlineSum}) {
-        if (kept.online)
-            step->reshape({{"batch", B}, {"head", H}, {"query", Nq}, {"tile", t.tileCount()}});
-        else
-            *step = Tensor();
-    }
-    t.context.reshape(
-        {{"batch", B}, {"head", H}, {"query", Nq}, {"d_v", in.description.valueSize}});
-
-    t.fullyMaskedRows.clear();
-    for (std::int64_t b = 0; b < B; ++b)
-        for (std::int64_t i = 0; i < Nq; ++i)
-            if (in.mask.rowFullyBlocked(b, i))
-                t.fullyMaskedRows.push_back({b, i});
-
-    const float scale = 1.0f / in.description.divisor();
-    const std::int64_t blocksPerHead = (Nq + kQueryBlock - 1) / kQueryBlock;
-    const std::int64_t tasks = B * H * blocksPerHead;
-    std::optional<NonFiniteStep> firstBad; // an exception must not leave the parallel region
-#pragma omp parallel
-    {
-        const Eigen::Index stride = (Nk + 15) / 16 * 16;
-        RowMatrix scratch(5 * kQueryBlock, stride); // Eigen aligns it for its widest vectors
-        const auto part = [&](int k) { return scratch.data() + k * kQueryBlock * stride; };
-        RowMatrix valuesByFeature;
-        std::int64_t valuesOf = -1;
-        Eigen::Array<double, 1, Eigen::Dynamic> differences(Nk);
-        Eigen::Array<float, 1, Eigen::Dynamic> lowParts(Nk);
-        const BlockRows block{part(0), part(1),          part(2),   part(3),      part(4),
-                              stride,  &valuesByFeature, &valuesOf, &differences, &lowParts};
-        std::optional<OnlinePass> online;
-        if (const auto tile = in.description.onlineSoftmaxTile)
-            online = OnlinePass{OnlineSoftmaxRow(in.description.valueSize),
-                                static_cast<Eigen::Index>(std::min(*tile, Nk))};
-#pragma omp for schedule(static)
-        for (std::int64_t task = 0; task < tasks; ++task) {
-            const std::int64_t head = task / blocksPerHead, b = head / H;
-            const int h = static_cast<int>(head % H);
-            const Eigen::Index r0 = (task % blocksPerHead) * kQueryBlock;
-            const Eigen::Index rows = std::min<Eigen::Index>(kQueryBlock, Nq - r0);
-            if (auto bad = attendBlock(in, t, in.mask, b, h, r0, rows, scale, block, kept,
-                                       online ? &*online : nullptr))
-#pragma omp critical(attnviz_non_finite)
-                if (!firstBad || bad->step < firstBad->step)
-                    firstBad = std::move(bad);
-            const std::pair<bool, std::pair<Tensor*, const float*>> out[] = {
-                {kept.scores, {&t.scores, block.scores}},
-                {kept.scaled, {&t.scaled, block.scaled}},
-                {kept.biased, {&t.biased, block.biased}},
-                {kept.masked, {&t.masked, block.masked}},
-                {kept.weights, {&t.weights, block.weights}},
-            };
-            for (const auto& [keepIt, where] : out)
-                if (keepIt)
-                    keepRows(*where.first, b, h, r0, rows, where.second, stride);
-        }
-    }
-    if (firstBad)
-        throw NonFiniteError(std::string(stepName(firstBad->step)), firstBad->value);
-}
-
-// Stages Project, Split and Rotate. Values that stop being finite are refused where they first
-// appear (non_finite.h); the split only moves numbers.
-void projectSplitRotate(const StageInputs& in, AttentionTrace& t)
-{
-    stages::project(in, t);
-    requireFinite(t.qProj, "q_proj");
-    requireFinite(t.kProj, "k_proj");
-    requireFinite(t.vProj, "v_proj");
-    stages::split(in, t);
-    if (in.description.rotary) {
-        stages::rotate(in, t);
-        requireFinite(t.qRotated, "q_rotated");
-        requireFinite(t.kRotated, "k_rotated");
-    }
-}
-
 // Drops the steps `keep` does not ask for (the output always stays) and those the module has
 // not: everything up to the concatenation is needed to compute, not to keep.
 void dropUnkept(const AttentionKeep& keep, AttentionTrace& t)
@@ -424,7 +53,7 @@ void dropUnkept(const AttentionKeep& keep, AttentionTrace& t)
     for (const AttentionStepInfo& info : kAttentionStepTable)
         if ((!keep.has(info.step) && info.step != AttentionStep::Output) ||
             !stepPresent(info.step, t.description))
-            t.*info.field = Tensor();
+            t.step(info.step) = Tensor();
 }
 
 // `fresh` appended to `cached` along axis `keyAxis` (the key axis of a cached step: a projection's
@@ -504,6 +133,34 @@ MultiHeadAttention::MultiHeadAttention(AttentionWeights weights, AttentionDescri
     checkBias(w.bK, "b_k", w.wK.rows(), "the rows of w_k");
     checkBias(w.bV, "b_v", w.wV.rows(), "the rows of w_v");
     checkBias(w.bO, "b_o", w.wO.rows(), "the rows of w_o");
+    if (d.queryKeyNorm) {
+        const bool perHead = d.queryKeyNorm->scope == QueryKeyNorm::Scope::PerHead;
+        const std::string scope = queryKeyNormScopeName(d.queryKeyNorm->scope);
+        for (const auto& [gain, name, heads] : {std::tuple{&w.qNorm, "q_norm", H},
+                                                std::tuple{&w.kNorm, "k_norm", Hkv}}) {
+            const std::int64_t expected = perHead ? Pqk : heads * Pqk;
+            const std::string why = perHead
+                ? " (one gain per feature of a head, shared by every head)"
+                : " (" + str(heads) + " heads of " + str(Pqk) + ", the whole projection)";
+            if (!*gain)
+                throw InputError(std::string("qk_norm is ") + scope + " but " + name +
+                                 " is missing; expected " + str(expected) + " values" + why);
+            if ((*gain)->size() != expected)
+                throw InputError(std::string(name) + " has " + str((*gain)->size()) +
+                                 " values; expected " + str(expected) + why);
+        }
+    } else if (w.qNorm || w.kNorm) {
+        throw InputError("the module has q_norm or k_norm but no qk_norm; expected qk_norm "
+                         "\"per_head\" or \"whole_projection\" to say how they apply");
+    }
+    if (d.learnedSinks && !w.sinks)
+        throw InputError("the module has learned sinks but no sinks; expected " + str(H) +
+                         " values, one sink logit per query head");
+    if (!d.learnedSinks && w.sinks)
+        throw InputError("the module has sinks but its description has no learned sinks");
+    if (w.sinks && w.sinks->size() != H)
+        throw InputError("sinks has " + str(w.sinks->size()) + " values; expected " + str(H) +
+                         ", one sink logit per query head");
 }
 
 MultiHeadAttention MultiHeadAttention::describedAs(AttentionDescription description) const
@@ -576,18 +233,9 @@ void MultiHeadAttention::forward(const Tensor& query, const Tensor& key, const T
     const StageInputs in{m_description,     m_weights,           query, key, value, resolved,
                          options.positions, options.ablatedHeads};
     startTrace(query, key, options, t);
-
     // Everything up to the concatenation is needed to compute; what is not kept is dropped at
     // the end.
-    if (multiplyAddsOf(in) <= kExactPassLimit) {
-        forwardExactly(in, t);
-    } else {
-        projectSplitRotate(in, t);
-        attend(in, options.keep, t);
-        stages::concat(in, t);
-        stages::output(in, t);
-        requireFinite(t.output, "output");
-    }
+    runPass(resolvedPath(options.path, in), AttentionStage::Project, in, options.keep, t);
     dropUnkept(options.keep, t);
 }
 
@@ -608,12 +256,17 @@ void MultiHeadAttention::forwardWithCache(const Tensor& tokens, KeyValueCache& c
         throw InputError("a KV cache holds one sequence; the tokens have batch size " +
                          str(tokens.dim(0)) + ", expected 1");
     const std::int64_t n = cache.tokens(), m = tokens.dim(1), N = n + m;
-    const std::int64_t kWidth = numKeyValueHeads() * queryKeySize();
-    if (n > 0 && (cache.kProj.dim(2) != kWidth ||
-                  cache.vProj.dim(2) != numKeyValueHeads() * valueSize() ||
-                  (d.rotary.has_value() != (cache.kRotated.rank() != 0))))
-        throw InputError("the KV cache was filled by a module of another shape; expected keys of "
-                         "width " + str(kWidth) + (d.rotary ? ", turned" : ""));
+    if (n > 0) {
+        const AttentionTrace& cached = cache.keys;
+        bool fits = cached.description == d;
+        for (const AttentionStepInfo& info : kAttentionStepTable)
+            if (isKeySide(info.step))
+                fits = fits && cached.has(info.step) == stepPresent(info.step, d);
+        if (!fits)
+            throw InputError("the KV cache was filled by a module of another shape; expected "
+                             "the keys of " + str(numKeyValueHeads()) + " K/V heads of " +
+                             str(queryKeySize()) + (d.rotary ? ", turned" : ""));
+    }
     if (N - 1 > kMaxPosition)
         throw InputError("the KV cache holds " + str(n) + " tokens; positions stop at " +
                          str(kMaxPosition));
@@ -622,48 +275,48 @@ void MultiHeadAttention::forwardWithCache(const Tensor& tokens, KeyValueCache& c
             throw InputError("head " + std::to_string(h) +
                              " cannot be switched off; the module has heads 0–" + str(numHeads() - 1));
 
-    // The new tokens alone: projected, split and turned at their own positions.
-    AttentionOptions fresh = options;
-    fresh.positions = {positionsFrom(n, m), positionsFrom(n, m)};
+    // The new tokens alone: the stages before the scores, at their own positions.
+    const TokenPositions own{positionsFrom(n, m), positionsFrom(n, m)};
     const ResolvedMask none(AttentionMask{}, 1, m, m);
-    const StageInputs newTokens{d, m_weights, tokens, tokens, tokens, none, fresh.positions,
+    const StageInputs newTokens{d, m_weights, tokens, tokens, tokens, none, own,
                                 options.ablatedHeads};
+    AttentionOptions fresh = options;
+    fresh.positions = own;
     AttentionTrace step;
     startTrace(tokens, tokens, fresh, step);
-    projectSplitRotate(newTokens, step);
+    const AttentionPath path = resolvedPath(options.path, newTokens);
+    runPass(path, AttentionStage::Project, newTokens, AttentionKeep::all(), step,
+            AttentionStage::Scores);
 
-    // The queries of the new tokens over every key read so far.
-    AttentionOptions all = options;
-    all.positions = {positionsFrom(n, m), positionsFrom(0, N)};
+    // The queries of the new tokens over every key read so far. The cache grows only once the
+    // step has succeeded: a step refused for a value that is not finite leaves it as it was.
+    const TokenPositions all{positionsFrom(n, m), positionsFrom(0, N)};
     AttentionMask offset;
     offset.queryOffset = n;
     const AttentionMask inForce = maskInForce(offset); // the resolved mask refers to it
     const ResolvedMask mask(inForce, 1, m, N);
-    const StageInputs in{d, m_weights, tokens, tokens, tokens, mask, all.positions,
+    // The stages from the scores on read the keys' steps, not the keys: only their count.
+    const Tensor everyKey({{"batch", 1}, {"key", N}, {"feature", 0}});
+    const StageInputs in{d, m_weights, tokens, everyKey, everyKey, mask, all,
                          options.ablatedHeads};
+    KeyValueCache grown = cache;
+    grown.keys.description = d;
     t.description = d;
     t.sizes = {1, numHeads(), m, N, numKeyValueHeads(), queryKeySize(), valueSize(),
                d.onlineSoftmaxTiles(N)};
     t.ablatedHeads = options.ablatedHeads;
-    // The cache grows only once the step has succeeded: a step refused for a value that is not
-    // finite leaves it as it was.
-    KeyValueCache grown = cache;
-    appendKeys(grown.kProj, step.kProj, 1);
-    appendKeys(grown.vProj, step.vProj, 1);
-    if (d.rotary)
-        appendKeys(grown.kRotated, step.kRotated, 2);
-    t.qProj = std::move(step.qProj);
-    t.kProj = grown.kProj;
-    t.vProj = grown.vProj;
-    stages::split(in, t);
-    if (d.rotary) {
-        t.qRotated = std::move(step.qRotated);
-        t.kRotated = grown.kRotated;
+    for (const AttentionStepInfo& info : kAttentionStepTable) {
+        if (info.stage >= AttentionStage::Scores || !stepPresent(info.step, d))
+            continue;
+        if (isKeySide(info.step)) {
+            appendKeys(grown.keys.step(info.step), step.step(info.step),
+                       info.axes.starts_with("batch,head") ? 2 : 1);
+            t.step(info.step) = grown.keys.step(info.step);
+        } else {
+            t.step(info.step) = std::move(step.step(info.step));
+        }
     }
-    attend(in, options.keep, t);
-    stages::concat(in, t);
-    stages::output(in, t);
-    requireFinite(t.output, "output");
+    runPass(path, AttentionStage::Scores, in, options.keep, t);
     cache = std::move(grown);
     dropUnkept(options.keep, t);
 }
@@ -687,17 +340,9 @@ void MultiHeadAttention::rerunStagesFrom(AttentionStage from, const Tensor& quer
     const ResolvedMask resolved(inForce, query.dim(0), query.dim(1), key.dim(1));
     const StageInputs in{m_description,     m_weights,           query, key, value, resolved,
                          options.positions, options.ablatedHeads};
+    const AttentionPath path = trace.path;
     startTrace(query, key, options, trace);
-    runStagesFrom(from, in, trace, replacements);
-}
-
-AttentionTrace MultiHeadAttention::forwardByStages(
-    const Tensor& query, const Tensor& key, const Tensor& value, const AttentionMask& mask,
-    const AttentionOptions& options, std::span<const StageReplacement> replacements) const
-{
-    AttentionTrace trace;
-    rerunStagesFrom(AttentionStage::Project, query, key, value, mask, options, trace, replacements);
-    return trace;
+    rerunPass(path, from, in, replacements, trace);
 }
 
 } // namespace attnviz::engine

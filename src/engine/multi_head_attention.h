@@ -23,21 +23,24 @@ struct AttentionOptions {
     /// Where the queries and keys sit (rotary positions and a score bias read them); 0 … N − 1
     /// unless given.
     TokenPositions positions;
+    /// Which pass computes it (the tests force each one; the trace records which ran).
+    AttentionPath path = AttentionPath::Automatic;
 };
 
 /// General multi-head attention (D2L 10.3; Vaswani et al. 3.2.2) that keeps every intermediate,
-/// in every variant its description names: grouped K/V heads, rotary positions, a score bias, a
-/// causal mask with a sliding window.
+/// in every variant its description names: grouped K/V heads, QK-norm, rotary positions (on part
+/// of each head), a score scale, soft-capping, a score bias, a causal mask with a sliding window,
+/// learned sinks.
 ///
-/// Query head h computes `softmax(mask(Q_h K_gᵀ / √Pqk)) V_g` with g its K/V head, on its own
-/// slice of the projected features (q and k turned by position first, with rotary positions);
-/// the heads are concatenated and projected by w_o. Query, key and value may come from different
-/// sequences of different widths (cross-attention); self-attention passes one tensor three times.
-/// Pqk, Pv and Po may all differ.
+/// Query head h computes `softmax(mask(cap(Q_h K_gᵀ · s))) V_g` with g its K/V head, on its own
+/// slice of the projected features (q and k normalised and turned by position first, when the
+/// module does that); the heads are concatenated and projected by w_o. Query, key and value may
+/// come from different sequences of different widths (cross-attention); self-attention passes
+/// one tensor three times. Pqk, Pv and Po may all differ.
 ///
-/// The forward pass runs the stages of engine/attention_stages.h in order, with Scores … Context
-/// fused over blocks of query rows (the fast path); forwardByStages runs every stage function
-/// on its own, and the tests hold the two together.
+/// Every pass runs the stages of engine/attention_stages.h in the table's order: exactly in
+/// double for small passes, fused over blocks of query rows for large ones, or stage by stage
+/// over whole tensors (engine/attention_passes.h); AttentionOptions::path chooses.
 class MultiHeadAttention {
 public:
     /// Checks the description and that the weights have its shapes; throws InputError with a
@@ -86,16 +89,10 @@ public:
                            const AttentionMask& mask = {},
                            const AttentionOptions& options = {}) const;
 
-    /// The same pass, one stage function after the other over whole tensors, every step kept
-    /// (`options.keep` is ignored): slower, and the plain reading of the formula the fast path
-    /// is tested against. `replacements` compute stages another way (a common mistake).
-    AttentionTrace forwardByStages(const Tensor& query, const Tensor& key, const Tensor& value,
-                                   const AttentionMask& mask = {},
-                                   const AttentionOptions& options = {},
-                                   std::span<const StageReplacement> replacements = {}) const;
-
     /// Runs the stages from `from` on over `trace`, a trace of this module on these inputs whose
-    /// earlier steps are filled, with `replacements`. Throws InputError as forward() does.
+    /// earlier steps are filled, with `replacements` (a common mistake), on the pass that made
+    /// the trace (in double for an exact one, else stage by stage); values that stop being
+    /// finite are kept. Throws InputError as forward() does.
     void rerunStagesFrom(AttentionStage from, const Tensor& query, const Tensor& key,
                          const Tensor& value, const AttentionMask& mask,
                          const AttentionOptions& options, AttentionTrace& trace,

@@ -23,11 +23,16 @@ OnlineSoftmaxRow::OnlineSoftmaxRow(Eigen::Index valueSize)
 {
 }
 
-void OnlineSoftmaxRow::restart()
+void OnlineSoftmaxRow::restart(std::optional<float> sink)
 {
-    m_max = kBlocked;
-    m_sum = 0;
+    m_max = sink ? *sink : kBlocked;
+    m_sum = sink ? 1.0 : 0.0;
     m_output.setZero();
+}
+
+double OnlineSoftmaxRow::addTile(const float* masked, Eigen::Index keys)
+{
+    return addTile(masked, keys, ValueRows(Eigen::Map<const RowMatrix>(masked, keys, 0)));
 }
 
 double OnlineSoftmaxRow::addTile(const float* masked, Eigen::Index keys, const ValueRows& values)
@@ -83,7 +88,8 @@ void OnlineSoftmaxRow::writeWeights(const float* masked, Eigen::Index keys, floa
 }
 
 std::vector<OnlineSoftmaxTile> onlineSoftmaxOfRow(const AttentionTrace& t, std::int64_t batch,
-                                                  std::int64_t head, std::int64_t query)
+                                                  std::int64_t head, std::int64_t query,
+                                                  std::optional<float> sink)
 {
     if (!t.description.onlineSoftmaxTile)
         throw InputError("this pass computed the softmax of whole rows; choose a key tile to "
@@ -100,6 +106,7 @@ std::vector<OnlineSoftmaxTile> onlineSoftmaxOfRow(const AttentionTrace& t, std::
     const ConstMatrixView V =
         t.vHeads.matrix({batch, t.description.keyValueHeadOf(static_cast<int>(head))});
     OnlineSoftmaxRow row(t.valueSize());
+    row.restart(sink);
     std::vector<OnlineSoftmaxTile> out;
     for (std::int64_t k0 = 0; k0 < Nk; k0 += tile) {
         const Eigen::Index n = std::min(tile, Nk - k0);

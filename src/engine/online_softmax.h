@@ -6,6 +6,7 @@
 #include <Eigen/Core>
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace attnviz::engine {
@@ -21,8 +22,9 @@ namespace attnviz::engine {
 class OnlineSoftmaxRow {
 public:
     explicit OnlineSoftmaxRow(Eigen::Index valueSize = 0);
-    /// Forgets every tile read, for the next row.
-    void restart();
+    /// Forgets every tile read, for the next row. A learned sink (gpt-oss) is read first, as a
+    /// key of its own with no value: the row starts from m = sink, ℓ = 1.
+    void restart(std::optional<float> sink = std::nullopt);
 
     /// Reads one tile: the masked scores of its keys (−∞ where blocked) and their value rows
     /// (`values.rows()` = `keys`). A tile whose keys are all blocked
@@ -30,6 +32,8 @@ public:
     /// multiplied by (1 when the maximum stays, 0 when nothing was read before).
     using ValueRows = Eigen::Ref<const RowMatrix, 0, Eigen::OuterStride<>>;
     double addTile(const float* masked, Eigen::Index keys, const ValueRows& values);
+    /// The same for m and ℓ alone (a row made without a value size).
+    double addTile(const float* masked, Eigen::Index keys);
 
     /// m: −∞ while every key read so far is blocked.
     float max() const { return m_max; }
@@ -64,8 +68,11 @@ struct OnlineSoftmaxTile {
 /// Replays query row `query` of head `head` (batch item `batch`) of a trace made with an online
 /// softmax, from its masked scores and values: one entry per tile. The trace must keep the
 /// masked scores and the value heads; throws InputError otherwise, or for indices out of range.
+/// With learned sinks the row starts from its head's sink (the trace's description says so; the
+/// sink logits come with the module's weights, `sinks`).
 std::vector<OnlineSoftmaxTile> onlineSoftmaxOfRow(const AttentionTrace& trace,
                                                   std::int64_t batch, std::int64_t head,
-                                                  std::int64_t query);
+                                                  std::int64_t query,
+                                                  std::optional<float> sink = std::nullopt);
 
 } // namespace attnviz::engine

@@ -18,20 +18,21 @@ std::int64_t elementCount(const std::vector<Axis>& axes)
 
 } // namespace
 
-Tensor::Tensor(std::vector<Axis> axes)
+template <typename Scalar>
+BasicTensor<Scalar>::BasicTensor(std::vector<Axis> axes)
     : m_axes(std::move(axes))
-    , m_data(static_cast<std::size_t>(elementCount(m_axes)), 0.0f)
+    , m_data(static_cast<std::size_t>(elementCount(m_axes)), Scalar(0))
 {
 }
 
-void Tensor::reshape(std::vector<Axis> axes)
+template <typename Scalar> void BasicTensor<Scalar>::reshape(std::vector<Axis> axes)
 {
     const auto n = static_cast<std::size_t>(elementCount(axes));
     m_axes = std::move(axes);
     m_data.resize(n);
 }
 
-std::vector<std::int64_t> Tensor::shape() const
+template <typename Scalar> std::vector<std::int64_t> BasicTensor<Scalar>::shape() const
 {
     std::vector<std::int64_t> result;
     result.reserve(m_axes.size());
@@ -40,7 +41,7 @@ std::vector<std::int64_t> Tensor::shape() const
     return result;
 }
 
-std::int64_t Tensor::flatIndex(std::initializer_list<std::int64_t> index) const
+template <typename Scalar> std::int64_t BasicTensor<Scalar>::flatIndex(std::initializer_list<std::int64_t> index) const
 {
     if (index.size() != m_axes.size())
         throw std::out_of_range("index of rank " + std::to_string(index.size()) +
@@ -58,12 +59,12 @@ std::int64_t Tensor::flatIndex(std::initializer_list<std::int64_t> index) const
     return flat;
 }
 
-float Tensor::at(std::initializer_list<std::int64_t> index) const
+template <typename Scalar> Scalar BasicTensor<Scalar>::at(std::initializer_list<std::int64_t> index) const
 {
     return m_data[static_cast<std::size_t>(flatIndex(index))];
 }
 
-std::int64_t Tensor::matrixOffset(std::initializer_list<std::int64_t> leading) const
+template <typename Scalar> std::int64_t BasicTensor<Scalar>::matrixOffset(std::initializer_list<std::int64_t> leading) const
 {
     if (m_axes.size() < 2 || leading.size() != m_axes.size() - 2)
         throw std::out_of_range("matrix() takes the " + std::to_string(m_axes.size() - 2) +
@@ -81,13 +82,17 @@ std::int64_t Tensor::matrixOffset(std::initializer_list<std::int64_t> leading) c
     return offset * m_axes[axis].size * m_axes[axis + 1].size;
 }
 
-MatrixView Tensor::matrix(std::initializer_list<std::int64_t> leading)
+template <typename Scalar>
+typename BasicTensor<Scalar>::Matrix
+BasicTensor<Scalar>::matrix(std::initializer_list<std::int64_t> leading)
 {
     const std::int64_t offset = matrixOffset(leading);
     return {m_data.data() + offset, m_axes[rank() - 2].size, m_axes[rank() - 1].size};
 }
 
-ConstMatrixView Tensor::matrix(std::initializer_list<std::int64_t> leading) const
+template <typename Scalar>
+typename BasicTensor<Scalar>::ConstMatrix
+BasicTensor<Scalar>::matrix(std::initializer_list<std::int64_t> leading) const
 {
     const std::int64_t offset = matrixOffset(leading);
     return {m_data.data() + offset, m_axes[rank() - 2].size, m_axes[rank() - 1].size};
@@ -109,9 +114,12 @@ std::string shapeText(std::span<const Axis> axes)
     return s + ")";
 }
 
-std::string Tensor::shapeString() const
+template <typename Scalar> std::string BasicTensor<Scalar>::shapeString() const
 {
     return shapeText(m_axes);
 }
+
+template class BasicTensor<float>;
+template class BasicTensor<double>;
 
 } // namespace attnviz::engine

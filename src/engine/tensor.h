@@ -10,8 +10,11 @@
 
 namespace attnviz::engine {
 
-/// Row-major float matrix: rows are tokens, columns are features (docs/conventions.md).
-using RowMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+/// Row-major matrix: rows are tokens, columns are features (docs/conventions.md). Float
+/// everywhere but in the exact pass of the attention module, which computes in double.
+template <typename Scalar>
+using RowMatrixOf = Eigen::Matrix<Scalar, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+using RowMatrix = RowMatrixOf<float>;
 using MatrixView = Eigen::Map<RowMatrix>;
 using ConstMatrixView = Eigen::Map<const RowMatrix>;
 
@@ -29,15 +32,20 @@ struct Axis {
 std::string shapeText(std::span<const std::int64_t> sizes);
 std::string shapeText(std::span<const Axis> axes);
 
-/// A dense, contiguous, row-major float tensor whose axes carry names.
+/// A dense, contiguous, row-major tensor whose axes carry names.
 ///
-/// Every intermediate of the engine is one of these. The last two axes form matrices, so a view can
-/// look at one head of one batch item as an Eigen matrix without copying (`matrix({b, h})`).
-class Tensor {
+/// Every intermediate of the engine is one of these, in float (`Tensor`); the exact pass of the
+/// attention module holds its unrounded steps in double (`WideTensor`). The last two axes form
+/// matrices, so a view can look at one head of one batch item as an Eigen matrix without copying
+/// (`matrix({b, h})`).
+template <typename Scalar> class BasicTensor {
 public:
-    Tensor() = default;
+    using Matrix = Eigen::Map<RowMatrixOf<Scalar>>;
+    using ConstMatrix = Eigen::Map<const RowMatrixOf<Scalar>>;
+
+    BasicTensor() = default;
     /// A zero-filled tensor with the given axes.
-    explicit Tensor(std::vector<Axis> axes);
+    explicit BasicTensor(std::vector<Axis> axes);
 
     /// Changes the axes, keeping the allocation when it is large enough: the engine reuses a
     /// trace across runs so that a slider in the app does not allocate the whole trace again.
@@ -50,19 +58,19 @@ public:
     std::vector<std::int64_t> shape() const;
     std::int64_t size() const { return static_cast<std::int64_t>(m_data.size()); }
 
-    std::span<float> values() { return m_data; }
-    std::span<const float> values() const { return m_data; }
-    float* data() { return m_data.data(); }
-    const float* data() const { return m_data.data(); }
+    std::span<Scalar> values() { return m_data; }
+    std::span<const Scalar> values() const { return m_data; }
+    Scalar* data() { return m_data.data(); }
+    const Scalar* data() const { return m_data.data(); }
 
     /// Element at a full multi-index; checked, for tests and tooltips rather than inner loops.
-    float at(std::initializer_list<std::int64_t> index) const;
+    Scalar at(std::initializer_list<std::int64_t> index) const;
     std::int64_t flatIndex(std::initializer_list<std::int64_t> index) const;
 
     /// The matrix spanned by the last two axes at the given leading indices, e.g. `matrix({b, h})`
     /// on a `[batch, head, query, key]` tensor. A rank-2 tensor takes `matrix({})`.
-    MatrixView matrix(std::initializer_list<std::int64_t> leading);
-    ConstMatrixView matrix(std::initializer_list<std::int64_t> leading) const;
+    Matrix matrix(std::initializer_list<std::int64_t> leading);
+    ConstMatrix matrix(std::initializer_list<std::int64_t> leading) const;
 
     /// "(batch=2, head=4, query=5, key=7)"
     std::string shapeString() const;
@@ -71,7 +79,12 @@ private:
     std::int64_t matrixOffset(std::initializer_list<std::int64_t> leading) const;
 
     std::vector<Axis> m_axes;
-    std::vector<float> m_data;
+    std::vector<Scalar> m_data;
 };
+
+using Tensor = BasicTensor<float>;
+using WideTensor = BasicTensor<double>;
+extern template class BasicTensor<float>;
+extern template class BasicTensor<double>;
 
 } // namespace attnviz::engine

@@ -177,7 +177,7 @@ void trimLayer(LayerTrace& layer, const AttentionKeep& keep, bool layerTensors,
         AttentionBlockTrace* s = spare ? &spare->attention[i] : nullptr;
         for (const AttentionStepInfo& info : kAttentionStepTable)
             if (!keep.has(info.step))
-                drop(a.attention.*info.field, s ? &(s->attention.*info.field) : nullptr);
+                drop(a.attention.step(info.step), s ? &s->attention.step(info.step) : nullptr);
         if (!layerTensors) {
             drop(a.norm, s ? &s->norm : nullptr);
             drop(a.residual, s ? &s->residual : nullptr);

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <tuple>
+#include <utility>
 
 namespace attnviz::io {
 namespace {
@@ -171,42 +173,91 @@ int loadNumHeads(const JsonValue& metadata)
     return static_cast<int>(*heads);
 }
 
-// rope_theta: a positive finite number, as a JSON number or a string like "10000".
-std::optional<double> loadRopeTheta(const JsonValue& metadata)
+// A metadata field that holds a positive finite number, as a JSON number or a string like
+// "10000"; nullopt when absent.
+std::optional<double> loadPositiveNumber(const JsonValue& metadata, const char* field,
+                                         const char* example, const char* meaning)
 {
-    const JsonValue* value = metadata.find("rope_theta");
+    const JsonValue* value = metadata.find(field);
     if (!value)
         return std::nullopt;
-    double theta = 0;
+    double x = 0;
     bool ok = false;
     if (value->isNumber()) {
-        theta = value->asNumber();
+        x = value->asNumber();
         ok = true;
     } else if (value->isString()) {
         const std::string& s = value->asString();
-        const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), theta);
+        const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), x);
         ok = ec == std::errc() && end == s.data() + s.size() && !s.empty();
     }
-    if (!ok)
-        throw FormatError("metadata field 'rope_theta' is " + value->describe() +
-                          "; expected a positive number such as \"10000\"");
-    if (!std::isfinite(theta) || !(theta > 0))
-        throw FormatError("metadata field 'rope_theta' is " + value->describe() +
-                          "; expected a positive finite number such as \"10000\"");
-    return theta;
+    if (!ok || !std::isfinite(x) || !(x > 0))
+        throw FormatError("metadata field " + quoted(field) + " is " + value->describe() +
+                          "; expected a positive finite number such as \"" + example + "\", " +
+                          meaning);
+    return x;
 }
 
-bool loadCausal(const JsonValue& metadata)
+// A metadata field that holds "true" or "false" (or a JSON boolean); `absent` when missing.
+bool loadFlag(const JsonValue& metadata, const char* field, bool absent)
 {
-    const JsonValue* value = metadata.find("causal");
+    const JsonValue* value = metadata.find(field);
     if (!value)
-        return false;
+        return absent;
     if (value->isBool())
         return value->asBool();
     if (value->isString() && (value->asString() == "true" || value->asString() == "false"))
         return value->asString() == "true";
-    throw FormatError("metadata field 'causal' is " + value->describe() +
+    throw FormatError("metadata field " + quoted(field) + " is " + value->describe() +
                       "; expected \"true\" or \"false\"");
+}
+
+// qk_norm: "per_head" or "whole_projection", with its epsilon and Gemma's unit offset.
+std::optional<engine::QueryKeyNorm> loadQueryKeyNorm(const JsonValue& metadata)
+{
+    const JsonValue* value = metadata.find("qk_norm");
+    if (!value) {
+        for (const char* field : {"qk_norm_eps", "qk_norm_unit_offset"})
+            if (metadata.find(field))
+                throw FormatError("metadata field " + quoted(field) +
+                                  " is set but 'qk_norm' is not; expected 'qk_norm' \"per_head\" "
+                                  "or \"whole_projection\" with it");
+        return std::nullopt;
+    }
+    engine::QueryKeyNorm norm;
+    if (value->isString() && value->asString() == "per_head")
+        norm.scope = engine::QueryKeyNorm::Scope::PerHead;
+    else if (value->isString() && value->asString() == "whole_projection")
+        norm.scope = engine::QueryKeyNorm::Scope::WholeProjection;
+    else
+        throw FormatError("metadata field 'qk_norm' is " + value->describe() +
+                          "; expected \"per_head\" (Qwen3, Gemma 3) or \"whole_projection\" "
+                          "(OLMo 2)");
+    norm.epsilon = loadPositiveNumber(metadata, "qk_norm_eps", "1e-6",
+                                      "added to the mean square before its root")
+                       .value_or(1e-6);
+    if (!(norm.epsilon < 1))
+        throw FormatError("metadata field 'qk_norm_eps' is " +
+                          metadata.find("qk_norm_eps")->describe() +
+                          "; expected a small positive number such as \"1e-6\"");
+    norm.unitOffset = loadFlag(metadata, "qk_norm_unit_offset", false);
+    return norm;
+}
+
+// A learned vector of the module: F32 of one dimension, finite; nullopt when absent.
+std::optional<Eigen::RowVectorXf> loadVector(const SafetensorsFile& file, const char* name,
+                                             const char* length)
+{
+    return loadBias(file, name, length);
+}
+
+// A vector's length against what the module needs, named in one sentence.
+void expectLength(const std::optional<Eigen::RowVectorXf>& v, const char* name,
+                  std::int64_t expected, const std::string& why)
+{
+    if (v && v->size() != expected)
+        throw FormatError("tensor " + quoted(name) + " has " + std::to_string(v->size()) +
+                          " values; expected " + std::to_string(expected) + " " + why);
 }
 
 std::optional<engine::AttentionMask::ValidLengths> loadValidLengths(const SafetensorsFile& file,
@@ -246,12 +297,12 @@ std::optional<engine::AttentionMask::ValidLengths> loadValidLengths(const Safete
 // query_positions [B, Nq] or key_positions [B, Nk], I32 or I64; empty when absent.
 std::vector<std::int64_t> loadPositions(const SafetensorsFile& file, const char* name,
                                         const char* axis, std::int64_t batch, std::int64_t tokens,
-                                        bool rotary)
+                                        bool positional)
 {
     const TensorEntry* t = file.find(name);
     if (!t)
         return {};
-    if (!rotary) // only rotary positions read positions; like any other tensor, ignored
+    if (!positional) // only rotary positions and ALiBi read positions; like any other tensor, ignored
         return {};
     checkDType(*t, {DType::I32, DType::I64});
     checkRank(*t, {{"B", axis}});
@@ -324,14 +375,27 @@ AttentionCase loadAttentionCase(const SafetensorsFile& file)
         throw FormatError("metadata field 'num_kv_heads' is " + std::to_string(kvHeads) +
                           "; expected a divisor of num_heads " + std::to_string(heads) +
                           ", so that each K/V head serves a group of query heads of one size");
-    const bool causal = loadCausal(metadata);
+    const bool causal = loadFlag(metadata, "causal", false);
     const std::optional<std::int64_t> window =
         loadInteger(metadata, "sliding_window", "4", 1, std::numeric_limits<std::int32_t>::max(),
                     "a positive number of keys");
     if (window && !causal)
         throw FormatError("metadata field 'sliding_window' is set but 'causal' is not \"true\"; "
                           "a sliding window limits how far back a causal query may look");
-    const std::optional<double> theta = loadRopeTheta(metadata);
+    const std::optional<double> theta = loadPositiveNumber(
+        metadata, "rope_theta", "10000", "the base of rotary positions");
+    const std::optional<std::int64_t> rotaryDim =
+        loadInteger(metadata, "rotary_dim", "32", 2, std::numeric_limits<std::int32_t>::max(),
+                    "an even number of features from 2 to the head size");
+    if (rotaryDim && !theta)
+        throw FormatError("metadata field 'rotary_dim' is set but 'rope_theta' is not; expected "
+                          "'rope_theta' with it, since rotary_dim says how much of each head "
+                          "rotary positions turn");
+    const std::optional<engine::QueryKeyNorm> norm = loadQueryKeyNorm(metadata);
+    const std::optional<double> scale = loadPositiveNumber(
+        metadata, "score_scale", "0.0625", "what QKᵀ is multiplied by instead of 1/√d_k");
+    const std::optional<double> cap = loadPositiveNumber(
+        metadata, "attn_logit_softcapping", "50", "the largest a score may grow to");
 
     c.query = loadSequence(file, {"query", {"B", "Nq", "Dq"}});
     c.key = loadSequence(file, {"key", {"B", "Nk", "Dk"}});
@@ -344,24 +408,68 @@ AttentionCase loadAttentionCase(const SafetensorsFile& file)
     c.weights.bK = loadBias(file, "b_k", "H·Pqk");
     c.weights.bV = loadBias(file, "b_v", "H·Pv");
     c.weights.bO = loadBias(file, "b_o", "Po");
+    c.weights.qNorm = loadVector(file, "q_norm", "Pqk or H·Pqk");
+    c.weights.kNorm = loadVector(file, "k_norm", "Pqk or H_kv·Pqk");
+    c.weights.sinks = loadVector(file, "sinks", "H");
+    const std::optional<Eigen::RowVectorXf> slopes = loadVector(file, "alibi_slopes", "H");
     c.description = engine::AttentionDescription::fromWeights(c.weights, heads, kvHeads);
-    c.description.mask.causal = causal;
-    c.description.mask.slidingWindow = window;
+    engine::AttentionDescription& d = c.description;
+    d.mask.causal = causal;
+    d.mask.slidingWindow = window;
+    const std::int64_t P = d.queryKeySize;
     if (theta) {
-        if (c.description.queryKeySize % 2 != 0)
+        const std::int64_t rotated = rotaryDim.value_or(P);
+        if (!rotaryDim && P % 2 != 0)
             throw FormatError("metadata field 'rope_theta' asks for rotary positions, but a query "
                               "head has " +
-                              std::to_string(c.description.queryKeySize) +
+                              std::to_string(P) +
                               " features; expected an even number, since features turn in pairs");
-        c.description.rotary = engine::RotaryPositions{*theta, 0};
+        if (rotated % 2 != 0 || rotated > P)
+            throw FormatError("metadata field 'rotary_dim' is " + std::to_string(rotated) +
+                              " for query heads of " + std::to_string(P) +
+                              " features; expected an even number from 2 to " +
+                              std::to_string(P) + ", since features turn in pairs");
+        d.rotary = engine::RotaryPositions{*theta, rotaryDim ? static_cast<int>(*rotaryDim) : 0};
     }
+    if (norm) {
+        const bool perHead = norm->scope == engine::QueryKeyNorm::Scope::PerHead;
+        for (const auto& [v, name, n] :
+             {std::tuple{&c.weights.qNorm, "q_norm", heads}, {&c.weights.kNorm, "k_norm", kvHeads}}) {
+            const std::int64_t expected = perHead ? P : n * P;
+            const std::string why = perHead
+                ? "(Pqk: one gain per feature of a head, shared by every head)"
+                : "(" + std::to_string(n) + " heads of " + std::to_string(P) +
+                    ": the whole projection)";
+            if (!*v)
+                throw FormatError("metadata field 'qk_norm' is \"" +
+                                  std::string(engine::queryKeyNormScopeName(norm->scope)) +
+                                  "\" but tensor " + quoted(name) + " is missing; expected F32 [" +
+                                  std::to_string(expected) + "] " + why);
+            expectLength(*v, name, expected, why);
+        }
+        d.queryKeyNorm = norm;
+    } else {
+        for (const auto& [v, name] : {std::pair{&c.weights.qNorm, "q_norm"}, {&c.weights.kNorm, "k_norm"}})
+            if (*v)
+                throw FormatError("tensor " + quoted(name) +
+                                  " is given but metadata field 'qk_norm' is not; expected "
+                                  "'qk_norm' \"per_head\" or \"whole_projection\" to say how it "
+                                  "applies");
+    }
+    d.scoreScale = scale;
+    d.logitSoftCap = cap;
+    expectLength(c.weights.sinks, "sinks", heads, "(H: one sink logit per query head)");
+    d.learnedSinks = c.weights.sinks.has_value();
+    expectLength(slopes, "alibi_slopes", heads, "(H: one slope per query head)");
+    if (slopes)
+        d.scoreBias = engine::ScoreBias{{slopes->data(), slopes->data() + slopes->size()}};
 
     const std::int64_t batch = c.query.dim(0), queries = c.query.dim(1), keys = c.key.dim(1);
     c.mask.validLengths = loadValidLengths(file, batch, queries);
     c.mask.explicitMask = loadExplicitMask(file, batch, queries, keys);
-    c.positions.query =
-        loadPositions(file, "query_positions", "Nq", batch, queries, theta.has_value());
-    c.positions.key = loadPositions(file, "key_positions", "Nk", batch, keys, theta.has_value());
+    const bool positional = theta.has_value() || slopes.has_value();
+    c.positions.query = loadPositions(file, "query_positions", "Nq", batch, queries, positional);
+    c.positions.key = loadPositions(file, "key_positions", "Nk", batch, keys, positional);
     return c;
 }
 

@@ -51,7 +51,7 @@ void TraceFileWriter::addAttentionTrace(const engine::AttentionTrace& trace,
 {
     for (const engine::AttentionStepInfo& info : engine::kAttentionStepTable)
         if (trace.has(info.step))
-            add(prefix + std::string(info.name), trace.*info.field);
+            add(prefix + std::string(info.name), trace.step(info.step));
     nlohmann::ordered_json rows = nlohmann::ordered_json::array();
     for (const engine::MaskedRow& r : trace.fullyMaskedRows)
         rows.push_back({r.batch, r.query});

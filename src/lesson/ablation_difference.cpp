@@ -27,11 +27,11 @@ std::shared_ptr<const Walkthrough> ablationDifference(const Walkthrough& w)
     difference.fullyMaskedRows = off.fullyMaskedRows;
     difference.ablatedHeads = off.ablatedHeads;
     for (const engine::AttentionStepInfo& info : engine::kAttentionStepTable) {
-        const engine::Tensor& a = off.*info.field;
-        const engine::Tensor& b = on.*info.field;
+        const engine::Tensor& a = off.step(info.step);
+        const engine::Tensor& b = on.step(info.step);
         if (a.rank() == 0 || a.shape() != b.shape())
             continue;
-        engine::Tensor& d = difference.*info.field;
+        engine::Tensor& d = difference.step(info.step);
         d = a;
         const auto before = b.values();
         auto values = d.values();

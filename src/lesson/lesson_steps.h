@@ -26,13 +26,19 @@ inline constexpr TraceView kProjectionViews[] = {
 inline constexpr TraceView kSplitViews[] = {{engine::AttentionStep::QHeads, "Q_h", "Q_h"},
                                             {engine::AttentionStep::KHeads, "K_h", "K_h"},
                                             {engine::AttentionStep::VHeads, "V_h", "V_h"}};
+inline constexpr TraceView kNormViews[] = {
+    {engine::AttentionStep::QNormed, "norm(Q_h)", "RMSNorm(Q_h)"},
+    {engine::AttentionStep::KNormed, "norm(K_h)", "RMSNorm(K_h)"}};
 inline constexpr TraceView kRotateViews[] = {
     {engine::AttentionStep::QRotated, "RoPE(Q_h)", "RoPE(Q_h)"},
     {engine::AttentionStep::KRotated, "RoPE(K_h)", "RoPE(K_h)"}};
 // {Qh} and {Kh} name what the scores multiply: rotated, and the K/V head of the group, when the
 // module has rotary positions or shared K/V heads (fillSizes).
 inline constexpr TraceView kScoresViews[] = {{engine::AttentionStep::Scores, "scores", "{Qh} {Kh}ᵀ"}};
-inline constexpr TraceView kScaledViews[] = {{engine::AttentionStep::Scaled, "scaled", "÷ √d_k"}};
+inline constexpr TraceView kScaledViews[] = {
+    {engine::AttentionStep::Scaled, "scaled", "{scaleCaption}"}};
+inline constexpr TraceView kCappedViews[] = {
+    {engine::AttentionStep::Capped, "capped", "{cap} · tanh(scaled / {cap})"}};
 inline constexpr TraceView kBiasedViews[] = {{engine::AttentionStep::Biased, "biased", "+ bias"}};
 inline constexpr TraceView kMaskedViews[] = {{engine::AttentionStep::Masked, "masked", "masked"}};
 inline constexpr TraceView kOnlineViews[] = {
@@ -40,6 +46,8 @@ inline constexpr TraceView kOnlineViews[] = {
     {engine::AttentionStep::OnlineSum, "ℓ", "ℓ_t = ℓ_{t−1}·e^(m_{t−1} − m_t) + Σ e^(s_tile − m_t)"}};
 inline constexpr TraceView kSoftmaxViews[] = {
     {engine::AttentionStep::Weights, "weights", "softmax"}};
+inline constexpr TraceView kSinkViews[] = {
+    {engine::AttentionStep::SinkWeights, "sink", "the weight on each head's sink"}};
 inline constexpr TraceView kContextViews[] = {
     {engine::AttentionStep::Context, "context", "weights · V_h"}};
 inline constexpr TraceView kConcatViews[] = {
@@ -106,15 +114,18 @@ inline constexpr std::array kLessonSteps = {
     LessonStep{"projections", kProjectionViews, false, kProjectionWeights, StepAnimationKind::None,
                kAskShape},
     LessonStep{"split", kSplitViews, true, {}, StepAnimationKind::Split, kAskShapeThenCache},
+    LessonStep{"normed", kNormViews, true, {}, StepAnimationKind::None, kAskShape},
     LessonStep{"rotate", kRotateViews, true, {}, StepAnimationKind::None, kAskShape},
     LessonStep{"scores", kScoresViews, false, {}, StepAnimationKind::None, kAskHighestScore},
     LessonStep{"scaled", kScaledViews, false, {}, StepAnimationKind::None, kAskDivisor},
+    LessonStep{"capped", kCappedViews, false, {}, StepAnimationKind::None, kAskShape},
     LessonStep{"biased", kBiasedViews, false, {}, StepAnimationKind::None, kAskShape},
     LessonStep{"masked", kMaskedViews, false, {}, StepAnimationKind::None,
                kAskVisibleKeysThenReach},
     LessonStep{"online", kOnlineViews, true, {}, StepAnimationKind::None, kAskShape},
     LessonStep{"softmax", kSoftmaxViews, false, {}, StepAnimationKind::Softmax,
                kAskStrongestKeyThenSink},
+    LessonStep{"sink", kSinkViews, false, {}, StepAnimationKind::None, kAskShape},
     LessonStep{
         "context", kContextViews, false, {}, StepAnimationKind::WeightedSum, kAskHeadThenShape},
     LessonStep{"concat", kConcatViews, false, {}, StepAnimationKind::Concat, kAskShapeThenHead},

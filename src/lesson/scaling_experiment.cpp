@@ -37,7 +37,7 @@ std::variant<std::shared_ptr<const Walkthrough>, std::string> rescaledWalkthroug
     if (auto why = whyNotRecomputable(w))
         return *why;
     engine::AttentionDescription description = w.description();
-    description.scoreDivisor = static_cast<float>(divisor);
+    description.scoreScale = 1.0 / divisor;
     auto module =
         std::make_shared<const engine::MultiHeadAttention>(w.module->describedAs(description));
     return withTrace(w,

@@ -202,7 +202,12 @@ std::string fillSizes(std::string_view text, const Walkthrough& w)
         {"{Qh}", rotated("Q_h")},
         {"{Kh}", rotated(d.groupedKeyValues() ? "K_g(h)" : "K_h")},
         {"{kvmap}", keyValueHeadMap(d)},
-        {"{theta}", d.rotary ? formatNumber(d.rotary->theta) : std::string("–")}};
+        {"{theta}", d.rotary ? formatNumber(d.rotary->theta) : std::string("–")},
+        // What the scores are multiplied by: 1/√d_k unless the module states its own number.
+        {"{scaleCaption}", d.scoreScale ? "× " + formatNumber(*d.scoreScale) : "÷ √d_k"},
+        {"{scale}", formatNumber(d.scale())},
+        {"{cap}", d.logitSoftCap ? formatNumber(*d.logitSoftCap) : std::string("–")},
+        {"{eps}", d.queryKeyNorm ? formatNumber(d.queryKeyNorm->epsilon) : std::string("–")}};
     // The scaled step's own numbers, computed only for a text that asks for them.
     if (out.find("{scaled") != std::string::npos) {
         const std::optional<ScaledSpread> spread = scaledScoreSpread(w);

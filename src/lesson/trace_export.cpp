@@ -133,6 +133,36 @@ nlohmann::ordered_json modelManifest(const ModelRun& run)
     return m;
 }
 
+namespace {
+
+// What the module's description adds to plain multi-head attention, in the case files'
+// spelling (docs/case-format.md): a reader of the dump can tell which treatments made it.
+void describeModule(const engine::AttentionDescription& d, nlohmann::ordered_json& configuration)
+{
+    configuration["num_kv_heads"] = d.keyValueHeads;
+    if (d.queryKeyNorm) {
+        configuration["qk_norm"] = engine::queryKeyNormScopeName(d.queryKeyNorm->scope);
+        configuration["qk_norm_eps"] = d.queryKeyNorm->epsilon;
+        configuration["qk_norm_unit_offset"] = d.queryKeyNorm->unitOffset;
+    }
+    if (d.rotary) {
+        configuration["rope_theta"] = d.rotary->theta;
+        configuration["rotary_dim"] = d.rotatedSize();
+    }
+    configuration["score_scale"] = d.scale();
+    if (d.logitSoftCap)
+        configuration["attn_logit_softcapping"] = *d.logitSoftCap;
+    if (d.scoreBias)
+        configuration["alibi_slopes"] = d.scoreBias->slopes;
+    if (d.mask.slidingWindow)
+        configuration["sliding_window"] = *d.mask.slidingWindow;
+    configuration["learned_sinks"] = d.learnedSinks;
+    if (const auto tile = d.onlineSoftmaxTile)
+        configuration["online_softmax_tile"] = *tile;
+}
+
+} // namespace
+
 nlohmann::ordered_json walkthroughManifest(const Walkthrough& w)
 {
     nlohmann::ordered_json configuration{{"num_heads", w.heads()}};
@@ -162,9 +192,9 @@ nlohmann::ordered_json walkthroughManifest(const Walkthrough& w)
         m["layer"] = i->layer;
         m["block"] = engine::blockName(i->block);
     }
-    if (const auto tile = w.description().onlineSoftmaxTile)
-        configuration["online_softmax_tile"] = *tile;
+    describeModule(w.description(), configuration);
     m["configuration"] = std::move(configuration);
+    m["pass"] = engine::attentionPathName(w.trace->path);
     if (!w.trace->ablatedHeads.empty())
         m["ablated_heads"] = w.trace->ablatedHeads;
     m["query_tokens"] = w.queryTokens;

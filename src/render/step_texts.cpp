@@ -31,6 +31,13 @@ bool holds(const QString& condition, const lesson::Walkthrough* w)
         return w->trace && w->batch() > 1;
     if (condition == QLatin1String("window"))
         return w->mask.window.has_value();
+    // The treatments of today's models, as the module's description names them.
+    if (condition == QLatin1String("rotary"))
+        return w->trace && w->description().rotary.has_value();
+    if (condition == QLatin1String("unit_offset"))
+        return w->trace && w->description().queryKeyNorm && w->description().queryKeyNorm->unitOffset;
+    if (condition == QLatin1String("sinks"))
+        return w->trace && w->description().learnedSinks;
     return false;
 }
 
@@ -65,9 +72,16 @@ StepText stepText(const lesson::LessonStep& step, const lesson::Walkthrough* w)
     // Cross-attention has its own words where it differs (no causal mask; the decoder's shift).
     const bool cross = w && w->crossAttention;
     const bool inModel = w && std::holds_alternative<lesson::ModelBlockSource>(w->source);
-    // Shared K/V heads change what the split and the scores say.
+    // Shared K/V heads change what the split and the scores say; a scale of the module's own
+    // (Gemma's query_pre_attn_scalar) what the scaled step says; a norm of the whole projection
+    // (OLMo 2) what the normed step says.
     if (w && w->trace && w->description().groupedKeyValues())
         candidates << QStringLiteral(":/steps/%1_grouped.txt").arg(key);
+    if (w && w->trace && w->description().scoreScale)
+        candidates << QStringLiteral(":/steps/%1_own_scale.txt").arg(key);
+    if (w && w->trace && w->description().queryKeyNorm &&
+        w->description().queryKeyNorm->scope == engine::QueryKeyNorm::Scope::WholeProjection)
+        candidates << QStringLiteral(":/steps/%1_whole_projection.txt").arg(key);
     if (cross && inModel)
         candidates << QStringLiteral(":/steps/%1_cross_in_model.txt").arg(key);
     if (cross)

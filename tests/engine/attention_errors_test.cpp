@@ -42,8 +42,8 @@ std::string forwardError(const RandomCase& c, const AttentionMask& mask = {})
             .forward(c.query, c.key, c.value, mask, trace);
     } catch (const InputError& e) {
         for (const engine::AttentionStepInfo& info : engine::kAttentionStepTable) {
-            const engine::Tensor& now = trace.*info.field;
-            const engine::Tensor& then = before.*info.field;
+            const engine::Tensor& now = trace.step(info.step);
+            const engine::Tensor& then = before.step(info.step);
             EXPECT_EQ(now.axes(), then.axes())
                 << "step " << info.name << " was reshaped before the error";
             EXPECT_TRUE(std::equal(now.values().begin(), now.values().end(), then.values().begin(),

@@ -46,12 +46,12 @@ TEST_P(MistakeReference, EveryMistakeMatchesTheMistakenPyTorchCode)
         for (const AttentionStepInfo& step : kAttentionStepTable) {
             if (step.step == firstWrongStep(info))
                 break;
-            const auto a = (pass.trace.*step.field).values(), b = (right.*step.field).values();
+            const auto a = pass.trace.step(step.step).values(), b = right.step(step.step).values();
             EXPECT_TRUE(std::equal(a.begin(), a.end(), b.begin(), b.end())) << step.name;
         }
         // and the first wrong step differs, unless the case has no mask for a mask mistake
-        const auto a = (pass.trace.*stepInfo(firstWrongStep(info)).field).values();
-        const auto b = (right.*stepInfo(firstWrongStep(info)).field).values();
+        const auto a = pass.trace.step(firstWrongStep(info)).values();
+        const auto b = right.step(firstWrongStep(info)).values();
         const bool same = std::equal(a.begin(), a.end(), b.begin(), b.end());
         const bool onlyFullyMaskedRows = info.mistake == AttentionMistake::FullyMaskedRowsAsNaN;
         if ((c.mask.any() || info.mistake == AttentionMistake::InvertedMask ||
@@ -69,7 +69,7 @@ TEST_P(MistakeReference, ADivisorOfOneIsPyTorchWithoutScaling)
     const io::AttentionCase c = io::loadAttentionCase(
         io::SafetensorsFile::read(kData + "/mha/" + name + ".case.safetensors"));
     AttentionDescription d = c.description;
-    d.scoreDivisor = 1.0f;
+    d.scoreScale = 1.0;
     const AttentionTrace t =
         MultiHeadAttention(c.weights, d).forward(c.query, c.key, c.value, c.mask);
     const auto expected = io::SafetensorsFile::read(kData + "/mistakes/" + name + ".safetensors");

@@ -1,16 +1,18 @@
-// The variants an attention module's description names — grouped K/V heads, rotary positions, an
-// ALiBi score bias, a score divisor, a causal mask with a sliding window — drawn at random and
-// combined with the per-call mask, explicit positions and switched-off heads:
-//  * the fast path (forward) and the stage-by-stage path (forwardByStages) agree on every step
-//    the description has, and both leave the steps it lacks empty;
-//  * both agree with plain loops in double written here from the definitions (no engine stage
+// The variants an attention module's description names — grouped K/V heads, QK-norm (per head
+// and over the whole projection), rotary positions on all or part of each head, a score scale,
+// soft-capping, an ALiBi score bias, a causal mask with a sliding window, learned sinks — drawn
+// at random and combined with the per-call mask, explicit positions and switched-off heads:
+//  * the exact, the fused and the stage-by-stage pass agree on every step the description has,
+//    and all leave the steps it lacks empty;
+//  * each agrees with plain loops in double written here from the definitions (no engine stage
 //    function is called);
-//  * what a pass keeps does not change a bit of what it computes;
+//  * on each pass, what it keeps does not change a bit of what it computes;
 //  * a switched-off head's concat columns are zero and nothing else changes before the concat.
 // Then properties that tie the variants to the plain module (grouped K/V heads are repeated K/V
 // heads; rotary scores depend on relative position only; a window as long as the input is no
 // window), and the sentences impossible descriptions are refused with.
 #include "engine/attention_description.h"
+#include "engine/attention_paths.h"
 #include "engine/attention_stages.h"
 #include "engine/attention_trace.h"
 #include "engine/input_error.h"
@@ -68,13 +70,19 @@ struct Variant {
     std::string label;
 
     MultiHeadAttention module() const { return MultiHeadAttention(w, d); }
-    AttentionOptions options(AttentionKeep keep = AttentionKeep::all()) const
+    AttentionOptions options(AttentionKeep keep = AttentionKeep::all(),
+                             engine::AttentionPath path = engine::AttentionPath::Automatic) const
     {
         AttentionOptions o;
         o.keep = keep;
         o.ablatedHeads = ablated;
         o.positions = positions;
+        o.path = path;
         return o;
+    }
+    AttentionOptions options(engine::AttentionPath path) const
+    {
+        return options(AttentionKeep::all(), path);
     }
     std::int64_t batch() const { return query.dim(0); }
     std::int64_t queries() const { return query.dim(1); }
@@ -134,12 +142,20 @@ std::string describe(const Variant& c)
     s << "B=" << c.batch() << " Nq=" << c.queries() << " Nk=" << c.keys() << " H=" << d.queryHeads
       << " Hkv=" << d.keyValueHeads << " Pqk=" << d.queryKeySize << " Pv=" << d.valueSize
       << " Po=" << c.w.wO.rows() << " bias=" << c.w.bQ.has_value();
+    if (d.queryKeyNorm)
+        s << " qk_norm(" << engine::queryKeyNormScopeName(d.queryKeyNorm->scope)
+          << ", eps=" << d.queryKeyNorm->epsilon << (d.queryKeyNorm->unitOffset ? ", 1+w" : "")
+          << ")";
     if (d.rotary)
         s << " rotary(theta=" << d.rotary->theta << ", r=" << d.rotary->rotatedSize << ")";
+    if (d.scoreScale)
+        s << " scale=" << *d.scoreScale;
+    if (d.logitSoftCap)
+        s << " softcap=" << *d.logitSoftCap;
     if (d.scoreBias)
         s << " alibi";
-    if (d.scoreDivisor)
-        s << " divisor=" << *d.scoreDivisor;
+    if (d.learnedSinks)
+        s << " sinks";
     if (d.mask.causal)
         s << " causal";
     if (d.mask.slidingWindow)
@@ -229,7 +245,34 @@ Variant randomVariant(std::mt19937& random, int trial)
         d.scoreBias = bias;
     }
     if (chance(0.3, random))
-        d.scoreDivisor = std::uniform_real_distribution<float>(0.25f, 12.0f)(random);
+        d.scoreScale = 1.0 / std::uniform_real_distribution<double>(0.25, 12.0)(random);
+    if (chance(0.3, random)) {
+        engine::QueryKeyNorm norm;
+        norm.scope = chance(0.5, random) ? engine::QueryKeyNorm::Scope::PerHead
+                                         : engine::QueryKeyNorm::Scope::WholeProjection;
+        norm.epsilon = pick({1e-6, 1e-5, 0.5}, random);
+        norm.unitOffset = chance(0.4, random);
+        d.queryKeyNorm = norm;
+        const bool perHead = norm.scope == engine::QueryKeyNorm::Scope::PerHead;
+        std::normal_distribution<float> gain(norm.unitOffset ? 0.0f : 1.0f, 0.4f);
+        const auto gains = [&](std::int64_t n) {
+            Eigen::RowVectorXf g(n);
+            for (float& x : g)
+                x = gain(random);
+            return g;
+        };
+        c.w.qNorm = gains(perHead ? s.pqk : s.heads * s.pqk);
+        c.w.kNorm = gains(perHead ? s.pqk : s.kvHeads * s.pqk);
+    }
+    if (chance(0.3, random))
+        d.logitSoftCap = pick({0.5, 2.0, 30.0}, random);
+    if (chance(0.3, random)) {
+        d.learnedSinks = true;
+        std::normal_distribution<float> logit(0.0f, 1.5f);
+        c.w.sinks = Eigen::RowVectorXf(s.heads);
+        for (float& x : *c.w.sinks)
+            x = logit(random);
+    }
     d.mask.causal = chance(0.5, random);
     if (d.mask.causal && chance(0.5, random))
         d.mask.slidingWindow = uniform(1, std::max(s.queries, s.keys) + 2, random);
@@ -364,6 +407,34 @@ Tensor naiveRotary(const Tensor& x, const AttentionDescription& d,
     return y;
 }
 
+// RMSNorm as Qwen3 (each head's row) and OLMo 2 (a token's rows of every head together) write
+// it: x / √(mean(x²) + ε) · w, or · (1 + w) in Gemma's form.
+Tensor naiveNorm(const Tensor& x, const Eigen::RowVectorXf& gain, const engine::QueryKeyNorm& norm)
+{
+    const std::int64_t B = x.dim(0), heads = x.dim(1), N = x.dim(2), P = x.dim(3);
+    const bool perHead = norm.scope == engine::QueryKeyNorm::Scope::PerHead;
+    Tensor y = x;
+    for (std::int64_t b = 0; b < B; ++b)
+        for (std::int64_t n = 0; n < N; ++n) {
+            double whole = 0;
+            for (std::int64_t h = 0; h < heads; ++h)
+                for (std::int64_t p = 0; p < P; ++p)
+                    whole += std::pow(static_cast<double>(x.at({b, h, n, p})), 2);
+            for (std::int64_t h = 0; h < heads; ++h) {
+                double own = 0;
+                for (std::int64_t p = 0; p < P; ++p)
+                    own += std::pow(static_cast<double>(x.at({b, h, n, p})), 2);
+                const double meanSquare = perHead ? own / P : whole / (heads * P);
+                for (std::int64_t p = 0; p < P; ++p) {
+                    const double w = gain(perHead ? p : h * P + p) + (norm.unitOffset ? 1.0 : 0.0);
+                    y.data()[y.flatIndex({b, h, n, p})] = static_cast<float>(
+                        x.at({b, h, n, p}) / std::sqrt(meanSquare + norm.epsilon) * w);
+                }
+            }
+        }
+    return y;
+}
+
 AttentionTrace naiveVariant(const Variant& c)
 {
     const AttentionDescription& d = c.d;
@@ -376,21 +447,32 @@ AttentionTrace naiveVariant(const Variant& c)
     t.qHeads = naiveSplit(t.qProj, H, "query", "d_k");
     t.kHeads = naiveSplit(t.kProj, G, "key", "d_k");
     t.vHeads = naiveSplit(t.vProj, G, "key", "d_v");
-    if (d.rotary) {
-        t.qRotated = naiveRotary(t.qHeads, d, c.positions.query);
-        t.kRotated = naiveRotary(t.kHeads, d, c.positions.key);
+    if (d.queryKeyNorm) {
+        t.qNormed = naiveNorm(t.qHeads, *c.w.qNorm, *d.queryKeyNorm);
+        t.kNormed = naiveNorm(t.kHeads, *c.w.kNorm, *d.queryKeyNorm);
     }
-    const Tensor& Q = d.rotary ? t.qRotated : t.qHeads;
-    const Tensor& K = d.rotary ? t.kRotated : t.kHeads;
+    // Rotary positions turn the normalised heads (Qwen3: q_norm, then RoPE).
+    const Tensor& qBefore = d.queryKeyNorm ? t.qNormed : t.qHeads;
+    const Tensor& kBefore = d.queryKeyNorm ? t.kNormed : t.kHeads;
+    if (d.rotary) {
+        t.qRotated = naiveRotary(qBefore, d, c.positions.query);
+        t.kRotated = naiveRotary(kBefore, d, c.positions.key);
+    }
+    const Tensor& Q = d.rotary ? t.qRotated : qBefore;
+    const Tensor& K = d.rotary ? t.kRotated : kBefore;
     const std::int64_t Pqk = Q.dim(3), Pv = t.vHeads.dim(3);
-    const double divisor = d.scoreDivisor ? *d.scoreDivisor : std::sqrt(static_cast<double>(Pqk));
+    const double scale = d.scoreScale ? *d.scoreScale : 1.0 / std::sqrt(static_cast<double>(Pqk));
 
     const std::vector<engine::Axis> scoreAxes = {
         {"batch", B}, {"head", H}, {"query", Nq}, {"key", Nk}};
     t.scores = Tensor(scoreAxes);
     t.scaled = Tensor(scoreAxes);
+    if (d.logitSoftCap)
+        t.capped = Tensor(scoreAxes);
     if (d.scoreBias)
         t.biased = Tensor(scoreAxes);
+    if (d.learnedSinks)
+        t.sinkWeights = Tensor({{"batch", B}, {"head", H}, {"query", Nq}});
     t.masked = Tensor(scoreAxes);
     t.weights = Tensor(scoreAxes);
     t.context = Tensor({{"batch", B}, {"head", H}, {"query", Nq}, {"d_v", Pv}});
@@ -418,8 +500,13 @@ AttentionTrace naiveVariant(const Variant& c)
                         dot += static_cast<double>(q[p]) * k[p];
                     t.scores.data()[row + j] = static_cast<float>(dot);
                     t.scaled.data()[row + j] =
-                        static_cast<float>(static_cast<double>(t.scores.data()[row + j]) / divisor);
+                        static_cast<float>(static_cast<double>(t.scores.data()[row + j]) * scale);
                     float before = t.scaled.data()[row + j];
+                    if (d.logitSoftCap) { // Gemma 2: after the scale, before the mask
+                        const double cap = *d.logitSoftCap;
+                        before = static_cast<float>(cap * std::tanh(before / cap));
+                        t.capped.data()[row + j] = before;
+                    }
                     if (d.scoreBias) {
                         const double distance =
                             static_cast<double>(positionOf(c.positions.query, b, Nq, i)) -
@@ -432,12 +519,15 @@ AttentionTrace naiveVariant(const Variant& c)
                     t.masked.data()[row + j] =
                         blockedAt(c, b, i, j) ? -std::numeric_limits<float>::infinity() : before;
                 }
-                // Softmax over the keys; a row with every key blocked attends to nothing.
+                // Softmax over the keys (and gpt-oss' sink, a logit that joins the row and is
+                // dropped); a row with nothing to attend to gets zeros.
                 double top = -inf;
                 for (std::int64_t j = 0; j < Nk; ++j)
                     top = std::max(top, static_cast<double>(t.masked.data()[row + j]));
+                const double sink = d.learnedSinks ? (*c.w.sinks)(h) : -inf;
+                top = std::max(top, sink);
                 std::vector<double> e(static_cast<std::size_t>(Nk), 0.0);
-                double sum = 0;
+                double sum = d.learnedSinks ? std::exp(sink - top) : 0.0;
                 if (top != -inf)
                     for (std::int64_t j = 0; j < Nk; ++j) {
                         e[static_cast<std::size_t>(j)] =
@@ -447,6 +537,9 @@ AttentionTrace naiveVariant(const Variant& c)
                 for (std::int64_t j = 0; j < Nk; ++j)
                     t.weights.data()[row + j] =
                         static_cast<float>(sum > 0 ? e[static_cast<std::size_t>(j)] / sum : 0.0);
+                if (d.learnedSinks)
+                    t.sinkWeights.data()[(b * H + h) * Nq + i] =
+                        static_cast<float>(std::exp(sink - top) / sum);
                 for (std::int64_t p = 0; p < Pv; ++p) {
                     double acc = 0;
                     for (std::int64_t j = 0; j < Nk; ++j)
@@ -524,10 +617,10 @@ AttentionKeep randomKeep(std::mt19937& random)
 // Keeps `keep` of a pass into `into` and checks every kept step against the pass that kept
 // everything, bit for bit, and that the others are empty.
 void checkKeep(const Variant& c, const MultiHeadAttention& m, const AttentionKeep& keep,
-               const AttentionTrace& all, AttentionTrace& into, TrialCheck& check,
-               const std::string& which)
+               engine::AttentionPath path, const AttentionTrace& all, AttentionTrace& into,
+               TrialCheck& check, const std::string& which)
 {
-    m.forward(c.query, c.key, c.value, c.mask, into, c.options(keep));
+    m.forward(c.query, c.key, c.value, c.mask, into, c.options(keep, path));
     for (AttentionStep step : engine::kAttentionSteps) {
         const bool kept =
             (keep.has(step) || step == AttentionStep::Output) && engine::stepPresent(step, c.d);
@@ -568,10 +661,17 @@ TEST_F(AttentionVariants, RandomDescriptionsAgreeAcrossPathsAndWithNaiveLoops)
         const std::pair<const char*, bool> features[] = {
             {"grouped K/V heads", d.keyValueHeads > 1 && d.keyValueHeads < d.queryHeads},
             {"one K/V head for several query heads", d.keyValueHeads == 1 && d.queryHeads > 1},
+            {"QK-norm per head", d.queryKeyNorm &&
+                 d.queryKeyNorm->scope == engine::QueryKeyNorm::Scope::PerHead},
+            {"QK-norm of the whole projection",
+             d.queryKeyNorm &&
+                 d.queryKeyNorm->scope == engine::QueryKeyNorm::Scope::WholeProjection},
             {"rotary positions", d.rotary.has_value()},
             {"a part of each head rotated", d.rotary && d.rotatedSize() < d.queryKeySize},
+            {"a score scale", d.scoreScale.has_value()},
+            {"soft-capping", d.logitSoftCap.has_value()},
             {"ALiBi", d.scoreBias.has_value()},
-            {"a divisor", d.scoreDivisor.has_value()},
+            {"learned sinks", d.learnedSinks},
             {"a causal module", d.mask.causal},
             {"a sliding window", d.mask.slidingWindow.has_value()},
             {"a window of the call", c.mask.window.has_value()},
@@ -587,38 +687,33 @@ TEST_F(AttentionVariants, RandomDescriptionsAgreeAcrossPathsAndWithNaiveLoops)
         TrialCheck check{c.label};
         const MultiHeadAttention m = c.module();
 
-        // (a) the fast path and the stage-by-stage path
-        const AttentionTrace fast = m.forward(c.query, c.key, c.value, c.mask, c.options());
-        const AttentionTrace staged =
-            m.forwardByStages(c.query, c.key, c.value, c.mask, c.options());
-        // (b) the definitions
+        // (a) the definitions, and every pass against them and against the first
         const AttentionTrace naive = naiveVariant(c);
-        for (AttentionStep step : engine::kAttentionSteps) {
-            if (!engine::stepPresent(step, c.d)) {
-                check(fast.step(step).rank() == 0,
-                      "forward filled " + name(step) + ", which the description lacks");
-                check(staged.step(step).rank() == 0,
-                      "forwardByStages filled " + name(step) + ", which the description lacks");
-                continue;
+        std::vector<AttentionTrace> traces;
+        for (const engine::AttentionPath path : kEveryPath) {
+            const std::string p = pathName(path);
+            const AttentionTrace& t =
+                traces.emplace_back(m.forward(c.query, c.key, c.value, c.mask, c.options(path)));
+            check(t.path == path, p + ": the trace names the pass " + pathName(t.path));
+            for (AttentionStep step : engine::kAttentionSteps) {
+                if (!engine::stepPresent(step, c.d)) {
+                    check(t.step(step).rank() == 0,
+                          p + " filled " + name(step) + ", which the description lacks");
+                    continue;
+                }
+                check(t.step(step).rank() != 0, p + " left " + name(step) + " empty");
+                check(tensorsNear(t.step(step), naive.step(step)),
+                      p + " vs naive loops, step " + name(step));
+                check(tensorsNear(t.step(step), traces.front().step(step)),
+                      p + " vs " + pathName(traces.front().path) + ", step " + name(step));
             }
-            check(fast.step(step).rank() != 0, "forward left " + name(step) + " empty");
-            check(tensorsNear(fast.step(step), staged.step(step)),
-                  "forward vs forwardByStages, step " + name(step));
-            check(tensorsNear(fast.step(step), naive.step(step)),
-                  "forward vs naive loops, step " + name(step));
-            check(tensorsNear(staged.step(step), naive.step(step)),
-                  "forwardByStages vs naive loops, step " + name(step));
-        }
-        check(fast.fullyMaskedRows == staged.fullyMaskedRows,
-              "fully masked rows: forward vs forwardByStages");
-        check(fast.fullyMaskedRows == naive.fullyMaskedRows, "fully masked rows: forward vs naive");
-        for (const AttentionTrace* t : {&fast, &staged}) {
-            check(t->description == c.d, "the trace's description");
-            check(t->sizes.keyValueHeads == c.d.keyValueHeads && t->sizes.heads == c.d.queryHeads,
-                  "the trace's head counts");
+            check(t.fullyMaskedRows == naive.fullyMaskedRows, p + ": fully masked rows");
+            check(t.description == c.d, p + ": the trace's description");
+            check(t.sizes.keyValueHeads == c.d.keyValueHeads && t.sizes.heads == c.d.queryHeads,
+                  p + ": the trace's head counts");
         }
 
-        // (c) what is kept changes nothing that is computed
+        // (b) on each pass, what is kept changes nothing that is computed
         const AttentionKeep fixed[] = {
             AttentionKeep{},
             AttentionKeep::only({AttentionStep::Weights}),
@@ -626,28 +721,35 @@ TEST_F(AttentionVariants, RandomDescriptionsAgreeAcrossPathsAndWithNaiveLoops)
             AttentionKeep::only({AttentionStep::Masked}),
             AttentionKeep::only({AttentionStep::Scores}),
             AttentionKeep::only({AttentionStep::Biased, AttentionStep::Weights}),
+            AttentionKeep::only({AttentionStep::Capped, AttentionStep::SinkWeights}),
             AttentionKeep::only(
                 {AttentionStep::QRotated, AttentionStep::KRotated, AttentionStep::Weights}),
             AttentionKeep::only({AttentionStep::Scaled, AttentionStep::Context}),
         };
-        AttentionTrace fresh;
-        checkKeep(c, m, fixed[trial % std::size(fixed)], fast, fresh, check, "fixed keep");
-        checkKeep(c, m, randomKeep(random), fast, reused, check, "random keep into a reused trace");
-        checkKeep(c, m, AttentionKeep::all(), fast, reused, check, "keep all into a reused trace");
+        for (std::size_t k = 0; k < kEveryPath.size(); ++k) {
+            const engine::AttentionPath path = kEveryPath[k];
+            const std::string p = pathName(path) + ", ";
+            AttentionTrace fresh;
+            checkKeep(c, m, fixed[trial % std::size(fixed)], path, traces[k], fresh, check,
+                      p + "fixed keep");
+            checkKeep(c, m, randomKeep(random), path, traces[k], reused, check,
+                      p + "random keep into a reused trace");
+            checkKeep(c, m, AttentionKeep::all(), path, traces[k], reused, check,
+                      p + "keep all into a reused trace");
+        }
 
-        // (d) switched-off heads
+        // (c) switched-off heads
         if (!c.ablated.empty()) {
             AttentionOptions open = c.options();
             open.ablatedHeads.clear();
-            const AttentionTrace onFast = m.forward(c.query, c.key, c.value, c.mask, open);
-            const AttentionTrace onStaged =
-                m.forwardByStages(c.query, c.key, c.value, c.mask, open);
             const std::int64_t Pv = c.d.valueSize;
-            for (const auto& [t, on, path] : {std::tuple{&fast, &onFast, "forward"},
-                                              std::tuple{&staged, &onStaged, "forwardByStages"}}) {
-                const std::string p = path;
+            for (std::size_t k = 0; k < kEveryPath.size(); ++k) {
+                const AttentionTrace* t = &traces[k];
+                open.path = kEveryPath[k];
+                const AttentionTrace on = m.forward(c.query, c.key, c.value, c.mask, open);
+                const std::string p = pathName(kEveryPath[k]);
                 check(t->ablatedHeads == c.ablated, p + ": ablated heads in the trace");
-                check(bitIdentical(t->context, on->context),
+                check(bitIdentical(t->context, on.context),
                       p + ": an ablated head's context is still computed");
                 for (std::int64_t b = 0; b < c.batch(); ++b)
                     for (int h = 0; h < c.d.queryHeads; ++h) {
@@ -658,42 +760,47 @@ TEST_F(AttentionVariants, RandomDescriptionsAgreeAcrossPathsAndWithNaiveLoops)
                             check(cols.isZero(0) && !cols.hasNaN(),
                                   p + ": concat columns of ablated head " + std::to_string(h));
                         else
-                            check(cols == on->concat.matrix({b}).middleCols(h * Pv, Pv),
+                            check(cols == on.concat.matrix({b}).middleCols(h * Pv, Pv),
                                   p + ": concat columns of head " + std::to_string(h) +
                                       " changed when other heads were switched off");
                     }
             }
         }
-        seen["fully masked rows"] += fast.fullyMaskedRows.empty() ? 0 : 1;
+        seen["fully masked rows"] += naive.fullyMaskedRows.empty() ? 0 : 1;
         failedTrials += check.failed ? 1 : 0;
     }
     // The generator keeps drawing every variant (a change to it must not silently drop one).
     for (const auto& [feature, count] : seen)
         EXPECT_GE(count, 15) << "only " << count << " of " << kTrials << " trials had " << feature;
-    EXPECT_EQ(seen.size(), 16u);
+    EXPECT_EQ(seen.size(), 20u);
 }
 
 TEST_F(AttentionVariants, RandomDescriptionsGiveTheSameResultsOnTwoThreads)
 {
+    // The float passes spread blocks and products over the threads; the exact one runs on one.
     std::mt19937 random(99);
     for (int trial = 0; trial < 10; ++trial) {
         const Variant c = randomVariant(random, trial);
         const MultiHeadAttention m = c.module();
-        engine::setThreadCount(1);
-        const AttentionTrace one = m.forward(c.query, c.key, c.value, c.mask, c.options());
-        engine::setThreadCount(2);
-        const AttentionTrace two = m.forward(c.query, c.key, c.value, c.mask, c.options());
-        AttentionTrace twoWeightsOnly;
-        m.forward(c.query, c.key, c.value, c.mask, twoWeightsOnly,
-                  c.options(AttentionKeep::only({AttentionStep::Weights})));
-        engine::setThreadCount(0);
-        for (AttentionStep step : engine::kAttentionSteps)
-            EXPECT_TRUE(tensorsNear(two.step(step), one.step(step), 1e-6, 1e-6))
-                << c.label << ", " << name(step);
-        EXPECT_EQ(two.fullyMaskedRows, one.fullyMaskedRows) << c.label;
-        // On two threads too, keeping less changes no bit of what is kept.
-        EXPECT_TRUE(bitIdentical(twoWeightsOnly.weights, two.weights)) << c.label;
-        EXPECT_TRUE(bitIdentical(twoWeightsOnly.output, two.output)) << c.label;
+        for (const engine::AttentionPath path :
+             {engine::AttentionPath::Fused, engine::AttentionPath::ByStages}) {
+            const std::string label = c.label + ", " + pathName(path);
+            engine::setThreadCount(1);
+            const AttentionTrace one = m.forward(c.query, c.key, c.value, c.mask, c.options(path));
+            engine::setThreadCount(2);
+            const AttentionTrace two = m.forward(c.query, c.key, c.value, c.mask, c.options(path));
+            AttentionTrace twoWeightsOnly;
+            m.forward(c.query, c.key, c.value, c.mask, twoWeightsOnly,
+                      c.options(AttentionKeep::only({AttentionStep::Weights}), path));
+            engine::setThreadCount(1);
+            for (AttentionStep step : engine::kAttentionSteps)
+                EXPECT_TRUE(tensorsNear(two.step(step), one.step(step), 1e-6, 1e-6))
+                    << label << ", " << name(step);
+            EXPECT_EQ(two.fullyMaskedRows, one.fullyMaskedRows) << label;
+            // On two threads too, keeping less changes no bit of what is kept.
+            EXPECT_TRUE(bitIdentical(twoWeightsOnly.weights, two.weights)) << label;
+            EXPECT_TRUE(bitIdentical(twoWeightsOnly.output, two.output)) << label;
+        }
     }
 }
 
@@ -762,12 +869,10 @@ TEST_F(AttentionVariants, GroupedKeyValuesEqualRepeatedKeyValueHeads)
         plainDescription.keyValueHeads = k.heads;
         const MultiHeadAttention grouped(c.w, c.d);
         const MultiHeadAttention plain(repeatKeyValues(c.w, c.d), plainDescription);
-        for (bool byStages : {false, true}) {
-            const AttentionTrace g = byStages ? grouped.forwardByStages(c.query, c.key, c.value)
-                                              : grouped.forward(c.query, c.key, c.value);
-            const AttentionTrace p = byStages ? plain.forwardByStages(c.query, c.key, c.value)
-                                              : plain.forward(c.query, c.key, c.value);
-            const std::string path = label + (byStages ? " (by stages)" : " (forward)");
+        for (const engine::AttentionPath on : kEveryPath) {
+            const AttentionTrace g = grouped.forward(c.query, c.key, c.value, {}, onPath(on));
+            const AttentionTrace p = plain.forward(c.query, c.key, c.value, {}, onPath(on));
+            const std::string path = label + " (" + pathName(on) + ")";
             EXPECT_EQ(g.kHeads.dim(1), k.kvHeads) << path;
             EXPECT_EQ(p.kHeads.dim(1), k.heads) << path;
             for (AttentionStep step :
@@ -891,19 +996,18 @@ TEST_F(AttentionVariants, SlidingWindowAsLongAsTheInputIsPlainCausal)
         Variant c = makeVariant(s, random);
         c.d.rotary = engine::RotaryPositions{10000.0, 2};
         c.d.mask.causal = true;
-        const AttentionTrace causal = c.module().forward(c.query, c.key, c.value);
-        const AttentionTrace causalByStages = c.module().forwardByStages(c.query, c.key, c.value);
-        for (const std::int64_t window : {n, n + 1, n + 64, std::int64_t{1} << 40}) {
-            AttentionDescription d = c.d;
-            d.mask.slidingWindow = window;
-            const MultiHeadAttention m(c.w, d);
-            const AttentionTrace t = m.forward(c.query, c.key, c.value);
-            const AttentionTrace byStages = m.forwardByStages(c.query, c.key, c.value);
-            for (AttentionStep step : engine::kAttentionSteps) {
-                EXPECT_TRUE(bitIdentical(t.step(step), causal.step(step)))
-                    << "N=" << n << " W=" << window << ", " << name(step);
-                EXPECT_TRUE(bitIdentical(byStages.step(step), causalByStages.step(step)))
-                    << "N=" << n << " W=" << window << " by stages, " << name(step);
+        for (const engine::AttentionPath path : kEveryPath) {
+            const AttentionTrace causal =
+                c.module().forward(c.query, c.key, c.value, {}, onPath(path));
+            for (const std::int64_t window : {n, n + 1, n + 64, std::int64_t{1} << 40}) {
+                AttentionDescription d = c.d;
+                d.mask.slidingWindow = window;
+                const MultiHeadAttention m(c.w, d);
+                const AttentionTrace t = m.forward(c.query, c.key, c.value, {}, onPath(path));
+                for (AttentionStep step : engine::kAttentionSteps)
+                    EXPECT_TRUE(bitIdentical(t.step(step), causal.step(step)))
+                        << "N=" << n << " W=" << window << ", " << pathName(path) << ", "
+                        << name(step);
             }
         }
     }
@@ -925,17 +1029,16 @@ TEST_F(AttentionVariants, SlidingWindowOfOneKeySeesOnlyItself)
         c.d.scoreBias.emplace();
         c.d.scoreBias->slopes.assign(6, 0.5f);
         const MultiHeadAttention m = c.module();
-        for (bool byStages : {false, true}) {
-            const AttentionTrace t = byStages ? m.forwardByStages(c.query, c.key, c.value)
-                                              : m.forward(c.query, c.key, c.value);
+        for (const engine::AttentionPath path : kEveryPath) {
+            const AttentionTrace t = m.forward(c.query, c.key, c.value, {}, onPath(path));
             EXPECT_TRUE(t.fullyMaskedRows.empty());
             for (std::int64_t b = 0; b < 2; ++b)
                 for (int h = 0; h < 6; ++h) {
                     EXPECT_EQ(t.weights.matrix({b, h}), RowMatrix::Identity(n, n))
-                        << "N=" << n << " head " << h << (byStages ? " by stages" : "");
+                        << "N=" << n << " head " << h << ", " << pathName(path);
                     EXPECT_TRUE(
                         t.context.matrix({b, h}).isApprox(t.vHeads.matrix({b, h / 2}), 1e-6f))
-                        << "N=" << n << " head " << h << (byStages ? " by stages" : "");
+                        << "N=" << n << " head " << h << ", " << pathName(path);
                 }
         }
     }
@@ -996,7 +1099,8 @@ bool sameShapes(const AttentionWeights& a, const AttentionWeights& b)
     };
     return same(a.wQ, b.wQ) && same(a.wK, b.wK) && same(a.wV, b.wV) && same(a.wO, b.wO) &&
         sameBias(a.bQ, b.bQ) && sameBias(a.bK, b.bK) && sameBias(a.bV, b.bV) &&
-        sameBias(a.bO, b.bO);
+        sameBias(a.bO, b.bO) && sameBias(a.qNorm, b.qNorm) && sameBias(a.kNorm, b.kNorm) &&
+        sameBias(a.sinks, b.sinks);
 }
 
 TEST_F(AttentionVariants, ImpossibleDescriptionsAreRefusedWithOneSentence)
@@ -1087,8 +1191,57 @@ TEST_F(AttentionVariants, ImpossibleDescriptionsAreRefusedWithOneSentence)
          "w_o has 6 columns; expected 12"},
         {"b_k of the query heads' length",
          [](Variant& c) { c.w.bK = Eigen::RowVectorXf::Ones(16); }, "b_k has 16 values"},
-        {"a zero divisor", [](Variant& c) { c.d.scoreDivisor = 0.0f; }, "divisor"},
-        {"a NaN divisor", [](Variant& c) { c.d.scoreDivisor = NAN; }, "divisor"},
+        {"a zero scale", [](Variant& c) { c.d.scoreScale = 0.0; }, "score_scale is 0"},
+        {"a NaN scale", [](Variant& c) { c.d.scoreScale = NAN; }, "score_scale is"},
+        {"a negative scale", [](Variant& c) { c.d.scoreScale = -0.125; }, "score_scale is -0.125"},
+        {"an infinite scale", [](Variant& c) { c.d.scoreScale = INFINITY; }, "score_scale is"},
+        {"a zero cap", [](Variant& c) { c.d.logitSoftCap = 0.0; }, "attn_logit_softcapping is 0"},
+        {"a negative cap", [](Variant& c) { c.d.logitSoftCap = -30.0; },
+         "attn_logit_softcapping is -30"},
+        {"a NaN cap", [](Variant& c) { c.d.logitSoftCap = NAN; }, "attn_logit_softcapping is"},
+        {"an infinite cap", [](Variant& c) { c.d.logitSoftCap = INFINITY; },
+         "attn_logit_softcapping is"},
+        {"QK-norm without its gains",
+         [](Variant& c) { c.d.queryKeyNorm = engine::QueryKeyNorm{}; },
+         "qk_norm is per_head but q_norm is missing; expected 4 values"},
+        {"a per-head gain of the whole projection's length",
+         [](Variant& c) {
+             c.d.queryKeyNorm = engine::QueryKeyNorm{};
+             c.w.qNorm = Eigen::RowVectorXf::Ones(16);
+             c.w.kNorm = Eigen::RowVectorXf::Ones(4);
+         },
+         "q_norm has 16 values; expected 4"},
+        {"a whole-projection k gain of the query heads' length",
+         [](Variant& c) {
+             c.d.queryKeyNorm =
+                 engine::QueryKeyNorm{engine::QueryKeyNorm::Scope::WholeProjection};
+             c.w.qNorm = Eigen::RowVectorXf::Ones(16);
+             c.w.kNorm = Eigen::RowVectorXf::Ones(16);
+         },
+         "k_norm has 16 values; expected 8 (2 heads of 4, the whole projection)"},
+        {"gains without QK-norm",
+         [](Variant& c) {
+             c.w.qNorm = Eigen::RowVectorXf::Ones(4);
+             c.w.kNorm = Eigen::RowVectorXf::Ones(4);
+         },
+         "no qk_norm"},
+        {"a norm's epsilon of 0",
+         [](Variant& c) {
+             c.d.queryKeyNorm = engine::QueryKeyNorm{};
+             c.d.queryKeyNorm->epsilon = 0;
+             c.w.qNorm = c.w.kNorm = Eigen::RowVectorXf::Ones(4);
+         },
+         "qk_norm_eps is 0"},
+        {"sinks without their logits", [](Variant& c) { c.d.learnedSinks = true; },
+         "learned sinks but no sinks; expected 4 values"},
+        {"a sink per K/V head",
+         [](Variant& c) {
+             c.d.learnedSinks = true;
+             c.w.sinks = Eigen::RowVectorXf::Zero(2);
+         },
+         "sinks has 2 values; expected 4"},
+        {"sink logits without sinks",
+         [](Variant& c) { c.w.sinks = Eigen::RowVectorXf::Zero(4); }, "no learned sinks"},
         {"a head of size 0", [](Variant& c) { c.d.valueSize = 0; }, "size 0"},
     };
     for (const Bad& b : bad) {
@@ -1197,10 +1350,12 @@ TEST_F(AttentionVariants, PositionsThatDoNotFitAreRefused)
             for (AttentionStep step : engine::kAttentionSteps)
                 EXPECT_TRUE(bitIdentical(trace.step(step), before.step(step)))
                     << what << ": step " << name(step) << " was touched before the error";
-            expectRefused(refusal([&] {
-                              (void)m.forwardByStages(c.query, c.key, c.value, c.mask, c.options());
-                          }),
-                          b.fragment, what + " (forwardByStages)");
+            for (const engine::AttentionPath path : kEveryPath)
+                expectRefused(refusal([&] {
+                                  (void)m.forward(c.query, c.key, c.value, c.mask,
+                                                  c.options(path));
+                              }),
+                              b.fragment, what + " (" + pathName(path) + ")");
             expectRefused(refusal([&] {
                               AttentionTrace t = m.forward(valid.query, valid.key, valid.value);
                               m.rerunStagesFrom(engine::AttentionStage::Scores, c.query, c.key,

@@ -9,6 +9,7 @@
 #include "engine/attention_description.h"
 #include "engine/attention_trace.h"
 #include "engine/input_error.h"
+#include "engine/attention_paths.h"
 #include "engine/key_value_cache.h"
 #include "engine/multi_head_attention.h"
 #include "engine/non_finite.h"
@@ -130,17 +131,21 @@ TEST(KeyValueCache, CachedStepsEqualTheRowsOfOneFullPass)
     for (int trial = 0; trial < 60; ++trial) {
         const Problem p = randomCausalProblem(random);
         const std::int64_t N = p.tokens.dim(1);
-        const AttentionTrace full = p.module.forward(p.tokens, p.tokens, p.tokens);
+        const engine::AttentionPath path = kEveryPath[trial % kEveryPath.size()];
+        const AttentionTrace full =
+            p.module.forward(p.tokens, p.tokens, p.tokens, {}, onPath(path));
         KeyValueCache cache;
         std::int64_t n = 0;
         while (n < N) {
             // A prefill of several tokens first, then steps of one (now and then two).
             const std::int64_t m =
                 n == 0 ? uniform(1, N, random) : std::min<std::int64_t>(uniform(1, 2, random), N - n);
-            SCOPED_TRACE(p.label + " tokens " + std::to_string(n) + "+" + std::to_string(m));
+            SCOPED_TRACE(p.label + " tokens " + std::to_string(n) + "+" + std::to_string(m) + ", " +
+                         pathName(path));
             const KeyValueCache before = cache;
             AttentionTrace step;
-            p.module.forwardWithCache(slice(p.tokens, 1, n, m), cache, step);
+            p.module.forwardWithCache(slice(p.tokens, 1, n, m), cache, step, onPath(path));
+            EXPECT_EQ(step.path, path);
             EXPECT_EQ(step.queryLength(), m);
             EXPECT_EQ(step.keyLength(), n + m);
             for (const AttentionStep s : step.computedSteps())
@@ -150,14 +155,18 @@ TEST(KeyValueCache, CachedStepsEqualTheRowsOfOneFullPass)
             // The cache grew by the new tokens and kept what it held, bit for bit.
             ASSERT_EQ(cache.tokens(), n + m);
             if (n > 0) {
-                const Tensor kept = slice(cache.kProj, 1, 0, n);
+                const Tensor kept = slice(cache.keys.kProj, 1, 0, n);
                 EXPECT_TRUE(std::equal(kept.values().begin(), kept.values().end(),
-                                       before.kProj.values().begin()));
-                const Tensor keptValues = slice(cache.vProj, 1, 0, n);
+                                       before.keys.kProj.values().begin()));
+                const Tensor keptValues = slice(cache.keys.vProj, 1, 0, n);
                 EXPECT_TRUE(std::equal(keptValues.values().begin(), keptValues.values().end(),
-                                       before.vProj.values().begin()));
+                                       before.keys.vProj.values().begin()));
             }
-            EXPECT_EQ(cache.kRotated.rank() != 0, p.module.description().rotary.has_value());
+            EXPECT_EQ(cache.keys.kRotated.rank() != 0,
+                      p.module.description().rotary.has_value());
+            // The cache holds the key side only.
+            EXPECT_EQ(cache.keys.qProj.rank(), 0);
+            EXPECT_EQ(cache.keys.weights.rank(), 0);
             n += m;
         }
     }

@@ -1,3 +1,4 @@
+#include "engine/attention_paths.h"
 #include "engine/input_error.h"
 #include "engine/multi_head_attention.h"
 #include "engine/naive_attention.h"
@@ -27,10 +28,23 @@ void expectSameTrace(const AttentionTrace& actual, const AttentionTrace& expecte
     EXPECT_EQ(actual.fullyMaskedRows, expected.fullyMaskedRows) << context;
 }
 
-AttentionTrace run(const RandomCase& c, const AttentionMask& mask = {})
+AttentionTrace run(const RandomCase& c, const AttentionMask& mask = {},
+                   engine::AttentionPath path = engine::AttentionPath::Automatic)
 {
-    return MultiHeadAttention(c.weights, AttentionDescription::fromWeights(c.weights, c.heads))
-        .forward(c.query, c.key, c.value, mask);
+    const AttentionTrace t =
+        MultiHeadAttention(c.weights, AttentionDescription::fromWeights(c.weights, c.heads))
+            .forward(c.query, c.key, c.value, mask, onPath(path));
+    if (path != engine::AttentionPath::Automatic)
+        EXPECT_EQ(t.path, path) << "the trace names another pass";
+    return t;
+}
+
+// The same comparison on every pass.
+void expectSameOnEveryPath(const RandomCase& c, const AttentionMask& mask,
+                           const AttentionTrace& expected, const std::string& context)
+{
+    for (const engine::AttentionPath path : kEveryPath)
+        expectSameTrace(run(c, mask, path), expected, context + ", " + pathName(path));
 }
 
 TEST(MultiHeadAttention, RandomShapesMatchNaiveLoops)
@@ -53,9 +67,9 @@ TEST(MultiHeadAttention, RandomShapesMatchNaiveLoops)
         s.bias = trial % 3 != 0;
         const RandomCase c = makeRandomCase(s, random);
         const AttentionMask mask = makeRandomMask(s, random);
-        expectSameTrace(run(c, mask),
-                        naiveAttention(c.query, c.key, c.value, c.weights, c.heads, mask),
-                        "trial " + std::to_string(trial));
+        expectSameOnEveryPath(c, mask,
+                              naiveAttention(c.query, c.key, c.value, c.weights, c.heads, mask),
+                              "trial " + std::to_string(trial));
     }
 }
 
@@ -76,8 +90,12 @@ TEST(MultiHeadAttention, QueryRowsAcrossBlockBoundariesMatchNaiveLoops)
     const RandomCase c = makeRandomCase(s, random);
     AttentionMask mask = makeRandomMask(s, random);
     mask.causal = true;
-    expectSameTrace(run(c, mask), naiveAttention(c.query, c.key, c.value, c.weights, c.heads, mask),
-                    "150 queries");
+    expectSameOnEveryPath(c, mask,
+                          naiveAttention(c.query, c.key, c.value, c.weights, c.heads, mask),
+                          "150 queries");
+    // Not vacuous: the fused pass takes 64 rows a block, so 150 rows cross two boundaries, and
+    // the causal mask gives each block its own live keys.
+    ASSERT_GT(s.queries, 128);
 }
 
 TEST(MultiHeadAttention, AnyDivisorOfTheScoresMatchesNaiveLoops)
@@ -86,25 +104,28 @@ TEST(MultiHeadAttention, AnyDivisorOfTheScoresMatchesNaiveLoops)
     const CaseShape s{.batch = 2, .queries = 5, .keys = 7, .heads = 2, .pqk = 6, .pv = 3};
     const RandomCase c = makeRandomCase(s, random);
     const AttentionMask mask = makeRandomMask(s, random);
-    for (const float divisor : {1.0f, 0.5f, 2.449f, 30.0f}) {
+    for (const double divisor : {1.0, 0.5, 2.449, 30.0}) {
         AttentionDescription d = AttentionDescription::fromWeights(c.weights, c.heads);
-        d.scoreDivisor = divisor;
-        expectSameTrace(MultiHeadAttention(c.weights, d).forward(c.query, c.key, c.value, mask),
-                        naiveAttention(c.query, c.key, c.value, c.weights, c.heads, mask, divisor),
-                        "divisor " + std::to_string(divisor));
+        d.scoreScale = 1.0 / divisor;
+        for (const engine::AttentionPath path : kEveryPath)
+            expectSameTrace(
+                MultiHeadAttention(c.weights, d)
+                    .forward(c.query, c.key, c.value, mask, onPath(path)),
+                naiveAttention(c.query, c.key, c.value, c.weights, c.heads, mask, divisor),
+                "divisor " + std::to_string(divisor) + ", " + pathName(path));
     }
 }
 
-TEST(MultiHeadAttention, ADivisorThatIsNotAPositiveNumberIsRefused)
+TEST(MultiHeadAttention, AScaleThatIsNotAPositiveNumberIsRefused)
 {
     std::mt19937 random(3);
     const RandomCase c = makeRandomCase({}, random);
-    for (const float divisor : {0.0f, -1.0f, NAN, INFINITY}) {
+    for (const double scale : {0.0, -1.0, double(NAN), double(INFINITY), 1e-320}) {
         AttentionDescription d = AttentionDescription::fromWeights(c.weights, c.heads);
-        d.scoreDivisor = divisor;
+        d.scoreScale = scale;
         try {
             MultiHeadAttention(c.weights, d).forward(c.query, c.key, c.value);
-            ADD_FAILURE() << divisor << " was accepted";
+            ADD_FAILURE() << scale << " was accepted";
         } catch (const engine::InputError& e) {
             EXPECT_NE(std::string(e.what()).find("expected a positive number"), std::string::npos)
                 << e.what();
@@ -129,7 +150,9 @@ TEST(MultiHeadAttention, FullyMaskedRowIsZeroNotNaN)
     const RandomCase c = makeRandomCase({.batch = 2, .queries = 3, .keys = 4}, random);
     AttentionMask mask;
     mask.validLengths = AttentionMask::ValidLengths{{2, 0, 4, 1, 0, 3}, true};
-    const AttentionTrace t = run(c, mask);
+    for (const engine::AttentionPath path : kEveryPath) {
+    SCOPED_TRACE(pathName(path));
+    const AttentionTrace t = run(c, mask, path);
     const std::vector<engine::MaskedRow> expectedRows = {{0, 1}, {1, 1}};
     EXPECT_EQ(t.fullyMaskedRows, expectedRows);
     for (const auto& r : expectedRows)
@@ -140,6 +163,7 @@ TEST(MultiHeadAttention, FullyMaskedRowIsZeroNotNaN)
         }
     for (float x : t.output.values())
         EXPECT_TRUE(std::isfinite(x));
+    }
 }
 
 TEST(MultiHeadAttention, BlockedWeightsAreExactlyZeroAndMaskedIsMinusInfinity)
@@ -148,7 +172,9 @@ TEST(MultiHeadAttention, BlockedWeightsAreExactlyZeroAndMaskedIsMinusInfinity)
     const RandomCase c = makeRandomCase({.queries = 5, .keys = 5}, random);
     AttentionMask mask;
     mask.causal = true;
-    const AttentionTrace t = run(c, mask);
+    for (const engine::AttentionPath path : kEveryPath) {
+    SCOPED_TRACE(pathName(path));
+    const AttentionTrace t = run(c, mask, path);
     for (std::int64_t h = 0; h < c.heads; ++h)
         for (std::int64_t i = 0; i < 5; ++i)
             for (std::int64_t j = 0; j < 5; ++j) {
@@ -160,6 +186,7 @@ TEST(MultiHeadAttention, BlockedWeightsAreExactlyZeroAndMaskedIsMinusInfinity)
                     EXPECT_EQ(t.masked.at({0, h, i, j}), t.scaled.at({0, h, i, j}));
                 }
             }
+    }
 }
 
 TEST(MultiHeadAttention, LargeLogitsDoNotOverflow)
@@ -168,12 +195,14 @@ TEST(MultiHeadAttention, LargeLogitsDoNotOverflow)
     // subtracted first.
     std::mt19937 random(5);
     const RandomCase c = makeRandomCase({.queries = 4, .keys = 6}, random, 300.0f);
-    const AttentionTrace t = run(c);
-    EXPECT_GT(t.scaled.matrix({0, 0}).cwiseAbs().maxCoeff(), 500.0f);
-    for (float x : t.weights.values())
-        EXPECT_TRUE(std::isfinite(x) && x >= 0.0f && x <= 1.0f);
-    expectSameTrace(t, naiveAttention(c.query, c.key, c.value, c.weights, c.heads, {}),
-                    "large logits");
+    for (const engine::AttentionPath path : kEveryPath) {
+        const AttentionTrace t = run(c, {}, path);
+        EXPECT_GT(t.scaled.matrix({0, 0}).cwiseAbs().maxCoeff(), 500.0f);
+        for (float x : t.weights.values())
+            EXPECT_TRUE(std::isfinite(x) && x >= 0.0f && x <= 1.0f);
+        expectSameTrace(t, naiveAttention(c.query, c.key, c.value, c.weights, c.heads, {}),
+                        "large logits, " + pathName(path));
+    }
 }
 
 TEST(MultiHeadAttention, SelfAttentionIsCrossAttentionWithOneSequence)
@@ -228,14 +257,18 @@ TEST(MultiHeadAttention, ThreadCountDoesNotChangeResults)
                                          .pv = 8,
                                          .po = 32},
                                         random);
-    engine::setThreadCount(1);
-    const AttentionTrace one = run(c);
-    engine::setThreadCount(2);
-    const AttentionTrace two = run(c);
-    engine::setThreadCount(0);
-    for (AttentionStep step : engine::kAttentionSteps)
-        EXPECT_TRUE(tensorsNear(one.step(step), two.step(step), 1e-6, 1e-6))
-            << engine::stepName(step);
+    // The float passes spread blocks and products over the threads (the exact one runs on one).
+    for (const engine::AttentionPath path :
+         {engine::AttentionPath::Fused, engine::AttentionPath::ByStages}) {
+        engine::setThreadCount(1);
+        const AttentionTrace one = run(c, {}, path);
+        engine::setThreadCount(2);
+        const AttentionTrace two = run(c, {}, path);
+        engine::setThreadCount(0);
+        for (AttentionStep step : engine::kAttentionSteps)
+            EXPECT_TRUE(tensorsNear(one.step(step), two.step(step), 1e-6, 1e-6))
+                << pathName(path) << ", " << engine::stepName(step);
+    }
 }
 
 TEST(MultiHeadAttention, StepsHaveNamedAxes)

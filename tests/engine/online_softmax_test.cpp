@@ -15,6 +15,7 @@
 #include "engine/input_error.h"
 #include "engine/multi_head_attention.h"
 #include "engine/non_finite.h"
+#include "engine/attention_paths.h"
 #include "engine/online_softmax.h"
 #include "engine/random_case.h"
 #include "engine/thread_count.h"
@@ -119,13 +120,15 @@ TEST(OnlineSoftmax, TiledPassEqualsThePlainPassForEveryTile)
     std::mt19937 random(2025);
     for (int trial = 0; trial < 60; ++trial) {
         const Problem p = randomProblem(random);
-        const AttentionTrace plain = p.module.forward(p.query, p.key, p.value, p.mask);
+        const engine::AttentionPath path = kEveryPath[trial % kEveryPath.size()];
+        const AttentionTrace plain =
+            p.module.forward(p.query, p.key, p.value, p.mask, onPath(path));
         const std::int64_t Nk = p.key.dim(1);
         for (const std::int64_t tile : {std::int64_t{1}, std::int64_t{2}, std::int64_t{3},
                                         std::int64_t{16}, Nk, Nk + 5}) {
-            SCOPED_TRACE(p.label + " tile=" + std::to_string(tile));
+            SCOPED_TRACE(p.label + " tile=" + std::to_string(tile) + ", " + pathName(path));
             const AttentionTrace tiled =
-                withTile(p.module, tile).forward(p.query, p.key, p.value, p.mask);
+                withTile(p.module, tile).forward(p.query, p.key, p.value, p.mask, onPath(path));
             EXPECT_EQ(tiled.tileCount(), (Nk + tile - 1) / tile);
             for (const AttentionStep step : {AttentionStep::Weights, AttentionStep::Context,
                                              AttentionStep::Output})
@@ -149,12 +152,14 @@ TEST(OnlineSoftmax, RunningMaximumAndSumMatchTheirDefinitionAndTheStagePath)
         const std::int64_t tile = uniform(1, p.key.dim(1) + 2, random);
         SCOPED_TRACE(p.label + " tile=" + std::to_string(tile));
         const MultiHeadAttention module = withTile(p.module, tile);
-        const AttentionTrace t = module.forward(p.query, p.key, p.value, p.mask);
-        const AttentionTrace byStages = module.forwardByStages(p.query, p.key, p.value, p.mask);
-        // These small passes are computed in double (exact_attention.h) and the stages in float,
-        // so their masked scores differ by float roundings, which exp() carries into ℓ.
-        EXPECT_TRUE(tensorsNear(t.onlineMax, byStages.onlineMax));
-        EXPECT_TRUE(tensorsNear(t.onlineSum, byStages.onlineSum));
+        const AttentionTrace exact =
+            module.forward(p.query, p.key, p.value, p.mask, onPath(engine::AttentionPath::Exact));
+        for (const engine::AttentionPath path : kEveryPath) {
+        SCOPED_TRACE(pathName(path));
+        const AttentionTrace t = module.forward(p.query, p.key, p.value, p.mask, onPath(path));
+        // The passes' masked scores differ by float roundings, which exp() carries into ℓ.
+        EXPECT_TRUE(tensorsNear(t.onlineMax, exact.onlineMax));
+        EXPECT_TRUE(tensorsNear(t.onlineSum, exact.onlineSum));
         ASSERT_EQ(t.onlineMax.shape(),
                   (std::vector<std::int64_t>{t.batchSize(), t.numHeads(), t.queryLength(),
                                              t.tileCount()}));
@@ -179,6 +184,7 @@ TEST(OnlineSoftmax, RunningMaximumAndSumMatchTheirDefinitionAndTheStagePath)
                             << "ℓ at b=" << b << " h=" << h << " i=" << i << " tile " << k;
                     }
             }
+        }
     }
 }
 
@@ -278,8 +284,10 @@ TEST(OnlineSoftmax, WhatIsKeptChangesNoBitAndThreadsChangeNothing)
         const Problem p = randomProblem(random);
         const MultiHeadAttention module = withTile(p.module, uniform(1, 9, random));
         SCOPED_TRACE(p.label);
-        const AttentionTrace all = module.forward(p.query, p.key, p.value, p.mask);
-        AttentionOptions few;
+        // The fused pass, whose blocks skip the online stage when nothing keeps its steps.
+        const AttentionOptions fused = onPath(engine::AttentionPath::Fused);
+        const AttentionTrace all = module.forward(p.query, p.key, p.value, p.mask, fused);
+        AttentionOptions few = fused;
         few.keep = AttentionKeep::only({AttentionStep::Context});
         const AttentionTrace some = module.forward(p.query, p.key, p.value, p.mask, few);
         EXPECT_FALSE(some.has(AttentionStep::OnlineMax));
@@ -291,7 +299,7 @@ TEST(OnlineSoftmax, WhatIsKeptChangesNoBitAndThreadsChangeNothing)
                               all.output.values().size() * sizeof(float)),
                   0);
         engine::setThreadCount(1);
-        const AttentionTrace one = module.forward(p.query, p.key, p.value, p.mask);
+        const AttentionTrace one = module.forward(p.query, p.key, p.value, p.mask, fused);
         engine::setThreadCount(0);
         EXPECT_EQ(std::memcmp(all.onlineSum.data(), one.onlineSum.data(),
                               all.onlineSum.values().size() * sizeof(float)),

@@ -2,8 +2,9 @@
 // tools/make_reference_cases.py with torch and, wherever it can express the case,
 // torch.nn.MultiheadAttention; grouped K/V heads, rotary positions and sliding windows written
 // from Hugging Face's definitions and checked a second way) is run through the engine, by the
-// fast path and stage by stage, and every step the module computes is compared at the tolerance
+// exact, the fused and the stage-by-stage pass, and every step the module computes is compared at the tolerance
 // stated in support/tensor_compare.h; the reference holds exactly those steps.
+#include "engine/attention_paths.h"
 #include "engine/multi_head_attention.h"
 #include "io/attention_case.h"
 #include "support/safetensors_tensor.h"
@@ -48,11 +49,12 @@ TEST_P(PyTorchReference, EveryStepMatches)
     options.positions = c.positions;
     const io::SafetensorsFile expected =
         io::SafetensorsFile::read(kDataDir + GetParam() + ".expected.safetensors");
-    for (const bool byStages : {false, true}) {
-        SCOPED_TRACE(byStages ? "stage by stage" : "fast path");
-        const engine::AttentionTrace trace = byStages
-            ? module.forwardByStages(c.query, c.key, c.value, c.mask, options)
-            : module.forward(c.query, c.key, c.value, c.mask, options);
+    for (const engine::AttentionPath path : kEveryPath) {
+        SCOPED_TRACE(pathName(path));
+        options.path = path;
+        const engine::AttentionTrace trace =
+            module.forward(c.query, c.key, c.value, c.mask, options);
+        EXPECT_EQ(trace.path, path);
         for (const engine::AttentionStep step : engine::kAttentionSteps) {
             const std::string name(engine::stepName(step));
             ASSERT_EQ(trace.computes(step), expected.find(name) != nullptr) << "step " << name;
@@ -101,7 +103,17 @@ TEST(PyTorchReferenceData, CoversEveryRequiredCase)
                                  "sliding_window",
                                  "sliding_window_one",
                                  "sliding_window_wide",
-                                 "mistral_like"})
+                                 "mistral_like",
+                                 "qk_norm_per_head",
+                                 "qk_norm_whole_projection",
+                                 "qk_norm_gemma",
+                                 "softcap",
+                                 "softcap_small",
+                                 "sinks",
+                                 "sinks_fully_masked",
+                                 "rope_partial",
+                                 "alibi",
+                                 "treatments_combined"})
         EXPECT_NE(std::find(names.begin(), names.end(), required), names.end()) << required;
 }
 

@@ -211,7 +211,7 @@ TEST_F(AttentionCaseVariants, CombinedCaseLoadsIntoTheDescription)
     EXPECT_EQ(c.description.groupSize(), 2);
     EXPECT_EQ(c.description.rotatedSize(), 2);
     EXPECT_FALSE(c.description.scoreBias.has_value());
-    EXPECT_FALSE(c.description.scoreDivisor.has_value());
+    EXPECT_FALSE(c.description.scoreScale.has_value());
     EXPECT_EQ(c.positions.query, (std::vector<std::int64_t>{5, 6, 7, 0, 1, 2}));
     EXPECT_EQ(c.positions.key, (std::vector<std::int64_t>{3, 4, 5, 6, 0, 1, 2, 3}));
     EXPECT_EQ(c.mask.validLengths->lengths, (std::vector<std::int64_t>{4, 3}));
@@ -222,7 +222,9 @@ TEST_F(AttentionCaseVariants, CombinedCaseLoadsIntoTheDescription)
     options.positions = c.positions;
     const engine::MultiHeadAttention m(c.weights, c.description);
     const engine::AttentionTrace t = m.forward(c.query, c.key, c.value, c.mask, options);
-    const engine::AttentionTrace s = m.forwardByStages(c.query, c.key, c.value, c.mask, options);
+    engine::AttentionOptions byStages = options;
+    byStages.path = engine::AttentionPath::ByStages;
+    const engine::AttentionTrace s = m.forward(c.query, c.key, c.value, c.mask, byStages);
     EXPECT_EQ(t.kHeads.dim(1), 2);
     EXPECT_EQ(t.qRotated.dim(1), 4);
     EXPECT_EQ(t.biased.rank(), 0u);

@@ -115,8 +115,8 @@ TEST(WalkthroughSources, ALayerTheRunDidNotKeepIsRecomputedExactly)
     const auto a = lesson::walkthroughForBlock(full, {1, engine::Block::MaskedSelf, -1});
     const auto b = lesson::walkthroughForBlock(lean, {1, engine::Block::MaskedSelf, -1});
     for (const engine::AttentionStepInfo& info : engine::kAttentionStepTable) {
-        const engine::Tensor& x = (*a->trace).*info.field;
-        const engine::Tensor& y = (*b->trace).*info.field;
+        const engine::Tensor& x = a->trace->step(info.step);
+        const engine::Tensor& y = b->trace->step(info.step);
         ASSERT_EQ(x.shape(), y.shape()) << info.name;
         EXPECT_TRUE(std::equal(x.values().begin(), x.values().end(), y.values().begin()))
             << info.name;
