@@ -16,17 +16,8 @@ std::vector<float> rowOf(const engine::Tensor& t, const CellAddress& c)
     return {row.data(), row.data() + row.size()};
 }
 
-std::vector<float> columnOf(const engine::Tensor& t, const CellAddress& c, int column)
-{
-    const auto m = t.matrix({c.batch, c.head});
-    std::vector<float> out(static_cast<std::size_t>(m.rows()));
-    for (Eigen::Index r = 0; r < m.rows(); ++r)
-        out[static_cast<std::size_t>(r)] = m(r, column);
-    return out;
-}
-
 std::string missingSteps(const engine::AttentionTrace& trace,
-                         std::initializer_list<AttentionStep> needed)
+                         const std::vector<AttentionStep>& needed)
 {
     std::string missing;
     for (AttentionStep s : needed)
@@ -35,39 +26,66 @@ std::string missingSteps(const engine::AttentionTrace& trace,
     return missing;
 }
 
-ScoreCellArithmetic scoreArithmetic(const engine::AttentionTrace& t, const CellAddress& c)
+ScoreCellArithmetic scoreArithmetic(const Walkthrough& w, const CellAddress& c)
 {
+    const engine::AttentionTrace& t = *w.trace;
+    const engine::AttentionDescription& d = t.description;
     ScoreCellArithmetic a;
     a.cell = c;
-    const auto q = t.qHeads.matrix({c.batch, c.head}).row(c.query);
-    const auto k = t.kHeads.matrix({c.batch, c.head}).row(c.column);
+    a.keyValueHead = d.keyValueHeadOf(c.head);
+    // The queries and keys as the scores stage reads them.
+    a.queryStep = engine::latestStep(engine::StepStream::Query, engine::AttentionStage::Scores, d);
+    a.keyStep = engine::latestStep(engine::StepStream::Key, engine::AttentionStage::Scores, d);
+    const auto q = t.step(a.queryStep).matrix({c.batch, c.head}).row(c.query);
+    const auto k = t.step(a.keyStep).matrix({c.batch, a.keyValueHead}).row(c.column);
     a.query.assign(q.data(), q.data() + q.size());
     a.key.assign(k.data(), k.data() + k.size());
-    for (std::size_t d = 0; d < a.query.size(); ++d)
-        a.products.push_back(double(a.query[d]) * double(a.key[d]));
+    for (std::size_t p = 0; p < a.query.size(); ++p)
+        a.products.push_back(double(a.query[p]) * double(a.key[p]));
     a.productSum = std::accumulate(a.products.begin(), a.products.end(), 0.0);
     const std::initializer_list<std::int64_t> at = {c.batch, c.head, c.query, c.column};
     a.score = t.scores.at(at);
-    a.divisor = std::sqrt(double(t.queryKeySize()));
+    a.scale = d.scale();
+    a.divisor = 1.0 / a.scale;
     a.scaled = t.scaled.at(at);
+    if (d.logitSoftCap) {
+        a.cap = *d.logitSoftCap;
+        a.capped = t.capped.at(at);
+    }
+    if (d.scoreBias) {
+        const auto position = [](const std::vector<std::int64_t>& p, std::int64_t b,
+                                 std::int64_t n, std::int64_t i) {
+            return p.empty() ? i : p[static_cast<std::size_t>(b * n + i)];
+        };
+        const double distance =
+            static_cast<double>(position(w.positions.query, c.batch, t.queryLength(), c.query) -
+                                position(w.positions.key, c.batch, t.keyLength(), c.column));
+        a.bias = -d.scoreBias->slopes[static_cast<std::size_t>(c.head)] * distance;
+        a.biased = t.biased.at(at);
+    }
     a.maskedRow = rowOf(t.masked, c);
     a.weightRow = rowOf(t.weights, c);
     a.weight = t.weights.at(at);
-    a.blocked = std::isinf(a.maskedRow[static_cast<std::size_t>(c.column)]) &&
-        a.maskedRow[static_cast<std::size_t>(c.column)] < 0;
     const auto open = [](float v) { return !(std::isinf(v) && v < 0); };
+    a.blocked = !open(a.maskedRow[static_cast<std::size_t>(c.column)]);
     a.rowFullyMasked = std::none_of(a.maskedRow.begin(), a.maskedRow.end(), open);
     a.exps.assign(a.maskedRow.size(), 0.0);
-    if (a.rowFullyMasked)
+    if (d.learnedSinks && w.weights() && w.weights()->sinks) {
+        a.sink = (*w.weights()->sinks)(c.head);
+        a.sinkWeight = t.sinkWeights.at({c.batch, c.head, c.query});
+    }
+    if (a.rowFullyMasked && !a.sink)
         return a;
-    a.rowMax = -std::numeric_limits<float>::infinity();
+    a.rowMax = a.sink ? *a.sink : -std::numeric_limits<float>::infinity();
     for (float v : a.maskedRow)
         if (open(v))
             a.rowMax = std::max(a.rowMax, v);
     for (std::size_t j = 0; j < a.maskedRow.size(); ++j)
         if (open(a.maskedRow[j]))
             a.exps[j] = std::exp(double(a.maskedRow[j]) - double(a.rowMax));
-    a.expSum = std::accumulate(a.exps.begin(), a.exps.end(), 0.0);
+    if (a.sink)
+        a.sinkExp = std::exp(double(*a.sink) - double(a.rowMax));
+    a.expSum = std::accumulate(a.exps.begin(), a.exps.end(), 0.0) + a.sinkExp;
     return a;
 }
 
@@ -75,8 +93,11 @@ ContextCellArithmetic contextArithmetic(const engine::AttentionTrace& t, const C
 {
     ContextCellArithmetic a;
     a.cell = c;
+    a.keyValueHead = t.description.keyValueHeadOf(c.head);
     a.weights = rowOf(t.weights, c);
-    a.values = columnOf(t.vHeads, c, c.column);
+    const auto values = t.vHeads.matrix({c.batch, a.keyValueHead});
+    for (Eigen::Index j = 0; j < values.rows(); ++j)
+        a.values.push_back(values(j, c.column));
     for (std::size_t j = 0; j < a.weights.size(); ++j)
         a.products.push_back(double(a.weights[j]) * double(a.values[j]));
     a.productSum = std::accumulate(a.products.begin(), a.products.end(), 0.0);
@@ -84,11 +105,15 @@ ContextCellArithmetic contextArithmetic(const engine::AttentionTrace& t, const C
     return a;
 }
 
-OnlineCellArithmetic onlineArithmetic(const engine::AttentionTrace& t, const CellAddress& c)
+OnlineCellArithmetic onlineArithmetic(const Walkthrough& w, const CellAddress& c)
 {
+    const engine::AttentionTrace& t = *w.trace;
     OnlineCellArithmetic a;
     a.cell = c;
-    a.tiles = engine::onlineSoftmaxOfRow(t, c.batch, c.head, c.query);
+    std::optional<float> sink;
+    if (t.description.learnedSinks && w.weights() && w.weights()->sinks)
+        sink = (*w.weights()->sinks)(c.head);
+    a.tiles = engine::onlineSoftmaxOfRow(t, c.batch, c.head, c.query, sink);
     const engine::OnlineSoftmaxTile& tile = a.tiles[static_cast<std::size_t>(c.column)];
     const std::vector<float> masked = rowOf(t.masked, c);
     a.tileScores.assign(masked.begin() + tile.firstKey,
@@ -125,10 +150,17 @@ CellArithmetic cellArithmetic(const Walkthrough& w, engine::AttentionStep step,
         cell.head >= t.numHeads() || cell.query < 0 || cell.query >= t.queryLength() ||
         cell.column < 0 || cell.column >= columns)
         return CellArithmeticUnavailable{"there is no such cell in this trace"};
+    const engine::AttentionDescription& d = t.description;
+    std::vector<AttentionStep> scoreSteps{
+        engine::latestStep(engine::StepStream::Query, engine::AttentionStage::Scores, d),
+        engine::latestStep(engine::StepStream::Key, engine::AttentionStage::Scores, d)};
+    for (const engine::AttentionStepInfo& info : engine::kAttentionStepTable)
+        if (info.scoreShaped && t.computes(info.step))
+            scoreSteps.push_back(info.step);
+    if (d.learnedSinks)
+        scoreSteps.push_back(AttentionStep::SinkWeights);
     const std::string missing = scoreShaped
-        ? missingSteps(t,
-                       {AttentionStep::QHeads, AttentionStep::KHeads, AttentionStep::Scores,
-                        AttentionStep::Scaled, AttentionStep::Masked, AttentionStep::Weights})
+        ? missingSteps(t, scoreSteps)
         : online ? missingSteps(t, {AttentionStep::VHeads, AttentionStep::Masked,
                                     AttentionStep::OnlineMax, AttentionStep::OnlineSum,
                                     AttentionStep::Context})
@@ -143,9 +175,9 @@ CellArithmetic cellArithmetic(const Walkthrough& w, engine::AttentionStep step,
                     " (a long run keeps only the weights); run a shorter text to see the "
                     "arithmetic"};
     if (scoreShaped)
-        return scoreArithmetic(t, cell);
+        return scoreArithmetic(w, cell);
     if (online)
-        return onlineArithmetic(t, cell);
+        return onlineArithmetic(w, cell);
     return contextArithmetic(t, cell);
 }
 

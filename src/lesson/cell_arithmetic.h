@@ -4,6 +4,7 @@
 #include "lesson/walkthrough.h"
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -19,33 +20,49 @@ struct CellAddress {
     int column = 0;
 };
 
-/// The whole arithmetic behind one cell of the scores, the scaled and masked scores and the
-/// weights: q_i · k_j term by term, ÷√d_k, the row after masking, exp with the row's maximum
-/// subtracted, the row sum and the division. The trace's own values are carried beside the
-/// recomputed terms, so a view shows the numbers the engine produced and the terms that explain
-/// them; the terms are summed in double and agree with the trace to float rounding.
+/// The whole arithmetic behind one cell of the scores, the scaled, capped, biased and masked
+/// scores and the weights: q_i · k_j term by term (the queries and keys as the scores read them:
+/// normalised and turned when the module does that, the K/V head of the query head's group), the
+/// module's scale, its cap and bias, the row after masking, exp with the row's maximum subtracted
+/// (the sink's logit joining the row when the head has one), the row sum and the division. The
+/// trace's own values are carried beside the recomputed terms, so a view shows the numbers the
+/// engine produced and the terms that explain them; the terms are summed in double and agree
+/// with the trace to float rounding.
 struct ScoreCellArithmetic {
     CellAddress cell;
+    int keyValueHead = 0; ///< the K/V head query head `cell.head` reads
+    engine::AttentionStep queryStep = engine::AttentionStep::QHeads; ///< what q_i is taken from
+    engine::AttentionStep keyStep = engine::AttentionStep::KHeads; ///< and k_j
     std::vector<float> query; ///< q_i of this head, d_k values
-    std::vector<float> key; ///< k_j of this head
+    std::vector<float> key; ///< k_j of its K/V head
     std::vector<double> products; ///< q_i[t] · k_j[t]
     double productSum = 0; ///< Σ products
-    float score = 0; ///< the trace's Q_h K_hᵀ at (i, j)
-    double divisor = 0; ///< √d_k
-    float scaled = 0; ///< the trace's score ÷ √d_k
+    float score = 0; ///< the trace's Q_h K_gᵀ at (i, j)
+    double scale = 0; ///< what the score is multiplied by: 1/√d_k, or the module's own number
+    double divisor = 0; ///< 1 / scale: √d_k unless the module has its own scale
+    float scaled = 0; ///< the trace's score · scale
+    std::optional<double> cap; ///< soft-capping's c, when the module caps its scores
+    float capped = 0; ///< the trace's c · tanh(scaled / c)
+    std::optional<double> bias; ///< a score bias's −slope_h · (p_i − p_j), when the module has one
+    float biased = 0; ///< the trace's score with the bias added
     bool blocked = false; ///< the mask blocks key j for query i
     std::vector<float> maskedRow; ///< the trace's masked row i (−∞ where blocked)
     bool rowFullyMasked = false; ///< every key blocked: the weights are all zero, not NaN
-    float rowMax = 0; ///< the largest unblocked masked score (subtracted before exp)
+    std::optional<float> sink; ///< the head's learned sink logit, when it has one
+    float rowMax = 0; ///< the largest unblocked masked score, or the sink (subtracted before exp)
     std::vector<double> exps; ///< exp(masked − rowMax), 0 where blocked
-    double expSum = 0; ///< Σ exps
+    double sinkExp = 0; ///< exp(sink − rowMax), the sink's share of the row sum
+    double expSum = 0; ///< Σ exps (+ sinkExp)
     float weight = 0; ///< the trace's softmax weight at (i, j)
+    float sinkWeight = 0; ///< the trace's weight on the sink (0 without one)
     std::vector<float> weightRow; ///< the trace's weights of row i
 };
 
-/// One cell of the context: query i's weights times column c of V_h, summed over the keys.
+/// One cell of the context: query i's weights times column c of V_g (g the query head's K/V
+/// head), summed over the keys.
 struct ContextCellArithmetic {
     CellAddress cell;
+    int keyValueHead = 0;
     std::vector<float> weights; ///< the trace's weights of row i, one per key
     std::vector<float> values; ///< column c of V_h, one per key
     std::vector<double> products; ///< weight · value per key

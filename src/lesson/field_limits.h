@@ -24,5 +24,7 @@ inline constexpr int kMaxWindowField = 256; ///< the sliding window
 inline constexpr int kMaxSeed = 2147483647; ///< a QSpinBox holds an int
 inline constexpr double kMinRopeTheta = 2;
 inline constexpr double kMaxRopeTheta = 1e9;
+inline constexpr double kMaxScoreScale = 1000; ///< what QKᵀ is multiplied by
+inline constexpr double kMaxSoftCap = 10000; ///< the cap of the scores
 
 } // namespace attnviz::lesson

@@ -50,8 +50,32 @@ const char* positionName(PositionKind p)
         return "sinusoidal";
     case PositionKind::Rotary:
         return "rotary";
+    case PositionKind::Alibi:
+        return "alibi";
     }
     return "sinusoidal";
+}
+
+const char* queryKeyNormName(QueryKeyNormKind n)
+{
+    switch (n) {
+    case QueryKeyNormKind::None:
+        return "none";
+    case QueryKeyNormKind::PerHead:
+        return "per_head";
+    case QueryKeyNormKind::WholeProjection:
+        return "whole_projection";
+    }
+    return "none";
+}
+
+// Whether the playground uses a treatment of version 3 (QK-norm, partial rotary positions, a
+// score scale, a cap, sinks, ALiBi), which a program reading version 2 would silently leave out.
+bool usesVersion3(const PlaygroundSettings& s)
+{
+    return s.positions == PositionKind::Alibi || s.rotaryDim != 0 ||
+        s.queryKeyNorm != QueryKeyNormKind::None || s.scoreScale != 0 || s.softCap != 0 ||
+        s.learnedSinks;
 }
 
 nlohmann::ordered_json playgroundJson(const PlaygroundSettings& s)
@@ -66,10 +90,23 @@ nlohmann::ordered_json playgroundJson(const PlaygroundSettings& s)
         {"positional_encoding", s.positions == PositionKind::Sinusoidal}};
     // Version 2's members only where they say something, so that a lesson without them is the
     // version 1 file it always was.
-    if (s.positions == PositionKind::Rotary) {
+    if (s.positions == PositionKind::Rotary || s.positions == PositionKind::Alibi)
         out["positions"] = positionName(s.positions);
+    if (s.positions == PositionKind::Rotary) {
         out["rope_theta"] = s.ropeTheta;
+        if (s.rotaryDim != 0)
+            out["rotary_dim"] = s.rotaryDim;
     }
+    if (s.queryKeyNorm != QueryKeyNormKind::None) {
+        out["qk_norm"] = queryKeyNormName(s.queryKeyNorm);
+        out["qk_norm_unit_offset"] = s.queryKeyNormUnitOffset;
+    }
+    if (s.scoreScale != 0)
+        out["score_scale"] = s.scoreScale;
+    if (s.softCap != 0)
+        out["attn_logit_softcapping"] = s.softCap;
+    if (s.learnedSinks)
+        out["learned_sinks"] = true;
     out["d_model"] = s.modelWidth;
     out["heads"] = s.heads;
     if (s.keyValueHeads != 0)
@@ -248,15 +285,30 @@ PlaygroundSettings readPlayground(const Reader& r)
     if (r.find("positions")) {
         const std::string positions = r.string("positions", "sinusoidal");
         bool known = false;
-        for (const PositionKind p :
-             {PositionKind::None, PositionKind::Sinusoidal, PositionKind::Rotary})
+        for (const PositionKind p : {PositionKind::None, PositionKind::Sinusoidal,
+                                     PositionKind::Rotary, PositionKind::Alibi})
             if (positions == positionName(p)) {
                 s.positions = p;
                 known = true;
             }
         if (!known)
-            r.fail("positions", "none, sinusoidal or rotary", io::JsonValue(positions));
+            r.fail("positions", "none, sinusoidal, rotary or alibi", io::JsonValue(positions));
     }
+    s.rotaryDim = r.bounded("rotary_dim", 0, 0, kMaxSizeField);
+    const std::string norm = r.string("qk_norm", "none");
+    bool knownNorm = false;
+    for (const QueryKeyNormKind n : {QueryKeyNormKind::None, QueryKeyNormKind::PerHead,
+                                     QueryKeyNormKind::WholeProjection})
+        if (norm == queryKeyNormName(n)) {
+            s.queryKeyNorm = n;
+            knownNorm = true;
+        }
+    if (!knownNorm)
+        r.fail("qk_norm", "none, per_head or whole_projection", io::JsonValue(norm));
+    s.queryKeyNormUnitOffset = r.boolean("qk_norm_unit_offset", false);
+    s.scoreScale = r.number("score_scale", 0, 0, kMaxScoreScale);
+    s.softCap = r.number("attn_logit_softcapping", 0, 0, kMaxSoftCap);
+    s.learnedSinks = r.boolean("learned_sinks", false);
     s.ropeTheta = r.number("rope_theta", s.ropeTheta, kMinRopeTheta, kMaxRopeTheta);
     // Its field shows whole numbers only, and would round a fraction away.
     if (s.ropeTheta != std::floor(s.ropeTheta))
@@ -346,7 +398,9 @@ std::string lessonFileText(const LessonFile& lesson)
                           (p.keyValueHeads != 0 || p.positions == PositionKind::Rotary ||
                            p.slidingWindow != 0 || p.onlineSoftmaxTile != 0)) ||
         !lesson.model.image.empty();
-    file["version"] = variant ? LessonFile::kVersion : 1;
+    file["version"] = lesson.model.playground() && usesVersion3(p) ? LessonFile::kVersion
+        : variant                                                 ? 2
+                                                                  : 1;
     file["language"] = lesson.language;
     if (lesson.model.playground()) {
         file["playground"] = playgroundJson(lesson.playground);

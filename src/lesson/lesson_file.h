@@ -35,7 +35,7 @@ struct LessonFile {
     /// The newest format version this program reads and writes; a newer file is refused.
     /// 2: the playground's K/V heads, rotary positions and sliding window (written only by a
     /// lesson that uses them, so version 1 programs still open the others).
-    static constexpr int kVersion = 2;
+    static constexpr int kVersion = 3;
 
     ModelSource model; ///< what runs, unless it names no folder
     PlaygroundSettings playground; ///< used when `model` names no folder

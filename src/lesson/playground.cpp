@@ -3,7 +3,9 @@
 #include "engine/multi_head_attention.h"
 #include "engine/positional_encoding.h"
 #include "io/tokenizer/utf8.h"
+#include "lesson/field_limits.h"
 #include "lesson/memory_budget.h"
+#include "lesson/step_view.h"
 #include "lesson/valid_lengths.h"
 
 #include <chrono>
@@ -212,11 +214,29 @@ std::vector<SettingsProblem> checkSettings(const PlaygroundSettings& s)
             problems.push_back({SettingsField::Positions,
                                 "θ of the rotary positions must be a number above 1, at most "
                                 "1e9 (Llama uses 10000 or 500000)."});
-        if (dk > 0 && dk % 2 != 0)
+        if (dk > 0 && dk % 2 != 0 && s.rotaryDim == 0)
             problems.push_back({SettingsField::Positions,
                                 "Rotary positions turn the features of a head in pairs: d_k = " +
                                     std::to_string(dk) + " must be even."});
     }
+    const int dk = s.queryKeySize ? s.queryKeySize : headsOk ? s.modelWidth / s.heads : 0;
+    if (s.rotaryDim != 0 &&
+        (s.positions != PositionKind::Rotary || s.rotaryDim < 2 || s.rotaryDim % 2 != 0 ||
+         (dk > 0 && s.rotaryDim > dk)))
+        problems.push_back({SettingsField::RotaryDim,
+                            s.positions != PositionKind::Rotary
+                                ? std::string("The rotated features belong to rotary positions: "
+                                              "choose them, or set the features to 0.")
+                                : "Rotary positions turn an even number of features, from 2 to "
+                                  "d_k = " + std::to_string(dk) + ", or 0 for all of them."});
+    if (!(std::isfinite(s.scoreScale) && s.scoreScale >= 0 && s.scoreScale <= kMaxScoreScale))
+        problems.push_back({SettingsField::ScoreScale,
+                            "The scale of the scores must be a number from 0 (1/√d_k) to " +
+                                formatNumber(kMaxScoreScale) + "."});
+    if (!(std::isfinite(s.softCap) && s.softCap >= 0 && s.softCap <= kMaxSoftCap))
+        problems.push_back({SettingsField::SoftCap,
+                            "The cap of the scores must be a number from 0 (no cap) to " +
+                                formatNumber(kMaxSoftCap) + " (Gemma 2 caps at 50)."});
     if (s.slidingWindow < 0 || s.slidingWindow > kMaxTokens)
         problems.push_back({SettingsField::SlidingWindow,
                             sizeProblem("The sliding window", s.slidingWindow, kMaxTokens)});
@@ -265,6 +285,17 @@ ModuleSizes moduleSizes(const PlaygroundSettings& s)
             s.queryKeySize ? s.queryKeySize : s.modelWidth / s.heads,
             s.valueSize ? s.valueSize : s.modelWidth / s.heads,
             s.outputWidth ? s.outputWidth : s.modelWidth};
+}
+
+// A learned gain of n values near 1 (near 0 for Gemma's 1 + w): enough spread that the norm's
+// effect shows, from the settings' own random stream after the projections.
+Eigen::RowVectorXf randomGain(Eigen::Index n, bool unitOffset, std::mt19937& random)
+{
+    std::normal_distribution<float> normal(unitOffset ? 0.0f : 1.0f, 0.3f);
+    Eigen::RowVectorXf gain(n);
+    for (float& g : gain)
+        g = normal(random);
+    return gain;
 }
 
 std::shared_ptr<const Walkthrough> computeWalkthrough(const PlaygroundSettings& s)
@@ -322,18 +353,20 @@ std::shared_ptr<const Walkthrough> computeWalkthrough(const PlaygroundSettings& 
         weights->bV = randomBias(Hkv * dv, D, random);
         weights->bO = randomBias(po, H * dv, random);
     }
-    engine::AttentionDescription description;
-    description.queryHeads = H;
-    description.keyValueHeads = Hkv;
-    description.queryKeySize = dk;
-    description.valueSize = dv;
-    description.mask.causal = s.mask == MaskKind::Causal;
-    if (s.mask == MaskKind::Causal && s.slidingWindow > 0)
-        description.mask.slidingWindow = s.slidingWindow;
-    if (s.positions == PositionKind::Rotary)
-        description.rotary = engine::RotaryPositions{s.ropeTheta, 0};
-    if (s.onlineSoftmaxTile > 0)
-        description.onlineSoftmaxTile = s.onlineSoftmaxTile;
+    engine::AttentionDescription description = playgroundDescription(s);
+    // Drawn after the projections, so that switching a treatment on keeps every other weight.
+    if (description.queryKeyNorm) {
+        const bool perHead =
+            description.queryKeyNorm->scope == engine::QueryKeyNorm::Scope::PerHead;
+        weights->qNorm = randomGain(perHead ? dk : H * dk, s.queryKeyNormUnitOffset, random);
+        weights->kNorm = randomGain(perHead ? dk : Hkv * dk, s.queryKeyNormUnitOffset, random);
+    }
+    if (description.learnedSinks) {
+        std::normal_distribution<float> logit(0.0f, 1.5f);
+        weights->sinks = Eigen::RowVectorXf(H);
+        for (float& v : *weights->sinks)
+            v = logit(random);
+    }
     auto module = std::make_shared<const engine::MultiHeadAttention>(std::move(*weights),
                                                                      std::move(description));
 
@@ -378,6 +411,39 @@ std::shared_ptr<const Walkthrough> computeWalkthrough(const PlaygroundSettings& 
 
 } // namespace
 
+engine::AttentionDescription playgroundDescription(const PlaygroundSettings& s)
+{
+    const auto [H, Hkv, dk, dv, po] = moduleSizes(s);
+    engine::AttentionDescription d;
+    d.queryHeads = H;
+    d.keyValueHeads = Hkv;
+    d.queryKeySize = dk;
+    d.valueSize = dv;
+    d.mask.causal = s.mask == MaskKind::Causal;
+    if (s.mask == MaskKind::Causal && s.slidingWindow > 0)
+        d.mask.slidingWindow = s.slidingWindow;
+    if (s.positions == PositionKind::Rotary)
+        d.rotary = engine::RotaryPositions{s.ropeTheta, s.rotaryDim};
+    if (s.positions == PositionKind::Alibi)
+        d.scoreBias = engine::ScoreBias::geometric(H);
+    if (s.queryKeyNorm != QueryKeyNormKind::None) {
+        engine::QueryKeyNorm norm;
+        norm.scope = s.queryKeyNorm == QueryKeyNormKind::PerHead
+            ? engine::QueryKeyNorm::Scope::PerHead
+            : engine::QueryKeyNorm::Scope::WholeProjection;
+        norm.unitOffset = s.queryKeyNormUnitOffset;
+        d.queryKeyNorm = norm;
+    }
+    if (s.scoreScale > 0)
+        d.scoreScale = s.scoreScale;
+    if (s.softCap > 0)
+        d.logitSoftCap = s.softCap;
+    d.learnedSinks = s.learnedSinks;
+    if (s.onlineSoftmaxTile > 0)
+        d.onlineSoftmaxTile = s.onlineSoftmaxTile;
+    return d;
+}
+
 std::uint64_t playgroundBytes(const PlaygroundSettings& s)
 {
     const ModuleSizes m = moduleSizes(s);
@@ -392,15 +458,7 @@ std::uint64_t playgroundBytes(const PlaygroundSettings& s)
     sizes.keys = static_cast<std::int64_t>(longest(keys));
     sizes.queryKey = m.queryKey;
     sizes.value = m.value;
-    engine::AttentionDescription description;
-    description.queryHeads = m.heads;
-    description.keyValueHeads = m.keyValueHeads;
-    description.queryKeySize = m.queryKey;
-    description.valueSize = m.value;
-    if (s.positions == PositionKind::Rotary)
-        description.rotary = engine::RotaryPositions{s.ropeTheta, 0};
-    if (s.onlineSoftmaxTile > 0)
-        description.onlineSoftmaxTile = s.onlineSoftmaxTile;
+    const engine::AttentionDescription description = playgroundDescription(s);
     sizes.tiles = description.onlineSoftmaxTiles(sizes.keys);
     const std::uint64_t trace =
         attentionTraceBytes(sizes, description, m.output, engine::AttentionKeep::all());

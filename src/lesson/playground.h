@@ -22,6 +22,10 @@ enum class SettingsField {
     OutputWidth,
     KeyValueHeads,
     Positions,
+    RotaryDim,
+    QueryKeyNorm,
+    ScoreScale,
+    SoftCap,
     Mask,
     ValidLengths,
     SlidingWindow,
@@ -53,6 +57,10 @@ std::vector<SettingsProblem> checkSettings(const PlaygroundSettings& settings);
 /// the engine's working memory, twice with heads switched off (the intact run beside it).
 /// Settings checkSettings accepts only.
 std::uint64_t playgroundBytes(const PlaygroundSettings& settings);
+
+/// The module the settings describe (checkSettings accepts them): heads, sizes, positions,
+/// QK-norm, the scale, the cap, the mask policy, the sinks.
+engine::AttentionDescription playgroundDescription(const PlaygroundSettings& settings);
 
 /// Tokenises, embeds (a seeded random table: the same token always gets the same vector), draws
 /// the weights from the seed, and runs the engine. Call only with settings checkSettings accepts.

@@ -10,8 +10,11 @@ namespace attnviz::lesson {
 
 enum class MaskKind { None, Causal, ValidLengths, Custom };
 /// How the module learns where tokens are: not at all, a sinusoidal encoding added to X (the
-/// 2017 Transformer), or q and k turned by position (rotary, as Llama and its successors).
-enum class PositionKind { None, Sinusoidal, Rotary };
+/// 2017 Transformer), q and k turned by position (rotary, as Llama and its successors), or a bias
+/// on the scores that grows with distance (ALiBi, as BLOOM and MPT).
+enum class PositionKind { None, Sinusoidal, Rotary, Alibi };
+/// QK-norm: none, each head's q and k (Qwen3, Gemma 3), or the whole projection (OLMo 2).
+enum class QueryKeyNormKind { None, PerHead, WholeProjection };
 enum class TokenUnit { Word, Character };
 
 /// What the user set for the random-weights playground: sentences, module shape, mask and seed.
@@ -22,6 +25,15 @@ struct PlaygroundSettings {
     TokenUnit tokenUnit = TokenUnit::Word;
     PositionKind positions = PositionKind::Sinusoidal;
     double ropeTheta = 10000; ///< θ of rotary positions
+    /// The features of each head rotary positions turn (Phi-3's partial rotary); 0 = all of d_k.
+    int rotaryDim = 0;
+    QueryKeyNormKind queryKeyNorm = QueryKeyNormKind::None;
+    bool queryKeyNormUnitOffset = false; ///< Gemma's gain (1 + w)
+    /// What QKᵀ is multiplied by (Gemma's query_pre_attn_scalar^−½); 0 = 1/√d_k.
+    double scoreScale = 0;
+    /// Gemma 2's soft-capping of the scaled scores at ±c; 0 = none.
+    double softCap = 0;
+    bool learnedSinks = false; ///< a learned sink logit per head (gpt-oss)
     int modelWidth = 16; ///< D
     int heads = 4; ///< H
     int keyValueHeads = 0; ///< H_kv, dividing H (grouped-query attention); 0 = H

@@ -983,6 +983,28 @@ TEST_F(AttentionVariants, RotaryTurnsPairsByPositionTimesFrequency)
     EXPECT_EQ(partial.qRotated.at({0, 0, 0, 3}), 0.0f);
 }
 
+TEST_F(AttentionVariants, AlibiSlopesAreBloomsForAnyHeadCount)
+{
+    // Press et al. 2022 for a power of two, and BLOOM's build_alibi_tensor beyond it: the
+    // slopes of the largest power of two below H, then every other slope of twice as many.
+    const std::pair<int, std::vector<double>> expected[] = {
+        {1, {0.00390625}},
+        {4, {0.25, 0.0625, 0.015625, 0.00390625}},
+        {6, {0.25, 0.0625, 0.015625, 0.00390625, 0.5, 0.125}},
+        {8, {0.5, 0.25, 0.125, 0.0625, 0.03125, 0.015625, 0.0078125, 0.00390625}},
+    };
+    for (const auto& [heads, slopes] : expected) {
+        const std::vector<float> got = engine::ScoreBias::geometric(heads).slopes;
+        ASSERT_EQ(got.size(), slopes.size()) << heads;
+        for (std::size_t h = 0; h < got.size(); ++h)
+            EXPECT_FLOAT_EQ(got[h], static_cast<float>(slopes[h])) << heads << " heads, " << h;
+    }
+    const std::vector<float> twelve = engine::ScoreBias::geometric(12).slopes;
+    ASSERT_EQ(twelve.size(), 12u);
+    EXPECT_FLOAT_EQ(twelve[8], std::pow(2.0f, -0.5f)); // 2^(-8/16), the first extra one
+    EXPECT_FLOAT_EQ(twelve[11], std::pow(2.0f, -3.5f));
+}
+
 TEST_F(AttentionVariants, SlidingWindowAsLongAsTheInputIsPlainCausal)
 {
     std::mt19937 random(5);

@@ -103,6 +103,48 @@ TEST(LessonFile, TodaysAttentionNeedsVersionTwoAndSurvivesARoundTrip)
               std::string::npos);
 }
 
+TEST(LessonFile, TheTreatmentsOf2026NeedVersionThreeAndSurviveARoundTrip)
+{
+    LessonFile saved = playgroundLesson();
+    saved.playground.positions = PositionKind::Rotary;
+    saved.playground.mask = MaskKind::Causal;
+    saved.playground.slidingWindow = 3;
+    EXPECT_NE(lessonFileText(saved).find("\"version\": 2,"), std::string::npos)
+        << "rotary positions and a window alone stay readable by version 2";
+    const std::pair<const char*, void (*)(PlaygroundSettings&)> treatments[] = {
+        {"\"rotary_dim\": 2", [](PlaygroundSettings& s) { s.rotaryDim = 2; }},
+        {"\"qk_norm\": \"whole_projection\"",
+         [](PlaygroundSettings& s) {
+             s.queryKeyNorm = QueryKeyNormKind::WholeProjection;
+             s.queryKeyNormUnitOffset = true;
+         }},
+        {"\"score_scale\": 0.0625", [](PlaygroundSettings& s) { s.scoreScale = 0.0625; }},
+        {"\"attn_logit_softcapping\": 50", [](PlaygroundSettings& s) { s.softCap = 50; }},
+        {"\"learned_sinks\": true", [](PlaygroundSettings& s) { s.learnedSinks = true; }},
+        {"\"positions\": \"alibi\"", [](PlaygroundSettings& s) {
+             s.positions = PositionKind::Alibi;
+         }},
+    };
+    for (const auto& [member, edit] : treatments) {
+        LessonFile one = saved;
+        edit(one.playground);
+        const std::string text = lessonFileText(one);
+        EXPECT_NE(text.find("\"version\": 3,"), std::string::npos) << member << "\n" << text;
+        EXPECT_NE(text.find(member), std::string::npos) << member << "\n" << text;
+        EXPECT_EQ(parseLessonFile(text), one) << member;
+    }
+    for (const auto& [member, words] :
+         {std::pair{R"("qk_norm": "per_token")", "qk_norm"},
+          std::pair{R"("score_scale": -1)", "score_scale"},
+          std::pair{R"("attn_logit_softcapping": 1e9)", "attn_logit_softcapping"},
+          std::pair{R"("rotary_dim": -2)", "rotary_dim"},
+          std::pair{R"("learned_sinks": "yes")", "learned_sinks"}}) {
+        const std::string message = refusal(std::string(R"({"format": "attnviz-lesson",
+            "version": 3, "playground": {)") + member + "}}");
+        EXPECT_NE(message.find(words), std::string::npos) << member << ": " << message;
+    }
+}
+
 TEST(LessonFile, AVisionTransformersPictureNeedsVersionTwoAndSurvivesARoundTrip)
 {
     LessonFile saved = modelLesson();
@@ -138,9 +180,9 @@ TEST(LessonFile, OmittedMembersTakeDefaultsAndUnknownOnesAreIgnored)
 TEST(LessonFile, NewerVersionIsRefusedWithAReason)
 {
     const std::string message =
-        refusal(R"({"format": "attnviz-lesson", "version": 3, "playground": {}})");
+        refusal(R"({"format": "attnviz-lesson", "version": 4, "playground": {}})");
     EXPECT_NE(message.find("newer AttnViz"), std::string::npos) << message;
-    EXPECT_NE(message.find("version 3"), std::string::npos) << message;
+    EXPECT_NE(message.find("version 4"), std::string::npos) << message;
 }
 
 TEST(LessonFile, DamageIsNamedInOneSentence)

@@ -11,6 +11,7 @@ namespace attnviz::lesson {
 namespace {
 
 using ::testing::HasSubstr;
+using engine::AttentionStep;
 
 std::string problemsText(const PlaygroundSettings& s)
 {
@@ -192,6 +193,70 @@ TEST(Playground, CustomMaskCellOutsideTheMatrixIsExplained)
     s.mask = MaskKind::Custom;
     s.blockedCells = {{9, 0}};
     EXPECT_THAT(problemsText(s), HasSubstr("outside the 6 × 6 score matrix"));
+}
+
+TEST(Playground, ImpossibleTreatmentsAreExplainedAtTheirFields)
+{
+    const std::pair<void (*)(PlaygroundSettings&), SettingsField> bad[] = {
+        {[](PlaygroundSettings& s) { s.rotaryDim = 2; }, SettingsField::RotaryDim},
+        {[](PlaygroundSettings& s) {
+             s.positions = PositionKind::Rotary;
+             s.rotaryDim = 3;
+         },
+         SettingsField::RotaryDim},
+        {[](PlaygroundSettings& s) {
+             s.positions = PositionKind::Rotary;
+             s.rotaryDim = 6; // d_k = 4
+         },
+         SettingsField::RotaryDim},
+        {[](PlaygroundSettings& s) { s.scoreScale = -1; }, SettingsField::ScoreScale},
+        {[](PlaygroundSettings& s) { s.scoreScale = NAN; }, SettingsField::ScoreScale},
+        {[](PlaygroundSettings& s) { s.softCap = 1e6; }, SettingsField::SoftCap},
+        {[](PlaygroundSettings& s) { s.softCap = -INFINITY; }, SettingsField::SoftCap},
+    };
+    for (const auto& [edit, field] : bad) {
+        PlaygroundSettings s;
+        edit(s);
+        const auto problems = checkSettings(s);
+        ASSERT_EQ(problems.size(), 1u);
+        EXPECT_EQ(problems[0].field, field) << problems[0].message;
+        EXPECT_EQ(problems[0].message.find('\n'), std::string::npos);
+    }
+}
+
+TEST(Playground, TreatmentsReachTheModuleAndKeepTheOtherWeights)
+{
+    PlaygroundSettings s;
+    s.positions = PositionKind::Rotary;
+    s.mask = MaskKind::Causal;
+    const auto plain = computePlayground(s);
+    s.rotaryDim = 2;
+    s.queryKeyNorm = QueryKeyNormKind::PerHead;
+    s.scoreScale = 0.25;
+    s.softCap = 5;
+    s.learnedSinks = true;
+    const auto treated = computePlayground(s);
+    const engine::AttentionDescription& d = treated->description();
+    EXPECT_EQ(d.rotatedSize(), 2);
+    EXPECT_TRUE(d.queryKeyNorm.has_value());
+    EXPECT_EQ(d.scoreScale, 0.25);
+    EXPECT_EQ(d.logitSoftCap, 5.0);
+    EXPECT_TRUE(d.learnedSinks);
+    for (const AttentionStep step : {AttentionStep::QNormed, AttentionStep::Capped,
+                                     AttentionStep::SinkWeights})
+        EXPECT_TRUE(treated->trace->has(step)) << engine::stepName(step);
+    // The treatments' weights come after the projections' in the seed's stream.
+    EXPECT_EQ(treated->weights()->wQ, plain->weights()->wQ);
+    EXPECT_EQ(treated->weights()->wO, plain->weights()->wO);
+    EXPECT_EQ(treated->trace->qProj.matrix({0}), plain->trace->qProj.matrix({0}));
+    // ALiBi's geometric slopes, one per head.
+    s = {};
+    s.positions = PositionKind::Alibi;
+    const auto alibi = computePlayground(s);
+    ASSERT_TRUE(alibi->description().scoreBias.has_value());
+    EXPECT_EQ(alibi->description().scoreBias->slopes,
+              (std::vector<float>{0.25f, 0.0625f, 0.015625f, 0.00390625f}));
+    EXPECT_TRUE(alibi->trace->has(AttentionStep::Biased));
 }
 
 } // namespace
