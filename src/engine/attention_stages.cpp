@@ -500,9 +500,10 @@ S softmaxRow(S* row, Eigen::Index from, Eigen::Index to, std::optional<double> s
         auto difference = scratch.differences.head(n);
         auto low = scratch.lowParts.head(n);
         difference = x.template cast<double>() - static_cast<double>(top);
-        low = (difference - difference.template cast<float>().template cast<double>())
-                  .template cast<float>();
-        x = difference.template cast<float>().exp();
+        // One statement each: an exp of a cast expression would not be vectorised.
+        x = difference.template cast<float>();
+        low = (difference - x.template cast<double>()).template cast<float>();
+        x = x.exp();
         x += x * low;
         // Eigen's vectorised exp returns a denormal for −∞, not 0 (and the correction NaN):
         // blocked weights are exactly zero, as the softmax of −∞ is.
