@@ -496,20 +496,25 @@ S softmaxRow(S* row, Eigen::Index from, Eigen::Index to, std::optional<double> s
         if (scratch.differences.size() < n) {
             scratch.differences.resize(n);
             scratch.lowParts.resize(n);
+            scratch.exps.resize(n);
         }
         auto difference = scratch.differences.head(n);
         auto low = scratch.lowParts.head(n);
+        // The exponentials in scratch that starts aligned: Eigen's vectorised exp treats an
+        // unaligned head with scalar code, which would make a weight's last bit depend on where
+        // its row sits in memory (a kept step would differ from the same step recomputed).
+        auto e = scratch.exps.head(n);
         difference = x.template cast<double>() - static_cast<double>(top);
         // One statement each: an exp of a cast expression would not be vectorised.
-        x = difference.template cast<float>();
-        low = (difference - x.template cast<double>()).template cast<float>();
-        x = x.exp();
-        x += x * low;
+        e = difference.template cast<float>();
+        low = (difference - e.template cast<double>()).template cast<float>();
+        e = e.exp();
+        e += e * low;
         // Eigen's vectorised exp returns a denormal for −∞, not 0 (and the correction NaN):
         // blocked weights are exactly zero, as the softmax of −∞ is.
-        x = (difference == kBlocked<double>).select(0.0f, x);
-        const double sum = sumInFixedOrder(x.data(), n) + sinkTerm;
-        x = (x.template cast<double>() * (1.0 / sum)).template cast<float>();
+        e = (difference == kBlocked<double>).select(0.0f, e);
+        const double sum = sumInFixedOrder(e.data(), n) + sinkTerm;
+        x = (e.template cast<double>() * (1.0 / sum)).template cast<float>();
         return static_cast<float>(sinkTerm / sum);
     } else {
         double sum = sinkTerm;

@@ -92,6 +92,7 @@ template <typename Scalar> struct RowBlock {
         std::int64_t valuesOf = -1; ///< which one: b · H_kv + g
         Eigen::Array<double, 1, Eigen::Dynamic> differences; ///< a row's x − max, in double
         Eigen::Array<float, 1, Eigen::Dynamic> lowParts; ///< what x − max loses in float
+        Eigen::Array<float, 1, Eigen::Dynamic> exps; ///< a row's exp(x − max), aligned
     };
     Scratch* scratch = nullptr;
 
