@@ -37,6 +37,8 @@ void normalise(NormKind kind, ConstMatrixView x, const LayerNormWeights& w, floa
 {
     if (kind == NormKind::RmsNorm)
         rmsNorm(x, w.gain, eps, out);
+    else if (kind == NormKind::RmsNormUnitOffset)
+        rmsNorm(x, (w.gain.array() + 1.0f).matrix(), eps, out);
     else
         layerNorm(x, w, eps, out);
 }

@@ -21,7 +21,8 @@ void layerNorm(ConstMatrixView x, const LayerNormWeights& w, float eps, MatrixVi
 /// float, then multiplied by the gain.
 void rmsNorm(ConstMatrixView x, const Eigen::RowVectorXf& gain, float eps, MatrixView out);
 
-/// The norm of kind `kind` (LayerNorm with or without bias, or RMSNorm) over every row.
+/// The norm of kind `kind` (LayerNorm with or without bias, RMSNorm, or RMSNorm with Gemma's
+/// gain 1 + w) over every row.
 void normalise(NormKind kind, ConstMatrixView x, const LayerNormWeights& w, float eps,
                MatrixView out);
 

@@ -179,6 +179,135 @@ bool ModelConfig::windowed(int layer) const
          slidingWindowLayers[static_cast<std::size_t>(layer)]);
 }
 
+namespace {
+
+// A layout's own layer configurations: one per layer, with the blocks the architecture gives
+// a layer, each description a module can be, and sizes within the limits.
+void checkLayerConfigs(const ModelConfig& c, const ConfigCheck& check)
+{
+    for (const bool decoder : {false, true}) {
+        const std::vector<LayerConfig>& layers =
+            decoder ? c.decoderLayerConfigs : c.encoderLayerConfigs;
+        if (layers.empty())
+            continue;
+        const std::string stack = decoder ? "decoder" : "encoder";
+        const int expected = decoder ? c.decoderLayers : c.encoderLayers;
+        if (static_cast<int>(layers.size()) != expected)
+            check.fail("the " + stack + " has " + std::to_string(expected) + " layers but " +
+                       std::to_string(layers.size()) + " layer configurations.");
+        std::vector<Block> blocks = layerBlocks(c, decoder);
+        blocks.pop_back(); // the feed-forward block
+        for (std::size_t L = 0; L < layers.size(); ++L) {
+            const LayerConfig& layer = layers[L];
+            const std::string where = stack + " layer " + std::to_string(L);
+            if (layer.attention.size() != blocks.size())
+                check.fail(where + " has " + std::to_string(layer.attention.size()) +
+                           " attention blocks; expected " + std::to_string(blocks.size()) + ".");
+            for (std::size_t a = 0; a < blocks.size(); ++a) {
+                if (layer.attention[a].block != blocks[a])
+                    check.fail(where + "'s attention block " + std::to_string(a) + " is " +
+                               blockName(layer.attention[a].block) + "; expected " +
+                               blockName(blocks[a]) + ".");
+                try {
+                    checkDescription(layer.attention[a].description);
+                } catch (const InputError& e) {
+                    check.fail(where + " " + blockName(blocks[a]) + ": " + e.what() + ".");
+                }
+            }
+            const auto bothWays = [](const SublayerNorms& n) {
+                return n.beforeSublayer && n.afterResidual;
+            };
+            bool twice = bothWays(layer.feedForwardNorms);
+            for (const AttentionBlockConfig& a : layer.attention)
+                twice = twice || bothWays(a.norms);
+            if (twice)
+                check.fail(where + " puts one norm both before a sublayer and after its residual "
+                                   "add; expected one of the two (a second norm goes after the "
+                                   "sublayer).");
+            check.inRange(layer.feedForwardWidth, "a layer's d_ff", 1, ConfigLimits::kFeedForward);
+        }
+    }
+}
+
+} // namespace
+
+std::vector<Block> layerBlocks(const ModelConfig& c, bool decoder)
+{
+    if (!decoder)
+        return {Block::Self, Block::EncoderFeedForward};
+    if (c.architecture == Architecture::EncoderDecoder)
+        return {Block::MaskedSelf, Block::Cross, Block::DecoderFeedForward};
+    return {Block::MaskedSelf, Block::DecoderFeedForward};
+}
+
+std::vector<Block> attentionBlocksOfLayer(const ModelConfig& c, int layer)
+{
+    std::vector<Block> blocks;
+    if (c.hasEncoder() && layer >= 0 && layer < c.encoderLayers)
+        blocks.push_back(Block::Self);
+    if (c.hasDecoder() && layer >= 0 && layer < c.decoderLayers)
+        for (const Block b : layerBlocks(c, true))
+            if (isAttention(b))
+                blocks.push_back(b);
+    return blocks;
+}
+
+LayerConfig standardLayer(const ModelConfig& c, bool decoder, int layer)
+{
+    LayerConfig out;
+    const SublayerNorms norms = c.norm == NormPosition::Pre
+        ? SublayerNorms{true, false, false}
+        : SublayerNorms{false, false, true};
+    for (const Block block : layerBlocks(c, decoder)) {
+        if (!isAttention(block))
+            continue;
+        AttentionDescription d;
+        d.queryHeads = c.numHeads;
+        d.keyValueHeads = c.keyValueHeads();
+        d.queryKeySize = c.headSize();
+        d.valueSize = c.headSize();
+        // A query and a key of cross-attention sit in different sequences: their distance
+        // means nothing, so only self-attention turns by position.
+        if (c.positional == PositionalKind::Rotary && block != Block::Cross)
+            d.rotary = RotaryPositions{c.ropeTheta, c.rotatedSize, c.ropeScaling};
+        d.mask.causal = block == Block::MaskedSelf;
+        if (d.mask.causal && c.windowed(layer))
+            d.mask.slidingWindow = *c.slidingWindow;
+        out.attention.push_back({block, d, norms});
+    }
+    out.feedForwardNorms = norms;
+    out.normKind = c.normKind;
+    out.feedForward = c.feedForwardKind;
+    out.activation = c.activation;
+    out.feedForwardWidth = c.feedForwardWidth;
+    return out;
+}
+
+LayerConfig layerConfig(const ModelConfig& c, bool decoder, int layer)
+{
+    const std::vector<LayerConfig>& own = decoder ? c.decoderLayerConfigs : c.encoderLayerConfigs;
+    if (!own.empty() && layer >= 0 && layer < static_cast<int>(own.size()))
+        return own[static_cast<std::size_t>(layer)];
+    return standardLayer(c, decoder, layer);
+}
+
+AttentionDescription attentionDescription(const ModelConfig& c, int layer, Block block)
+{
+    const LayerConfig l = layerConfig(c, block != Block::Self, layer);
+    if (const AttentionBlockConfig* a = l.attentionOf(block))
+        return a->description;
+    throw InputError(std::string("The model has no ") + blockName(block) + " attention in layer " +
+                     std::to_string(layer) + ".");
+}
+
+const AttentionBlockConfig* LayerConfig::attentionOf(Block block) const
+{
+    for (const AttentionBlockConfig& a : attention)
+        if (a.block == block)
+            return &a;
+    return nullptr;
+}
+
 void checkConfig(const ModelConfig& c, const std::string& file)
 {
     const ConfigCheck check{file};
@@ -193,6 +322,7 @@ void checkConfig(const ModelConfig& c, const std::string& file)
     checkWindow(c, check);
     checkImage(c, check);
     checkTokens(c, check);
+    checkLayerConfigs(c, check);
 }
 
 const char* architectureName(Architecture a)
@@ -258,6 +388,8 @@ const char* normKindName(NormKind n)
         return "layernorm_without_bias";
     case NormKind::RmsNorm:
         return "rmsnorm";
+    case NormKind::RmsNormUnitOffset:
+        return "rmsnorm_unit_offset";
     }
     return "";
 }

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "engine/attention_description.h"
+#include "engine/layer_config.h"
 
 #include <optional>
 #include <string>
@@ -9,16 +10,9 @@
 namespace attnviz::engine {
 
 enum class Architecture { EncoderDecoder, DecoderOnly, EncoderOnly };
-enum class Activation { Relu, Gelu, GeluTanh, Silu };
 /// Pre-norm: x + f(LayerNorm(x)). Post-norm (the original Transformer): LayerNorm(x + f(x)).
+/// The model-wide placement the standard layers take (LayerConfig says it per sublayer).
 enum class NormPosition { Pre, Post };
-/// What every norm of the model computes (engine/layer_norm.h): LayerNorm with its bias (GPT-2,
-/// BERT), LayerNorm with a gain only, or RMSNorm (Llama, Mistral, Qwen2, Gemma), which neither
-/// centres nor shifts.
-enum class NormKind { LayerNorm, LayerNormWithoutBias, RmsNorm };
-/// The feed-forward block: plain `W2 act(W1 x)`, or gated `W2 (act(W_gate x) ⊙ W1 x)` (Shazeer
-/// 2020; Llama's SwiGLU with SiLU, Gemma's GeGLU with GELU).
-enum class FeedForwardKind { Plain, Gated };
 /// Rotary: nothing is added to the embeddings; every self-attention module turns its queries and
 /// keys by position instead (AttentionDescription::rotary).
 enum class PositionalKind { Sinusoidal, Learned, None, Rotary };
@@ -98,6 +92,11 @@ struct ModelConfig {
     std::optional<int> eosTokenId; ///< greedy decoding stops after choosing it
     /// Set for a Vision Transformer, which reads a picture instead of token ids.
     std::optional<ImageInput> image;
+    /// Each layer as it computes, when a layout says so layer by layer (a window every other
+    /// layer, sandwich norms, another rotary base for the global layers); empty: every layer as
+    /// the fields above describe it (standardLayer). Read through layerConfig.
+    std::vector<LayerConfig> encoderLayerConfigs;
+    std::vector<LayerConfig> decoderLayerConfigs;
     /// A sentence the app opens the model with.
     std::string exampleText;
     std::string exampleTarget;
@@ -113,6 +112,25 @@ struct ModelConfig {
     bool hasOutputProjectionBias() const { return outputProjectionBias.value_or(bias); }
     bool hasMlpBias() const { return mlpBias.value_or(bias); }
 };
+
+/// Layer `layer` of the encoder (`decoder` false) or the decoder as it computes: the layout's own
+/// (ModelConfig::encoderLayerConfigs, decoderLayerConfigs) or the standard one the model-wide
+/// fields describe. What the model builds its modules from, checks its weights against and runs.
+LayerConfig layerConfig(const ModelConfig& config, bool decoder, int layer);
+/// The layer the model-wide fields describe: the decoder's self-attention causal, rotary
+/// positions on self-attention, the window on the layers it names, the same norms and
+/// feed-forward block everywhere.
+LayerConfig standardLayer(const ModelConfig& config, bool decoder, int layer);
+
+/// The sublayers of one layer of the encoder (`decoder` false) or the decoder, in order.
+std::vector<Block> layerBlocks(const ModelConfig& config, bool decoder);
+/// The attention blocks numbered `layer` (the encoder's layer and the decoder's share a number):
+/// what an ablation "layer:head" can name. Empty past the last layer.
+std::vector<Block> attentionBlocksOfLayer(const ModelConfig& config, int layer);
+
+/// The attention module of block `block` in layer `layer` of a model with this configuration
+/// (its layer's layerConfig): its query and K/V heads, head sizes, treatments and mask.
+AttentionDescription attentionDescription(const ModelConfig& config, int layer, Block block);
 
 /// The largest sizes checkConfig accepts. Far above any model a desktop can run, yet small
 /// enough that counting tensors or multiplying sizes can never overflow or run away.
@@ -142,7 +160,6 @@ std::string architectureWithArticle(Architecture a);
 const char* activationName(Activation a);
 const char* normName(NormPosition n);
 const char* positionalName(PositionalKind p);
-const char* normKindName(NormKind n); ///< "layernorm", "layernorm_without_bias", "rmsnorm"
 const char* feedForwardKindName(FeedForwardKind f); ///< "plain", "gated"
 
 } // namespace attnviz::engine

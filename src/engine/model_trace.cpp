@@ -43,6 +43,7 @@ void forEachLayerTensor(const LayerTrace& layer, int index, const TensorVisitor&
         for (const AttentionStepInfo& info : kAttentionStepTable)
             visitKept(visit, block + std::string(info.name), a.attention.step(info.step));
         visitKept(visit, block + "norm", a.norm);
+        visitKept(visit, block + "output_norm", a.outputNorm);
         visitKept(visit, block + "residual", a.residual);
     }
     const FeedForwardBlockTrace& f = layer.feedForward;
@@ -52,6 +53,7 @@ void forEachLayerTensor(const LayerTrace& layer, int index, const TensorVisitor&
     visitKept(visit, block + "hidden", f.feedForward.hidden);
     visitKept(visit, block + "output", f.feedForward.output);
     visitKept(visit, block + "norm", f.norm);
+    visitKept(visit, block + "output_norm", f.outputNorm);
     visitKept(visit, block + "residual", f.residual);
 }
 

@@ -11,13 +11,15 @@
 
 namespace attnviz::engine {
 
-/// One sublayer with its residual connection and norm. With pre-norm, `norm` is the
-/// normalised input the sublayer reads and `residual` the block's output; with post-norm,
-/// `residual` = x + sublayer(x) and `norm` (its normalisation) the block's output.
+/// One sublayer with its residual connection and norms (SublayerNorms). With pre-norm, `norm` is
+/// the normalised input the sublayer reads and `residual` the block's output; with post-norm,
+/// `residual` = x + sublayer(x) and `norm` (its normalisation) the block's output; with Gemma's
+/// sandwich, `outputNorm` is the sublayer's output normalised before it joins the residual.
 struct AttentionBlockTrace {
     Block block = Block::Self;
     AttentionTrace attention;
     Tensor norm;
+    Tensor outputNorm; ///< empty without a norm after the sublayer
     Tensor residual;
 };
 
@@ -25,6 +27,7 @@ struct FeedForwardBlockTrace {
     Block block = Block::EncoderFeedForward;
     FeedForwardTrace feedForward;
     Tensor norm;
+    Tensor outputNorm;
     Tensor residual;
 };
 
@@ -84,9 +87,10 @@ struct CapturePolicy {
 /// Dump names (`attnviz-cli trace`, docs/model-format.md): `encoder.embedding`,
 /// `encoder.positional`, `encoder.token_type`, `encoder.input`, `encoder.final_norm`, the same
 /// under `decoder.`, `decoder.logits`, and per layer `layer{L}.{block}.{step}`: the thirteen
-/// attention steps of AttentionTrace plus `norm` and `residual` for the attention blocks (self,
-/// masked_self, cross), and `gate_pre` (gated blocks only), `hidden_pre`, `hidden`, `output`,
-/// `norm`, `residual` for the feed-forward blocks (enc_ffn, dec_ffn). An encoder-decoder model's
+/// attention steps of AttentionTrace plus `norm`, `output_norm` (sandwich norms only) and
+/// `residual` for the attention blocks (self, masked_self, cross), and `gate_pre` (gated blocks
+/// only), `hidden_pre`, `hidden`, `output`, `norm`, `output_norm`, `residual` for the
+/// feed-forward blocks (enc_ffn, dec_ffn). An encoder-decoder model's
 /// encoder layer L and decoder layer L share the prefix `layer{L}`; their block names tell them
 /// apart. `norm` is whichever norm the model has (LayerNorm or RMSNorm).
 struct ModelTrace {

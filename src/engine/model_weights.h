@@ -1,6 +1,7 @@
 #pragma once
 
 #include "engine/attention_weights.h"
+#include "engine/block.h"
 #include "engine/feed_forward.h"
 #include "engine/layer_norm.h"
 #include "engine/model_config.h"
@@ -14,32 +15,20 @@
 
 namespace attnviz::engine {
 
-/// The sublayers of a Transformer layer. Their names are part of every tensor name: weights
-/// (`decoder.layers.0.cross.q_proj.weight`) and trace (`layer0.cross.weights`).
-enum class Block { Self, MaskedSelf, Cross, EncoderFeedForward, DecoderFeedForward };
-
-/// "self", "masked_self", "cross", "enc_ffn", "dec_ffn"
-const char* blockName(Block block);
-std::optional<Block> blockFromName(std::string_view name);
-bool isAttention(Block block);
-/// The attention blocks any model can have, in computation order.
-inline constexpr Block kAttentionBlocks[] = {Block::Self, Block::MaskedSelf, Block::Cross};
-/// The sublayers of one layer of the encoder (`decoder` false) or the decoder, in order.
-std::vector<Block> layerBlocks(const ModelConfig& config, bool decoder);
-/// The attention blocks numbered `layer` (the encoder's layer and the decoder's share a number):
-/// what an ablation "layer:head" can name. Empty past the last layer.
-std::vector<Block> attentionBlocksOfLayer(const ModelConfig& config, int layer);
-
+/// A sublayer's norms, as its SublayerNorms place them: `norm` before the sublayer (pre-norm) or
+/// after the residual add (post-norm), `outputNorm` on the sublayer's output (Gemma's sandwich).
 struct AttentionSublayerWeights {
     Block block = Block::Self;
     AttentionWeights attention;
     LayerNormWeights norm;
+    std::optional<LayerNormWeights> outputNorm;
 };
 
 struct LayerWeights {
     std::vector<AttentionSublayerWeights> attention; ///< self; or masked_self then cross
     FeedForwardWeights feedForward;
     LayerNormWeights feedForwardNorm;
+    std::optional<LayerNormWeights> feedForwardOutputNorm;
 };
 
 struct StackWeights {

@@ -25,33 +25,50 @@ void add(const Tensor& a, const Tensor& b, Tensor& out)
         out.data()[i] = a.data()[i] + b.data()[i];
 }
 
-// The model's norm (LayerNorm or RMSNorm, as configured) over every token of x.
-void normaliseTokens(const Tensor& x, const LayerNormWeights& w, const ModelConfig& c, Tensor& out)
+// A norm of kind `kind` (LayerNorm, RMSNorm, Gemma's) over every token of x.
+void normaliseTokens(const Tensor& x, const LayerNormWeights& w, NormKind kind, float eps,
+                     Tensor& out)
 {
     out.reshape(x.axes());
     const auto rows = x.dim(0) * x.dim(1);
-    normalise(c.normKind, ConstMatrixView(x.data(), rows, x.dim(2)), w, c.layerNormEps,
+    normalise(kind, ConstMatrixView(x.data(), rows, x.dim(2)), w, eps,
               MatrixView(out.data(), rows, x.dim(2)));
 }
 
-// Residual connection and norm around a sublayer: pre-norm x + f(N(x)), post-norm N(x + f(x)).
-// Returns the block's output.
+// The tensors one sublayer's residual connection makes.
+struct ResidualTensors {
+    Tensor& norm;
+    Tensor& outputNorm;
+    Tensor& residual;
+};
+
+// Residual connection and norms around a sublayer, where `norms` puts them: pre-norm
+// x + f(N(x)), post-norm N(x + f(x)), Gemma's sandwich x + N₂(f(N₁(x))). Returns the block's
+// output.
 template <typename Sublayer>
-const Tensor& residualBlock(const Tensor& x, const LayerNormWeights& norm, const ModelConfig& c,
-                            Tensor& normOut, Tensor& residualOut, Sublayer&& sublayer)
+const Tensor& residualBlock(const Tensor& x, const SublayerNorms& norms, NormKind kind, float eps,
+                            const LayerNormWeights& norm, const LayerNormWeights* outputNorm,
+                            const ResidualTensors& out, Sublayer&& sublayer)
 {
-    if (c.norm == NormPosition::Pre) {
-        normaliseTokens(x, norm, c, normOut);
-        requireFinite(normOut, "norm");
-        add(x, sublayer(normOut), residualOut);
-        requireFinite(residualOut, "residual");
-        return residualOut;
+    const Tensor* input = &x;
+    if (norms.beforeSublayer) {
+        normaliseTokens(x, norm, kind, eps, out.norm);
+        requireFinite(out.norm, "norm");
+        input = &out.norm;
     }
-    add(x, sublayer(x), residualOut);
-    requireFinite(residualOut, "residual");
-    normaliseTokens(residualOut, norm, c, normOut);
-    requireFinite(normOut, "norm");
-    return normOut;
+    const Tensor* branch = &sublayer(*input);
+    if (norms.afterSublayer) {
+        normaliseTokens(*branch, *outputNorm, kind, eps, out.outputNorm);
+        requireFinite(out.outputNorm, "output_norm");
+        branch = &out.outputNorm;
+    }
+    add(x, *branch, out.residual);
+    requireFinite(out.residual, "residual");
+    if (!norms.afterResidual)
+        return out.residual;
+    normaliseTokens(out.residual, norm, kind, eps, out.norm);
+    requireFinite(out.norm, "norm");
+    return out.norm;
 }
 
 // Where a block sits, for a NonFiniteError: "decoder layer 3, masked_self block".
@@ -93,24 +110,39 @@ void expectBias(const std::optional<Eigen::RowVectorXf>& b, bool configured, Eig
         expectSize(*b, size, what + " bias");
 }
 
-// "LayerNorm" or "RMSNorm": what messages call the model's norms.
-std::string normLabel(const ModelConfig& c)
+// "LayerNorm" or "RMSNorm": what messages call a norm.
+std::string normLabel(NormKind kind)
 {
-    return c.normKind == NormKind::RmsNorm ? "RMSNorm" : "LayerNorm";
+    return kind == NormKind::RmsNorm || kind == NormKind::RmsNormUnitOffset ? "RMSNorm"
+                                                                            : "LayerNorm";
 }
 
 // A norm's bias: only a LayerNorm that has one.
-Eigen::Index normBiasSize(const ModelConfig& c)
+Eigen::Index normBiasSize(NormKind kind, Eigen::Index width)
 {
-    return c.normKind == NormKind::LayerNorm ? c.modelWidth : 0;
+    return kind == NormKind::LayerNorm ? width : 0;
 }
 
 // A gain, and a bias only for a LayerNorm that has one.
-void expectNorm(const LayerNormWeights& n, const ModelConfig& c, const std::string& what)
+void expectNorm(const LayerNormWeights& n, NormKind kind, Eigen::Index width,
+                const std::string& what)
 {
-    const std::string norm = what + " " + normLabel(c);
-    expectSize(n.gain, c.modelWidth, norm + " gain");
-    expectSize(n.bias, normBiasSize(c), norm + " bias");
+    const std::string norm = what + " " + normLabel(kind);
+    expectSize(n.gain, width, norm + " gain");
+    expectSize(n.bias, normBiasSize(kind, width), norm + " bias");
+}
+
+// The norm after a sublayer is there exactly when the layer's configuration puts one there.
+void expectOutputNorm(const std::optional<LayerNormWeights>& n, const SublayerNorms& norms,
+                      NormKind kind, Eigen::Index width, const std::string& what)
+{
+    if (n.has_value() != norms.afterSublayer)
+        throw InputError(what + (n ? " has a norm after the sublayer; the configuration expects "
+                                     "none."
+                                   : " has no norm after the sublayer; the configuration's "
+                                     "sandwich norms expect one."));
+    if (n)
+        expectNorm(*n, kind, width, what + " output");
 }
 
 // The rows of w_q, w_k and w_v and the columns of w_o, from the block's description:
@@ -142,10 +174,11 @@ void expectAttention(const AttentionWeights& w, const AttentionDescription& d, c
     expectBias(w.bO, c.hasOutputProjectionBias(), D, what + " o_proj");
 }
 
-void expectFeedForward(const FeedForwardWeights& f, const ModelConfig& c, const std::string& what)
+void expectFeedForward(const FeedForwardWeights& f, const LayerConfig& l, const ModelConfig& c,
+                       const std::string& what)
 {
-    const Eigen::Index D = c.modelWidth, F = c.feedForwardWidth;
-    const bool gated = c.feedForwardKind == FeedForwardKind::Gated;
+    const Eigen::Index D = c.modelWidth, F = l.feedForwardWidth;
+    const bool gated = l.feedForward == FeedForwardKind::Gated;
     expectShape(f.w1, F, D, what + " W1");
     expectShape(f.w2, D, F, what + " W2");
     if (gated)
@@ -180,6 +213,7 @@ void trimLayer(LayerTrace& layer, const AttentionKeep& keep, bool layerTensors,
                 drop(a.attention.step(info.step), s ? &s->attention.step(info.step) : nullptr);
         if (!layerTensors) {
             drop(a.norm, s ? &s->norm : nullptr);
+            drop(a.outputNorm, s ? &s->outputNorm : nullptr);
             drop(a.residual, s ? &s->residual : nullptr);
         }
     }
@@ -191,48 +225,38 @@ void trimLayer(LayerTrace& layer, const AttentionKeep& keep, bool layerTensors,
         drop(f.feedForward.hidden, s ? &s->feedForward.hidden : nullptr);
         drop(f.feedForward.output, s ? &s->feedForward.output : nullptr);
         drop(f.norm, s ? &s->norm : nullptr);
+        drop(f.outputNorm, s ? &s->outputNorm : nullptr);
         drop(f.residual, s ? &s->residual : nullptr);
     }
 }
 
 } // namespace
 
-AttentionDescription attentionDescription(const ModelConfig& config, int layer, Block block)
-{
-    AttentionDescription d;
-    d.queryHeads = config.numHeads;
-    d.keyValueHeads = config.keyValueHeads();
-    d.queryKeySize = config.headSize();
-    d.valueSize = config.headSize();
-    // A query and a key of cross-attention sit in different sequences: their distance means
-    // nothing, so only self-attention turns by position.
-    if (config.positional == PositionalKind::Rotary && block != Block::Cross)
-        d.rotary = RotaryPositions{config.ropeTheta, config.rotatedSize, config.ropeScaling};
-    d.mask.causal = block == Block::MaskedSelf;
-    if (d.mask.causal && config.windowed(layer))
-        d.mask.slidingWindow = *config.slidingWindow;
-    return d;
-}
-
 std::int64_t layerParameterCount(const ModelConfig& c, bool decoder, int layer)
 {
-    const Eigen::Index D = c.modelWidth, F = c.feedForwardWidth;
-    const Eigen::Index norm = D + normBiasSize(c);
+    const LayerConfig l = layerConfig(c, decoder, layer);
+    const Eigen::Index D = c.modelWidth, F = l.feedForwardWidth;
+    const Eigen::Index norm = D + normBiasSize(l.normKind, D);
     Eigen::Index n = 0;
-    for (const Block b : layerBlocks(c, decoder)) {
-        if (!isAttention(b))
-            continue;
-        const auto [queries, keys, values, concat] =
-            projectionSizes(attentionDescription(c, layer, b));
-        n += (queries + keys + values) * D + D * concat + norm;
+    for (const AttentionBlockConfig& a : l.attention) {
+        const auto [queries, keys, values, concat] = projectionSizes(a.description);
+        n += (queries + keys + values) * D + D * concat + norm * (a.norms.afterSublayer ? 2 : 1);
         if (c.hasAttentionBias())
             n += queries + keys + values;
         if (c.hasOutputProjectionBias())
             n += D;
+        // QK-norm's gains and the sinks are the module's too.
+        const AttentionDescription& d = a.description;
+        if (d.queryKeyNorm)
+            n += d.queryKeyNorm->scope == QueryKeyNorm::Scope::PerHead
+                ? 2 * d.queryKeySize
+                : (d.queryHeads + d.keyValueHeads) * d.queryKeySize;
+        if (d.learnedSinks)
+            n += d.queryHeads;
     }
     // W1 reads the block's input, and so does the gate of a gated block.
-    const Eigen::Index branches = c.feedForwardKind == FeedForwardKind::Gated ? 2 : 1;
-    n += branches * F * D + D * F + norm;
+    const Eigen::Index branches = l.feedForward == FeedForwardKind::Gated ? 2 : 1;
+    n += branches * F * D + D * F + norm * (l.feedForwardNorms.afterSublayer ? 2 : 1);
     if (c.hasMlpBias())
         n += branches * F + D;
     return n;
@@ -241,15 +265,16 @@ std::int64_t layerParameterCount(const ModelConfig& c, bool decoder, int layer)
 std::int64_t decoderMultiplyAdds(const ModelConfig& c, std::int64_t cachedTokens,
                                  std::int64_t newTokens, std::int64_t sourceTokens)
 {
-    const std::int64_t D = c.modelWidth, F = c.feedForwardWidth;
+    const std::int64_t D = c.modelWidth;
     const std::int64_t total = cachedTokens + newTokens;
-    const std::int64_t branches = c.feedForwardKind == FeedForwardKind::Gated ? 2 : 1;
     std::int64_t work = 0;
     for (int L = 0; L < c.decoderLayers; ++L) {
-        for (const Block b : layerBlocks(c, true)) {
-            if (!isAttention(b))
-                continue;
-            const AttentionDescription d = attentionDescription(c, L, b);
+        const LayerConfig l = layerConfig(c, true, L);
+        const std::int64_t F = l.feedForwardWidth;
+        const std::int64_t branches = l.feedForward == FeedForwardKind::Gated ? 2 : 1;
+        for (const AttentionBlockConfig& a : l.attention) {
+            const Block b = a.block;
+            const AttentionDescription& d = a.description;
             const auto [queries, keys, values, concat] = projectionSizes(d);
             const std::int64_t perQueryKey = d.queryHeads * (d.queryKeySize + d.valueSize);
             work += newTokens * (queries + concat) * D;
@@ -300,8 +325,8 @@ TransformerModel::TransformerModel(ModelConfig config, ModelWeights weights)
     const auto build = [&](StackWeights& stackWeights, Stack& stack) {
         stack.weights = &stackWeights;
         for (std::size_t L = 0; L < stackWeights.layers.size(); ++L)
-            stack.layers.push_back(
-                buildLayer(std::move(stackWeights.layers[L]), static_cast<int>(L)));
+            stack.layers.push_back(buildLayer(std::move(stackWeights.layers[L]),
+                                              &stack == &m_decoder, static_cast<int>(L)));
         stackWeights.layers.clear();
     };
     if (m_config.hasEncoder())
@@ -310,14 +335,15 @@ TransformerModel::TransformerModel(ModelConfig config, ModelWeights weights)
         build(m_weights.decoder, m_decoder);
 }
 
-std::shared_ptr<const ModelLayer> TransformerModel::buildLayer(LayerWeights weights,
+std::shared_ptr<const ModelLayer> TransformerModel::buildLayer(LayerWeights weights, bool decoder,
                                                                int layer) const
 {
     auto built = std::make_shared<ModelLayer>();
+    built->config = layerConfig(m_config, decoder, layer);
     built->weights = std::move(weights);
     for (AttentionSublayerWeights& a : built->weights.attention)
         built->attention.emplace_back(std::move(a.attention),
-                                      attentionDescription(m_config, layer, a.block));
+                                      built->config.attentionOf(a.block)->description);
     return built;
 }
 
@@ -345,7 +371,7 @@ std::shared_ptr<const ModelLayer> TransformerModel::layer(bool decoder, int laye
     }
     LayerWeights weights = m_weights.layerSource->load(layer, part);
     checkLayerWeights(weights, layer, decoder, part);
-    std::shared_ptr<const ModelLayer> built = buildLayer(std::move(weights), layer);
+    std::shared_ptr<const ModelLayer> built = buildLayer(std::move(weights), decoder, layer);
     const std::lock_guard lock(m_lastLoadedMutex);
     m_lastLoaded = built;
     m_lastLoadedAt = {decoder, layer};
@@ -386,10 +412,10 @@ void TransformerModel::checkStackWeights(const StackWeights& s, bool decoder) co
     if (c.tokenTypes > 0)
         expectShape(s.tokenType, c.tokenTypes, D, name + " token-type embedding");
     if (c.embeddingNorm != s.embeddingNorm.has_value())
-        throw InputError(name + " embedding " + normLabel(c) +
+        throw InputError(name + " embedding " + normLabel(c.normKind) +
                          ": the configuration and the weights disagree.");
     if (s.embeddingNorm)
-        expectNorm(*s.embeddingNorm, c, name + " embedding");
+        expectNorm(*s.embeddingNorm, c.normKind, D, name + " embedding");
     const auto layers = static_cast<std::size_t>(layerCount(decoder));
     if (m_weights.layerSource) {
         if (!s.layers.empty())
@@ -402,10 +428,10 @@ void TransformerModel::checkStackWeights(const StackWeights& s, bool decoder) co
     for (std::size_t L = 0; L < s.layers.size(); ++L)
         checkLayerWeights(s.layers[L], static_cast<int>(L), decoder);
     if (c.finalNorm != s.finalNorm.has_value())
-        throw InputError(name + " final " + normLabel(c) +
+        throw InputError(name + " final " + normLabel(c.normKind) +
                          ": the configuration and the weights disagree.");
     if (s.finalNorm)
-        expectNorm(*s.finalNorm, c, name + " final");
+        expectNorm(*s.finalNorm, c.normKind, D, name + " final");
 }
 
 void TransformerModel::checkLayerWeights(const LayerWeights& lw, int L, bool decoder,
@@ -414,19 +440,29 @@ void TransformerModel::checkLayerWeights(const LayerWeights& lw, int L, bool dec
     const ModelConfig& c = m_config;
     const std::string layer = std::string(decoder ? "decoder" : "encoder") + " layer " +
         std::to_string(L);
-    const std::size_t attentionBlocks = layerBlocks(c, decoder).size() - 1;
-    if (lw.attention.size() != attentionBlocks)
+    const LayerConfig config = layerConfig(c, decoder, L);
+    const Eigen::Index D = c.modelWidth;
+    if (lw.attention.size() != config.attention.size())
         throw InputError(layer + " has " + std::to_string(lw.attention.size()) +
-                         " attention blocks; expected " + std::to_string(attentionBlocks) + ".");
-    for (const AttentionSublayerWeights& a : lw.attention) {
+                         " attention blocks; expected " + std::to_string(config.attention.size()) +
+                         ".");
+    for (std::size_t k = 0; k < lw.attention.size(); ++k) {
+        const AttentionSublayerWeights& a = lw.attention[k];
+        const AttentionBlockConfig& expected = config.attention[k];
         const std::string block = layer + " " + blockName(a.block);
-        expectNorm(a.norm, c, block);
-        expectAttention(a.attention, attentionDescription(c, L, a.block), c, block);
+        if (a.block != expected.block)
+            throw InputError(block + ": the configuration expects " + blockName(expected.block) +
+                             " here.");
+        expectNorm(a.norm, config.normKind, D, block);
+        expectOutputNorm(a.outputNorm, expected.norms, config.normKind, D, block);
+        expectAttention(a.attention, expected.description, c, block);
     }
     if (part == LayerPart::Attention)
         return;
-    expectFeedForward(lw.feedForward, c, layer + " feed-forward");
-    expectNorm(lw.feedForwardNorm, c, layer + " feed-forward");
+    expectFeedForward(lw.feedForward, config, c, layer + " feed-forward");
+    expectNorm(lw.feedForwardNorm, config.normKind, D, layer + " feed-forward");
+    expectOutputNorm(lw.feedForwardOutputNorm, config.feedForwardNorms, config.normKind, D,
+                     layer + " feed-forward");
 }
 
 std::shared_ptr<const MultiHeadAttention> TransformerModel::attentionModule(int layer,
@@ -663,7 +699,8 @@ void TransformerModel::embed(const Stack& stack, const std::vector<int>& ids,
     }
     if (w.embeddingNorm) {
         Tensor normed;
-        normaliseTokens(trace.input, *w.embeddingNorm, m_config, normed);
+        normaliseTokens(trace.input, *w.embeddingNorm, m_config.normKind, m_config.layerNormEps,
+                        normed);
         trace.input = std::move(normed);
     }
     try {
@@ -727,7 +764,8 @@ void TransformerModel::runStack(const Stack& stack, const Tensor* memory, bool d
                             m_config.encoderLayers + m_config.decoderLayers);
     }
     if (w.finalNorm) {
-        normaliseTokens(x, *w.finalNorm, m_config, trace.finalNorm);
+        normaliseTokens(x, *w.finalNorm, m_config.normKind, m_config.layerNormEps,
+                        trace.finalNorm);
         if (const auto value = firstNonFinite(trace.finalNorm.data(),
                                               static_cast<std::size_t>(trace.finalNorm.size())))
             throw NonFiniteError("final_norm", *value, name);
@@ -747,6 +785,8 @@ Tensor TransformerModel::runLayer(const ModelLayer& built, int layer, const Tens
                                   std::optional<Block> stopAfter, KeyValueCache* cache) const
 {
     const LayerWeights& lw = built.weights;
+    const LayerConfig& config = built.config;
+    const float eps = m_config.layerNormEps;
     lt.input = x;
     const Tensor* current = &lt.input;
     lt.attention.resize(lw.attention.size());
@@ -755,9 +795,12 @@ Tensor TransformerModel::runLayer(const ModelLayer& built, int layer, const Tens
         at.block = lw.attention[a].block;
         const MultiHeadAttention& module = built.attention[a];
         const AttentionOptions options{keep, ablation.headsOf(layer, at.block), {}};
+        const AttentionSublayerWeights& aw = lw.attention[a];
         try {
             current =
-                &residualBlock(*current, lw.attention[a].norm, m_config, at.norm, at.residual,
+                &residualBlock(*current, config.attention[a].norms, config.normKind, eps, aw.norm,
+                               aw.outputNorm ? &*aw.outputNorm : nullptr,
+                               {at.norm, at.outputNorm, at.residual},
                                [&](const Tensor& in) -> const Tensor& {
                                    if (at.block == Block::Cross)
                                        module.forward(in, *memory, *memory, {}, at.attention,
@@ -779,11 +822,14 @@ Tensor TransformerModel::runLayer(const ModelLayer& built, int layer, const Tens
     FeedForwardBlockTrace& ft = lt.feedForward;
     ft.block = decoder ? Block::DecoderFeedForward : Block::EncoderFeedForward;
     try {
-        current = &residualBlock(*current, lw.feedForwardNorm, m_config, ft.norm, ft.residual,
+        current = &residualBlock(*current, config.feedForwardNorms, config.normKind, eps,
+                                 lw.feedForwardNorm,
+                                 lw.feedForwardOutputNorm ? &*lw.feedForwardOutputNorm : nullptr,
+                                 {ft.norm, ft.outputNorm, ft.residual},
                                  [&](const Tensor& in) -> const Tensor& {
                                      FeedForwardTrace& f = ft.feedForward;
-                                     feedForward(in, lw.feedForward, m_config.feedForwardKind,
-                                                 m_config.activation, f);
+                                     feedForward(in, lw.feedForward, config.feedForward,
+                                                 config.activation, f);
                                      if (f.gatePre.rank())
                                          requireFinite(f.gatePre, "gate_pre");
                                      requireFinite(f.hiddenPre, "hidden_pre");

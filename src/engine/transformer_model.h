@@ -36,12 +36,6 @@ struct Ablation {
     bool operator==(const Ablation&) const = default;
 };
 
-/// The attention module of block `block` in layer `layer` of a model with this configuration:
-/// its query and K/V heads, head sizes, rotary positions and mask. The one place that decides,
-/// say, that a decoder's self-attention is causal and which layers have a sliding window; the
-/// model builds its modules and checks their weights from it, walkthroughs read it from the module.
-AttentionDescription attentionDescription(const ModelConfig& config, int layer, Block block);
-
 /// How many numbers layer `layer` of the encoder (`decoder` false) or the decoder holds: the
 /// shapes the model holds every layer's weights to, so a streamed model is counted without
 /// reading its layers.
@@ -58,9 +52,10 @@ std::int64_t layerParameterCount(const ModelConfig& config, bool decoder, int la
 std::int64_t decoderMultiplyAdds(const ModelConfig& config, std::int64_t cachedTokens,
                                  std::int64_t newTokens, std::int64_t sourceTokens = 0);
 
-/// One layer as the model computes with it: the attention modules, which own their projections,
-/// and the rest of the layer's weights.
+/// One layer as the model computes with it: its configuration, the attention modules, which own
+/// their projections, and the rest of the layer's weights.
 struct ModelLayer {
+    LayerConfig config;
     std::vector<MultiHeadAttention> attention; ///< in the order of weights.attention
     LayerWeights weights; ///< norms and feed-forward; the attention matrices are in `attention`
     /// The module of an attention block, or null when the layer has none.
@@ -137,7 +132,8 @@ private:
         const StackWeights* weights = nullptr;
         std::vector<std::shared_ptr<const ModelLayer>> layers; ///< empty when streamed
     };
-    std::shared_ptr<const ModelLayer> buildLayer(LayerWeights weights, int layer) const;
+    std::shared_ptr<const ModelLayer> buildLayer(LayerWeights weights, bool decoder,
+                                                 int layer) const;
     const Stack& stackFor(bool decoder) const { return decoder ? m_decoder : m_encoder; }
     int layerCount(bool decoder) const;
     LayerTrace recompute(const ModelTrace& trace, Block block, int layer,
