@@ -570,10 +570,12 @@ def write_gpt2_folders(w):
     write_json(d / "config.json", gpt2_config("float16", hub_style=True))
 
     # gpt2-bf16-sharded/: BF16, BOOL mask buffers, an explicit lm_head.weight, max_shard_size 2MB.
+    # The head is wte negated, its own matrix: a reader that ignored it for an untied config
+    # would give the tied logits, not their negation.
     d = OUT / "gpt2-bf16-sharded"
     d.mkdir(parents=True, exist_ok=True)
     state = gpt2_state(w, "transformer.", st.BF16, {"attn.bias": causal_buffer(np.bool_)})
-    state["lm_head.weight"] = st.BF16(w["wte.weight"])
+    state["lm_head.weight"] = st.BF16(-w["wte.weight"])
     max_shard = 2 * 10**6
     shards, current, size = [], {}, 0
     for name, t in state.items():
@@ -667,7 +669,7 @@ def verify_gpt2(w):
                 mb = t[f"{prefix}h.{L}.attn.masked_bias"]
                 assert mb.shape == () and mb.dtype == np.float32 and mb == -1e4
         if lm_head:
-            assert np.array_equal(t["lm_head.weight"], w["wte.weight"])
+            assert np.array_equal(t["lm_head.weight"], -w["wte.weight"])
     cfg = json.loads((OUT / "gpt2" / "config.json").read_text())
     assert cfg["n_embd"] == GPT2["n_embd"] and cfg["layer_norm_epsilon"] == 1e-5
 

@@ -79,7 +79,6 @@ struct CapturePolicy {
     static CapturePolicy everything() { return {}; }
     /// The attention weights of every block, the residual stream, and optionally one layer in full.
     static CapturePolicy attentionWeights(std::optional<int> fullLayer = std::nullopt);
-    bool keepsEverything() const { return attention.keepsAll() && layerTensors && allLogits; }
 };
 
 /// Every activation of one forward pass of a Transformer model that the capture policy kept.

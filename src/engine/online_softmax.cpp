@@ -64,29 +64,6 @@ double OnlineSoftmaxRow::addTile(const float* masked, Eigen::Index keys, const V
     return rescale;
 }
 
-void OnlineSoftmaxRow::writeContext(float* out) const
-{
-    Eigen::Map<Eigen::VectorXf> context(out, m_output.size());
-    if (m_sum == 0)
-        context.setZero();
-    else
-        context = (m_output / m_sum).cast<float>();
-}
-
-void OnlineSoftmaxRow::writeWeights(const float* masked, Eigen::Index keys, float* out) const
-{
-    Eigen::Map<Eigen::VectorXf> weights(out, keys);
-    if (m_sum == 0) {
-        weights.setZero();
-        return;
-    }
-    const Eigen::Map<const Eigen::VectorXf> s(masked, keys);
-    weights = (s.array() - m_max).exp() * static_cast<float>(1.0 / m_sum);
-    for (Eigen::Index j = 0; j < keys; ++j)
-        if (s(j) == kBlocked)
-            weights(j) = 0.0f;
-}
-
 std::vector<OnlineSoftmaxTile> onlineSoftmaxOfRow(const AttentionTrace& t, std::int64_t batch,
                                                   std::int64_t head, std::int64_t query,
                                                   std::optional<float> sink)

@@ -41,12 +41,6 @@ public:
     double sum() const { return m_sum; }
     /// o, before the division by ℓ.
     const Eigen::VectorXd& accumulated() const { return m_output; }
-    /// o / ℓ, the row of the context; zeros for a row whose keys are all blocked.
-    void writeContext(float* out) const;
-    /// exp(s − m) / ℓ for the masked scores of keys [from, from + keys) once every tile is read:
-    /// the softmax of the row, 0 where blocked.
-    void writeWeights(const float* masked, Eigen::Index keys, float* out) const;
-
 private:
     float m_max;
     double m_sum = 0;
