@@ -2,13 +2,13 @@
 // view, the heads switched off and the language; damaged, newer, missing and special files are
 // refused in one sentence with the window unchanged; the recent list opens what was saved; and a
 // window closed the usual way reopens where it was.
-#include "app/head_grid_view.h"
-#include "app/input_panel.h"
-#include "app/language.h"
-#include "app/lesson_files.h"
-#include "app/main_window.h"
-#include "app/model_panel.h"
-#include "app/step_panel.h"
+#include "app/panels/input_panel.h"
+#include "app/panels/model_panel.h"
+#include "app/panels/step_panel.h"
+#include "app/views/head_grid_view.h"
+#include "app/window/language.h"
+#include "app/window/lesson_files.h"
+#include "app/window/main_window.h"
 #include "app_test_steps.h"
 #include "window_test_support.h"
 
