@@ -6,6 +6,7 @@
 #include "app/window/main_window.h"
 #include "app/window/settings_store.h"
 #include "app/window/walkthrough_runner.h"
+#include "app/window/window_lesson.h"
 #include "lesson/freed_memory.h"
 #include "ui_model_panel.h"
 
@@ -158,7 +159,7 @@ int main(int argc, char** argv)
     attnviz::app::MainWindow& window = *first;
     window.show();
     if (!parser.positionalArguments().isEmpty())
-        window.openLessonFile(parser.positionalArguments().constFirst());
+        window.lesson()->openFile(parser.positionalArguments().constFirst());
     if (parser.isSet(options.model)) {
         attnviz::lesson::ModelSource request;
         request.folder = parser.value(options.model).toStdString();

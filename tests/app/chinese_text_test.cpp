@@ -8,6 +8,7 @@
 #include "app/dialogs/guided_tour.h"
 #include "app/dialogs/preferences_dialog.h"
 #include "app/experiments/attention_sinks_dialog.h"
+#include "app/experiments/experiments_menu.h"
 #include "app/experiments/head_types_dialog.h"
 #include "app/experiments/importance_dialog.h"
 #include "app/experiments/kv_cache_dialog.h"
@@ -564,7 +565,7 @@ private slots:
     {
         m_window->stepPanel()->setStep(attnviz::test::step("softmax"));
         m_window->findChild<QAction*>(QStringLiteral("actionMistakes"))->trigger();
-        MistakesDialog* mistakes = m_window->mistakesDialog();
+        auto* mistakes = m_window->experiments()->window<MistakesDialog>("mistakes");
         QVERIFY(mistakes);
         for (const auto& info : attnviz::engine::kAttentionMistakeTable) {
             mistakes->setMistake(info.mistake);
@@ -586,7 +587,7 @@ private slots:
         mistakes->close();
 
         m_window->findChild<QAction*>(QStringLiteral("actionScaling"))->trigger();
-        ScalingDialog* scaling = m_window->scalingDialog();
+        auto* scaling = m_window->experiments()->window<ScalingDialog>("scaling");
         QVERIFY(scaling);
         for (QAbstractButton* divisor :
              {static_cast<QAbstractButton*>(scaling->ui().bySqrtDk),
@@ -599,7 +600,7 @@ private slots:
         scaling->close();
 
         m_window->findChild<QAction*>(QStringLiteral("actionImportance"))->trigger();
-        ImportanceDialog* importance = m_window->importanceDialog();
+        auto* importance = m_window->experiments()->window<ImportanceDialog>("importance");
         QVERIFY(importance);
         m_words.read(importance, QStringLiteral("importance before measuring"));
         // #23 (classroom 1): before a measurement the window says what Measure will run.
@@ -648,7 +649,7 @@ private slots:
         walkSteps(QStringLiteral("modern"));
 
         m_window->findChild<QAction*>(QStringLiteral("actionRotary"))->trigger();
-        RotaryDialog* rotary = m_window->rotaryDialog();
+        auto* rotary = m_window->experiments()->window<RotaryDialog>("rotary");
         QVERIFY(rotary);
         rotary->ui().shift->setValue(100);
         QApplication::processEvents();
@@ -657,7 +658,7 @@ private slots:
         rotary->close();
 
         m_window->findChild<QAction*>(QStringLiteral("actionKvCache"))->trigger();
-        KvCacheDialog* cache = m_window->kvCacheDialog();
+        auto* cache = m_window->experiments()->window<KvCacheDialog>("kvCache");
         QVERIFY(cache);
         QTRY_VERIFY_WITH_TIMEOUT(cache->decoding() != nullptr, attnviz::test::kPatienceMs);
         cache->ui().step->setValue(2);
@@ -669,14 +670,14 @@ private slots:
         cache->close();
 
         m_window->findChild<QAction*>(QStringLiteral("actionWindowReach"))->trigger();
-        WindowReachDialog* reach = m_window->windowReachDialog();
+        auto* reach = m_window->experiments()->window<WindowReachDialog>("windowReach");
         QVERIFY(reach);
         m_words.read(reach, QStringLiteral("window reach"));
         m_words.readHeatmap(*reach->ui().reach, QStringLiteral("window reach map"));
         reach->close();
 
         m_window->findChild<QAction*>(QStringLiteral("actionAttentionSinks"))->trigger();
-        AttentionSinksDialog* sinks = m_window->attentionSinksDialog();
+        auto* sinks = m_window->experiments()->window<AttentionSinksDialog>("attentionSinks");
         QVERIFY(sinks);
         QSignalSpy removed(sinks, &AttentionSinksDialog::removalShown);
         sinks->removeFirstToken();
@@ -687,7 +688,7 @@ private slots:
         sinks->close();
 
         m_window->findChild<QAction*>(QStringLiteral("actionHeadTypes"))->trigger();
-        HeadTypesDialog* types = m_window->headTypesDialog();
+        auto* types = m_window->experiments()->window<HeadTypesDialog>("headTypes");
         QVERIFY(types);
         QSignalSpy scored(types, &HeadTypesDialog::scored);
         QVERIFY(!types->maps().empty() || scored.wait(attnviz::test::kPatienceMs));
@@ -701,7 +702,7 @@ private slots:
         types->close();
 
         m_window->findChild<QAction*>(QStringLiteral("actionRollout"))->trigger();
-        RolloutDialog* rollout = m_window->rolloutDialog();
+        auto* rollout = m_window->experiments()->window<RolloutDialog>("rollout");
         QVERIFY(rollout && rollout->map());
         m_words.read(rollout, QStringLiteral("rollout"));
         m_words.readHeatmap(*rollout->ui().rollout, QStringLiteral("rollout map"));

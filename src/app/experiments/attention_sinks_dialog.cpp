@@ -3,6 +3,7 @@
 #include "app/panels/model_panel.h"
 #include "app/views/heatmap_view.h"
 #include "app/window/job_failure.h"
+#include "app/window/session.h"
 
 #include <QDialogButtonBox>
 #include <QHBoxLayout>
@@ -27,7 +28,7 @@ std::tuple<int, int, float> largest(const lesson::AttentionSinkMap& m)
 } // namespace
 
 AttentionSinksDialog::AttentionSinksDialog(QWidget* parent)
-    : QDialog(parent)
+    : ExperimentDialog(parent)
     , m_summary(new QLabel(this))
     , m_maps(new QHBoxLayout)
     , m_remove(new QPushButton(this))
@@ -52,7 +53,6 @@ AttentionSinksDialog::AttentionSinksDialog(QWidget* parent)
              [] {})
 {
     setWindowTitle(tr("Attention sinks"));
-    setObjectName(QStringLiteral("attentionSinks"));
     auto* why = new QLabel(
         tr("<p>Many heads of a trained model put a large share of their weight on the very first "
            "token, whatever it says. Xiao et al. (2023) explain why: the softmax must hand out a "
@@ -85,7 +85,6 @@ AttentionSinksDialog::AttentionSinksDialog(QWidget* parent)
     layout->addLayout(m_removalMaps, 1);
     layout->addWidget(buttons);
     resize(960, 760);
-    setRun(nullptr);
 }
 
 AttentionSinksDialog::~AttentionSinksDialog() = default;
@@ -136,10 +135,10 @@ std::vector<HeatmapView*> AttentionSinksDialog::showMaps(std::vector<lesson::Att
     return views;
 }
 
-void AttentionSinksDialog::setRun(const std::shared_ptr<const lesson::ModelRun>& run,
-                                  std::optional<std::uint64_t> maxMemory)
+void AttentionSinksDialog::follow(const Session& session)
 {
-    m_maxMemory = maxMemory;
+    const std::shared_ptr<const lesson::ModelRun> run = session.run();
+    m_maxMemory = session.memoryLimit();
     if (run == m_run && run)
         return;
     m_run = run;

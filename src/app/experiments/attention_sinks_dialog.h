@@ -1,10 +1,9 @@
 #pragma once
 
+#include "app/experiments/experiment_dialog.h"
 #include "app/window/newest_request_wins.h"
 #include "lesson/attention_sinks.h"
 #include "lesson/model_run.h"
-
-#include <QDialog>
 
 #include <cstdint>
 #include <memory>
@@ -25,28 +24,28 @@ class HeatmapView;
 /// first token (lesson::withoutFirstToken, off the GUI thread), where the share moves to the
 /// token that is now first and the predictions of the same tokens get worse. The playground has
 /// no trained heads and says so.
-class AttentionSinksDialog : public QDialog {
+class AttentionSinksDialog : public ExperimentDialog {
     Q_OBJECT
 public:
     explicit AttentionSinksDialog(QWidget* parent = nullptr);
     ~AttentionSinksDialog() override;
 
-    /// The run to read; null for the playground. `maxMemory` bounds the second run.
-    void setRun(const std::shared_ptr<const lesson::ModelRun>& run,
-                std::optional<std::uint64_t> maxMemory = std::nullopt);
     QString summary() const;
     const std::vector<HeatmapView*>& views() const { return m_views; }
     /// Runs the text again without its first token (the button).
     void removeFirstToken();
     QString removalSummary() const;
     const std::vector<HeatmapView*>& removalViews() const { return m_removalViews; }
-    bool busy() const { return m_work.busy(); }
+    bool busy() const override { return m_work.busy(); }
 
 signals:
     /// The run without the first token ended: shown, or its error in the summary.
     void removalShown();
 
 private:
+    /// The run shown (none in the playground); the memory limit bounds the second run.
+    void follow(const Session& session) override;
+
     struct Request {
         std::shared_ptr<const lesson::ModelRun> run;
         std::optional<std::uint64_t> maxMemory;

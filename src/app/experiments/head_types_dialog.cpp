@@ -3,6 +3,7 @@
 #include "app/panels/model_panel.h"
 #include "app/views/heatmap_view.h"
 #include "app/window/job_failure.h"
+#include "app/window/session.h"
 #include "render/display_words.h"
 #include "render/text_resource.h"
 #include "ui_head_types_dialog.h"
@@ -40,7 +41,7 @@ QString typeTitle(lesson::HeadType type)
 } // namespace
 
 HeadTypesDialog::HeadTypesDialog(QWidget* parent)
-    : QDialog(parent)
+    : ExperimentDialog(parent)
     , m_ui(std::make_unique<Ui::HeadTypesDialog>())
     , m_work([](const Request& run) -> NewestRequestWins<Request, Outcome>::Job {
                  return [run](const std::atomic<bool>&) {
@@ -62,7 +63,6 @@ HeadTypesDialog::HeadTypesDialog(QWidget* parent)
              [this](Outcome outcome, JobFate fate) { finish(std::move(outcome), fate); }, [] {})
 {
     m_ui->setupUi(this);
-    setObjectName(QStringLiteral("headTypes"));
     m_ui->explanation->setText(
         render::readTextResource({QStringLiteral(":/experiments/head_types.txt")}).body);
     m_ui->ranking->setColumnCount(4);
@@ -76,7 +76,7 @@ HeadTypesDialog::HeadTypesDialog(QWidget* parent)
         const QTableWidgetItem* item = m_ui->ranking->item(row, 0);
         if (!item)
             return;
-        emit headChosen(item->data(Qt::UserRole).toInt(),
+        emit openHeadRequested(item->data(Qt::UserRole).toInt(),
                         static_cast<engine::Block>(m_ui->ranking->item(row, 1)->data(Qt::UserRole).toInt()),
                         m_ui->ranking->item(row, 2)->data(Qt::UserRole).toInt());
     });
@@ -85,8 +85,9 @@ HeadTypesDialog::HeadTypesDialog(QWidget* parent)
 
 HeadTypesDialog::~HeadTypesDialog() = default;
 
-void HeadTypesDialog::setRun(const std::shared_ptr<const lesson::ModelRun>& run)
+void HeadTypesDialog::follow(const Session& session)
 {
+    const std::shared_ptr<const lesson::ModelRun> run = session.run();
     if (run == m_run && !m_stale)
         return;
     m_run = run;
@@ -97,7 +98,7 @@ void HeadTypesDialog::setRun(const std::shared_ptr<const lesson::ModelRun>& run)
 
 void HeadTypesDialog::showEvent(QShowEvent* event)
 {
-    QDialog::showEvent(event);
+    ExperimentDialog::showEvent(event);
     if (std::exchange(m_stale, false))
         score();
 }
@@ -186,7 +187,7 @@ void HeadTypesDialog::redraw()
         view->setValuesInCells(true);
         const engine::Block block = shown[i]->block;
         connect(view, &HeatmapView::cellClicked, this, [this, block](int layer, int head) {
-            emit headChosen(layer, block, head);
+            emit openHeadRequested(layer, block, head);
         });
         m_ui->maps->addWidget(view, 1);
         view->show();

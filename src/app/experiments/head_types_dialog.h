@@ -1,10 +1,9 @@
 #pragma once
 
+#include "app/experiments/experiment_dialog.h"
 #include "app/window/newest_request_wins.h"
 #include "lesson/head_types.h"
 #include "lesson/model_run.h"
-
-#include <QDialog>
 
 #include <memory>
 #include <vector>
@@ -22,21 +21,18 @@ class HeatmapView;
 /// them, the share on the first token, the mean distance, the row entropy), as a layers × heads
 /// map per kind of self-attention block and a ranking. The induction score needs a second run on
 /// a repeated random prompt, made off the GUI thread. Choosing a head opens it in the window.
-class HeadTypesDialog : public QDialog {
+class HeadTypesDialog : public ExperimentDialog {
     Q_OBJECT
 public:
     explicit HeadTypesDialog(QWidget* parent = nullptr);
     ~HeadTypesDialog() override;
 
-    /// The run shown; null for the playground (one module, no layers to compare).
-    void setRun(const std::shared_ptr<const lesson::ModelRun>& run);
-    bool busy() const { return m_work.busy(); }
+    bool busy() const override { return m_work.busy(); }
     const std::vector<lesson::HeadTypeMap>& maps() const { return m_maps; }
     const std::vector<HeatmapView*>& views() const { return m_views; }
     Ui::HeadTypesDialog& ui() { return *m_ui; }
 
 signals:
-    void headChosen(int layer, attnviz::engine::Block block, int head);
     /// The scores of a new run are shown (or why not).
     void scored();
 
@@ -44,6 +40,9 @@ protected:
     void showEvent(QShowEvent* event) override;
 
 private:
+    /// The run shown; none in the playground (one module, no layers to compare).
+    void follow(const Session& session) override;
+
     struct Outcome {
         std::vector<lesson::HeadTypeMap> maps;
         QString error;

@@ -3,6 +3,7 @@
 #include "app/panels/model_panel.h"
 #include "app/views/heatmap_view.h"
 #include "app/window/job_failure.h"
+#include "app/window/session.h"
 #include "lesson/importance_heatmap.h"
 #include "render/heatmap_layout.h"
 #include "ui_importance_dialog.h"
@@ -32,7 +33,7 @@ QString metricTitle(lesson::ImportanceMetric metric)
 }
 
 ImportanceDialog::ImportanceDialog(QWidget* parent)
-    : QDialog(parent)
+    : ExperimentDialog(parent)
     , m_ui(std::make_unique<Ui::ImportanceDialog>())
     , m_work([this](const Measurement& m) { return prepare(m); },
              [this](const Outcome& outcome, JobFate fate) { finish(outcome, fate); }, [] {})
@@ -68,7 +69,7 @@ ImportanceDialog::ImportanceDialog(QWidget* parent)
             return;
         const std::vector<std::size_t> order = m_report->ranking();
         if (row >= 0 && static_cast<std::size_t>(row) < order.size())
-            emit headChosen(m_report->heads[order[static_cast<std::size_t>(row)]].head);
+            emit switchOffRequested(m_report->heads[order[static_cast<std::size_t>(row)]].head);
     });
     clearReport(tr("Open a trained model: the playground's random module has nothing to be "
                    "scored on."));
@@ -76,17 +77,17 @@ ImportanceDialog::ImportanceDialog(QWidget* parent)
 
 ImportanceDialog::~ImportanceDialog() = default;
 
-void ImportanceDialog::setModel(std::shared_ptr<const io::LoadedModel> model, std::string text,
-                                std::optional<std::uint64_t> maxMemory)
+void ImportanceDialog::follow(const Session& session)
 {
-    m_text = std::move(text);
-    m_maxMemory = maxMemory;
-    if (model == m_model)
+    const ModelResult& shown = session.modelResult();
+    m_text = shown.request.text;
+    m_maxMemory = session.memoryLimit();
+    if (shown.model == m_model)
         return;
     // A measurement of the model shown before would report on a model no longer shown.
     m_work.discard();
     showIdle();
-    m_model = std::move(model);
+    m_model = shown.model;
     m_ui->measure->setEnabled(m_model && m_model->model);
     if (!m_model || !m_model->model)
         clearReport(tr("Open a trained model: the playground's random module and imported "
@@ -288,7 +289,7 @@ void ImportanceDialog::showReport()
         view->setHeatmap(map, range, true);
         view->setValuesInCells(true);
         connect(view, &HeatmapView::cellClicked, this, [this, block = block](int layer, int head) {
-            emit headChosen({layer, block, head});
+            emit switchOffRequested({layer, block, head});
         });
         m_ui->heatmaps->addWidget(view, 1);
         m_views.push_back(view);

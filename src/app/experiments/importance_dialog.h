@@ -1,10 +1,10 @@
 #pragma once
 
+#include "app/experiments/experiment_dialog.h"
 #include "app/window/newest_request_wins.h"
 #include "io/checkpoint/model_folder.h"
 #include "lesson/head_importance.h"
 
-#include <QDialog>
 #include <QElapsedTimer>
 
 class QLabel;
@@ -29,29 +29,28 @@ QString metricTitle(lesson::ImportanceMetric metric);
 /// off in turn and the model scored on its held-out examples (or the text shown), off the GUI
 /// thread (lesson::headImportance does the work); the result is a layers × heads heatmap per
 /// kind of block and a ranking. Choosing a head switches it off in the main window.
-class ImportanceDialog : public QDialog {
+class ImportanceDialog : public ExperimentDialog {
     Q_OBJECT
 public:
     explicit ImportanceDialog(QWidget* parent = nullptr);
     ~ImportanceDialog() override;
 
-    /// The model the window shows and its text (scored when the folder has no heldout.txt); null
-    /// for the playground, whose random module has nothing to be scored on. Another model drops
-    /// the report (and stops a measurement under way).
-    void setModel(std::shared_ptr<const io::LoadedModel> model, std::string text,
-                  std::optional<std::uint64_t> maxMemory);
     /// Starts measuring (the Measure button).
     void measure();
-    bool busy() const { return m_work.busy(); }
+    bool busy() const override { return m_work.busy(); }
     const std::optional<lesson::ImportanceReport>& report() const { return m_report; }
     Ui::ImportanceDialog* ui() const { return m_ui.get(); }
 
 signals:
-    void headChosen(const attnviz::engine::Ablation::Head& head);
     /// A measurement ended: with a report, an error in the summary line, or stopped.
     void measured();
 
 private:
+    /// The model the window shows and its text (scored when the folder has no heldout.txt), under
+    /// the memory limit; none in the playground, whose random module has nothing to be scored
+    /// on. Another model drops the report (and stops a measurement under way).
+    void follow(const Session& session) override;
+
     struct Measurement {
         std::shared_ptr<const io::LoadedModel> model;
         lesson::EvaluationSet examples;

@@ -2,6 +2,7 @@
 
 #include "app/views/heatmap_view.h"
 #include "app/window/job_failure.h"
+#include "app/window/session.h"
 #include "engine/key_value_cache.h"
 #include "lesson/memory_budget.h"
 #include "render/display_words.h"
@@ -55,7 +56,7 @@ QString token(const lesson::KvCacheDecoding& d, int id)
 } // namespace
 
 KvCacheDialog::KvCacheDialog(QWidget* parent)
-    : QDialog(parent)
+    : ExperimentDialog(parent)
     , m_ui(std::make_unique<Ui::KvCacheDialog>())
     , m_work([this](const Request& r) -> Job {
                  return [r](const std::atomic<bool>& stop) {
@@ -83,7 +84,6 @@ KvCacheDialog::KvCacheDialog(QWidget* parent)
              [] {})
 {
     m_ui->setupUi(this);
-    setObjectName(QStringLiteral("kvCache"));
     m_ui->explanation->setHtml(
         render::readTextResource({QStringLiteral(":/experiments/kv_cache.txt")}).body);
     for (HeatmapView* view : {m_ui->weights, m_ui->keys, m_ui->values})
@@ -101,9 +101,10 @@ KvCacheDialog::KvCacheDialog(QWidget* parent)
 
 KvCacheDialog::~KvCacheDialog() = default;
 
-void KvCacheDialog::setRun(const std::shared_ptr<const lesson::ModelRun>& run,
-                           std::optional<std::uint64_t> maxMemory)
+void KvCacheDialog::follow(const Session& session)
 {
+    const std::shared_ptr<const lesson::ModelRun> run = session.run();
+    const std::optional<std::uint64_t> maxMemory = session.memoryLimit();
     if (run == m_run && maxMemory == m_maxMemory && !m_stale)
         return;
     m_run = run;
@@ -115,7 +116,7 @@ void KvCacheDialog::setRun(const std::shared_ptr<const lesson::ModelRun>& run,
 
 void KvCacheDialog::showEvent(QShowEvent* event)
 {
-    QDialog::showEvent(event);
+    ExperimentDialog::showEvent(event);
     if (std::exchange(m_stale, false))
         decode();
 }

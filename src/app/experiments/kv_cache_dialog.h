@@ -1,10 +1,9 @@
 #pragma once
 
+#include "app/experiments/experiment_dialog.h"
 #include "app/window/newest_request_wins.h"
 #include "lesson/kv_cache_decoding.h"
 #include "lesson/model_run.h"
-
-#include <QDialog>
 
 #include <cstdint>
 #include <memory>
@@ -22,17 +21,13 @@ namespace attnviz::app {
 /// head one column a step; beside them the step's work with and without the cache, the cache's
 /// size and the largest difference from one full causal pass. The playground (no trained model
 /// to decode with) says so.
-class KvCacheDialog : public QDialog {
+class KvCacheDialog : public ExperimentDialog {
     Q_OBJECT
 public:
     explicit KvCacheDialog(QWidget* parent = nullptr);
     ~KvCacheDialog() override;
 
-    /// The run whose model and text to continue; null for the playground. Another run starts a
-    /// new decoding, at once when the dialog is shown, else when it next is.
-    void setRun(const std::shared_ptr<const lesson::ModelRun>& run,
-                std::optional<std::uint64_t> maxMemory);
-    bool busy() const { return m_work.busy(); }
+    bool busy() const override { return m_work.busy(); }
     /// The decoding shown, null while none is.
     const lesson::KvCacheDecoding* decoding() const { return m_decoding.get(); }
     Ui::KvCacheDialog& ui() { return *m_ui; }
@@ -45,6 +40,11 @@ signals:
     void decoded();
 
 private:
+    /// The run whose model and text to continue (none in the playground), under the memory
+    /// limit. Another run starts a new decoding, at once when the dialog is shown, else when it
+    /// next is.
+    void follow(const Session& session) override;
+
     struct Request {
         std::shared_ptr<const lesson::ModelRun> run;
         int tokens = 0;

@@ -23,7 +23,7 @@ QString sumsText(const std::vector<double>& sums)
 } // namespace
 
 MistakesDialog::MistakesDialog(QWidget* parent)
-    : FollowingDialog(parent)
+    : WalkthroughDialog(parent)
     , m_ui(std::make_unique<Ui::MistakesDialog>())
 {
     m_ui->setupUi(this);

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "app/experiments/following_dialog.h"
+#include "app/experiments/walkthrough_dialog.h"
 #include "engine/attention_mistakes.h"
 
 #include <memory>
@@ -15,7 +15,7 @@ namespace attnviz::app {
 /// and with one common mistake made (engine::forwardWithMistake), the step that shows it best
 /// side by side on one colour range, the row sums and how far the output moves, the mistaken
 /// line of code and how to recognise it. Non-modal: it follows the main window's walkthrough.
-class MistakesDialog : public FollowingDialog {
+class MistakesDialog : public WalkthroughDialog {
     Q_OBJECT
 public:
     explicit MistakesDialog(QWidget* parent = nullptr);

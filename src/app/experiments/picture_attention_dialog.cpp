@@ -1,6 +1,7 @@
 #include "app/experiments/picture_attention_dialog.h"
 
 #include "app/export/map_export.h"
+#include "app/window/session.h"
 #include "lesson/image_classes.h"
 #include "lesson/picture_attention.h"
 #include "render/text_resource.h"
@@ -26,11 +27,10 @@ render::FigureOptions exportOptions()
 } // namespace
 
 PictureAttentionDialog::PictureAttentionDialog(QWidget* parent)
-    : QDialog(parent)
+    : ExperimentDialog(parent)
     , m_ui(std::make_unique<Ui::PictureAttentionDialog>())
 {
     m_ui->setupUi(this);
-    setObjectName(QStringLiteral("pictureAttention"));
     m_ui->explanation->setText(
         render::readTextResource({QStringLiteral(":/experiments/picture_attention.txt")}).body);
     m_ui->source->addItem(tr("one layer's weights"), static_cast<int>(lesson::PictureSource::Weights));
@@ -65,8 +65,9 @@ const std::optional<render::PictureOverlay>& PictureAttentionDialog::overlay() c
     return m_ui->picture->overlay();
 }
 
-void PictureAttentionDialog::setRun(const std::shared_ptr<const lesson::ModelRun>& run)
+void PictureAttentionDialog::follow(const Session& session)
 {
+    const std::shared_ptr<const lesson::ModelRun> run = session.run();
     if (run == m_run)
         return;
     const bool sameModel = run && m_run && run->model == m_run->model;

@@ -1,9 +1,8 @@
 #pragma once
 
+#include "app/experiments/experiment_dialog.h"
 #include "lesson/model_run.h"
 #include "render/picture_overlay.h"
-
-#include <QDialog>
 
 #include <memory>
 #include <optional>
@@ -19,14 +18,12 @@ namespace attnviz::app {
 /// layer's weights (one head or their mean) or from the rollout of every layer; opacity and
 /// colour map of the user's choosing; the classifier's five most probable classes; Export writes
 /// the overlay as PNG, SVG or PDF.
-class PictureAttentionDialog : public QDialog {
+class PictureAttentionDialog : public ExperimentDialog {
     Q_OBJECT
 public:
     explicit PictureAttentionDialog(QWidget* parent = nullptr);
     ~PictureAttentionDialog() override;
 
-    /// The run shown; null for the playground. A new model starts again from CLS.
-    void setRun(const std::shared_ptr<const lesson::ModelRun>& run);
     /// The overlay drawn (none without a Vision Transformer's run).
     const std::optional<render::PictureOverlay>& overlay() const;
     /// Writes the overlay drawn to `path` (.png, .svg or .pdf), atomically; throws
@@ -35,6 +32,9 @@ public:
     Ui::PictureAttentionDialog& ui() { return *m_ui; }
 
 private:
+    /// The run shown; none in the playground. A new model starts again from CLS.
+    void follow(const Session& session) override;
+
     void fillChoices();
     void choosePatch(int patch);
     void redraw();

@@ -3,6 +3,7 @@
 #include "app/export/map_export.h"
 #include "app/panels/model_panel.h"
 #include "app/views/heatmap_view.h"
+#include "app/window/session.h"
 #include "lesson/model_walkthrough.h"
 #include "render/text_resource.h"
 #include "ui_rollout_dialog.h"
@@ -10,11 +11,10 @@
 namespace attnviz::app {
 
 RolloutDialog::RolloutDialog(QWidget* parent)
-    : QDialog(parent)
+    : ExperimentDialog(parent)
     , m_ui(std::make_unique<Ui::RolloutDialog>())
 {
     m_ui->setupUi(this);
-    setObjectName(QStringLiteral("rollout"));
     m_ui->explanation->setText(
         render::readTextResource({QStringLiteral(":/experiments/rollout.txt")}).body);
     m_ui->fusion->addItem(tr("mean"), static_cast<int>(lesson::HeadFusion::Mean));
@@ -31,8 +31,9 @@ RolloutDialog::RolloutDialog(QWidget* parent)
 
 RolloutDialog::~RolloutDialog() = default;
 
-void RolloutDialog::setRun(const std::shared_ptr<const lesson::ModelRun>& run)
+void RolloutDialog::follow(const Session& session)
 {
+    const std::shared_ptr<const lesson::ModelRun> run = session.run();
     if (run == m_run)
         return;
     m_run = run;

@@ -14,11 +14,10 @@
 namespace attnviz::app {
 
 RotaryDialog::RotaryDialog(QWidget* parent)
-    : FollowingDialog(parent)
+    : WalkthroughDialog(parent)
     , m_ui(std::make_unique<Ui::RotaryDialog>())
 {
     m_ui->setupUi(this);
-    setObjectName(QStringLiteral("rotary"));
     m_ui->explanation->setHtml(
         render::readTextResource({QStringLiteral(":/experiments/rotary.txt")}).body);
     connect(m_ui->head, &QSpinBox::valueChanged, this, &RotaryDialog::redraw);

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "app/experiments/following_dialog.h"
+#include "app/experiments/walkthrough_dialog.h"
 
 #include <memory>
 
@@ -16,7 +16,7 @@ namespace attnviz::app {
 /// the proof, with every position moved on by a number of the user's choosing, that the score
 /// depends only on how far apart the two are. Non-modal; it follows the main window's
 /// walkthrough while open.
-class RotaryDialog : public FollowingDialog {
+class RotaryDialog : public WalkthroughDialog {
     Q_OBJECT
 public:
     explicit RotaryDialog(QWidget* parent = nullptr);

@@ -23,7 +23,7 @@ QString number(double v)
 } // namespace
 
 ScalingDialog::ScalingDialog(QWidget* parent)
-    : FollowingDialog(parent)
+    : WalkthroughDialog(parent)
     , m_ui(std::make_unique<Ui::ScalingDialog>())
 {
     m_ui->setupUi(this);

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "app/experiments/following_dialog.h"
+#include "app/experiments/walkthrough_dialog.h"
 #include "lesson/scaling_experiment.h"
 
 #include <memory>
@@ -16,7 +16,7 @@ namespace attnviz::app {
 /// weights: the variance of its scores next to d_k, the rows' entropy and largest weight, a
 /// histogram of the divided scores, and the variance of q · k for random vectors of growing d_k.
 /// Non-modal; it follows the main window's walkthrough while open.
-class ScalingDialog : public FollowingDialog {
+class ScalingDialog : public WalkthroughDialog {
     Q_OBJECT
 public:
     explicit ScalingDialog(QWidget* parent = nullptr);

@@ -1,6 +1,7 @@
 #include "app/experiments/window_reach_dialog.h"
 
 #include "app/views/heatmap_view.h"
+#include "app/window/session.h"
 #include "lesson/window_reach.h"
 #include "ui_window_reach_dialog.h"
 
@@ -27,11 +28,10 @@ std::optional<std::vector<std::optional<std::int64_t>>> modelWindows(const lesso
 } // namespace
 
 WindowReachDialog::WindowReachDialog(QWidget* parent)
-    : QDialog(parent)
+    : ExperimentDialog(parent)
     , m_ui(std::make_unique<Ui::WindowReachDialog>())
 {
     m_ui->setupUi(this);
-    setObjectName(QStringLiteral("windowReach"));
     for (QSpinBox* box : {m_ui->query, m_ui->layers, m_ui->window, m_ui->tokens})
         connect(box, &QSpinBox::valueChanged, this, &WindowReachDialog::redraw);
     m_ui->query->setValue(m_ui->tokens->value() - 1);
@@ -45,8 +45,9 @@ bool WindowReachDialog::showsModel() const
     return modelWindows(m_run.get()).has_value();
 }
 
-void WindowReachDialog::setRun(const std::shared_ptr<const lesson::ModelRun>& run)
+void WindowReachDialog::follow(const Session& session)
 {
+    const std::shared_ptr<const lesson::ModelRun> run = session.run();
     if (run == m_run)
         return;
     m_run = run;

@@ -1,8 +1,7 @@
 #pragma once
 
+#include "app/experiments/experiment_dialog.h"
 #include "lesson/model_run.h"
-
-#include <QDialog>
 
 #include <memory>
 
@@ -16,20 +15,21 @@ namespace attnviz::app {
 /// (lesson::windowReach), for the model shown when it has sliding windows (Mistral's on every
 /// layer; Qwen2's and the bundled modern's on some, between full ones), else for a stack of
 /// layers and a window of the user's choosing.
-class WindowReachDialog : public QDialog {
+class WindowReachDialog : public ExperimentDialog {
     Q_OBJECT
 public:
     explicit WindowReachDialog(QWidget* parent = nullptr);
     ~WindowReachDialog() override;
 
-    /// The run shown; null for the playground. A model without a window leaves the stack to the
-    /// user.
-    void setRun(const std::shared_ptr<const lesson::ModelRun>& run);
     Ui::WindowReachDialog& ui() { return *m_ui; }
     /// Whether the map is the model's (rather than a stack of the user's).
     bool showsModel() const;
 
 private:
+    /// The run shown; none in the playground. A model without a window leaves the stack to the
+    /// user.
+    void follow(const Session& session) override;
+
     void redraw();
 
     std::unique_ptr<Ui::WindowReachDialog> m_ui;

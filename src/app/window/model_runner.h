@@ -41,6 +41,7 @@ public:
     /// The most memory a run may take (the Preferences' limit); none: the machine's available
     /// memory. Applies from the next request on.
     void setMemoryLimit(std::optional<std::uint64_t> bytes) { m_memoryLimit = bytes; }
+    std::optional<std::uint64_t> memoryLimit() const { return m_memoryLimit; }
     /// Until the newest result has been delivered.
     bool busy() const { return m_work.busy(); }
 

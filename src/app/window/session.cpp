@@ -77,6 +77,7 @@ void Session::showPlayground(const lesson::PlaygroundSettings& settings)
         m_models->cancel();
         m_source = {};
         m_modelResult = {};
+        emit modelChanged();
     }
     m_playgroundSettings = settings;
     m_playground->request(settings);
@@ -201,6 +202,7 @@ void Session::modelFinished(const ModelResult& result)
     } else {
         m_modelResult = result;
         emit modelShown(result);
+        emit modelChanged();
         if (result.run) {
             applyPendingView();
         } else {

@@ -19,7 +19,7 @@ namespace attnviz::app {
 /// What the window shows, held in one place: the source (the playground's settings, or a model
 /// and its text, heads switched off included), the model's run, the block of it on screen, the
 /// walkthrough shown with its batch item, and a lesson's view still waiting for its run. The
-/// panels ask it for changes; the step panel, the experiment windows and the prediction prompt
+/// panels ask it for changes; the step panel, every experiment window and the prediction prompt
 /// follow its signals rather than each other. It owns both runners, so "idle" is one question
 /// and one signal.
 class Session : public QObject {
@@ -46,6 +46,7 @@ public:
     void setReopenedModel(const std::string& folder) { m_reopenedFolder = folder; }
     /// The Preferences' memory limit; the model shown runs again under a new one.
     void setMemoryLimit(std::optional<std::uint64_t> bytes);
+    std::optional<std::uint64_t> memoryLimit() const { return m_models->memoryLimit(); }
 
     bool playground() const { return m_source.playground(); }
     /// The model asked for (no folder in the playground).
@@ -72,11 +73,15 @@ signals:
     /// showing anything else, so that its memory serves the next one. A real-size layer's is
     /// 0.6 GB, which the kernel would otherwise provide as fresh pages (seconds on a VM).
     void releasingWalkthrough();
-    /// What the experiment windows and the prediction prompt follow: the walkthrough and the
-    /// batch item shown.
+    /// What the prediction prompt and the experiment windows of Following::Walkthrough follow:
+    /// the walkthrough and the batch item shown.
     void shownChanged(std::shared_ptr<const attnviz::lesson::Walkthrough> walkthrough, int batch);
     /// A model's result is the window's now: its run (or the sentence why there is none).
     void modelShown(const attnviz::app::ModelResult& result);
+    /// What the experiment windows of Following::Model follow: modelResult() and run() are
+    /// another model's result (after modelShown), or empty since the window went back to the
+    /// playground.
+    void modelChanged();
     /// The model asked for is not shown (stopped, or it does not open): the window keeps showing
     /// `shown`, and `notice` (possibly empty) says why.
     void modelKept(const attnviz::app::ModelResult& shown, const QString& notice);

@@ -1,23 +1,20 @@
 #pragma once
 
+#include "app/experiments/experiment_dialog.h"
 #include "lesson/walkthrough.h"
-
-#include <QDialog>
 
 #include <memory>
 
 namespace attnviz::app {
 
-/// A non-modal experiment window that follows the walkthrough the main window shows (the
-/// session's shownChanged): it computes again only when the walkthrough or the batch item
-/// changes, and only while it is open, since a long model run's block would cost a second pass;
-/// what changed while it was closed is computed when it opens.
-class FollowingDialog : public QDialog {
+/// An experiment window that computes from the walkthrough the step panel shows
+/// (Following::Walkthrough): again only when the walkthrough or the batch item changes, and only
+/// while it is open, since a long model run's block would cost a second pass; what changed while
+/// it was closed is computed when it opens.
+class WalkthroughDialog : public ExperimentDialog {
     Q_OBJECT
 public:
-    using QDialog::QDialog;
-
-    void setWalkthrough(std::shared_ptr<const lesson::Walkthrough> walkthrough, int batch);
+    using ExperimentDialog::ExperimentDialog;
 
 protected:
     const std::shared_ptr<const lesson::Walkthrough>& walkthrough() const { return m_walkthrough; }
@@ -30,6 +27,8 @@ protected:
     void showEvent(QShowEvent* event) override;
 
 private:
+    void follow(const Session& session) final;
+
     std::shared_ptr<const lesson::Walkthrough> m_walkthrough;
     int m_batch = 0;
     bool m_stale = false;
