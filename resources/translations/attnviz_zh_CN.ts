@@ -2400,6 +2400,10 @@
             <numerusform>%n 个词元</numerusform>
         </translation>
     </message>
+    <message>
+        <source>An encoder-only model writes no text, so it keeps no KV cache.</source>
+        <translation>仅编码器的模型不写文本，所以不保留 KV 缓存。</translation>
+    </message>
 </context>
 <context>
     <name>attnviz::app::MainWindow</name>

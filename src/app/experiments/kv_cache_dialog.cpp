@@ -134,6 +134,11 @@ void KvCacheDialog::decode()
         clear(tr("An imported attention file holds no model to write with."));
         return;
     }
+    if (!m_run->config.hasDecoder()) {
+        m_work.discard();
+        clear(tr("An encoder-only model writes no text, so it keeps no KV cache."));
+        return;
+    }
     clear(tr("Decoding %n token(s) with a KV cache…", nullptr, m_ui->tokens->value()));
     m_work.request({m_run, m_ui->tokens->value(), m_maxMemory});
 }
