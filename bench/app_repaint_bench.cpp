@@ -2,14 +2,14 @@
 // been redrawn: the computation off the GUI thread, the trace arriving, the views refilled and
 // replotted. Offscreen Qt; issue #3's budget is 16 ms for the default configuration and 100 ms
 // for 16 heads × 64 tokens.
-#include "app/head_grid_view.h"
-#include "app/heatmap_view.h"
-#include "app/input_panel.h"
-#include "app/main_window.h"
-#include "app/model_overview.h"
-#include "app/model_panel.h"
-#include "app/step_panel.h"
-#include "app/session.h"
+#include "app/panels/input_panel.h"
+#include "app/panels/model_overview.h"
+#include "app/panels/model_panel.h"
+#include "app/panels/step_panel.h"
+#include "app/views/head_grid_view.h"
+#include "app/views/heatmap_view.h"
+#include "app/window/main_window.h"
+#include "app/window/session.h"
 #include "lesson/freed_memory.h"
 #include "lesson/imported_run.h"
 #include "lesson/model_walkthrough.h"

@@ -429,6 +429,89 @@
     </message>
 </context>
 <context>
+    <name>ExperimentWindows</name>
+    <message>
+        <source>&amp;Scaling the scores…</source>
+        <translation>分数的缩放(&amp;S)…</translation>
+    </message>
+    <message>
+        <source>The module shown with its scores divided by √d_k, by nothing or by a temperature: entropy, largest weight, histogram, and why √d_k</source>
+        <translation>把当前模块的注意力分数除以 √d_k、不除或除以一个温度：比较熵、最大权重和直方图，并说明为什么要除以 √d_k</translation>
+    </message>
+    <message>
+        <source>Common &amp;mistakes…</source>
+        <translation>常见错误(&amp;M)…</translation>
+    </message>
+    <message>
+        <source>The module shown, computed correctly and with a common mistake made, side by side</source>
+        <translation>并排对比当前模块的正确计算结果与犯了常见错误后的结果</translation>
+    </message>
+    <message>
+        <source>Head &amp;importance…</source>
+        <translation>头的重要性(&amp;I)…</translation>
+    </message>
+    <message>
+        <source>Switch every head of the model shown off in turn and rank the heads by how much the model suffers (D2L 10.3)</source>
+        <translation>依次关闭当前模型的每个头，按模型受损的程度给各个头排序（《动手学深度学习》10.3 节）</translation>
+    </message>
+    <message>
+        <source>Head &amp;types…</source>
+        <translation>注意力头的类型(&amp;T)…</translation>
+    </message>
+    <message>
+        <source>Every head of the model shown scored as previous-token, duplicate-token, induction or sink head, with its distance and entropy, layers × heads with a ranking</source>
+        <translation>为当前模型的每个头打分：前一词元头、重复词元头、归纳头或注意力汇聚点，以及它的距离和熵；按层 × 头显示并排名</translation>
+    </message>
+    <message>
+        <source>Attention r&amp;ollout…</source>
+        <translation>注意力展开(&amp;O)…</translation>
+    </message>
+    <message>
+        <source>How much of each token at the top came from each input token, through every layer (Abnar and Zuidema 2020)</source>
+        <translation>经过所有层之后，最上层每个词元所含的内容各有多少来自每个输入词元（Abnar 与 Zuidema，2020）</translation>
+    </message>
+    <message>
+        <source>Attention on the &amp;picture…</source>
+        <translation>图片上的注意力(&amp;P)…</translation>
+    </message>
+    <message>
+        <source>For a Vision Transformer: the attention of [CLS] or of a patch you click, drawn over the picture, per head, averaged or rolled out</source>
+        <translation>用于视觉 Transformer：把 [CLS] 或你点击的图块的注意力画在图片上，可按单个头、各头平均或注意力展开显示</translation>
+    </message>
+    <message>
+        <source>&amp;Rotary positions…</source>
+        <translation>旋转位置编码(&amp;R)…</translation>
+    </message>
+    <message>
+        <source>One query and one key of the block shown, pair of features by pair, each turned by position × frequency; move every position and the score stays</source>
+        <translation>当前块的一个查询和一个键，逐对特征显示，每一对都旋转 位置 × 频率；把所有位置一起平移，分数保持不变</translation>
+    </message>
+    <message>
+        <source>&amp;KV cache…</source>
+        <translation>&amp;KV 缓存…</translation>
+    </message>
+    <message>
+        <source>The model shown writes on token by token with a KV cache: each step adds one query row and one key/value column, with the work saved and the memory spent</source>
+        <translation>当前模型借助 KV 缓存逐个词元地往下写：每一步增加一行查询和一列键/值，并给出省下的计算量和占用的内存</translation>
+    </message>
+    <message>
+        <source>Sliding &amp;window reach…</source>
+        <translation>滑动窗口的覆盖范围(&amp;W)…</translation>
+    </message>
+    <message>
+        <source>How far back a token can hear, layer by layer, when the layers have a sliding window</source>
+        <translation>当各层带有滑动窗口时，一个词元逐层能“听到”多远以前的词元</translation>
+    </message>
+    <message>
+        <source>Attention si&amp;nks…</source>
+        <translation>注意力汇聚点(&amp;N)…</translation>
+    </message>
+    <message>
+        <source>How much of each head&apos;s weight lands on the first token, layers × heads, for the model shown (Xiao et al. 2023)</source>
+        <translation>所示模型中每个头有多少权重落在第一个词元上，按层 × 头显示（Xiao 等人 2023）</translation>
+    </message>
+</context>
+<context>
     <name>ExportDialog</name>
     <message>
         <source>Export image</source>
@@ -1006,42 +1089,6 @@
         <translation>F5</translation>
     </message>
     <message>
-        <source>&amp;Scaling the scores…</source>
-        <translation>分数的缩放(&amp;S)…</translation>
-    </message>
-    <message>
-        <source>The module shown with its scores divided by √d_k, by nothing or by a temperature: entropy, largest weight, histogram, and why √d_k</source>
-        <translation>把当前模块的注意力分数除以 √d_k、不除或除以一个温度：比较熵、最大权重和直方图，并说明为什么要除以 √d_k</translation>
-    </message>
-    <message>
-        <source>Ctrl+K</source>
-        <translation>Ctrl+K</translation>
-    </message>
-    <message>
-        <source>Common &amp;mistakes…</source>
-        <translation>常见错误(&amp;M)…</translation>
-    </message>
-    <message>
-        <source>The module shown, computed correctly and with a common mistake made, side by side</source>
-        <translation>并排对比当前模块的正确计算结果与犯了常见错误后的结果</translation>
-    </message>
-    <message>
-        <source>Ctrl+M</source>
-        <translation>Ctrl+M</translation>
-    </message>
-    <message>
-        <source>Head &amp;importance…</source>
-        <translation>头的重要性(&amp;I)…</translation>
-    </message>
-    <message>
-        <source>Switch every head of the model shown off in turn and rank the heads by how much the model suffers (D2L 10.3)</source>
-        <translation>依次关闭当前模型的每个头，按模型受损的程度给各个头排序（《动手学深度学习》10.3 节）</translation>
-    </message>
-    <message>
-        <source>Ctrl+I</source>
-        <translation>Ctrl+I</translation>
-    </message>
-    <message>
         <source>&amp;About AttnViz</source>
         <translation>关于 AttnViz(&amp;A)</translation>
     </message>
@@ -1076,62 +1123,6 @@
     <message>
         <source>Offer ▶ Animate on the split, softmax, context and concat steps</source>
         <translation>在拆分、softmax、加权求和与拼接这几步提供 ▶ 播放动画</translation>
-    </message>
-    <message>
-        <source>Attention si&amp;nks…</source>
-        <translation>注意力汇聚点(&amp;N)…</translation>
-    </message>
-    <message>
-        <source>How much of each head&apos;s weight lands on the first token, layers × heads, for the model shown (Xiao et al. 2023)</source>
-        <translation>所示模型中每个头有多少权重落在第一个词元上，按层 × 头显示（Xiao 等人 2023）</translation>
-    </message>
-    <message>
-        <source>&amp;KV cache…</source>
-        <translation>&amp;KV 缓存…</translation>
-    </message>
-    <message>
-        <source>The model shown writes on token by token with a KV cache: each step adds one query row and one key/value column, with the work saved and the memory spent</source>
-        <translation>当前模型借助 KV 缓存逐个词元地往下写：每一步增加一行查询和一列键/值，并给出省下的计算量和占用的内存</translation>
-    </message>
-    <message>
-        <source>&amp;Rotary positions…</source>
-        <translation>旋转位置编码(&amp;R)…</translation>
-    </message>
-    <message>
-        <source>One query and one key of the block shown, pair of features by pair, each turned by position × frequency; move every position and the score stays</source>
-        <translation>当前块的一个查询和一个键，逐对特征显示，每一对都旋转 位置 × 频率；把所有位置一起平移，分数保持不变</translation>
-    </message>
-    <message>
-        <source>Sliding &amp;window reach…</source>
-        <translation>滑动窗口的覆盖范围(&amp;W)…</translation>
-    </message>
-    <message>
-        <source>How far back a token can hear, layer by layer, when the layers have a sliding window</source>
-        <translation>当各层带有滑动窗口时，一个词元逐层能“听到”多远以前的词元</translation>
-    </message>
-    <message>
-        <source>Head &amp;types…</source>
-        <translation>注意力头的类型(&amp;T)…</translation>
-    </message>
-    <message>
-        <source>Every head of the model shown scored as previous-token, duplicate-token, induction or sink head, with its distance and entropy, layers × heads with a ranking</source>
-        <translation>为当前模型的每个头打分：前一词元头、重复词元头、归纳头或注意力汇聚点，以及它的距离和熵；按层 × 头显示并排名</translation>
-    </message>
-    <message>
-        <source>Attention r&amp;ollout…</source>
-        <translation>注意力展开(&amp;O)…</translation>
-    </message>
-    <message>
-        <source>How much of each token at the top came from each input token, through every layer (Abnar and Zuidema 2020)</source>
-        <translation>经过所有层之后，最上层每个词元所含的内容各有多少来自每个输入词元（Abnar 与 Zuidema，2020）</translation>
-    </message>
-    <message>
-        <source>Attention on the &amp;picture…</source>
-        <translation>图片上的注意力(&amp;P)…</translation>
-    </message>
-    <message>
-        <source>For a Vision Transformer: the attention of [CLS] or of a patch you click, drawn over the picture, per head, averaged or rolled out</source>
-        <translation>用于视觉 Transformer：把 [CLS] 或你点击的图块的注意力画在图片上，可按单个头、各头平均或注意力展开显示</translation>
     </message>
 </context>
 <context>
@@ -2409,24 +2400,16 @@
             <numerusform>%n 个词元</numerusform>
         </translation>
     </message>
+    <message>
+        <source>An encoder-only model writes no text, so it keeps no KV cache.</source>
+        <translation>仅编码器的模型不写文本，所以不保留 KV 缓存。</translation>
+    </message>
 </context>
 <context>
     <name>attnviz::app::MainWindow</name>
     <message>
         <source>About AttnViz</source>
         <translation>关于 AttnViz</translation>
-    </message>
-    <message>
-        <source>Open a lesson</source>
-        <translation>打开课件</translation>
-    </message>
-    <message>
-        <source>AttnViz lessons (*.attnviz)</source>
-        <translation>AttnViz 课件 (*.attnviz)</translation>
-    </message>
-    <message>
-        <source>Save the lesson</source>
-        <translation>保存课件</translation>
     </message>
     <message>
         <source>New here? Take the guided tour</source>
@@ -2449,30 +2432,6 @@
         <translation>键盘快捷键</translation>
     </message>
     <message>
-        <source>Lesson not opened</source>
-        <translation>课件未打开</translation>
-    </message>
-    <message>
-        <source>Opened the lesson %1</source>
-        <translation>已打开课件 %1</translation>
-    </message>
-    <message>
-        <source>Lesson not saved</source>
-        <translation>课件未保存</translation>
-    </message>
-    <message>
-        <source>Saved the lesson as %1</source>
-        <translation>课件已保存为 %1</translation>
-    </message>
-    <message>
-        <source>No lessons yet</source>
-        <translation>还没有课件</translation>
-    </message>
-    <message>
-        <source>Clear the list</source>
-        <translation>清空列表</translation>
-    </message>
-    <message>
         <source>Left arrow key</source>
         <translation>左箭头键</translation>
     </message>
@@ -2491,14 +2450,6 @@
     <message>
         <source>&lt;p&gt;&lt;b&gt;AttnViz %1&lt;/b&gt; walks through multi-head attention one step at a time. Every number comes from the engine&apos;s trace, which the test suite checks against PyTorch: every intermediate, for torch.nn.MultiheadAttention and the bundled models, at a stated tolerance.&lt;/p&gt;&lt;p&gt;Built with Qt %2 (running on Qt %3), Eigen %4 and QCustomPlot %5.&lt;/p&gt;</source>
         <translation>&lt;p&gt;&lt;b&gt;AttnViz %1&lt;/b&gt; 带你一步一步走完多头注意力的计算。每个数字都来自计算引擎的计算轨迹；测试套件把每一个中间结果都与 PyTorch 核对过（torch.nn.MultiheadAttention 和各个内置模型），误差在规定的容差之内。&lt;/p&gt;&lt;p&gt;使用 Qt %2（运行于 Qt %3）、Eigen %4 和 QCustomPlot %5 构建。&lt;/p&gt;</translation>
-    </message>
-    <message>
-        <source>Running the model on %1</source>
-        <translation>正在用模型处理 %1</translation>
-    </message>
-    <message>
-        <source>%1 is a picture: open a Vision Transformer first (the demo shapes, or a Hugging Face ViT or DeiT folder).</source>
-        <translation>%1 是一张图片：请先打开一个视觉 Transformer（演示模型 shapes，或 Hugging Face 的 ViT 或 DeiT 文件夹）。</translation>
     </message>
 </context>
 <context>
@@ -2821,6 +2772,17 @@
     <message>
         <source>Open a Vision Transformer (the demo shapes, or a Hugging Face ViT or DeiT folder) and choose a picture: its attention is drawn over the picture here.</source>
         <translation>请打开一个视觉 Transformer（演示模型 shapes，或 Hugging Face 的 ViT 或 DeiT 文件夹）并选择一张图片：它的注意力会画在这里的图片上。</translation>
+    </message>
+</context>
+<context>
+    <name>attnviz::app::PictureDrop</name>
+    <message>
+        <source>%1 is a picture: open a Vision Transformer first (the demo shapes, or a Hugging Face ViT or DeiT folder).</source>
+        <translation>%1 是一张图片：请先打开一个视觉 Transformer（演示模型 shapes，或 Hugging Face 的 ViT 或 DeiT 文件夹）。</translation>
+    </message>
+    <message>
+        <source>Running the model on %1</source>
+        <translation>正在用模型处理 %1</translation>
     </message>
 </context>
 <context>
@@ -3324,6 +3286,45 @@ q·k %3</translation>
     <message>
         <source>There was not enough memory for these settings.</source>
         <translation>内存不足，无法按这些设置计算。</translation>
+    </message>
+</context>
+<context>
+    <name>attnviz::app::WindowLesson</name>
+    <message>
+        <source>Open a lesson</source>
+        <translation>打开课件</translation>
+    </message>
+    <message>
+        <source>AttnViz lessons (*.attnviz)</source>
+        <translation>AttnViz 课件 (*.attnviz)</translation>
+    </message>
+    <message>
+        <source>Save the lesson</source>
+        <translation>保存课件</translation>
+    </message>
+    <message>
+        <source>Lesson not opened</source>
+        <translation>课件未打开</translation>
+    </message>
+    <message>
+        <source>Opened the lesson %1</source>
+        <translation>已打开课件 %1</translation>
+    </message>
+    <message>
+        <source>Lesson not saved</source>
+        <translation>课件未保存</translation>
+    </message>
+    <message>
+        <source>Saved the lesson as %1</source>
+        <translation>课件已保存为 %1</translation>
+    </message>
+    <message>
+        <source>No lessons yet</source>
+        <translation>还没有课件</translation>
+    </message>
+    <message>
+        <source>Clear the list</source>
+        <translation>清空列表</translation>
     </message>
 </context>
 <context>

@@ -1,11 +1,12 @@
 // attnviz: the desktop app (everything but main lives in attnviz_app, so tests can link it).
-#include "app/guarded_application.h"
-#include "app/language.h"
-#include "app/main_window.h"
-#include "app/model_panel.h"
-#include "app/settings_store.h"
-#include "app/step_panel.h"
-#include "app/walkthrough_runner.h"
+#include "app/panels/model_panel.h"
+#include "app/panels/step_panel.h"
+#include "app/window/guarded_application.h"
+#include "app/window/language.h"
+#include "app/window/main_window.h"
+#include "app/window/settings_store.h"
+#include "app/window/walkthrough_runner.h"
+#include "app/window/window_lesson.h"
 #include "lesson/freed_memory.h"
 #include "ui_model_panel.h"
 
@@ -158,7 +159,7 @@ int main(int argc, char** argv)
     attnviz::app::MainWindow& window = *first;
     window.show();
     if (!parser.positionalArguments().isEmpty())
-        window.openLessonFile(parser.positionalArguments().constFirst());
+        window.lesson()->openFile(parser.positionalArguments().constFirst());
     if (parser.isSet(options.model)) {
         attnviz::lesson::ModelSource request;
         request.folder = parser.value(options.model).toStdString();

@@ -1,18 +1,20 @@
 // The classroom (#13), driven through the real window offscreen: View ▸ Language rebuilds the
 // window in Chinese around the lesson it showed and back in English; Help's glossary, tour and
 // shortcuts; the step texts link their terms to the glossary.
-#include "app/glossary_dialog.h"
-#include "app/guided_tour.h"
-#include "app/head_grid_view.h"
-#include "app/heatmap_view.h"
-#include "app/importance_dialog.h"
-#include "app/input_panel.h"
-#include "app/language.h"
-#include "app/main_window.h"
-#include "app/model_panel.h"
-#include "app/preferences_dialog.h"
-#include "app/step_animation.h"
-#include "app/step_panel.h"
+#include "app/dialogs/glossary_dialog.h"
+#include "app/dialogs/guided_tour.h"
+#include "app/dialogs/preferences_dialog.h"
+#include "app/experiments/experiments_menu.h"
+#include "app/experiments/importance_dialog.h"
+#include "app/panels/input_panel.h"
+#include "app/panels/model_panel.h"
+#include "app/panels/step_panel.h"
+#include "app/views/head_grid_view.h"
+#include "app/views/heatmap_view.h"
+#include "app/views/step_animation.h"
+#include "app/window/language.h"
+#include "app/window/main_window.h"
+#include "app/window/window_lesson.h"
 #include "app_test_steps.h"
 #include "ui_glossary_dialog.h"
 #include "ui_importance_dialog.h"
@@ -238,11 +240,11 @@ private slots:
 
     void aLessonInChineseOpensInChinese()
     {
-        attnviz::lesson::LessonFile lesson = m_window->lesson();
+        attnviz::lesson::LessonFile lesson = m_window->lesson()->current();
         lesson.language = "zh_CN";
         lesson.step = "scores";
         QPointer<MainWindow> old = m_window;
-        m_window->openLesson(lesson);
+        m_window->lesson()->open(lesson);
         QTRY_VERIFY(!old);
         m_window = onlyWindow();
         QVERIFY(m_window);
@@ -411,7 +413,7 @@ private slots:
     {
         switchTo("zh_CN");
         m_window->findChild<QAction*>(QStringLiteral("actionImportance"))->trigger();
-        ImportanceDialog* dialog = m_window->importanceDialog();
+        auto* dialog = m_window->experiments()->window<ImportanceDialog>("importance");
         QVERIFY(dialog && dialog->isVisible());
         dialog->ui()->examples->setValue(3);
         QSignalSpy measured(dialog, &ImportanceDialog::measured);

@@ -1,16 +1,17 @@
 // Experiments in the real window, offscreen (#12): the arithmetic of a cell and the gallery of
 // common mistakes, each reached as a user reaches it (a head's context menu, the Experiments
 // menu) and checked against the engine's trace.
-#include "app/cell_arithmetic_dialog.h"
-#include "app/head_grid_view.h"
-#include "app/heatmap_view.h"
-#include "app/input_panel.h"
-#include "app/main_window.h"
-#include "app/mistakes_dialog.h"
-#include "app/model_panel.h"
-#include "app/scaling_dialog.h"
-#include "app/step_panel.h"
-#include "app/walkthrough_runner.h"
+#include "app/dialogs/cell_arithmetic_dialog.h"
+#include "app/experiments/experiments_menu.h"
+#include "app/experiments/mistakes_dialog.h"
+#include "app/experiments/scaling_dialog.h"
+#include "app/panels/input_panel.h"
+#include "app/panels/model_panel.h"
+#include "app/panels/step_panel.h"
+#include "app/views/head_grid_view.h"
+#include "app/views/heatmap_view.h"
+#include "app/window/main_window.h"
+#include "app/window/walkthrough_runner.h"
 #include "app_test_steps.h"
 #include "context_menu.h"
 #include "ui_input_panel.h"
@@ -190,7 +191,7 @@ private slots:
         QAction* open = menuAction(QStringLiteral("Common mistakes…"));
         QVERIFY(open);
         open->trigger();
-        MistakesDialog* gallery = m_window->mistakesDialog();
+        auto* gallery = m_window->experiments()->window<MistakesDialog>("mistakes");
         QVERIFY(gallery && gallery->isVisible());
         QCOMPARE(gallery->ui().mistakes->count(),
                  static_cast<int>(attnviz::engine::kAttentionMistakeTable.size()));
@@ -222,7 +223,7 @@ private slots:
     void aClosedGalleryComputesNothingAndCatchesUpWhenShown()
     {
         menuAction(QStringLiteral("Common mistakes…"))->trigger();
-        MistakesDialog* gallery = m_window->mistakesDialog();
+        auto* gallery = m_window->experiments()->window<MistakesDialog>("mistakes");
         gallery->close();
         const auto before = gallery->mistaken();
         attnviz::lesson::PlaygroundSettings settings;
@@ -238,7 +239,7 @@ private slots:
     void theScalingExperimentChangesTheDivisorAndMeasuresTheSoftmax()
     {
         menuAction(QStringLiteral("Scaling the scores…"))->trigger();
-        ScalingDialog* scaling = m_window->scalingDialog();
+        auto* scaling = m_window->experiments()->window<ScalingDialog>("scaling");
         QVERIFY(scaling && scaling->isVisible());
         QVERIFY(scaling->ui().bySqrtDk->text().contains(QStringLiteral("√4 = 2")));
         QCOMPARE(scaling->divisor(), 2.0);

@@ -1,13 +1,13 @@
 // Exports from the app (#5), driven through the real window offscreen: the app and the CLI write
 // the same image for the same view, an exported heatmap keeps the matrix's row and column order,
 // and the grid, data, trace and handout exports land complete.
-#include "app/export_dialog.h"
-#include "app/export_menu.h"
-#include "app/head_grid_view.h"
-#include "app/main_window.h"
-#include "app/model_panel.h"
-#include "app/step_panel.h"
-#include "app/walkthrough_runner.h"
+#include "app/export/export_dialog.h"
+#include "app/export/export_menu.h"
+#include "app/panels/model_panel.h"
+#include "app/panels/step_panel.h"
+#include "app/views/head_grid_view.h"
+#include "app/window/main_window.h"
+#include "app/window/walkthrough_runner.h"
 #include "app_test_steps.h"
 #include "io/atomic_file.h"
 #include "io/input_file.h"

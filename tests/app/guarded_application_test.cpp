@@ -1,8 +1,8 @@
 // Exceptions in the app: one escaping an event handler is reported and the application goes on
 // (a std::bad_alloc in a view of a huge run must not end the program, #22 item 5); one thrown
 // by a worker's job becomes the sentence the window shows.
-#include "app/guarded_application.h"
-#include "app/job_failure.h"
+#include "app/window/guarded_application.h"
+#include "app/window/job_failure.h"
 
 #include <QTimer>
 

@@ -2,13 +2,14 @@
 // view, the heads switched off and the language; damaged, newer, missing and special files are
 // refused in one sentence with the window unchanged; the recent list opens what was saved; and a
 // window closed the usual way reopens where it was.
-#include "app/head_grid_view.h"
-#include "app/input_panel.h"
-#include "app/language.h"
-#include "app/lesson_files.h"
-#include "app/main_window.h"
-#include "app/model_panel.h"
-#include "app/step_panel.h"
+#include "app/panels/input_panel.h"
+#include "app/panels/model_panel.h"
+#include "app/panels/step_panel.h"
+#include "app/views/head_grid_view.h"
+#include "app/window/language.h"
+#include "app/window/lesson_files.h"
+#include "app/window/main_window.h"
+#include "app/window/window_lesson.h"
 #include "app_test_steps.h"
 #include "window_test_support.h"
 
@@ -71,13 +72,13 @@ private:
     {
         auto window = openWindow();
         QVERIFY(window);
-        const LessonFile before = window->lesson();
-        QVERIFY(!window->openLessonFile(file));
+        const LessonFile before = window->lesson()->current();
+        QVERIFY(!window->lesson()->openFile(file));
         const QString message = shownMessage(*window);
         QVERIFY2(message.contains(named), qPrintable(message));
         QVERIFY2(!message.contains(QLatin1Char('\n')), qPrintable(message));
         QVERIFY(attnviz::test::waitUntilIdle(*window));
-        QCOMPARE(window->lesson(), before);
+        QCOMPARE(window->lesson()->current(), before);
     }
 
 private slots:
@@ -100,8 +101,8 @@ private slots:
             auto window = openWindow();
             QVERIFY(window);
             prepareModelLesson(*window);
-            saved = window->lesson();
-            QCOMPARE(window->saveLessonFile(path("reverse.attnviz")), QString());
+            saved = window->lesson()->current();
+            QCOMPARE(window->lesson()->saveFile(path("reverse.attnviz")), QString());
         }
         QCOMPARE(saved.model.folder, std::string("reverse"));
         QCOMPARE(saved.model.ablation.heads.size(), 1u);
@@ -109,10 +110,10 @@ private slots:
         QSettings().clear();
         auto window = openWindow();
         QVERIFY(window);
-        QVERIFY(window->lesson() != saved); // a first start shows something else
-        QVERIFY(window->openLessonFile(path("reverse.attnviz")));
+        QVERIFY(window->lesson()->current() != saved); // a first start shows something else
+        QVERIFY(window->lesson()->openFile(path("reverse.attnviz")));
         QVERIFY(attnviz::test::waitUntilIdle(*window));
-        QCOMPARE(window->lesson(), saved);
+        QCOMPARE(window->lesson()->current(), saved);
         QCOMPARE(window->modelPanel()->choice().layer, 1);
         QCOMPARE(window->modelPanel()->choice().block, Block::Self);
         QCOMPARE(window->stepPanel()->step(), attnviz::test::step("softmax"));
@@ -135,7 +136,7 @@ private slots:
         file.close();
         auto window = openWindow();
         QVERIFY(window);
-        QVERIFY(window->openLessonFile(path("genesis.attnviz")));
+        QVERIFY(window->lesson()->openFile(path("genesis.attnviz")));
         QVERIFY(attnviz::test::waitUntilIdle(*window));
         QCOMPARE(window->modelPanel()->choice().layer, 2);
         QCOMPARE(window->modelPanel()->choice().decodingStep, 2);
@@ -162,17 +163,17 @@ private slots:
         window->stepPanel()->setStep(attnviz::test::step("masked"));
         window->stepPanel()->setBatchIndex(1);
         window->stepPanel()->setNumbersInCells(true);
-        const LessonFile saved = window->lesson();
+        const LessonFile saved = window->lesson()->current();
         QVERIFY(saved.model.playground());
-        QCOMPARE(window->saveLessonFile(path("playground.attnviz")), QString());
+        QCOMPARE(window->lesson()->saveFile(path("playground.attnviz")), QString());
 
         window->inputPanel()->setSettings(attnviz::lesson::PlaygroundSettings{});
         window->stepPanel()->setStep(0);
         QVERIFY(attnviz::test::waitUntilIdle(*window));
-        QVERIFY(window->lesson() != saved);
-        QVERIFY(window->openLessonFile(path("playground.attnviz")));
+        QVERIFY(window->lesson()->current() != saved);
+        QVERIFY(window->lesson()->openFile(path("playground.attnviz")));
         QVERIFY(attnviz::test::waitUntilIdle(*window));
-        QCOMPARE(window->lesson(), saved);
+        QCOMPARE(window->lesson()->current(), saved);
         QCOMPARE(window->inputPanel()->settings(), settings);
         QCOMPARE(window->stepPanel()->batchIndex(), 1);
         QCOMPARE(window->walkthrough()->trace->numHeads(), 3);
@@ -207,7 +208,7 @@ private slots:
         auto window = openWindow();
         QVERIFY(window);
         const QString target = path("no-such-folder/lesson.attnviz");
-        const QString error = window->saveLessonFile(target);
+        const QString error = window->lesson()->saveFile(target);
         QVERIFY(!error.isEmpty());
         QVERIFY2(shownMessage(*window) == error, qPrintable(error));
         QVERIFY(!QFile::exists(target));
@@ -216,10 +217,10 @@ private slots:
         QVERIFY(old.open(QIODevice::WriteOnly));
         old.write(QByteArray(100000, 'x'));
         old.close();
-        QCOMPARE(window->saveLessonFile(path("over.attnviz")), QString());
+        QCOMPARE(window->lesson()->saveFile(path("over.attnviz")), QString());
         const LessonRead read = readLessonFile(path("over.attnviz"));
         QVERIFY2(read.lesson, qPrintable(read.error));
-        QCOMPARE(*read.lesson, window->lesson());
+        QCOMPARE(*read.lesson, window->lesson()->current());
     }
 
     void theRecentListOpensWhatWasSaved()
@@ -227,7 +228,7 @@ private slots:
         auto window = openWindow();
         QVERIFY(window);
         window->stepPanel()->setStep(attnviz::test::step("scores"));
-        QCOMPARE(window->saveLessonFile(path("recent.attnviz")), QString());
+        QCOMPARE(window->lesson()->saveFile(path("recent.attnviz")), QString());
         QCOMPARE(recentLessons().value(0), QFileInfo(path("recent.attnviz")).absoluteFilePath());
         window->stepPanel()->setStep(0);
 
@@ -253,12 +254,12 @@ private slots:
             prepareModelLesson(*window);
             window->modelPanel()->setChoice({1, Block::MaskedSelf, -1});
             window->stepPanel()->setStep(attnviz::test::step("scaled"));
-            shown = window->lesson();
+            shown = window->lesson()->current();
             QVERIFY(window->close());
         }
         auto window = openWindow();
         QVERIFY(window);
-        QCOMPARE(window->lesson(), shown);
+        QCOMPARE(window->lesson()->current(), shown);
         QCOMPARE(window->modelPanel()->choice().block, Block::MaskedSelf);
         QCOMPARE(window->stepPanel()->step(), attnviz::test::step("scaled"));
     }

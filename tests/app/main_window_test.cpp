@@ -1,11 +1,16 @@
 // The desktop app's random-weights playground driven through its real widgets, offscreen (#3).
-#include "app/head_grid_view.h"
-#include "app/heatmap_view.h"
-#include "app/input_panel.h"
-#include "app/main_window.h"
-#include "app/model_panel.h"
-#include "app/step_panel.h"
-#include "app/walkthrough_runner.h"
+#include "app/experiments/experiment_windows.h"
+#include "app/experiments/experiments_menu.h"
+#include "app/experiments/rollout_dialog.h"
+#include "app/experiments/scaling_dialog.h"
+#include "app/panels/input_panel.h"
+#include "app/panels/model_panel.h"
+#include "app/panels/step_panel.h"
+#include "app/views/head_grid_view.h"
+#include "app/views/heatmap_view.h"
+#include "app/window/main_window.h"
+#include "app/window/settings_store.h"
+#include "app/window/walkthrough_runner.h"
 #include "app_test_steps.h"
 #include "context_menu.h"
 #include "render/colour_map.h"
@@ -17,6 +22,7 @@
 #include <QComboBox>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMenu>
 #include <QPlainTextEdit>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -138,6 +144,81 @@ private slots:
         settle();
         QCOMPARE(m_window->stepPanel()->grid()->visibleViews().size(), 8u);
         QVERIFY(m_window->stepPanel()->formulaText().contains(QStringLiteral("(6×2)")));
+    }
+
+    // #44.5: the Experiments menu is kExperimentWindows: one action per row in its order, a
+    // separator between sections, each row's text, tooltip and shortcut, then Predict, then
+    // reveal. An action opens its window once and shows that one again after it was closed.
+    void theExperimentsMenuIsItsRegistry()
+    {
+        const QList<QAction*> actions =
+            m_window->findChild<QMenu*>(QStringLiteral("menuExperiments"))->actions();
+        qsizetype at = 0;
+        for (std::size_t i = 0; i < kExperimentWindows.size(); ++i) {
+            const ExperimentWindow& row = kExperimentWindows[i];
+            const QString name = QString::fromLatin1(row.name.data(), row.name.size());
+            if (i > 0 && row.section != kExperimentWindows[i - 1].section) {
+                QVERIFY(at < actions.size());
+                QVERIFY2(actions[at++]->isSeparator(), qPrintable(name));
+            }
+            QVERIFY(at < actions.size());
+            QAction* action = actions[at++];
+            QCOMPARE(action, m_window->experiments()->action(row.name));
+            QCOMPARE(action->text(), QString::fromUtf8(row.text));
+            QCOMPARE(action->toolTip(), QString::fromUtf8(row.toolTip));
+            QCOMPARE(action->shortcut(), QKeySequence(QString::fromLatin1(row.shortcut)));
+            QVERIFY(!m_window->experiments()->window(row.name));
+            action->trigger();
+            ExperimentDialog* window = m_window->experiments()->window(row.name);
+            QVERIFY2(window && window->isVisible(), qPrintable(name));
+            QCOMPARE(window->objectName(), name);
+            window->close();
+            action->trigger();
+            QCOMPARE(m_window->experiments()->window(row.name), window);
+            QVERIFY(window->isVisible());
+            window->close();
+        }
+        QCOMPARE(at + 2, actions.size());
+        QVERIFY(actions[at]->isSeparator());
+        QCOMPARE(actions[at + 1]->objectName(), QStringLiteral("actionPredict"));
+    }
+
+    // The experiments' shortcuts users know open their windows from the keyboard.
+    void experimentShortcutsOpenTheirWindows()
+    {
+        for (const auto& [key, name] : {std::pair{Qt::Key_K, "scaling"},
+                                        std::pair{Qt::Key_M, "mistakes"},
+                                        std::pair{Qt::Key_I, "importance"}}) {
+            QTest::keyClick(m_window.get(), key, Qt::ControlModifier);
+            ExperimentDialog* window = m_window->experiments()->window(name);
+            QVERIFY2(window && window->isVisible(), name);
+            window->close();
+        }
+    }
+
+    // #44.5: a window follows what its row names by itself: the walkthrough shown, or the model
+    // shown (none in the playground, which the window is told when the user goes back to it).
+    void experimentWindowsFollowTheSessionThemselves()
+    {
+        m_window->experiments()->action("scaling")->trigger();
+        m_window->experiments()->action("rollout")->trigger();
+        auto* scaling = m_window->experiments()->window<ScalingDialog>("scaling");
+        auto* rollout = m_window->experiments()->window<RolloutDialog>("rollout");
+        QVERIFY(scaling && rollout);
+        QVERIFY(scaling->rescaled() && !rollout->map());
+        form()->heads->setValue(2);
+        settle();
+        QVERIFY(scaling->rescaled());
+        QCOMPARE(scaling->rescaled()->heads(), 2);
+        m_window->modelPanel()->setRequest(defaultModelRequest());
+        settle();
+        QVERIFY(rollout->map());
+        QCOMPARE(scaling->rescaled()->trace->queryLength(),
+                 m_window->walkthrough()->trace->queryLength());
+        m_window->modelPanel()->setRequest(attnviz::lesson::ModelSource{});
+        settle();
+        QVERIFY(!rollout->map());
+        QCOMPARE(scaling->rescaled()->heads(), 2);
     }
 
     void keyboardVisitsEveryStepInOrder()

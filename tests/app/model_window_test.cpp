@@ -1,38 +1,40 @@
 // The desktop app on whole models, driven through its real widgets offscreen (#4): the first
 // start shows the trained encoder-decoder's alignment, the selectors pick layers, blocks and
 // decoding steps, the overview opens any head, and a broken model folder is explained.
-#include "app/attention_sinks_dialog.h"
-#include "app/head_grid_view.h"
-#include "app/heatmap_view.h"
-#include "app/head_types_dialog.h"
-#include "app/importance_dialog.h"
-#include "app/map_export.h"
-#include "app/rollout_dialog.h"
-#include "app/picture_attention_dialog.h"
-#include "app/picture_view.h"
-#include "app/kv_cache_dialog.h"
-#include "app/language.h"
-#include "app/rotary_dialog.h"
-#include "app/rotary_pairs_view.h"
-#include "app/window_reach_dialog.h"
-#include "app/main_window.h"
-#include "app/model_overview.h"
-#include "app/model_panel.h"
-#include "app/step_panel.h"
+#include "app/experiments/attention_sinks_dialog.h"
+#include "app/experiments/experiments_menu.h"
+#include "app/experiments/head_types_dialog.h"
+#include "app/experiments/importance_dialog.h"
+#include "app/experiments/kv_cache_dialog.h"
+#include "app/experiments/picture_attention_dialog.h"
+#include "app/experiments/rollout_dialog.h"
+#include "app/experiments/rotary_dialog.h"
+#include "app/experiments/window_reach_dialog.h"
+#include "app/export/map_export.h"
+#include "app/panels/model_overview.h"
+#include "app/panels/model_panel.h"
+#include "app/panels/step_panel.h"
+#include "app/views/head_grid_view.h"
+#include "app/views/heatmap_view.h"
+#include "app/views/picture_view.h"
+#include "app/views/rotary_pairs_view.h"
+#include "app/window/language.h"
+#include "app/window/main_window.h"
+#include "app/window/picture_drop.h"
 #include "app_test_steps.h"
 #include "context_menu.h"
 #include "io/builtin_models.h"
 #include "lesson/attention_rollout.h"
 #include "lesson/attention_sinks.h"
+#include "lesson/picture_attention.h"
 #include "ui_head_types_dialog.h"
 #include "ui_importance_dialog.h"
-#include "ui_rollout_dialog.h"
-#include "ui_picture_attention_dialog.h"
-#include "lesson/picture_attention.h"
 #include "ui_kv_cache_dialog.h"
+#include "ui_model_panel.h"
+#include "ui_picture_attention_dialog.h"
+#include "ui_rollout_dialog.h"
 #include "ui_rotary_dialog.h"
 #include "ui_window_reach_dialog.h"
-#include "ui_model_panel.h"
 #include "window_test_support.h"
 
 #include <QAction>
@@ -137,7 +139,7 @@ private slots:
         QAction* open = m_window->findChild<QAction*>(QStringLiteral("actionImportance"));
         QVERIFY(open);
         open->trigger();
-        ImportanceDialog* dialog = m_window->importanceDialog();
+        auto* dialog = m_window->experiments()->window<ImportanceDialog>("importance");
         QVERIFY(dialog && dialog->isVisible());
         dialog->ui()->examples->setValue(6);
         QSignalSpy measured(dialog, &ImportanceDialog::measured);
@@ -186,7 +188,7 @@ private slots:
         QAction* open = m_window->findChild<QAction*>(QStringLiteral("actionAttentionSinks"));
         QVERIFY(open);
         open->trigger();
-        AttentionSinksDialog* dialog = m_window->attentionSinksDialog();
+        auto* dialog = m_window->experiments()->window<AttentionSinksDialog>("attentionSinks");
         QVERIFY(dialog && dialog->isVisible());
         // The first start shows the reverse demo: an encoder and a decoder, two maps.
         QCOMPARE(dialog->views().size(), 2u);
@@ -234,7 +236,7 @@ private slots:
     {
         showModern("In the beginning God created the heaven and the earth.");
         m_window->findChild<QAction*>(QStringLiteral("actionKvCache"))->trigger();
-        KvCacheDialog* dialog = m_window->kvCacheDialog();
+        auto* dialog = m_window->experiments()->window<KvCacheDialog>("kvCache");
         QVERIFY(dialog && dialog->isVisible());
         Ui::KvCacheDialog& ui = dialog->ui();
         QTRY_VERIFY_WITH_TIMEOUT(dialog->decoding() != nullptr, 60000);
@@ -305,7 +307,7 @@ private slots:
     {
         showModern("And God said, Let there be light: and there was light.");
         m_window->findChild<QAction*>(QStringLiteral("actionRotary"))->trigger();
-        RotaryDialog* dialog = m_window->rotaryDialog();
+        auto* dialog = m_window->experiments()->window<RotaryDialog>("rotary");
         QVERIFY(dialog && dialog->isVisible());
         Ui::RotaryDialog& ui = dialog->ui();
         const auto& w = *m_window->walkthrough();
@@ -347,7 +349,7 @@ private slots:
         showModern("And God said, Let there be light: and there was light. And God saw the light, "
                    "that it was good: and God divided the light from the darkness.");
         m_window->findChild<QAction*>(QStringLiteral("actionAttentionSinks"))->trigger();
-        AttentionSinksDialog* dialog = m_window->attentionSinksDialog();
+        auto* dialog = m_window->experiments()->window<AttentionSinksDialog>("attentionSinks");
         QVERIFY(dialog && dialog->isVisible());
         QCOMPARE(dialog->views().size(), 1u);
         QVERIFY(dialog->removalViews().empty());
@@ -387,7 +389,7 @@ private slots:
         showModern("In the beginning God created the heaven and the earth. And the earth was "
                    "without form, and void; and darkness was upon the face of the deep.");
         m_window->findChild<QAction*>(QStringLiteral("actionWindowReach"))->trigger();
-        WindowReachDialog* dialog = m_window->windowReachDialog();
+        auto* dialog = m_window->experiments()->window<WindowReachDialog>("windowReach");
         QVERIFY(dialog && dialog->isVisible());
         Ui::WindowReachDialog& ui = dialog->ui();
         QVERIFY(dialog->showsModel());
@@ -439,7 +441,7 @@ private slots:
             attnviz::lesson::ModelSource{"genesis", "and god said, let there be light"});
         settle();
         m_window->findChild<QAction*>(QStringLiteral("actionHeadTypes"))->trigger();
-        HeadTypesDialog* dialog = m_window->headTypesDialog();
+        auto* dialog = m_window->experiments()->window<HeadTypesDialog>("headTypes");
         QVERIFY(dialog && dialog->isVisible());
         QSignalSpy scored(dialog, &HeadTypesDialog::scored);
         QVERIFY(!dialog->maps().empty() || scored.wait(60000));
@@ -482,7 +484,7 @@ private slots:
             attnviz::lesson::ModelSource{"modern", "In the beginning God created the heaven"});
         settle();
         m_window->findChild<QAction*>(QStringLiteral("actionRollout"))->trigger();
-        RolloutDialog* dialog = m_window->rolloutDialog();
+        auto* dialog = m_window->experiments()->window<RolloutDialog>("rollout");
         QVERIFY(dialog && dialog->isVisible() && dialog->map());
         Ui::RolloutDialog& ui = dialog->ui();
         ui.fusion->setCurrentIndex(1);
@@ -519,7 +521,7 @@ private slots:
     void pictureAttentionFollowsAVisionTransformer()
     {
         const QString picture = QStringLiteral(ATTNVIZ_TEST_DATA_DIR "/images/rgb8.png");
-        QVERIFY(!m_window->openPicture(picture)); // the model shown reads text
+        QVERIFY(!m_window->pictureDrop()->open(picture)); // the model shown reads text
         QVERIFY2(m_window->statusBar()->currentMessage().contains(QStringLiteral("Vision Transformer")),
                  qPrintable(m_window->statusBar()->currentMessage()));
         attnviz::lesson::ModelSource deit;
@@ -573,7 +575,7 @@ private slots:
         QVERIFY2(!layerOneTitle.contains(QStringLiteral("patches")), qPrintable(layerOneTitle));
 
         m_window->findChild<QAction*>(QStringLiteral("actionPictureAttention"))->trigger();
-        PictureAttentionDialog* dialog = m_window->pictureAttentionDialog();
+        auto* dialog = m_window->experiments()->window<PictureAttentionDialog>("pictureAttention");
         QVERIFY(dialog && dialog->isVisible() && dialog->overlay());
         Ui::PictureAttentionDialog& ui = dialog->ui();
         QCOMPARE(ui.layer->currentData().toInt(), 1); // the last layer first
@@ -615,7 +617,7 @@ private slots:
 
         // Head types of a picture: the share on [CLS], the distance in pixels, the entropy.
         m_window->findChild<QAction*>(QStringLiteral("actionHeadTypes"))->trigger();
-        HeadTypesDialog* types = m_window->headTypesDialog();
+        auto* types = m_window->experiments()->window<HeadTypesDialog>("headTypes");
         QSignalSpy scored(types, &HeadTypesDialog::scored);
         QVERIFY(!types->maps().empty() || scored.wait(60000));
         QCOMPARE(types->ui().type->count(), 3);
@@ -655,7 +657,7 @@ private slots:
         // Without a picture of its own the demo opens its first example.
         QVERIFY2(form()->picture->text().endsWith(QStringLiteral("circle.png")),
                  qPrintable(form()->picture->text()));
-        QVERIFY(m_window->openPicture(examples.filePath(QStringLiteral("ring.png"))));
+        QVERIFY(m_window->pictureDrop()->open(examples.filePath(QStringLiteral("ring.png"))));
         settle();
         QVERIFY2(form()->output->text().contains(QStringLiteral("ring")), qPrintable(form()->output->text()));
         QVERIFY2(form()->description->text().contains(QStringLiteral("4 layers, 4 heads")),
@@ -674,7 +676,7 @@ private slots:
             QVERIFY(m_window->grab().save(qEnvironmentVariable("ATTNVIZ_PATCHES_SHOT")));
 
         m_window->findChild<QAction*>(QStringLiteral("actionPictureAttention"))->trigger();
-        PictureAttentionDialog* dialog = m_window->pictureAttentionDialog();
+        auto* dialog = m_window->experiments()->window<PictureAttentionDialog>("pictureAttention");
         QVERIFY(dialog && dialog->isVisible() && dialog->overlay());
         Ui::PictureAttentionDialog& ui = dialog->ui();
         const auto shareOnShape = [&] {

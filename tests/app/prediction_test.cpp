@@ -1,13 +1,13 @@
 // Experiments ▸ Predict, then reveal (#12), in the real window offscreen: the mode is switched
 // on from the menu, a step is covered by its question until one click answers it, and the
 // verdict and score are the trace's.
-#include "app/head_grid_view.h"
-#include "app/heatmap_view.h"
-#include "app/input_panel.h"
-#include "app/main_window.h"
-#include "app/model_panel.h"
-#include "app/prediction_prompt.h"
-#include "app/step_panel.h"
+#include "app/panels/input_panel.h"
+#include "app/panels/model_panel.h"
+#include "app/panels/prediction_prompt.h"
+#include "app/panels/step_panel.h"
+#include "app/views/head_grid_view.h"
+#include "app/views/heatmap_view.h"
+#include "app/window/main_window.h"
 #include "app_test_steps.h"
 #include "window_test_support.h"
 

@@ -2,14 +2,14 @@
 // clear the heatmaps and say why, a model that does not run leaves no output of an earlier one, a
 // folder that is not a model does not stay in the source list, and a saved model that broke since
 // the last start gives way to the reverse demo.
-#include "app/head_grid_view.h"
-#include "app/input_panel.h"
-#include "app/main_window.h"
-#include "app/model_panel.h"
-#include "app/preferences_dialog.h"
-#include "app/settings_store.h"
-#include "app/step_panel.h"
-#include "app/walkthrough_runner.h"
+#include "app/dialogs/preferences_dialog.h"
+#include "app/panels/input_panel.h"
+#include "app/panels/model_panel.h"
+#include "app/panels/step_panel.h"
+#include "app/views/head_grid_view.h"
+#include "app/window/main_window.h"
+#include "app/window/settings_store.h"
+#include "app/window/walkthrough_runner.h"
 #include "app_test_steps.h"
 #include "io/builtin_models.h"
 #include "ui_input_panel.h"

@@ -1,8 +1,8 @@
 // The session object and the newest-request-wins worker under it, without a window: what is
 // shown changes only through the session, "idle" is one signal, and stale work never reaches
 // the screen.
-#include "app/newest_request_wins.h"
-#include "app/session.h"
+#include "app/window/newest_request_wins.h"
+#include "app/window/session.h"
 #include "io/safetensors.h"
 #include "window_test_support.h"
 

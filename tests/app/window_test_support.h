@@ -1,13 +1,13 @@
 #pragma once
 
-#include "app/head_grid_view.h"
-#include "app/input_panel.h"
-#include "app/main_window.h"
-#include "app/model_panel.h"
-#include "app/model_runner.h"
-#include "app/session.h"
-#include "app/step_panel.h"
-#include "app/walkthrough_runner.h"
+#include "app/panels/input_panel.h"
+#include "app/panels/model_panel.h"
+#include "app/panels/step_panel.h"
+#include "app/views/head_grid_view.h"
+#include "app/window/main_window.h"
+#include "app/window/model_runner.h"
+#include "app/window/session.h"
+#include "app/window/walkthrough_runner.h"
 
 #include "lesson/playground_settings.h"
 
