@@ -880,10 +880,6 @@
         <translation>位置</translation>
     </message>
     <message>
-        <source>&lt;p&gt;How attention learns where tokens are. None: it cannot tell the order. Sinusoidal: a position signal is added to every embedding (the 2017 Transformer). Rotary (RoPE): q and k are turned by an angle that grows with the position, so scores depend on distance (Llama, Mistral, Qwen2).&lt;/p&gt;</source>
-        <translation>&lt;p&gt;注意力如何知道词元在哪里。无：它分辨不出先后顺序。正弦：给每个嵌入加上位置信号（2017 年的 Transformer）。旋转（RoPE）：按随位置增大的角度旋转 q 和 k，使分数取决于距离（Llama、Mistral、Qwen2）。&lt;/p&gt;</translation>
-    </message>
-    <message>
         <source>sinusoidal, added to X</source>
         <translation>正弦，加到 X 上</translation>
     </message>
@@ -930,6 +926,82 @@
     <message>
         <source>whole rows</source>
         <translation>整行</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;How attention learns where tokens are. None: it cannot tell the order. Sinusoidal: a position signal is added to every embedding (the 2017 Transformer). Rotary (RoPE): q and k are turned by an angle that grows with the position, so scores depend on distance (Llama, Mistral, Qwen2). ALiBi: each head subtracts its own slope times the distance from every score (BLOOM, MPT).&lt;/p&gt;</source>
+        <translation>&lt;p&gt;注意力如何得知词元的位置。无：它分不清顺序。正弦：每个嵌入都加上一个位置信号（2017 年的 Transformer）。旋转（RoPE）：q 和 k 按随位置增长的角度旋转，于是分数取决于距离（Llama、Mistral、Qwen2）。ALiBi：每个头从每个分数中减去它自己的斜率乘以距离（BLOOM、MPT）。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>a bias by distance (ALiBi)</source>
+        <translation>按距离的偏置（ALiBi）</translation>
+    </message>
+    <message>
+        <source>Rotated features</source>
+        <translation>旋转的特征</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;How many features of each head rotary positions turn: the first ones, in pairs; the others pass unturned, so a head can keep some features free of position (Phi-3&apos;s partial rotary, Qwen3-Next). 0: all of d_k.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;旋转位置编码转动每个头的多少个特征：最前面的那些，成对转动；其余的不转，这样一个头可以留一些与位置无关的特征（Phi-3 的部分旋转、Qwen3-Next）。0：全部 d_k。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>all of d_k</source>
+        <translation>全部 d_k</translation>
+    </message>
+    <message>
+        <source>Queries, keys and scores</source>
+        <translation>查询、键与分数</translation>
+    </message>
+    <message>
+        <source>QK-norm</source>
+        <translation>QK 归一化</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;Normalise q and k before they meet: an RMSNorm with a learned gain, so that no score can grow without bound. Each head: every head&apos;s q and k on their own, after the split (Qwen3, Gemma 3). Whole projection: a token&apos;s q, all heads together, and its k (OLMo 2). Either comes before rotary positions.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;在 q 与 k 相乘之前先归一化：一个带可学习增益的 RMSNorm，使任何分数都不会无限增长。每个头：在拆分之后，各个头的 q 和 k 各自归一化（Qwen3、Gemma 3）。整个投影：一个词元的 q（所有头合在一起）及其 k（OLMo 2）。两者都在旋转位置编码之前。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>each head</source>
+        <translation>每个头</translation>
+    </message>
+    <message>
+        <source>whole projection</source>
+        <translation>整个投影</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;Multiply the normalised q and k by (1 + w) rather than w, as Gemma&apos;s RMSNorm does: a gain of zeros then leaves them as normalised.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;把归一化后的 q 和 k 乘以 (1 + w) 而不是 w，如 Gemma 的 RMSNorm：增益全为零时，它们保持归一化后的样子。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>Gain 1 + w (Gemma)</source>
+        <translation>增益 1 + w（Gemma）</translation>
+    </message>
+    <message>
+        <source>Scale</source>
+        <translation>缩放</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;What the scores QKᵀ are multiplied by. 0: 1/√d_k, as the 2017 Transformer. Gemma multiplies by query_pre_attn_scalar^(−1/2), which need not be the head&apos;s size.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;分数 QKᵀ 所乘的数。0：1/√d_k，同 2017 年的 Transformer。Gemma 乘以 query_pre_attn_scalar^(−1/2)，它不一定等于头的大小。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>1/√d_k</source>
+        <translation>1/√d_k</translation>
+    </message>
+    <message>
+        <source>Soft cap</source>
+        <translation>软上限</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;Squeeze every scaled score into ±c with c · tanh(s / c), after the scale and before the mask (Gemma 2 caps at 50). Small scores pass almost unchanged; large ones never pass the cap. 0: no cap.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;用 c · tanh(s / c) 把每个缩放后的分数压进 ±c 之内，在缩放之后、掩码之前（Gemma 2 的上限是 50）。小分数几乎不变地通过；大分数永远超不过上限。0：没有上限。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;Give each head a learned sink: a logit that joins every row of its softmax as one more key and is dropped after it, so a row&apos;s weights add up to less than 1 and a head can attend to nothing (gpt-oss).&lt;/p&gt;</source>
+        <translation>&lt;p&gt;给每个头一个可学习的汇点：一个 logit，作为多出来的一个键加入它的 softmax 的每一行，之后再被去掉，于是一行的权重之和小于 1，一个头可以什么都不关注（gpt-oss）。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>A learned sink per head</source>
+        <translation>每个头一个可学习的汇点</translation>
     </message>
 </context>
 <context>
@@ -1676,24 +1748,12 @@
         <translation>&lt;p&gt;%1 ÷ √%2 = %1 ÷ %3 = &lt;b&gt;%4&lt;/b&gt;&lt;/p&gt;</translation>
     </message>
     <message>
-        <source>3. Masked</source>
-        <translation>3. 掩码</translation>
-    </message>
-    <message>
         <source>&lt;p&gt;Every key is blocked for this query. The softmax of a row of −∞ would be 0/0 (NaN); AttnViz gives the row zero weights, so the query attends to nothing and its context is zero.&lt;/p&gt;</source>
         <translation>&lt;p&gt;对这个查询，所有键都被屏蔽了。对一行全为 −∞ 的分数做 softmax 会得到 0/0（NaN）；AttnViz 让这一行的权重全为零，于是这个查询不关注任何键，它的上下文也为零。&lt;/p&gt;</translation>
     </message>
     <message>
         <source>&lt;p&gt;Key %1 is &lt;b&gt;blocked&lt;/b&gt; for this query: the masked score is −∞, so exp gives 0 and its weight is exactly 0.&lt;/p&gt;</source>
         <translation>&lt;p&gt;对这个查询，键 %1 &lt;b&gt;被屏蔽&lt;/b&gt;：掩码后的分数为 −∞，因此 exp 得 0，它的权重恰好为 0。&lt;/p&gt;</translation>
-    </message>
-    <message>
-        <source>&lt;p&gt;Key %1 is allowed: the masked score is the scaled score, %2.&lt;/p&gt;</source>
-        <translation>&lt;p&gt;键 %1 未被屏蔽：掩码后的分数就是缩放后的分数 %2。&lt;/p&gt;</translation>
-    </message>
-    <message>
-        <source>4. Softmax over the keys of row %1</source>
-        <translation>4. 对行 %1 的所有键做 softmax</translation>
     </message>
     <message>
         <source>&lt;p&gt;The row&apos;s largest masked score, %1, is subtracted before exp (the result is the same; the exps cannot overflow).&lt;/p&gt;</source>
@@ -1726,10 +1786,6 @@
     <message>
         <source>&lt;p&gt;&lt;b&gt;Head %1 · query %2 · feature %3 of the context&lt;/b&gt;&lt;/p&gt;</source>
         <translation>&lt;p&gt;&lt;b&gt;头 %1 · 查询 %2 · 上下文的第 %3 个特征&lt;/b&gt;&lt;/p&gt;</translation>
-    </message>
-    <message>
-        <source>The weighted sum of column %1 of V_h</source>
-        <translation>V_h 第 %1 列的加权和</translation>
     </message>
     <message>
         <source>&lt;p&gt;Each key&apos;s value in that column, times the weight query %1 gives the key:&lt;/p&gt;</source>
@@ -1826,6 +1882,58 @@
     <message>
         <source>&lt;p&gt;o ÷ ℓ = (%1%3) — the trace&apos;s context row: (%2%3), the same as softmax · V without ever holding the row whole.&lt;/p&gt;</source>
         <translation>&lt;p&gt;o ÷ ℓ = (%1%3)——计算轨迹中的上下文行：(%2%3)，与 softmax · V 相同，却从未同时保存整行分数。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;q from %1 of head %2, k from %3 of K/V head %4.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;q 取自头 %2 的 %1，k 取自 K/V 头 %4 的 %3。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>2. Scaled: × the module&apos;s scale</source>
+        <translation>2. 缩放：× 模块自己的缩放</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;%1 × %2 = &lt;b&gt;%3&lt;/b&gt;&lt;/p&gt;</source>
+        <translation>&lt;p&gt;%1 × %2 = &lt;b&gt;%3&lt;/b&gt;&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>%1. Capped: c · tanh(scaled / c)</source>
+        <translation>%1. 上限：c · tanh(缩放后 / c)</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;%1 · tanh(%2 ÷ %1) = &lt;b&gt;%3&lt;/b&gt;&lt;/p&gt;</source>
+        <translation>&lt;p&gt;%1 · tanh(%2 ÷ %1) = &lt;b&gt;%3&lt;/b&gt;&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>%1. Biased by distance (ALiBi)</source>
+        <translation>%1. 按距离加偏置（ALiBi）</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;%1 + (%2) = &lt;b&gt;%3&lt;/b&gt;&lt;/p&gt;</source>
+        <translation>&lt;p&gt;%1 + (%2) = &lt;b&gt;%3&lt;/b&gt;&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>%1. Masked</source>
+        <translation>%1. 掩码</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;Key %1 is allowed: the masked score is the score before the mask, %2.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;键 %1 是允许的：掩码后的分数就是掩码前的分数，%2。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>%1. Softmax over the keys of row %2</source>
+        <translation>%1. 在第 %2 行的键上做 softmax</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;The head&apos;s sink, a learned logit of %1, joins the row as one more key: it counts in the maximum and in the sum, then it is dropped, so the weights on the keys add up to 1 − %2.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;这个头的汇点是一个可学习的 logit，值为 %1，它作为多出来的一个键加入这一行：它计入最大值和总和，然后被去掉，所以各个键上的权重之和是 1 − %2。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>&lt;p&gt;Row sum of the exps, the sink&apos;s exp(%1 − max) = %2 included: %3&lt;br&gt;weight = %4 ÷ %3 = &lt;b&gt;%5&lt;/b&gt; (the trace&apos;s weight: %6); the sink takes %7.&lt;/p&gt;</source>
+        <translation>&lt;p&gt;这一行各 exp 之和，含汇点的 exp(%1 − max) = %2：%3&lt;br&gt;权重 = %4 ÷ %3 = &lt;b&gt;%5&lt;/b&gt;（trace 中的权重：%6）；汇点占 %7。&lt;/p&gt;</translation>
+    </message>
+    <message>
+        <source>The weighted sum of column %1 of V of K/V head %2</source>
+        <translation>K/V 头 %2 的 V 的第 %1 列的加权和</translation>
     </message>
 </context>
 <context>

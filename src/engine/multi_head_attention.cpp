@@ -277,7 +277,8 @@ void MultiHeadAttention::forwardWithCache(const Tensor& tokens, KeyValueCache& c
 
     // The new tokens alone: the stages before the scores, at their own positions.
     const TokenPositions own{positionsFrom(n, m), positionsFrom(n, m)};
-    const ResolvedMask none(AttentionMask{}, 1, m, m);
+    const AttentionMask noMask; // the resolved mask refers to it
+    const ResolvedMask none(noMask, 1, m, m);
     const StageInputs newTokens{d, m_weights, tokens, tokens, tokens, none, own,
                                 options.ablatedHeads};
     AttentionOptions fresh = options;

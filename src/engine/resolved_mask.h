@@ -19,6 +19,8 @@ public:
     /// Throws InputError when the mask does not fit `[batch, queries, keys]`.
     ResolvedMask(const AttentionMask& mask, std::int64_t batch, std::int64_t queries,
                  std::int64_t keys);
+    /// The resolved mask refers to the mask: a temporary would be gone before the pass reads it.
+    ResolvedMask(AttentionMask&&, std::int64_t, std::int64_t, std::int64_t) = delete;
 
     struct Row {
         std::int64_t start; ///< keys [0, start) are blocked (a sliding window)

@@ -25,6 +25,8 @@ inline constexpr int kMaxSeed = 2147483647; ///< a QSpinBox holds an int
 inline constexpr double kMinRopeTheta = 2;
 inline constexpr double kMaxRopeTheta = 1e9;
 inline constexpr double kMaxScoreScale = 1000; ///< what QKᵀ is multiplied by
+inline constexpr int kScoreScaleDecimals = 6; ///< the decimals its field shows
 inline constexpr double kMaxSoftCap = 10000; ///< the cap of the scores
+inline constexpr int kSoftCapDecimals = 4;
 
 } // namespace attnviz::lesson

@@ -308,6 +308,15 @@ PlaygroundSettings readPlayground(const Reader& r)
     s.queryKeyNormUnitOffset = r.boolean("qk_norm_unit_offset", false);
     s.scoreScale = r.number("score_scale", 0, 0, kMaxScoreScale);
     s.softCap = r.number("attn_logit_softcapping", 0, 0, kMaxSoftCap);
+    // Their fields show so many decimals, and would round the rest away.
+    for (const auto& [key, value, decimals] :
+         {std::tuple{"score_scale", s.scoreScale, kScoreScaleDecimals},
+          std::tuple{"attn_logit_softcapping", s.softCap, kSoftCapDecimals}}) {
+        const double unit = std::pow(10.0, decimals);
+        if (std::abs(std::round(value * unit) / unit - value) > 1e-12 * std::max(1.0, value))
+            r.fail(key, "a number with at most " + std::to_string(decimals) + " decimals",
+                   *r.find(key));
+    }
     s.learnedSinks = r.boolean("learned_sinks", false);
     s.ropeTheta = r.number("rope_theta", s.ropeTheta, kMinRopeTheta, kMaxRopeTheta);
     // Its field shows whole numbers only, and would round a fraction away.

@@ -23,7 +23,6 @@ enum class SettingsField {
     KeyValueHeads,
     Positions,
     RotaryDim,
-    QueryKeyNorm,
     ScoreScale,
     SoftCap,
     Mask,

@@ -98,13 +98,15 @@ const QStringList kAllowed = {
     "Shazeer", "Dosovitskiy", "Milakov", "Gimelshein", "Xiao", "Dao", "Zhang", "Sennrich", "Abnar", "Zuidema",
     // a library whose head detector the head types follow
     "TransformerLens",
+    // models and positions a playground option names (ALiBi: BLOOM's and MPT's bias by distance)
+    "ALiBi", "BLOOM", "MPT", "OLMo",
     // matplotlib's colour map names, which a user looks up by name
     "magma", "cividis", "greys",
     // formats and files
     "PNG", "SVG", "PDF", "CSV", "JSON", "safetensors", "npy", "txt", "json", "pdf", "png", "svg",
     "csv", "attnviz", "heldout", "config", "model", "vocab", "merges", "tokenizer", "UTF",
     // formula words and abbreviations a Chinese textbook writes in Latin letters
-    "softmax", "exp", "max", "concat", "RoPE", "LayerNorm", "RMSNorm", "GELU", "ReLU", "SiLU", "sigmoid", "FFN",
+    "softmax", "exp", "max", "concat", "RoPE", "LayerNorm", "RMSNorm", "GELU", "ReLU", "SiLU", "sigmoid", "tanh", "logit", "FFN",
     "BPE", "WordPiece", "FlashAttention", "SwiGLU", "KV", "QK", "QKᵀ", "MHA", "GQA", "MQA", "inf", "NaN", "nan", "masked_fill",
     "float", "view", "transpose", "sum", "dim", "mean", "var", "std", "sqrt", "log", "ln", "argmax",
     "relu", "gelu", "silu", "sublayer", "cos", "sin", "ex", "True", "False", "pad", "MultiHead", "Concat",

@@ -115,7 +115,7 @@ private slots:
         QVERIFY(attnviz::test::chooseFromContextMenu(view(1), view(1)->cellCentre(5, 2),
                                                      "Show the arithmetic of this cell"));
         const QString text = steps->cellArithmetic()->text();
-        QVERIFY2(text.contains(QStringLiteral("weighted sum of column 2 of V_h")),
+        QVERIFY2(text.contains(QStringLiteral("weighted sum of column 2 of V of K/V head 1")),
                  qPrintable(text));
         const double context = m_window->walkthrough()->trace->context.at({0, 1, 5, 2});
         QVERIFY(std::abs(numberAfter(text, QStringLiteral("(the trace's context: ")) - context) <

@@ -34,8 +34,9 @@ AttentionTrace run(const RandomCase& c, const AttentionMask& mask = {},
     const AttentionTrace t =
         MultiHeadAttention(c.weights, AttentionDescription::fromWeights(c.weights, c.heads))
             .forward(c.query, c.key, c.value, mask, onPath(path));
-    if (path != engine::AttentionPath::Automatic)
+    if (path != engine::AttentionPath::Automatic) {
         EXPECT_EQ(t.path, path) << "the trace names another pass";
+    }
     return t;
 }
 

@@ -66,8 +66,9 @@ int expectEveryCellIsTheTraces(const Walkthrough& w, const std::string& label)
                         before = a->biased;
                     }
                     EXPECT_EQ(a->blocked, std::isinf(t.masked.at({b, h, i, j}))) << at;
-                    if (!a->blocked)
+                    if (!a->blocked) {
                         EXPECT_EQ(t.masked.at({b, h, i, j}), before) << at;
+                    }
                     const double weight = a->expSum > 0 ? a->exps[j] / a->expSum : 0.0;
                     ok &= std::abs(weight - a->weight) <= 2e-6;
                     EXPECT_NEAR(weight, a->weight, 2e-6) << at;

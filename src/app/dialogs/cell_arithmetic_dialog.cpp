@@ -89,6 +89,14 @@ QString scoreHtml(const lesson::Walkthrough& w, const lesson::ScoreCellArithmeti
 
     html += heading(
         CellArithmeticDialog::tr("1. Score: q_%1 · k_%2, term by term").arg(c.query).arg(c.column));
+    // Which q and k the scores multiplied: normalised, turned, of the group's K/V head.
+    const QString q_from = QString::fromLatin1(engine::stepName(a.queryStep).data());
+    const QString k_from = QString::fromLatin1(engine::stepName(a.keyStep).data());
+    html += CellArithmeticDialog::tr("<p>q from %1 of head %2, k from %3 of K/V head %4.</p>")
+                .arg(q_from)
+                .arg(c.head)
+                .arg(k_from)
+                .arg(a.keyValueHead);
     QString rows =
         header({CellArithmeticDialog::tr("t"), CellArithmeticDialog::tr("q[t]"),
                 CellArithmeticDialog::tr("k[t]"), CellArithmeticDialog::tr("q[t] × k[t]")});
@@ -104,13 +112,33 @@ QString scoreHtml(const lesson::Walkthrough& w, const lesson::ScoreCellArithmeti
                 static_cast<int>(a.products.size()))
                 .arg(number(a.productSum), number(a.score));
 
-    html += heading(CellArithmeticDialog::tr("2. Scaled: ÷ √d_k"));
-    html += CellArithmeticDialog::tr("<p>%1 ÷ √%2 = %1 ÷ %3 = <b>%4</b></p>")
-                .arg(number(a.score))
-                .arg(a.query.size())
-                .arg(number(a.divisor), number(a.scaled));
+    const bool ownScale = w.description().scoreScale.has_value();
+    html += heading(ownScale ? CellArithmeticDialog::tr("2. Scaled: × the module's scale")
+                             : CellArithmeticDialog::tr("2. Scaled: ÷ √d_k"));
+    if (ownScale)
+        html += CellArithmeticDialog::tr("<p>%1 × %2 = <b>%3</b></p>")
+                    .arg(number(a.score), number(a.scale), number(a.scaled));
+    else
+        html += CellArithmeticDialog::tr("<p>%1 ÷ √%2 = %1 ÷ %3 = <b>%4</b></p>")
+                    .arg(number(a.score))
+                    .arg(a.query.size())
+                    .arg(number(a.divisor), number(a.scaled));
+    int section = 3;
+    float beforeMask = a.scaled;
+    if (a.cap) {
+        html += heading(CellArithmeticDialog::tr("%1. Capped: c · tanh(scaled / c)").arg(section++));
+        html += CellArithmeticDialog::tr("<p>%1 · tanh(%2 ÷ %1) = <b>%3</b></p>")
+                    .arg(number(*a.cap), number(a.scaled), number(a.capped));
+        beforeMask = a.capped;
+    }
+    if (a.bias) {
+        html += heading(CellArithmeticDialog::tr("%1. Biased by distance (ALiBi)").arg(section++));
+        html += CellArithmeticDialog::tr("<p>%1 + (%2) = <b>%3</b></p>")
+                    .arg(number(beforeMask), number(*a.bias), number(a.biased));
+        beforeMask = a.biased;
+    }
 
-    html += heading(CellArithmeticDialog::tr("3. Masked"));
+    html += heading(CellArithmeticDialog::tr("%1. Masked").arg(section++));
     if (a.rowFullyMasked)
         html += CellArithmeticDialog::tr(
             "<p>Every key is blocked for this query. The softmax of a row of −∞ "
@@ -123,12 +151,18 @@ QString scoreHtml(const lesson::Walkthrough& w, const lesson::ScoreCellArithmeti
                     .arg(k);
     else
         html += CellArithmeticDialog::tr(
-                    "<p>Key %1 is allowed: the masked score is the scaled score, %2.</p>")
-                    .arg(k, number(a.scaled));
-    if (a.rowFullyMasked)
+                    "<p>Key %1 is allowed: the masked score is the score before the mask, %2.</p>")
+                    .arg(k, number(beforeMask));
+    if (a.rowFullyMasked && !a.sink)
         return html;
 
-    html += heading(CellArithmeticDialog::tr("4. Softmax over the keys of row %1").arg(q));
+    html += heading(CellArithmeticDialog::tr("%1. Softmax over the keys of row %2").arg(section).arg(q));
+    if (a.sink)
+        html += CellArithmeticDialog::tr(
+                    "<p>The head's sink, a learned logit of %1, joins the row as one more key: "
+                    "it counts in the maximum and in the sum, then it is dropped, so the "
+                    "weights on the keys add up to 1 − %2.</p>")
+                    .arg(number(*a.sink), number(a.sinkWeight));
     html += CellArithmeticDialog::tr(
                 "<p>The row's largest masked score, %1, is subtracted before exp (the "
                 "result is the same; the exps cannot overflow).</p>")
@@ -150,11 +184,19 @@ QString scoreHtml(const lesson::Walkthrough& w, const lesson::ScoreCellArithmeti
                     .arg(a.weightRow.size())
                     .arg(c.column);
     const double exp = a.exps[static_cast<std::size_t>(c.column)];
-    html +=
-        CellArithmeticDialog::tr("<p>Row sum of the exps = %1<br>weight = %2 ÷ %1 = <b>%3</b> (the "
-                                 "trace's weight: %4). The row's weights add up to 1.</p>")
-            .arg(number(a.expSum), number(exp), number(a.expSum > 0 ? exp / a.expSum : 0),
-                 number(a.weight));
+    if (a.sink)
+        html += CellArithmeticDialog::tr(
+                    "<p>Row sum of the exps, the sink's exp(%1 − max) = %2 included: %3<br>weight "
+                    "= %4 ÷ %3 = <b>%5</b> (the trace's weight: %6); the sink takes %7.</p>")
+                    .arg(number(*a.sink), number(a.sinkExp), number(a.expSum), number(exp),
+                         number(a.expSum > 0 ? exp / a.expSum : 0), number(a.weight),
+                         number(a.sinkWeight));
+    else
+        html += CellArithmeticDialog::tr(
+                    "<p>Row sum of the exps = %1<br>weight = %2 ÷ %1 = <b>%3</b> (the "
+                    "trace's weight: %4). The row's weights add up to 1.</p>")
+                    .arg(number(a.expSum), number(exp), number(a.expSum > 0 ? exp / a.expSum : 0),
+                         number(a.weight));
     return html;
 }
 
@@ -166,7 +208,9 @@ QString contextHtml(const lesson::Walkthrough& w, const lesson::ContextCellArith
             .arg(c.head)
             .arg(token(w.queryTokens, c.batch, c.query))
             .arg(c.column);
-    html += heading(CellArithmeticDialog::tr("The weighted sum of column %1 of V_h").arg(c.column));
+    html += heading(CellArithmeticDialog::tr("The weighted sum of column %1 of V of K/V head %2")
+                        .arg(c.column)
+                        .arg(a.keyValueHead));
     html += CellArithmeticDialog::tr(
                 "<p>Each key's value in that column, times the weight query %1 gives "
                 "the key:</p>")

@@ -42,6 +42,9 @@ InputPanel::InputPanel(QWidget* parent)
     m_ui->onlineSoftmaxTile->setMaximum(lesson::kMaxWindowField);
     m_ui->seed->setMaximum(lesson::kMaxSeed);
     m_ui->ropeTheta->setRange(lesson::kMinRopeTheta, lesson::kMaxRopeTheta);
+    m_ui->rotaryDim->setMaximum(lesson::kMaxSizeField);
+    m_ui->scoreScale->setRange(0, lesson::kMaxScoreScale);
+    m_ui->softCap->setRange(0, lesson::kMaxSoftCap);
     m_ui->validLengths->setMaxLength(lesson::kMaxValidLengthsLength);
     const auto changed = [this] {
         if (!m_loading)
@@ -54,7 +57,15 @@ InputPanel::InputPanel(QWidget* parent)
         showPositionControls();
         changed();
     });
-    connect(m_ui->ropeTheta, &QDoubleSpinBox::valueChanged, this, changed);
+    for (QDoubleSpinBox* number : {m_ui->ropeTheta, m_ui->scoreScale, m_ui->softCap})
+        connect(number, &QDoubleSpinBox::valueChanged, this, changed);
+    connect(m_ui->queryKeyNorm, &QComboBox::currentIndexChanged, this, [this, changed] {
+        showPositionControls();
+        changed();
+    });
+    for (QCheckBox* box : {m_ui->queryKeyNormUnitOffset, m_ui->learnedSinks})
+        connect(box, &QCheckBox::toggled, this, changed);
+    connect(m_ui->rotaryDim, &QSpinBox::valueChanged, this, [this] { showPositionControls(); });
     connect(m_ui->bias, &QCheckBox::toggled, this, changed);
     connect(m_ui->mask, &QComboBox::currentIndexChanged, this, [this, changed] {
         showMaskControls();
@@ -64,7 +75,7 @@ InputPanel::InputPanel(QWidget* parent)
     connect(m_ui->slidingWindow, &QSpinBox::valueChanged, this, [this] { showMaskControls(); });
     for (QSpinBox* spin : {m_ui->modelWidth, m_ui->heads, m_ui->keyValueHeads, m_ui->queryKeySize,
                            m_ui->valueSize, m_ui->outputWidth, m_ui->slidingWindow,
-                           m_ui->onlineSoftmaxTile, m_ui->seed})
+                           m_ui->onlineSoftmaxTile, m_ui->rotaryDim, m_ui->seed})
         connect(spin, &QSpinBox::valueChanged, this, changed);
     connect(m_ui->reroll, &QPushButton::clicked, this, [this] {
         m_ui->seed->setValue(static_cast<int>(QRandomGenerator::global()->bounded(1000000)));
@@ -84,8 +95,14 @@ void InputPanel::showPositionControls()
 {
     const bool rotary =
         m_ui->positions->currentIndex() == static_cast<int>(lesson::PositionKind::Rotary);
+    // Shown with rotary positions, or while set so that it can be undone.
+    const bool partial = rotary || m_ui->rotaryDim->value() != 0;
     m_ui->label_ropeTheta->setVisible(rotary);
     m_ui->ropeTheta->setVisible(rotary);
+    m_ui->label_rotaryDim->setVisible(partial);
+    m_ui->rotaryDim->setVisible(partial);
+    m_ui->queryKeyNormUnitOffset->setVisible(m_ui->queryKeyNorm->currentIndex() != 0 ||
+                                             m_ui->queryKeyNormUnitOffset->isChecked());
 }
 
 void InputPanel::showMaskControls()
@@ -110,6 +127,12 @@ lesson::PlaygroundSettings InputPanel::settings() const
                                                        : lesson::TokenUnit::Word;
     s.positions = static_cast<lesson::PositionKind>(m_ui->positions->currentIndex());
     s.ropeTheta = m_ui->ropeTheta->value();
+    s.rotaryDim = m_ui->rotaryDim->value();
+    s.queryKeyNorm = static_cast<lesson::QueryKeyNormKind>(m_ui->queryKeyNorm->currentIndex());
+    s.queryKeyNormUnitOffset = m_ui->queryKeyNormUnitOffset->isChecked();
+    s.scoreScale = m_ui->scoreScale->value();
+    s.softCap = m_ui->softCap->value();
+    s.learnedSinks = m_ui->learnedSinks->isChecked();
     s.modelWidth = m_ui->modelWidth->value();
     s.heads = m_ui->heads->value();
     s.keyValueHeads = m_ui->keyValueHeads->value();
@@ -135,6 +158,12 @@ void InputPanel::setSettings(const lesson::PlaygroundSettings& s)
     m_ui->tokenizer->setCurrentIndex(s.tokenUnit == lesson::TokenUnit::Character ? 1 : 0);
     m_ui->positions->setCurrentIndex(static_cast<int>(s.positions));
     m_ui->ropeTheta->setValue(s.ropeTheta);
+    m_ui->rotaryDim->setValue(s.rotaryDim);
+    m_ui->queryKeyNorm->setCurrentIndex(static_cast<int>(s.queryKeyNorm));
+    m_ui->queryKeyNormUnitOffset->setChecked(s.queryKeyNormUnitOffset);
+    m_ui->scoreScale->setValue(s.scoreScale);
+    m_ui->softCap->setValue(s.softCap);
+    m_ui->learnedSinks->setChecked(s.learnedSinks);
     m_ui->modelWidth->setValue(s.modelWidth);
     m_ui->heads->setValue(s.heads);
     m_ui->keyValueHeads->setValue(s.keyValueHeads);
@@ -188,6 +217,9 @@ void InputPanel::showProblems(const std::vector<lesson::SettingsProblem>& proble
         {SettingsField::Heads, m_ui->headsError},
         {SettingsField::KeyValueHeads, m_ui->keyValueHeadsError},
         {SettingsField::Positions, m_ui->positionsError},
+        {SettingsField::RotaryDim, m_ui->rotaryDimError},
+        {SettingsField::ScoreScale, m_ui->scoreScaleError},
+        {SettingsField::SoftCap, m_ui->softCapError},
         {SettingsField::SlidingWindow, m_ui->slidingWindowError},
         {SettingsField::OnlineSoftmaxTile, m_ui->onlineSoftmaxTileError},
         {SettingsField::QueryKeySize, m_ui->queryKeySizeError},

@@ -119,10 +119,10 @@ private:
     /// The custom mask's drawing mode: on the score steps a click draws; elsewhere a line says
     /// where drawing happens. `otherMatrices`: the grid shows learned matrices or differences.
     void showMaskDrawing(const lesson::LessonStep& step, bool otherMatrices);
-    /// The colour of each head, on steps whose matrices colour columns by head.
     /// Shows the picture cut into patches on a Vision Transformer's first input step; hides it
     /// otherwise.
     void showPatches(const lesson::LessonStep& step);
+    /// The colour of each head, on steps whose matrices colour columns by head.
     void showHeadLegend(const std::vector<lesson::Heatmap>& maps);
     void showHeadMenu(QPoint globalPosition, int head, int row, int column);
     /// The trace step whose cells the step shown explains (scores … weights, context), if any.

@@ -46,7 +46,6 @@ public:
     /// column; the same click again clears it) instead of showing the head alone, so the whole
     /// room sees the same query in each head. The mark stays while stepping, where it fits.
     void setMarking(bool on);
-    bool marking() const { return m_marking; }
     void setMark(std::optional<render::Highlight> mark);
 
     /// Drawing a custom mask: a click on a cell is a stroke (cellClicked), never a zoom, and the
