@@ -62,12 +62,9 @@ QString linesFor(const QString& body, const lesson::Walkthrough* w)
     return kept.join(QLatin1Char('\n'));
 }
 
-} // namespace
-
-StepText stepText(const lesson::LessonStep& step, const lesson::Walkthrough* w)
+// The step's text files, the most particular first.
+QStringList candidatesFor(const QString& key, const lesson::Walkthrough* w)
 {
-    const QString key =
-        QString::fromLatin1(step.key.data(), static_cast<qsizetype>(step.key.size()));
     QStringList candidates;
     // Cross-attention has its own words where it differs (no causal mask; the decoder's shift).
     const bool cross = w && w->crossAttention;
@@ -94,7 +91,30 @@ StepText stepText(const lesson::LessonStep& step, const lesson::Walkthrough* w)
     if (inModel)
         candidates << QStringLiteral(":/steps/%1_in_model.txt").arg(key);
     candidates << QStringLiteral(":/steps/%1.txt").arg(key);
-    const TextResource text = readTextResource(candidates);
+    return candidates;
+}
+
+QString keyOf(const lesson::LessonStep& step)
+{
+    return QString::fromLatin1(step.key.data(), static_cast<qsizetype>(step.key.size()));
+}
+
+} // namespace
+
+StepText stepHeading(const lesson::LessonStep& step, const lesson::Walkthrough* w)
+{
+    const QString key = keyOf(step);
+    const TextResource text = readTextResource(candidatesFor(key, w));
+    if (text.fields.isEmpty())
+        return {key, key, {}, {}};
+    return {text.fields.value(QStringLiteral("title")), text.fields.value(QStringLiteral("label")),
+            text.fields.value(QStringLiteral("formula")), {}};
+}
+
+StepText stepText(const lesson::LessonStep& step, const lesson::Walkthrough* w)
+{
+    const QString key = keyOf(step);
+    const TextResource text = readTextResource(candidatesFor(key, w));
     if (text.fields.isEmpty())
         return {key, key, {}, {}};
     // Sizes in the explanation ("{H} heads") are this module's; the formula's are filled where

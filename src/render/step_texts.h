@@ -23,4 +23,8 @@ struct StepText {
 
 StepText stepText(const lesson::LessonStep& step, const lesson::Walkthrough* walkthrough = nullptr);
 
+/// The title, label and formula of the text stepText would read, without filling the
+/// explanation (which may run the module again): what a navigator button shows.
+StepText stepHeading(const lesson::LessonStep& step, const lesson::Walkthrough* walkthrough);
+
 } // namespace attnviz::render

@@ -14,6 +14,8 @@
 #include "app_test_steps.h"
 #include "context_menu.h"
 #include "render/colour_map.h"
+#include "render/step_texts.h"
+#include "lesson/lesson_steps.h"
 #include "ui_input_panel.h"
 #include "window_test_support.h"
 
@@ -305,6 +307,59 @@ private slots:
         settle();
         QVERIFY(!form()->queryKeySizeError->isVisibleTo(m_window.get()));
         QCOMPARE(m_window->walkthrough()->trace->numHeads(), 5);
+    }
+
+    // #44.3: the playground's treatments, set through its controls: each shows its own step in
+    // the navigator, the scale step's button says what the scores are multiplied by, and a
+    // number of rotated features rotary positions cannot turn is refused before any run.
+    void theTreatmentsAreSetInThePlaygroundAndShownAsSteps()
+    {
+        const auto buttonText = [&](const char* key) {
+            QAbstractButton* b = nullptr;
+            for (QAbstractButton* candidate :
+                 m_window->stepPanel()->findChild<QWidget*>(QStringLiteral("stepNavigator"))
+                     ->findChildren<QAbstractButton*>())
+                if (candidate->isVisibleTo(m_window.get()) &&
+                    candidate->toolTip() ==
+                        attnviz::render::stepHeading(attnviz::lesson::kLessonSteps[attnviz::test::step(key)],
+                                            m_window->walkthrough().get())
+                            .title)
+                    b = candidate;
+            return b ? b->text() : QString();
+        };
+        const auto shown = [&](const char* key) {
+            const auto steps = attnviz::lesson::shownLessonSteps(*m_window->walkthrough()->trace);
+            return std::find(steps.begin(), steps.end(), attnviz::test::step(key)) != steps.end();
+        };
+        QVERIFY(!shown("normed") && !shown("capped") && !shown("sink"));
+        QCOMPARE(buttonText("scaled"), QStringLiteral("÷√d_k"));
+
+        form()->positions->setCurrentIndex(static_cast<int>(attnviz::lesson::PositionKind::Rotary));
+        form()->rotaryDim->setValue(3);
+        QApplication::processEvents();
+        QVERIFY(form()->rotaryDimError->isVisibleTo(m_window.get()));
+        QVERIFY2(form()->rotaryDimError->text().contains(QStringLiteral("even number")),
+                 qPrintable(form()->rotaryDimError->text()));
+        QVERIFY(!m_window->walkthrough());
+        form()->rotaryDim->setValue(2);
+        form()->queryKeyNorm->setCurrentIndex(static_cast<int>(attnviz::lesson::QueryKeyNormKind::PerHead));
+        form()->scoreScale->setValue(0.125);
+        form()->softCap->setValue(2);
+        form()->learnedSinks->setChecked(true);
+        settle();
+        QVERIFY(!form()->rotaryDimError->isVisibleTo(m_window.get()));
+        const attnviz::engine::AttentionDescription& d = m_window->walkthrough()->description();
+        QCOMPARE(d.rotary->rotatedSize, 2);
+        QVERIFY(d.queryKeyNorm && d.queryKeyNorm->scope == attnviz::engine::QueryKeyNorm::Scope::PerHead);
+        QCOMPARE(*d.scoreScale, 0.125);
+        QCOMPARE(*d.logitSoftCap, 2.0);
+        QVERIFY(d.learnedSinks);
+        QVERIFY(shown("normed") && shown("capped") && shown("sink"));
+        QCOMPARE(buttonText("scaled"), QStringLiteral("× scale"));
+        // The capped scores shown are the trace's, inside ±2.
+        const attnviz::engine::Tensor& capped = m_window->walkthrough()->trace->capped;
+        for (std::int64_t i = 0; i < capped.size(); ++i)
+            QVERIFY(std::abs(capped.data()[i]) < 2.0f);
     }
 
     void splitStepShowsQueriesKeysOrValues()

@@ -502,9 +502,18 @@ void StepPanel::refresh()
     const auto position = std::find(shown.begin(), shown.end(), m_step) - shown.begin();
     m_position->setText(
         tr("Step %1 of %2 — %3").arg(position + 1).arg(shown.size()).arg(text.title));
-    for (lesson::LessonStepIndex i = 0; i < lesson::kLessonSteps.size(); ++i)
-        m_stepButtons->button(static_cast<int>(i))
-            ->setVisible(std::find(shown.begin(), shown.end(), i) != shown.end());
+    for (lesson::LessonStepIndex i = 0; i < lesson::kLessonSteps.size(); ++i) {
+        QAbstractButton* button = m_stepButtons->button(static_cast<int>(i));
+        const bool visible = std::find(shown.begin(), shown.end(), i) != shown.end();
+        button->setVisible(visible);
+        // The module's own variant names the button: "× scale" where it does not divide by √d_k.
+        if (visible) {
+            const render::StepText own =
+                render::stepHeading(lesson::kLessonSteps[i], m_walkthrough.get());
+            button->setText(own.label);
+            button->setToolTip(own.title);
+        }
+    }
     m_stepButtons->button(static_cast<int>(m_step))->setChecked(true);
     m_previous->setEnabled(m_step != shown.front());
     m_next->setEnabled(m_step != shown.back());
