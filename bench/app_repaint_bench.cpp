@@ -181,14 +181,13 @@ std::shared_ptr<const lesson::ModelRun> llama1bRun(benchmark::State& state)
     static const std::shared_ptr<const lesson::ModelRun> run =
         []() -> std::shared_ptr<const lesson::ModelRun> {
         const QByteArray given = qgetenv("ATTNVIZ_LLAMA_1B");
-        const std::string folder =
-            given.isEmpty() ? "/tmp/attnviz-llama-1b" : given.toStdString();
+        const std::string folder = given.isEmpty() ? "/tmp/attnviz-llama-1b" : given.toStdString();
         if (!std::filesystem::exists(folder + "/config.json"))
             return nullptr;
         auto model = std::make_shared<const io::LoadedModel>(lesson::openModel(folder, {}));
         // Common words until the text is 1024 tokens with the BOS.
-        static const char* words[] = {"the", "model", "reads", "every", "word", "and", "each",
-                                      "head", "looks", "back", "at", "what", "came", "before"};
+        static const char* words[] = {"the",  "model", "reads", "every", "word", "and",  "each",
+                                      "head", "looks", "back",  "at",    "what", "came", "before"};
         lesson::RunRequest request;
         request.text = "The";
         for (std::size_t i = 0; model->tokenizer->encode(request.text).size() < 1023; ++i)

@@ -75,9 +75,12 @@ void shapes(benchmark::internal::Benchmark* b)
 {
     for (int reuse : {1, 0})
         for (int threads : {1, 2})
-            for (const auto& s : std::vector<std::vector<std::int64_t>>{
-                     {1, 16, 512, 8}, {1, 32, 256, 4}, {1, 64, 512, 8}, {1, 256, 768, 12},
-                     {1, 1024, 768, 12}, {4, 128, 512, 8}})
+            for (const auto& s : std::vector<std::vector<std::int64_t>>{{1, 16, 512, 8},
+                                                                        {1, 32, 256, 4},
+                                                                        {1, 64, 512, 8},
+                                                                        {1, 256, 768, 12},
+                                                                        {1, 1024, 768, 12},
+                                                                        {4, 128, 512, 8}})
                 b->Args({s[0], s[1], s[2], s[3], threads, reuse});
     b->ArgNames({"B", "N", "D", "H", "threads", "reuse"});
 }

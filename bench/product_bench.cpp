@@ -77,8 +77,8 @@ void BM_Product(benchmark::State& state)
     }
     const Eigen::MatrixXd exact = a.cast<double>() * b.cast<double>().transpose();
     state.counters["max_error"] = (c.cast<double>() - exact).cwiseAbs().maxCoeff();
-    state.counters["GFLOPs"] = benchmark::Counter(2.0 * m * n * k * 1e-9,
-                                                  benchmark::Counter::kIsIterationInvariantRate);
+    state.counters["GFLOPs"] =
+        benchmark::Counter(2.0 * m * n * k * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
     attnviz::engine::setThreadCount(0);
 }
 

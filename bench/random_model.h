@@ -27,7 +27,9 @@ inline std::shared_ptr<const engine::TransformerModel> randomModel(
         const bool gain = slot.names.front().ends_with("norm.weight");
         for (float& v : values)
             v = gain ? 1.0f : normal(random);
-        io::TensorEntry entry{slot.names.front(), io::DType::F32, slot.shape,
+        io::TensorEntry entry{slot.names.front(),
+                              io::DType::F32,
+                              slot.shape,
                               {reinterpret_cast<const char*>(values.data()), n * sizeof(float)}};
         slot.fill(io::StoredTensor(entry, "random"));
     });

@@ -17,7 +17,7 @@ packages=(
     qt6-tools-dev qt6-l10n-tools qt6-translations-l10n fonts-wqy-microhei
     libgtest-dev libgmock-dev libbenchmark-dev
     xvfb xauth fonts-dejavu-core fonts-cmu poppler-utils librsvg2-bin python3-numpy
-    clang-14 libclang-rt-14-dev libomp-14-dev
+    clang-14 libclang-rt-14-dev libomp-14-dev clang-format-14
     chromium chromium-driver
 )
 if [[ "${1:-}" == "--torch" ]]; then

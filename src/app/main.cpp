@@ -68,9 +68,10 @@ struct Options {
         QStringLiteral("folder")};
     QCommandLineOption text{QStringLiteral("text"), QStringLiteral("The text to run the model on."),
                             QStringLiteral("text")};
-    QCommandLineOption image{QStringLiteral("image"),
-                             QStringLiteral("The picture (PNG or JPEG) to run a Vision Transformer on."),
-                             QStringLiteral("file")};
+    QCommandLineOption image{
+        QStringLiteral("image"),
+        QStringLiteral("The picture (PNG or JPEG) to run a Vision Transformer on."),
+        QStringLiteral("file")};
     QCommandLineOption language{
         QStringLiteral("language"),
         QStringLiteral("The interface's language for this start: en or zh_CN (View > Language "

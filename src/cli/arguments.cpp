@@ -79,8 +79,9 @@ std::string headsNamed(int numHeads)
 std::optional<std::string> Arguments::value(const std::string& option) const
 {
     const auto it = values.find(option);
-    return it == values.end() || it->second.empty() ? std::nullopt
-                                                    : std::optional<std::string>(it->second.front());
+    return it == values.end() || it->second.empty()
+        ? std::nullopt
+        : std::optional<std::string>(it->second.front());
 }
 
 std::vector<std::string> Arguments::all(const std::string& option) const

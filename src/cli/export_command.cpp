@@ -1,7 +1,7 @@
 #include "cli/arguments.h"
 #include "cli/command.h"
-#include "cli/headless_painting.h"
 #include "cli/figure_arguments.h"
+#include "cli/headless_painting.h"
 #include "cli/model_loading.h"
 #include "cli/progress_bar.h"
 #include "engine/input_error.h"
@@ -9,7 +9,6 @@
 #include "lesson/imported_run.h"
 #include "lesson/model_walkthrough.h"
 #include "render/export_formats.h"
-
 
 #include <cstdio>
 
@@ -29,20 +28,26 @@ CommandSpec exportSpec()
 {
     CommandSpec spec{
         "export",
-        "Usage: attnviz-cli export (--model DIR --text \"...\" [--target \"...\"] [--generate N] | --case FILE\n"
+        "Usage: attnviz-cli export (--model DIR --text \"...\" [--target \"...\"] [--generate N] | "
+        "--case FILE\n"
         "                                 | --attentions FILE)\n"
         "                          [--layers LIST] [--blocks LIST] [--heads LIST] [--steps LIST]\n"
         "                          [--ablate HEADS] --format FORMAT --out DIR\n"
         "                          [--width PX] [--height PX] [--dpi N] [--max-memory S]\n"
         "                          [--overwrite] [--quiet]",
-        "Writes attention heatmaps, the numbers behind them, whole traces or the printable walkthrough,\n"
+        "Writes attention heatmaps, the numbers behind them, whole traces or the printable "
+        "walkthrough,\n"
         "without a display. One file per matrix, named\n"
         "  layer{L}_{block}_head{h}_{step}.{ext}    e.g. layer0_self_head3_weights.png   (models)\n"
-        "  layer{L}_{block}_{step}.{ext}            steps with one matrix for all heads (q_proj, concat, ...)\n"
-        "  head{h}_{step}.{ext}                     a --case file (batch{b}_ first when it has several items)\n"
-        "Layers and heads count from 0. Every matrix of a step shares one colour range across the set.",
+        "  layer{L}_{block}_{step}.{ext}            steps with one matrix for all heads (q_proj, "
+        "concat, ...)\n"
+        "  head{h}_{step}.{ext}                     a --case file (batch{b}_ first when it has "
+        "several items)\n"
+        "Layers and heads count from 0. Every matrix of a step shares one colour range across the "
+        "set.",
         {
-            {"--model", "DIR", "a model folder or a bundled model's name, as for attnviz-cli trace"},
+            {"--model", "DIR",
+             "a model folder or a bundled model's name, as for attnviz-cli trace"},
             {"--text", "T",
              "the input text, as for attnviz-cli trace; give it again for a batch of texts,\n"
              "whose files start text0_, text1_, …",
@@ -77,8 +82,10 @@ CommandSpec exportSpec()
              "anything is written)"},
             {"--quiet", "", "no progress bar on stderr"},
         },
-        "The files are written as one transaction: all of them, or — when anything fails — none. Exit\n"
-        "status: 0 on success; 2 on bad arguments or input, with one sentence on stderr and nothing\n"
+        "The files are written as one transaction: all of them, or — when anything fails — none. "
+        "Exit\n"
+        "status: 0 on success; 2 on bad arguments or input, with one sentence on stderr and "
+        "nothing\n"
         "written; 1 when a file could not be written.",
     };
     const std::vector<OptionSpec> texts = textFileOptions();
@@ -174,8 +181,8 @@ int run(const std::vector<std::string>& args)
 
     job.maxMemory = maxMemory(parsed);
     const std::vector<std::string> texts = textArguments(parsed);
-    if (texts.size() > 1 && (format->kind == render::ExportKind::Trace ||
-                             format->kind == render::ExportKind::Document))
+    if (texts.size() > 1 &&
+        (format->kind == render::ExportKind::Trace || format->kind == render::ExportKind::Document))
         throw UsageError("--format " + std::string(format->name) +
                          " takes one text at a time; this command has " +
                          std::to_string(texts.size()));

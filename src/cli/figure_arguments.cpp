@@ -95,8 +95,7 @@ FigureArguments figureArguments(const Arguments& a)
     std::vector<std::pair<std::string, render::FigureArrangement>> arrangements;
     for (const render::ArrangementInfo& info : render::figureArrangements())
         arrangements.emplace_back(info.name, info.arrangement);
-    out.arrangement =
-        choice(a, "--figure", render::FigureArrangement::Each, arrangements);
+    out.arrangement = choice(a, "--figure", render::FigureArrangement::Each, arrangements);
     for (const std::string& name : a.all("--colour-map")) {
         const render::ColourMap* map = render::colourMap(name);
         if (!map)
@@ -188,8 +187,8 @@ void selectionArguments(const Arguments& a, lesson::ExportSelection& selection)
                              " is empty; B must be above A");
         selection.tokens = lesson::TokenRange{first.value_or(0), end};
     }
-    const std::vector<std::pair<std::string, lesson::Combine>> how{
-        {"mean", lesson::Combine::Mean}, {"max", lesson::Combine::Max}};
+    const std::vector<std::pair<std::string, lesson::Combine>> how{{"mean", lesson::Combine::Mean},
+                                                                   {"max", lesson::Combine::Max}};
     selection.overHeads = choice(a, "--over-heads", lesson::Combine::None, how);
     selection.overLayers = choice(a, "--over-layers", lesson::Combine::None, how);
 }

@@ -18,27 +18,37 @@ CommandSpec importanceSpec()
         "importance",
         "Usage: attnviz-cli importance --model DIR [--text \"...\"] [--examples N] [--top N]\n"
         "                              [--threads N] [--max-memory S] [--quiet]",
-        "Switches every attention head of the model off in turn (its columns of concat are zero, as with\n"
-        "trace --ablate) and ranks the heads by how much worse the model does without each: D2L 10.3's\n"
-        "head-importance exercise. The data is the model folder's heldout.txt (docs/model-format.md), or\n"
+        "Switches every attention head of the model off in turn (its columns of concat are zero, "
+        "as with\n"
+        "trace --ablate) and ranks the heads by how much worse the model does without each: D2L "
+        "10.3's\n"
+        "head-importance exercise. The data is the model folder's heldout.txt "
+        "(docs/model-format.md), or\n"
         "--text. The score is\n"
-        "  exact-match accuracy  an encoder-decoder with answers in heldout.txt (input<TAB>answer):\n"
-        "                        every answer token and the end predicted, as greedy decoding would\n"
-        "  loss                  decoders otherwise: mean cross-entropy of each next token, in nats\n"
-        "                        (an encoder-decoder's own greedy output is the answer to a --text)\n"
+        "  exact-match accuracy  an encoder-decoder with answers in heldout.txt "
+        "(input<TAB>answer):\n"
+        "                        every answer token and the end predicted, as greedy decoding "
+        "would\n"
+        "  loss                  decoders otherwise: mean cross-entropy of each next token, in "
+        "nats\n"
+        "                        (an encoder-decoder's own greedy output is the answer to a "
+        "--text)\n"
         "  output change         encoder-only models: |h_off - h| / |h| of the encoder's output\n"
-        "Prints the score with every head on, then one row per head, the most harmful switch-off first,\n"
+        "Prints the score with every head on, then one row per head, the most harmful switch-off "
+        "first,\n"
         "then the change per layer × head for each kind of attention block.",
         {
             {"--model", "DIR", "a model folder or a bundled model's name"},
-            {"--text", "T", "measure on this text instead of the folder's heldout.txt", false, true},
+            {"--text", "T", "measure on this text instead of the folder's heldout.txt", false,
+             true},
             {"--examples", "N", "use only the first N examples of heldout.txt"},
             {"--top", "N", "print only the N most important heads (the grid shows all)"},
             threadsOption(),
             maxMemoryOption(),
             {"--quiet", "", "no progress bar on stderr"},
         },
-        "Exit status: 0 on success; 2 on bad arguments, a model that cannot be loaded or data it cannot\n"
+        "Exit status: 0 on success; 2 on bad arguments, a model that cannot be loaded or data it "
+        "cannot\n"
         "read, with one sentence on stderr.",
     };
 }

@@ -20,16 +20,23 @@ CommandSpec mhaSpec()
         "mha",
         "Usage: attnviz-cli mha CASE.safetensors [--dump OUT.safetensors] [--ablate HEADS]\n"
         "                      [--online-softmax TILE] [--threads N] [--max-memory S] [--quiet]",
-        "Runs one multi-head attention module on the inputs and weights in CASE, prints every step with\n"
+        "Runs one multi-head attention module on the inputs and weights in CASE, prints every step "
+        "with\n"
         "its shape, and with --dump writes every intermediate to OUT as F32 tensors named\n" +
             stepNames() +
             ".\n\n"
-            "CASE holds F32 tensors query [B,Nq,Dq], key [B,Nk,Dk], value [B,Nk,Dv], w_q [H*Pqk,Dq],\n"
-            "w_k [Hkv*Pqk,Dk], w_v [Hkv*Pv,Dv], w_o [Po,H*Pv]; optionally b_q, b_k, b_v, b_o, valid_lens\n"
-            "(I32/I64, [B] or [B,Nq]), mask (U8/BOOL, [Nq,Nk] or [B,Nq,Nk], 1 = may attend) and, with\n"
-            "rotary positions, query_positions [B,Nq] and key_positions [B,Nk] (I32/I64). Its __metadata__\n"
-            "gives num_heads (required), num_kv_heads (default num_heads; grouped-query attention),\n"
-            "causal (\"true\"/\"false\", default false), sliding_window (W keys, with causal) and rope_theta\n"
+            "CASE holds F32 tensors query [B,Nq,Dq], key [B,Nk,Dk], value [B,Nk,Dv], w_q "
+            "[H*Pqk,Dq],\n"
+            "w_k [Hkv*Pqk,Dk], w_v [Hkv*Pv,Dv], w_o [Po,H*Pv]; optionally b_q, b_k, b_v, b_o, "
+            "valid_lens\n"
+            "(I32/I64, [B] or [B,Nq]), mask (U8/BOOL, [Nq,Nk] or [B,Nq,Nk], 1 = may attend) and, "
+            "with\n"
+            "rotary positions, query_positions [B,Nq] and key_positions [B,Nk] (I32/I64). Its "
+            "__metadata__\n"
+            "gives num_heads (required), num_kv_heads (default num_heads; grouped-query "
+            "attention),\n"
+            "causal (\"true\"/\"false\", default false), sliding_window (W keys, with causal) and "
+            "rope_theta\n"
             "(rotary positions). See docs/case-format.md.",
         {
             {"--dump", "OUT", "write the trace to OUT (atomically: never a partial file)"},
@@ -45,7 +52,8 @@ CommandSpec mhaSpec()
             maxMemoryOption(),
             {"--quiet", "", "print nothing on success"},
         },
-        "Exit status: 0 on success; 2 on bad arguments or bad input, with one sentence on stderr and no\n"
+        "Exit status: 0 on success; 2 on bad arguments or bad input, with one sentence on stderr "
+        "and no\n"
         "OUT written; 1 when OUT could not be written.",
     };
 }

@@ -9,7 +9,6 @@
 #include "render/colour_map.h"
 #include "render/picture_overlay.h"
 
-
 #include <charconv>
 #include <cstdio>
 #include <filesystem>
@@ -48,7 +47,8 @@ CommandSpec pictureSpec()
             maxMemoryOption(),
             {"--quiet", "", "print nothing on success"},
         },
-        "Exit status: 0 on success; 1 when the file cannot be written; 2 on bad arguments, a model\n"
+        "Exit status: 0 on success; 1 when the file cannot be written; 2 on bad arguments, a "
+        "model\n"
         "that reads text, or a picture that cannot be read, with one sentence on stderr. Nothing\n"
         "is written on failure.",
     };
@@ -73,7 +73,8 @@ int fromToken(const std::string& text, const engine::ImageInput& image)
     }
     if (row < 0 || column < 0 || row >= image.patchRows() || column >= image.patchColumns())
         throw UsageError("--from is '" + io::printable(text, 40) + "'; expected cls" +
-                         (image.distillationToken ? ", dist" : "") + " or a patch row,column with row 0 to " +
+                         (image.distillationToken ? ", dist" : "") +
+                         " or a patch row,column with row 0 to " +
                          std::to_string(image.patchRows() - 1) + " and column 0 to " +
                          std::to_string(image.patchColumns() - 1));
     return image.extraTokens() + row * image.patchColumns() + column;
@@ -88,14 +89,16 @@ int run(const std::vector<std::string>& args)
     }
     const Arguments parsed = parseArguments(args, spec);
     if (!parsed.positional.empty())
-        throw UsageError("unexpected argument '" + io::printable(parsed.positional.front(), 60) + "'");
+        throw UsageError("unexpected argument '" + io::printable(parsed.positional.front(), 60) +
+                         "'");
     const std::string modelName = parsed.required("--model", "picture");
     const std::string image = parsed.required("--image", "picture");
     const std::string out = parsed.required("--out", "picture");
     const std::optional<render::ImageFormat> format =
         render::imageFormatOfExtension(std::filesystem::path(out).extension().string());
     if (!format)
-        throw UsageError("--out " + io::printable(out, 60) + " has no .png, .svg or .pdf extension");
+        throw UsageError("--out " + io::printable(out, 60) +
+                         " has no .png, .svg or .pdf extension");
     render::PictureOverlay overlay;
     if (const auto opacity = parsed.number("--opacity")) {
         if (!(*opacity >= 0 && *opacity <= 1))
@@ -110,10 +113,13 @@ int run(const std::vector<std::string>& args)
         overlay.colourMap = map;
     }
     render::FigureOptions figure;
-    figure.size = {parsed.integer("--width", 1200, 50, 20000), parsed.integer("--height", 1040, 50, 20000),
+    figure.size = {parsed.integer("--width", 1200, 50, 20000),
+                   parsed.integer("--height", 1040, 50, 20000),
                    parsed.integer("--dpi", 192, 24, 2400)};
-    if (figure.size.width * 96 / figure.size.dpi < 200 || figure.size.height * 96 / figure.size.dpi < 200)
-        throw UsageError("the image is too small for its resolution; allow at least 200 pixels at 96 dpi");
+    if (figure.size.width * 96 / figure.size.dpi < 200 ||
+        figure.size.height * 96 / figure.size.dpi < 200)
+        throw UsageError(
+            "the image is too small for its resolution; allow at least 200 pixels at 96 dpi");
     const int threads = parsed.integer("--threads", 0, 1, engine::kMaxThreads);
     const std::optional<std::uint64_t> memory = maxMemory(parsed);
 
@@ -121,15 +127,19 @@ int run(const std::vector<std::string>& args)
     const auto model = loadModelArgument(modelName, memory);
     const engine::ModelConfig& c = model->model->config();
     if (!c.image)
-        throw UsageError(io::printable(c.name, 60) + " reads text; picture needs a Vision Transformer");
+        throw UsageError(io::printable(c.name, 60) +
+                         " reads text; picture needs a Vision Transformer");
     lesson::PictureQuery query;
-    query.source = parsed.has("--rollout") ? lesson::PictureSource::Rollout : lesson::PictureSource::Weights;
+    query.source =
+        parsed.has("--rollout") ? lesson::PictureSource::Rollout : lesson::PictureSource::Weights;
     query.layer = parsed.integer("--layer", c.encoderLayers - 1, 0, c.encoderLayers - 1);
     const std::string head = parsed.value("--head").value_or("mean");
     query.head = head == "mean" ? -1 : parsed.integer("--head", -1, 0, c.numHeads - 1);
     query.token = fromToken(parsed.value("--from").value_or("cls"), *c.image);
-    if (query.source == lesson::PictureSource::Rollout && (parsed.value("--layer") || parsed.value("--head")))
-        throw UsageError("--rollout reads every layer and head; give it without --layer and --head");
+    if (query.source == lesson::PictureSource::Rollout &&
+        (parsed.value("--layer") || parsed.value("--head")))
+        throw UsageError(
+            "--rollout reads every layer and head; give it without --layer and --head");
 
     lesson::RunRequest request;
     request.image = image;
@@ -138,11 +148,13 @@ int run(const std::vector<std::string>& args)
         runModelArguments(model, request, engine::CapturePolicy::attentionWeights());
     overlay.attention = lesson::pictureAttention(*run.trace, c, query);
     overlay.title = QString::fromStdString(overlay.attention.title);
-    overlay.queryPatch = query.token >= c.image->extraTokens() ? query.token - c.image->extraTokens() : -1;
-    overlay.firstTokensNote = QStringLiteral("%1 % of the row is on %2, outside the picture")
-                                  .arg(100 * overlay.attention.onFirstTokens, 0, 'f', 1)
-                                  .arg(c.image->distillationToken ? QStringLiteral("[CLS] and [DIST]")
-                                                                  : QStringLiteral("[CLS]"));
+    overlay.queryPatch =
+        query.token >= c.image->extraTokens() ? query.token - c.image->extraTokens() : -1;
+    overlay.firstTokensNote =
+        QStringLiteral("%1 % of the row is on %2, outside the picture")
+            .arg(100 * overlay.attention.onFirstTokens, 0, 'f', 1)
+            .arg(c.image->distillationToken ? QStringLiteral("[CLS] and [DIST]")
+                                            : QStringLiteral("[CLS]"));
 
     const HeadlessPainting qt("picture");
     overlay.picture = render::pictureImage(*run.picture);
@@ -150,8 +162,8 @@ int run(const std::vector<std::string>& args)
     figure.description = overlay.firstTokensNote;
     const QByteArray bytes = render::renderPictureOverlay(overlay, *format, figure);
     try {
-        io::writeFileAtomically(out, std::span<const char>(bytes.constData(),
-                                                           static_cast<std::size_t>(bytes.size())));
+        io::writeFileAtomically(
+            out, std::span<const char>(bytes.constData(), static_cast<std::size_t>(bytes.size())));
     } catch (const io::FileError& e) {
         throw WriteFailed(e.what());
     }

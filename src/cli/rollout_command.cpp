@@ -22,15 +22,19 @@ CommandSpec rolloutSpec()
         "                           [--max-memory S] [--quiet]",
         "Attention rollout (Abnar & Zuidema, 2020) of the model's first attention stack (the\n"
         "encoder's self-attention of an encoder-decoder; the only stack otherwise): per layer the\n"
-        "heads fused into A, in each row the floor(R * N) smallest entries off the diagonal set to 0,\n"
-        "A~ = normalise_rows(0.5 * (A + I)) — every row sums to 1 — and the rollout A~_L ... A~_1.\n"
-        "Row i says how much of what token i holds after the last layer came from each input token.\n"
+        "heads fused into A, in each row the floor(R * N) smallest entries off the diagonal set to "
+        "0,\n"
+        "A~ = normalise_rows(0.5 * (A + I)) — every row sums to 1 — and the rollout A~_L ... "
+        "A~_1.\n"
+        "Row i says how much of what token i holds after the last layer came from each input "
+        "token.\n"
         "Writes the N x N rollout as a float32 .npy (numpy.load reads it), atomically.",
         {
             {"--model", "DIR", "a model folder or a bundled model's name"},
             {"--text", "T", "the text to run the model on", false, true},
             {"--image", "FILE", "an image, for a Vision Transformer"},
-            {"--head-fusion", "F", "mean (the default), max or min: how a layer's heads become one"},
+            {"--head-fusion", "F",
+             "mean (the default), max or min: how a layer's heads become one"},
             {"--discard-ratio", "R",
              "0 (the default) to 1: the share of each row's smallest entries dropped per layer"},
             {"--out", "FILE", "where to write the rollout (.npy)"},
@@ -38,7 +42,8 @@ CommandSpec rolloutSpec()
             maxMemoryOption(),
             {"--quiet", "", "print nothing on success"},
         },
-        "Exit status: 0 on success; 1 when the file cannot be written; 2 on bad arguments or a model\n"
+        "Exit status: 0 on success; 1 when the file cannot be written; 2 on bad arguments or a "
+        "model\n"
         "that cannot be loaded or run, with one sentence on stderr. Nothing is written on failure.",
     };
 }
@@ -85,13 +90,13 @@ int run(const std::vector<std::string>& args)
     request.text = text.value_or("");
     request.image = image.value_or("");
     request.maxMemory = memory;
-    const auto run = std::make_shared<const lesson::ModelRun>(runModelArguments(
-        model, request, engine::CapturePolicy::attentionWeights()));
+    const auto run = std::make_shared<const lesson::ModelRun>(
+        runModelArguments(model, request, engine::CapturePolicy::attentionWeights()));
     const engine::Block block = lesson::firstAttentionStack(model->model->config());
     const std::vector<int>& ids = run->trace->queryIds(block);
-    const lesson::Heatmap map = lesson::rolloutHeatmap(
-        lesson::attentionRollout(*run->trace, block, options), lesson::displayTokens(*run, ids),
-        options);
+    const lesson::Heatmap map =
+        lesson::rolloutHeatmap(lesson::attentionRollout(*run->trace, block, options),
+                               lesson::displayTokens(*run, ids), options);
     try {
         const std::string bytes = io::npyBytes(map.matrix);
         io::writeFileAtomically(out, bytes);

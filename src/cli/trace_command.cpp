@@ -30,24 +30,33 @@ CommandSpec traceSpec()
         "                         --dump OUT.safetensors\n"
         "                         [--generate N] [--steps LIST] [--ablate L:H,...] [--threads N]\n"
         "                         [--max-memory S] [--quiet]",
-        "Runs a Transformer model on a text and writes every activation to OUT as F32 tensors named\n"
-        "  encoder.embedding  encoder.positional  encoder.token_type  encoder.input  encoder.final_norm\n"
+        "Runs a Transformer model on a text and writes every activation to OUT as F32 tensors "
+        "named\n"
+        "  encoder.embedding  encoder.positional  encoder.token_type  encoder.input  "
+        "encoder.final_norm\n"
         "  layer{L}.{block}.{step}    e.g. layer1.cross.weights, layer0.self.scores\n"
         "  decoder.embedding ... decoder.final_norm  decoder.logits\n"
         "  pixels [channels, height, width] and logits [1, classes]   (a Vision Transformer)\n"
-        "where block is self (encoder self-attention), masked_self (decoder self-attention), cross\n"
-        "(decoder attention over the encoder), enc_ffn or dec_ffn (feed-forward), and step is one of\n" +
+        "where block is self (encoder self-attention), masked_self (decoder self-attention), "
+        "cross\n"
+        "(decoder attention over the encoder), enc_ffn or dec_ffn (feed-forward), and step is one "
+        "of\n" +
             stepNames() +
             ",\n"
-            "norm, residual (attention blocks) or [gate_pre,] hidden_pre, hidden, output, norm, residual\n"
+            "norm, residual (attention blocks) or [gate_pre,] hidden_pre, hidden, output, norm, "
+            "residual\n"
             "(feed-forward; gate_pre only in gated blocks).\n"
-            "The metadata holds each tensor's axes (axes.<name>), the tokens and their ids (source_tokens,\n"
-            "source_ids, target_tokens, target_ids), the text and the model; the same fields form the\n"
-            "manifest (docs/model-format.md). Tensors stream to disk as the model computes them, so a long\n"
+            "The metadata holds each tensor's axes (axes.<name>), the tokens and their ids "
+            "(source_tokens,\n"
+            "source_ids, target_tokens, target_ids), the text and the model; the same fields form "
+            "the\n"
+            "manifest (docs/model-format.md). Tensors stream to disk as the model computes them, "
+            "so a long\n"
             "input never holds the whole trace in memory.",
         {
             {"--model", "DIR",
-             "a model folder (AttnViz's own, or Hugging Face GPT-2, BERT, Llama, Mistral or Qwen2;\n"
+             "a model folder (AttnViz's own, or Hugging Face GPT-2, BERT, Llama, Mistral or "
+             "Qwen2;\n"
              "docs/model-format.md)\n"
              "or a bundled model's name (" +
                  builtInNames() + ")"},
@@ -71,7 +80,8 @@ CommandSpec traceSpec()
             maxMemoryOption(),
             {"--quiet", "", "print nothing on success"},
         },
-        "Exit status: 0 on success; 2 on bad arguments, a model that cannot be loaded or a text it cannot\n"
+        "Exit status: 0 on success; 2 on bad arguments, a model that cannot be loaded or a text it "
+        "cannot\n"
         "read, with one sentence on stderr and nothing written; 1 when OUT could not be written.",
     };
 }

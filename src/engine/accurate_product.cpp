@@ -175,37 +175,38 @@ void multiplyTransposed(ConstRowsView a, ConstRowsView b, RowsView c, const floa
         return;
     // b's rows a block at a time, so that they stay in the cache while all of a's rows pass.
     for (Index jb = 0; jb < b.rows; jb += kBlock)
-    for (Index i0 = 0; i0 < a.rows; i0 += kTile) {
-        const float* x[kTile];
-        tileRows(a, i0, x);
-        for (Index j0 = jb; j0 < std::min(jb + kBlock, b.rows); j0 += kTile) {
-            const float* y[kTile];
-            tileRows(b, j0, y);
-            if (a.cols < kShortDot) {
-                double sums[kTile * kTile];
-                shortTile(x, y, a.cols, sums);
-                for (Index r = 0; r < std::min<Index>(kTile, c.rows - i0); ++r)
-                    for (Index s = 0; s < std::min<Index>(kTile, c.cols - j0); ++s)
-                        c.data[(i0 + r) * c.stride + j0 + s] = static_cast<float>(
-                            sums[r * kTile + s] + (bias ? static_cast<double>(bias[j0 + s]) : 0.0));
-                continue;
-            }
-            float tileBias[kTile];
-            if (bias)
-                for (Index s = 0; s < kTile; ++s)
-                    tileBias[s] = bias[std::min(j0 + s, b.rows - 1)];
-            float sums[kTile * kTile];
-            laneTile(x, y, a.cols, bias ? tileBias : nullptr, sums);
-            if (i0 + kTile <= c.rows && j0 + kTile <= c.cols) {
-                for (Index r = 0; r < kTile; ++r)
-                    std::copy_n(sums + r * kTile, kTile, c.data + (i0 + r) * c.stride + j0);
-            } else {
-                for (Index r = 0; r < std::min<Index>(kTile, c.rows - i0); ++r)
-                    std::copy_n(sums + r * kTile, std::min<Index>(kTile, c.cols - j0),
-                                c.data + (i0 + r) * c.stride + j0);
+        for (Index i0 = 0; i0 < a.rows; i0 += kTile) {
+            const float* x[kTile];
+            tileRows(a, i0, x);
+            for (Index j0 = jb; j0 < std::min(jb + kBlock, b.rows); j0 += kTile) {
+                const float* y[kTile];
+                tileRows(b, j0, y);
+                if (a.cols < kShortDot) {
+                    double sums[kTile * kTile];
+                    shortTile(x, y, a.cols, sums);
+                    for (Index r = 0; r < std::min<Index>(kTile, c.rows - i0); ++r)
+                        for (Index s = 0; s < std::min<Index>(kTile, c.cols - j0); ++s)
+                            c.data[(i0 + r) * c.stride + j0 + s] = static_cast<float>(
+                                sums[r * kTile + s] +
+                                (bias ? static_cast<double>(bias[j0 + s]) : 0.0));
+                    continue;
+                }
+                float tileBias[kTile];
+                if (bias)
+                    for (Index s = 0; s < kTile; ++s)
+                        tileBias[s] = bias[std::min(j0 + s, b.rows - 1)];
+                float sums[kTile * kTile];
+                laneTile(x, y, a.cols, bias ? tileBias : nullptr, sums);
+                if (i0 + kTile <= c.rows && j0 + kTile <= c.cols) {
+                    for (Index r = 0; r < kTile; ++r)
+                        std::copy_n(sums + r * kTile, kTile, c.data + (i0 + r) * c.stride + j0);
+                } else {
+                    for (Index r = 0; r < std::min<Index>(kTile, c.rows - i0); ++r)
+                        std::copy_n(sums + r * kTile, std::min<Index>(kTile, c.cols - j0),
+                                    c.data + (i0 + r) * c.stride + j0);
+                }
             }
         }
-    }
 }
 
 namespace {

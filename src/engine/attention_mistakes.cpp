@@ -37,8 +37,7 @@ const BasicTensor<S>& maskInput(const StageInputs& in, const BasicAttentionTrace
 
 // The mask stage's input with the cells `mask` blocks set to `fill`.
 template <typename S>
-void fillBlocked(const StageInputs& in, BasicAttentionTrace<S>& t, const ResolvedMask& mask,
-                 S fill)
+void fillBlocked(const StageInputs& in, BasicAttentionTrace<S>& t, const ResolvedMask& mask, S fill)
 {
     t.masked = maskInput(in, t);
     for (std::int64_t b = 0; b < t.batchSize(); ++b)
@@ -67,8 +66,7 @@ template <typename S> void softmaxOf(BasicAttentionTrace<S>& t, bool overQueries
                     line = w.col(k);
                 else
                     line = w.row(k).transpose();
-                stages::softmaxRow<S>(line.data(), 0, line.size(), std::nullopt, guarded,
-                                      scratch);
+                stages::softmaxRow<S>(line.data(), 0, line.size(), std::nullopt, guarded, scratch);
                 if (overQueries)
                     w.col(k) = line;
                 else
@@ -138,8 +136,7 @@ template <typename S> void softmaxWithoutGuard(const StageInputs&, BasicAttentio
     softmaxOf(t, false, false);
 }
 
-template <typename S>
-void concatWithoutTranspose(const StageInputs& in, BasicAttentionTrace<S>& t)
+template <typename S> void concatWithoutTranspose(const StageInputs& in, BasicAttentionTrace<S>& t)
 {
     stages::concat(in, t); // for the shape and the switched-off heads' zero columns
     viewAs(t.context, t.concat);
@@ -154,17 +151,17 @@ template <typename S> void outputIsConcat(const StageInputs&, BasicAttentionTrac
     t.output = t.concat;
 }
 
-#define ATTNVIZ_MISTAKES_IN(S)                                                                    \
-    template void splitTokens<S>(const StageInputs&, BasicAttentionTrace<S>&);                    \
-    template void scaleByOne<S>(const StageInputs&, BasicAttentionTrace<S>&);                     \
-    template void softmaxOverQueries<S>(const StageInputs&, BasicAttentionTrace<S>&);             \
-    template void maskNothing<S>(const StageInputs&, BasicAttentionTrace<S>&);                    \
-    template void softmaxThenMask<S>(const StageInputs&, BasicAttentionTrace<S>&);                \
-    template void invertMask<S>(const StageInputs&, BasicAttentionTrace<S>&);                     \
-    template void fillWithTinyNumber<S>(const StageInputs&, BasicAttentionTrace<S>&);             \
-    template void fillWithMinus1e9<S>(const StageInputs&, BasicAttentionTrace<S>&);               \
-    template void softmaxWithoutGuard<S>(const StageInputs&, BasicAttentionTrace<S>&);            \
-    template void concatWithoutTranspose<S>(const StageInputs&, BasicAttentionTrace<S>&);         \
+#define ATTNVIZ_MISTAKES_IN(S)                                                                     \
+    template void splitTokens<S>(const StageInputs&, BasicAttentionTrace<S>&);                     \
+    template void scaleByOne<S>(const StageInputs&, BasicAttentionTrace<S>&);                      \
+    template void softmaxOverQueries<S>(const StageInputs&, BasicAttentionTrace<S>&);              \
+    template void maskNothing<S>(const StageInputs&, BasicAttentionTrace<S>&);                     \
+    template void softmaxThenMask<S>(const StageInputs&, BasicAttentionTrace<S>&);                 \
+    template void invertMask<S>(const StageInputs&, BasicAttentionTrace<S>&);                      \
+    template void fillWithTinyNumber<S>(const StageInputs&, BasicAttentionTrace<S>&);              \
+    template void fillWithMinus1e9<S>(const StageInputs&, BasicAttentionTrace<S>&);                \
+    template void softmaxWithoutGuard<S>(const StageInputs&, BasicAttentionTrace<S>&);             \
+    template void concatWithoutTranspose<S>(const StageInputs&, BasicAttentionTrace<S>&);          \
     template void outputIsConcat<S>(const StageInputs&, BasicAttentionTrace<S>&);
 
 ATTNVIZ_MISTAKES_IN(float)

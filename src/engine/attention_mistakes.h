@@ -88,7 +88,7 @@ constexpr std::array<StageReplacement, 2> one(StageReplacement r)
 }
 } // namespace detail
 
-#define ATTNVIZ_MISTAKE(stage, function)                                                          \
+#define ATTNVIZ_MISTAKE(stage, function)                                                           \
     detail::replaced<mistaken::function<float>, mistaken::function<double>>(AttentionStage::stage)
 
 inline constexpr std::array kAttentionMistakeTable = {
@@ -98,11 +98,11 @@ inline constexpr std::array kAttentionMistakeTable = {
                          detail::one(ATTNVIZ_MISTAKE(Scale, scaleByOne))},
     AttentionMistakeInfo{AttentionMistake::SoftmaxOverQueries, "softmax_over_queries",
                          detail::one(ATTNVIZ_MISTAKE(Softmax, softmaxOverQueries))},
-    AttentionMistakeInfo{AttentionMistake::MaskAfterSoftmax,
-                         "mask_after_softmax",
-                         {ATTNVIZ_MISTAKE(Mask, maskNothing),
-                          ATTNVIZ_MISTAKE(Softmax, softmaxThenMask)},
-                         AppliedMask::None},
+    AttentionMistakeInfo{
+        AttentionMistake::MaskAfterSoftmax,
+        "mask_after_softmax",
+        {ATTNVIZ_MISTAKE(Mask, maskNothing), ATTNVIZ_MISTAKE(Softmax, softmaxThenMask)},
+        AppliedMask::None},
     AttentionMistakeInfo{AttentionMistake::InvertedMask, "inverted_mask",
                          detail::one(ATTNVIZ_MISTAKE(Mask, invertMask)), AppliedMask::Inverted},
     AttentionMistakeInfo{AttentionMistake::ConcatWithoutTranspose, "concat_without_transpose",
@@ -110,13 +110,11 @@ inline constexpr std::array kAttentionMistakeTable = {
     AttentionMistakeInfo{AttentionMistake::MaskDiscarded, "mask_discarded",
                          detail::one(ATTNVIZ_MISTAKE(Mask, maskNothing)), AppliedMask::None},
     AttentionMistakeInfo{AttentionMistake::MaskFilledWithTinyNumber, "mask_filled_with_1e-9",
-                         detail::one(ATTNVIZ_MISTAKE(Mask, fillWithTinyNumber)),
-                         AppliedMask::None},
+                         detail::one(ATTNVIZ_MISTAKE(Mask, fillWithTinyNumber)), AppliedMask::None},
     AttentionMistakeInfo{AttentionMistake::NoOutputProjection, "no_output_projection",
                          detail::one(ATTNVIZ_MISTAKE(Output, outputIsConcat))},
     AttentionMistakeInfo{AttentionMistake::MaskFilledWithMinus1e9, "mask_filled_with_-1e9",
-                         detail::one(ATTNVIZ_MISTAKE(Mask, fillWithMinus1e9)),
-                         AppliedMask::None},
+                         detail::one(ATTNVIZ_MISTAKE(Mask, fillWithMinus1e9)), AppliedMask::None},
     AttentionMistakeInfo{AttentionMistake::FullyMaskedRowsAsNaN, "fully_masked_rows_as_nan",
                          detail::one(ATTNVIZ_MISTAKE(Softmax, softmaxWithoutGuard))},
 };

@@ -84,9 +84,8 @@ void runBlocks(const StageInputs& in, const AttentionKeep& keep, AttentionTrace&
     // Which steps live in a block's scratch (every score-shaped one), and which in the trace.
     std::vector<AttentionStep> inScratch, kept;
     for (const AttentionStepInfo& step : kAttentionStepTable) {
-        const bool made = std::any_of(running.begin(), running.end(), [&](const auto* info) {
-            return info->stage == step.stage;
-        });
+        const bool made = std::any_of(running.begin(), running.end(),
+                                      [&](const auto* info) { return info->stage == step.stage; });
         if (!made || !stepPresent(step.step, d))
             continue;
         if (step.scoreShaped) {
@@ -155,8 +154,9 @@ std::int64_t multiplyAddsOf(const StageInputs& in)
     const AttentionDescription& d = in.description;
     const std::int64_t B = in.query.dim(0), Nq = in.query.dim(1), Nk = in.key.dim(1);
     const AttentionWeights& w = in.weights;
-    return B * (Nq * w.wQ.size() + Nk * (w.wK.size() + w.wV.size()) + Nq * w.wO.size() +
-                d.queryHeads * Nq * Nk * (d.queryKeySize + d.valueSize));
+    return B *
+        (Nq * w.wQ.size() + Nk * (w.wK.size() + w.wV.size()) + Nq * w.wO.size() +
+         d.queryHeads * Nq * Nk * (d.queryKeySize + d.valueSize));
 }
 
 AttentionPath resolvedPath(AttentionPath asked, const StageInputs& in)
@@ -193,7 +193,9 @@ void runPass(AttentionPath path, AttentionStage from, const StageInputs& in,
         runStagesFrom<float>(from, in, t, {}, before);
         return;
     case AttentionPath::Fused: {
-        const auto reaches = [&](AttentionStage s) { return s >= from && (!before || s < *before); };
+        const auto reaches = [&](AttentionStage s) {
+            return s >= from && (!before || s < *before);
+        };
         runStagesFrom<float>(from, in, t, {}, std::max(from, AttentionStage::Scores));
         if (reaches(AttentionStage::Scores) && reaches(AttentionStage::Context))
             runBlocks(in, keep, t);

@@ -35,8 +35,7 @@ template <typename S> std::optional<std::string> notFiniteAsFloat(S v)
     return std::isnan(f) ? "NaN" : f > 0 ? "+Inf" : "-Inf";
 }
 
-template <typename S>
-std::optional<std::string> firstNotFinite(const S* values, std::size_t count)
+template <typename S> std::optional<std::string> firstNotFinite(const S* values, std::size_t count)
 {
     if constexpr (std::is_same_v<S, float>) {
         return firstNonFinite(values, count);
@@ -54,8 +53,8 @@ template <typename S> void requireFiniteStep(const BasicTensor<S>& t, AttentionS
         throw NonFiniteError(std::string(stepName(step)), *bad);
 }
 
-template <typename S> void allocate(const StageInputs& in, BasicAttentionTrace<S>& t,
-                                    AttentionStep step)
+template <typename S>
+void allocate(const StageInputs& in, BasicAttentionTrace<S>& t, AttentionStep step)
 {
     t.step(step).reshape(stepAxes(step, t.sizes, in.weights.wO.rows()));
 }
@@ -64,8 +63,7 @@ template <typename S> void allocate(const StageInputs& in, BasicAttentionTrace<S
 // projection is one matrix product over B·N rows. In double every product of two floats is
 // exact and the sums are rounded in 2^-53.
 template <typename S>
-void linear(ConstRowsView x, const RowMatrix& w, const std::optional<Eigen::RowVectorXf>& b,
-            S* y)
+void linear(ConstRowsView x, const RowMatrix& w, const std::optional<Eigen::RowVectorXf>& b, S* y)
 {
     if constexpr (std::is_same_v<S, float>) {
         multiplyTransposedOnThreads(x, readRows(w), {y, x.rows, w.rows(), w.rows()},
@@ -91,7 +89,7 @@ template <typename S> void splitHeads(const BasicTensor<S>& projected, BasicTens
     const std::int64_t heads = split.dim(1);
     const Eigen::Index p = split.dim(3);
     const std::int64_t tasks = split.dim(0) * heads;
-#pragma omp parallel for schedule(static) if (kOnThreads<S>)
+#pragma omp parallel for schedule(static) if (kOnThreads <S>)
     for (std::int64_t task = 0; task < tasks; ++task)
         split.matrix({task / heads, task % heads}) =
             projected.matrix({task / heads}).middleCols((task % heads) * p, p);
@@ -109,7 +107,7 @@ void normHeads(const BasicTensor<S>& heads, const Eigen::RowVectorXf& gain,
     const bool perHead = norm.scope == QueryKeyNorm::Scope::PerHead;
     const double offset = norm.unitOffset ? 1.0 : 0.0;
     // One task a (batch item, token): the whole projection's norm reads every head's row.
-#pragma omp parallel for schedule(static) if (kOnThreads<S>)
+#pragma omp parallel for schedule(static) if (kOnThreads <S>)
     for (std::int64_t task = 0; task < B * N; ++task) {
         const std::int64_t b = task / N, n = task % N;
         const auto rowOf = [&](std::int64_t h) { return heads.matrix({b, h}).row(n); };
@@ -140,7 +138,7 @@ void rotateHeads(const BasicTensor<S>& heads, const RotaryTable& table, BasicTen
     rotated.reshape(heads.axes());
     const std::int64_t B = heads.dim(0), H = heads.dim(1), N = heads.dim(2);
     const std::int64_t half = table.half;
-#pragma omp parallel for schedule(static) if (kOnThreads<S>)
+#pragma omp parallel for schedule(static) if (kOnThreads <S>)
     for (std::int64_t task = 0; task < B * H; ++task) {
         const std::int64_t b = task / H, h = task % H;
         const auto x = heads.matrix({b, h});
@@ -271,8 +269,7 @@ const AttentionStageInfo& stageInfo(AttentionStage stage)
     return info;
 }
 
-std::vector<Axis> stepAxes(AttentionStep step, const AttentionSizes& z,
-                           std::int64_t outputWidth)
+std::vector<Axis> stepAxes(AttentionStep step, const AttentionSizes& z, std::int64_t outputWidth)
 {
     const AttentionStepInfo& info = stepInfo(step);
     const std::int64_t heads = info.keyValueHeads ? z.keyValueHeads : z.heads;
@@ -339,10 +336,10 @@ template <typename S> void split(const StageInputs& in, BasicAttentionTrace<S>& 
 template <typename S> void normQueryKey(const StageInputs& in, BasicAttentionTrace<S>& t)
 {
     const QueryKeyNorm& norm = *in.description.queryKeyNorm;
-    normHeads(seen(in, t, StepStream::Query, AttentionStage::NormQueryKey), *in.weights.qNorm,
-              norm, t.qNormed);
-    normHeads(seen(in, t, StepStream::Key, AttentionStage::NormQueryKey), *in.weights.kNorm,
-              norm, t.kNormed);
+    normHeads(seen(in, t, StepStream::Query, AttentionStage::NormQueryKey), *in.weights.qNorm, norm,
+              t.qNormed);
+    normHeads(seen(in, t, StepStream::Key, AttentionStage::NormQueryKey), *in.weights.kNorm, norm,
+              t.kNormed);
 }
 
 template <typename S> void rotate(const StageInputs& in, BasicAttentionTrace<S>& t)
@@ -374,8 +371,7 @@ void scores(const StageInputs& in, BasicAttentionTrace<S>& t, const RowBlock<S>&
     // features its kernel is twice as fast, and a pass small enough to care about the last bit
     // is computed exactly, in double.
     const Eigen::Index live = block.last - block.first;
-    out.middleCols(block.first, live).noalias() =
-        Q * K.middleRows(block.first, live).transpose();
+    out.middleCols(block.first, live).noalias() = Q * K.middleRows(block.first, live).transpose();
     if (block.front < block.first)
         out.middleCols(block.front, block.first - block.front).noalias() =
             Q * K.middleRows(block.front, block.first - block.front).transpose();
@@ -570,9 +566,9 @@ void context(const StageInputs& in, BasicAttentionTrace<S>& t, const RowBlock<S>
                            writeRows(out));
     } else {
         const RowMatrixOf<double> byFeature = V.middleRows(first, live).transpose();
-        multiplyTransposedInDouble(&weights(0, first), weights.rows(), live,
-                                   weights.outerStride(), byFeature.data(), byFeature.rows(),
-                                   byFeature.cols(), out.data(), out.outerStride());
+        multiplyTransposedInDouble(&weights(0, first), weights.rows(), live, weights.outerStride(),
+                                   byFeature.data(), byFeature.rows(), byFeature.cols(), out.data(),
+                                   out.outerStride());
     }
 }
 
@@ -581,7 +577,7 @@ template <typename S> void concat(const StageInputs& in, BasicAttentionTrace<S>&
     const std::int64_t H = t.context.dim(1), p = t.context.dim(3);
     allocate(in, t, AttentionStep::Concat);
     const std::int64_t tasks = t.batchSize() * H;
-#pragma omp parallel for schedule(static) if (kOnThreads<S>)
+#pragma omp parallel for schedule(static) if (kOnThreads <S>)
     for (std::int64_t task = 0; task < tasks; ++task)
         t.concat.matrix({task / H}).middleCols((task % H) * p, p) =
             std::as_const(t.context).matrix({task / H, task % H});
@@ -698,8 +694,7 @@ void runStagesFrom(AttentionStage from, const StageInputs& in, BasicAttentionTra
         std::optional<NonFiniteStep> firstBad;
         for (std::int64_t b = 0; b < t.batchSize(); ++b)
             for (int h = 0; h < t.numHeads(); ++h) {
-                RowBlock<S> block =
-                    wholeTensorBlock(in, t, b, h, 0, t.queryLength(), info.stage);
+                RowBlock<S> block = wholeTensorBlock(in, t, b, h, 0, t.queryLength(), info.stage);
                 block.scratch = &scratch;
                 run.block(in, t, block);
                 if (refuse && !firstBad)
@@ -710,40 +705,40 @@ void runStagesFrom(AttentionStage from, const StageInputs& in, BasicAttentionTra
     }
 }
 
-#define ATTNVIZ_STAGES_IN(S)                                                                      \
-    template struct RowBlock<S>;                                                                  \
-    template void stages::project<S>(const StageInputs&, BasicAttentionTrace<S>&);                \
-    template void stages::split<S>(const StageInputs&, BasicAttentionTrace<S>&);                  \
-    template void stages::normQueryKey<S>(const StageInputs&, BasicAttentionTrace<S>&);           \
-    template void stages::rotate<S>(const StageInputs&, BasicAttentionTrace<S>&);                 \
-    template void stages::scores<S>(const StageInputs&, BasicAttentionTrace<S>&,                  \
-                                    const RowBlock<S>&);                                          \
-    template void stages::scale<S>(const StageInputs&, BasicAttentionTrace<S>&,                   \
-                                   const RowBlock<S>&);                                           \
+#define ATTNVIZ_STAGES_IN(S)                                                                       \
+    template struct RowBlock<S>;                                                                   \
+    template void stages::project<S>(const StageInputs&, BasicAttentionTrace<S>&);                 \
+    template void stages::split<S>(const StageInputs&, BasicAttentionTrace<S>&);                   \
+    template void stages::normQueryKey<S>(const StageInputs&, BasicAttentionTrace<S>&);            \
+    template void stages::rotate<S>(const StageInputs&, BasicAttentionTrace<S>&);                  \
+    template void stages::scores<S>(const StageInputs&, BasicAttentionTrace<S>&,                   \
+                                    const RowBlock<S>&);                                           \
+    template void stages::scale<S>(const StageInputs&, BasicAttentionTrace<S>&,                    \
+                                   const RowBlock<S>&);                                            \
     template void stages::cap<S>(const StageInputs&, BasicAttentionTrace<S>&, const RowBlock<S>&); \
-    template void stages::bias<S>(const StageInputs&, BasicAttentionTrace<S>&,                    \
-                                  const RowBlock<S>&);                                            \
-    template void stages::mask<S>(const StageInputs&, BasicAttentionTrace<S>&,                    \
-                                  const RowBlock<S>&);                                            \
-    template void stages::onlineSoftmax<S>(const StageInputs&, BasicAttentionTrace<S>&,           \
-                                           const RowBlock<S>&);                                   \
-    template void stages::softmax<S>(const StageInputs&, BasicAttentionTrace<S>&,                 \
-                                     const RowBlock<S>&);                                         \
-    template void stages::context<S>(const StageInputs&, BasicAttentionTrace<S>&,                 \
-                                     const RowBlock<S>&);                                         \
-    template void stages::concat<S>(const StageInputs&, BasicAttentionTrace<S>&);                 \
-    template void stages::output<S>(const StageInputs&, BasicAttentionTrace<S>&);                 \
-    template S stages::softmaxRow<S>(S*, Eigen::Index, Eigen::Index, std::optional<double>, bool, \
-                                     RowBlock<S>::Scratch&);                                      \
-    template RowBlock<S> wholeTensorBlock<S>(const StageInputs&, BasicAttentionTrace<S>&,         \
-                                             std::int64_t, int, Eigen::Index, Eigen::Index,       \
-                                             AttentionStage);                                     \
-    template RowBlock<S> rowBlock<S>(const StageInputs&, std::int64_t, int, Eigen::Index,        \
-                                     Eigen::Index, Eigen::Index);                                 \
-    template void runStagesFrom<S>(AttentionStage, const StageInputs&, BasicAttentionTrace<S>&,   \
-                                   std::span<const StageReplacement>,                             \
-                                   std::optional<AttentionStage>, NonFinite);                     \
-    template std::optional<NonFiniteStep> firstNonFiniteOf<S>(                                    \
+    template void stages::bias<S>(const StageInputs&, BasicAttentionTrace<S>&,                     \
+                                  const RowBlock<S>&);                                             \
+    template void stages::mask<S>(const StageInputs&, BasicAttentionTrace<S>&,                     \
+                                  const RowBlock<S>&);                                             \
+    template void stages::onlineSoftmax<S>(const StageInputs&, BasicAttentionTrace<S>&,            \
+                                           const RowBlock<S>&);                                    \
+    template void stages::softmax<S>(const StageInputs&, BasicAttentionTrace<S>&,                  \
+                                     const RowBlock<S>&);                                          \
+    template void stages::context<S>(const StageInputs&, BasicAttentionTrace<S>&,                  \
+                                     const RowBlock<S>&);                                          \
+    template void stages::concat<S>(const StageInputs&, BasicAttentionTrace<S>&);                  \
+    template void stages::output<S>(const StageInputs&, BasicAttentionTrace<S>&);                  \
+    template S stages::softmaxRow<S>(S*, Eigen::Index, Eigen::Index, std::optional<double>, bool,  \
+                                     RowBlock<S>::Scratch&);                                       \
+    template RowBlock<S> wholeTensorBlock<S>(const StageInputs&, BasicAttentionTrace<S>&,          \
+                                             std::int64_t, int, Eigen::Index, Eigen::Index,        \
+                                             AttentionStage);                                      \
+    template RowBlock<S> rowBlock<S>(const StageInputs&, std::int64_t, int, Eigen::Index,          \
+                                     Eigen::Index, Eigen::Index);                                  \
+    template void runStagesFrom<S>(AttentionStage, const StageInputs&, BasicAttentionTrace<S>&,    \
+                                   std::span<const StageReplacement>,                              \
+                                   std::optional<AttentionStage>, NonFinite);                      \
+    template std::optional<NonFiniteStep> firstNonFiniteOf<S>(                                     \
         const StageInputs&, const BasicAttentionTrace<S>&, const RowBlock<S>&, AttentionStage);
 
 ATTNVIZ_STAGES_IN(float)

@@ -197,8 +197,8 @@ constexpr bool always(const AttentionDescription&)
 } // namespace detail
 
 inline constexpr std::array kAttentionStageTable = {
-    AttentionStageInfo{AttentionStage::Project, "project", detail::always,
-                       stages::project<float>, stages::project<double>, true},
+    AttentionStageInfo{AttentionStage::Project, "project", detail::always, stages::project<float>,
+                       stages::project<double>, true},
     AttentionStageInfo{AttentionStage::Split, "split", detail::always, stages::split<float>,
                        stages::split<double>},
     AttentionStageInfo{AttentionStage::NormQueryKey, "norm_query_key",
@@ -219,15 +219,14 @@ inline constexpr std::array kAttentionStageTable = {
                        stages::bias<float>, stages::bias<double>, true},
     AttentionStageInfo{AttentionStage::Mask, "mask", detail::always, stages::mask<float>,
                        stages::mask<double>},
-    AttentionStageInfo{AttentionStage::OnlineSoftmax, "online_softmax",
-                       [](const AttentionDescription& d) {
-                           return d.onlineSoftmaxTile.has_value();
-                       },
-                       stages::onlineSoftmax<float>, stages::onlineSoftmax<double>, false, true},
-    AttentionStageInfo{AttentionStage::Softmax, "softmax", detail::always,
-                       stages::softmax<float>, stages::softmax<double>},
-    AttentionStageInfo{AttentionStage::Context, "context", detail::always,
-                       stages::context<float>, stages::context<double>, true},
+    AttentionStageInfo{
+        AttentionStage::OnlineSoftmax, "online_softmax",
+        [](const AttentionDescription& d) { return d.onlineSoftmaxTile.has_value(); },
+        stages::onlineSoftmax<float>, stages::onlineSoftmax<double>, false, true},
+    AttentionStageInfo{AttentionStage::Softmax, "softmax", detail::always, stages::softmax<float>,
+                       stages::softmax<double>},
+    AttentionStageInfo{AttentionStage::Context, "context", detail::always, stages::context<float>,
+                       stages::context<double>, true},
     AttentionStageInfo{AttentionStage::Concat, "concat", detail::always, stages::concat<float>,
                        stages::concat<double>},
     AttentionStageInfo{AttentionStage::Output, "output", detail::always, stages::output<float>,
@@ -255,11 +254,11 @@ struct StageReplacement {
     WholeStage<double> inDouble = nullptr;
 };
 
-/// Runs the stages from `from` to the end (or up to `before`) over whole tensors (the stage-by-stage pass, and the
-/// exact pass in double) on a trace whose earlier steps are filled and whose sizes are set, each
-/// stage the description has by its function in the table unless `replacements` names another.
-/// Throws NonFiniteError at the first step whose values stop being finite, unless
-/// `nonFinite` keeps them.
+/// Runs the stages from `from` to the end (or up to `before`) over whole tensors (the
+/// stage-by-stage pass, and the exact pass in double) on a trace whose earlier steps are filled and
+/// whose sizes are set, each stage the description has by its function in the table unless
+/// `replacements` names another. Throws NonFiniteError at the first step whose values stop being
+/// finite, unless `nonFinite` keeps them.
 template <typename S>
 void runStagesFrom(AttentionStage from, const StageInputs& in, BasicAttentionTrace<S>& trace,
                    std::span<const StageReplacement> replacements = {},

@@ -142,17 +142,17 @@ template <typename Scalar> struct BasicAttentionTrace {
 
     /// The members in AttentionStep order: the one place that ties a step to its tensor.
     static constexpr std::array kSteps = {
-        &BasicAttentionTrace::qProj,     &BasicAttentionTrace::kProj,
-        &BasicAttentionTrace::vProj,     &BasicAttentionTrace::qHeads,
-        &BasicAttentionTrace::kHeads,    &BasicAttentionTrace::vHeads,
-        &BasicAttentionTrace::qNormed,   &BasicAttentionTrace::kNormed,
-        &BasicAttentionTrace::qRotated,  &BasicAttentionTrace::kRotated,
-        &BasicAttentionTrace::scores,    &BasicAttentionTrace::scaled,
-        &BasicAttentionTrace::capped,    &BasicAttentionTrace::biased,
-        &BasicAttentionTrace::masked,    &BasicAttentionTrace::onlineMax,
-        &BasicAttentionTrace::onlineSum, &BasicAttentionTrace::weights,
+        &BasicAttentionTrace::qProj,       &BasicAttentionTrace::kProj,
+        &BasicAttentionTrace::vProj,       &BasicAttentionTrace::qHeads,
+        &BasicAttentionTrace::kHeads,      &BasicAttentionTrace::vHeads,
+        &BasicAttentionTrace::qNormed,     &BasicAttentionTrace::kNormed,
+        &BasicAttentionTrace::qRotated,    &BasicAttentionTrace::kRotated,
+        &BasicAttentionTrace::scores,      &BasicAttentionTrace::scaled,
+        &BasicAttentionTrace::capped,      &BasicAttentionTrace::biased,
+        &BasicAttentionTrace::masked,      &BasicAttentionTrace::onlineMax,
+        &BasicAttentionTrace::onlineSum,   &BasicAttentionTrace::weights,
         &BasicAttentionTrace::sinkWeights, &BasicAttentionTrace::context,
-        &BasicAttentionTrace::concat,    &BasicAttentionTrace::output,
+        &BasicAttentionTrace::concat,      &BasicAttentionTrace::output,
     };
     Steps& step(AttentionStep s) { return this->*kSteps[static_cast<std::size_t>(s)]; }
     const Steps& step(AttentionStep s) const { return this->*kSteps[static_cast<std::size_t>(s)]; }
@@ -254,8 +254,8 @@ inline constexpr std::array kAttentionStepTable = {
                       HeadColumns::None, AttentionStage::OnlineSoftmax},
     AttentionStepInfo{AttentionStep::Weights, "weights", "batch,head,query,key", true, true,
                       HeadColumns::None, AttentionStage::Softmax},
-    AttentionStepInfo{AttentionStep::SinkWeights, "sink_weights", "batch,head,query", false,
-                      false, HeadColumns::None, AttentionStage::Softmax, StepStream::None, false,
+    AttentionStepInfo{AttentionStep::SinkWeights, "sink_weights", "batch,head,query", false, false,
+                      HeadColumns::None, AttentionStage::Softmax, StepStream::None, false,
                       detail::hasSinks},
     AttentionStepInfo{AttentionStep::Context, "context", "batch,head,query,d_v", true, false,
                       HeadColumns::None, AttentionStage::Context},

@@ -51,8 +51,8 @@ std::vector<DecodingStep> decode(const TransformerModel& model, std::vector<int>
 
 std::vector<DecodingStep> decodeGreedily(const TransformerModel& model,
                                          const std::vector<int>& source, std::vector<int> prefix,
-                                         int maxNewTokens, int tokens,
-                                         const CapturePolicy& policy, const Ablation& ablation)
+                                         int maxNewTokens, int tokens, const CapturePolicy& policy,
+                                         const Ablation& ablation)
 {
     return decode(model, std::move(prefix), maxNewTokens, tokens,
                   [&](const std::vector<int>& input, int) {

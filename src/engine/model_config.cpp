@@ -132,8 +132,8 @@ void checkImage(const ModelConfig& c, const ConfigCheck& check)
                    std::to_string(image.width) + " cannot be cut into patches of " +
                    std::to_string(image.patchSize) + " (both sides must be multiples of it).");
     if (static_cast<std::int64_t>(image.patches()) + image.extraTokens() > ConfigLimits::kLength)
-        check.fail("the picture makes " + std::to_string(image.patches()) +
-                   " patches; at most " + std::to_string(ConfigLimits::kLength) + " tokens fit.");
+        check.fail("the picture makes " + std::to_string(image.patches()) + " patches; at most " +
+                   std::to_string(ConfigLimits::kLength) + " tokens fit.");
     if (c.maxLength != image.tokens() || c.vocabSize != image.tokens())
         check.fail("a Vision Transformer reads " + std::to_string(image.tokens()) +
                    " tokens (its patches and first tokens); max_length and the vocabulary must "
@@ -221,9 +221,10 @@ void checkLayerConfigs(const ModelConfig& c, const ConfigCheck& check)
             for (const AttentionBlockConfig& a : layer.attention)
                 twice = twice || bothWays(a.norms);
             if (twice)
-                check.fail(where + " puts one norm both before a sublayer and after its residual "
-                                   "add; expected one of the two (a second norm goes after the "
-                                   "sublayer).");
+                check.fail(where +
+                           " puts one norm both before a sublayer and after its residual "
+                           "add; expected one of the two (a second norm goes after the "
+                           "sublayer).");
             check.inRange(layer.feedForwardWidth, "a layer's d_ff", 1, ConfigLimits::kFeedForward);
         }
     }
@@ -255,9 +256,8 @@ std::vector<Block> attentionBlocksOfLayer(const ModelConfig& c, int layer)
 LayerConfig standardLayer(const ModelConfig& c, bool decoder, int layer)
 {
     LayerConfig out;
-    const SublayerNorms norms = c.norm == NormPosition::Pre
-        ? SublayerNorms{true, false, false}
-        : SublayerNorms{false, false, true};
+    const SublayerNorms norms = c.norm == NormPosition::Pre ? SublayerNorms{true, false, false}
+                                                            : SublayerNorms{false, false, true};
     for (const Block block : layerBlocks(c, decoder)) {
         if (!isAttention(block))
             continue;

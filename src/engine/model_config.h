@@ -42,8 +42,8 @@ struct ImageInput {
 };
 
 /// The shape and options of a Transformer model, whatever checkpoint layout it was read from
-/// (AttnViz's own, Hugging Face GPT-2, BERT, Llama, Mistral, Qwen2; see io/checkpoint). Sizes are `int` because the
-/// engine indexes with them; checkConfig bounds every one of them.
+/// (AttnViz's own, Hugging Face GPT-2, BERT, Llama, Mistral, Qwen2; see io/checkpoint). Sizes are
+/// `int` because the engine indexes with them; checkConfig bounds every one of them.
 struct ModelConfig {
     std::string name;
     std::string description;

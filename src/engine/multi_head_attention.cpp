@@ -136,8 +136,8 @@ MultiHeadAttention::MultiHeadAttention(AttentionWeights weights, AttentionDescri
     if (d.queryKeyNorm) {
         const bool perHead = d.queryKeyNorm->scope == QueryKeyNorm::Scope::PerHead;
         const std::string scope = queryKeyNormScopeName(d.queryKeyNorm->scope);
-        for (const auto& [gain, name, heads] : {std::tuple{&w.qNorm, "q_norm", H},
-                                                std::tuple{&w.kNorm, "k_norm", Hkv}}) {
+        for (const auto& [gain, name, heads] :
+             {std::tuple{&w.qNorm, "q_norm", H}, std::tuple{&w.kNorm, "k_norm", Hkv}}) {
             const std::int64_t expected = perHead ? Pqk : heads * Pqk;
             const std::string why = perHead
                 ? " (one gain per feature of a head, shared by every head)"
@@ -218,9 +218,10 @@ void MultiHeadAttention::startTrace(const Tensor& query, const Tensor& key,
                                     const AttentionOptions& options, AttentionTrace& t) const
 {
     t.description = m_description;
-    t.sizes = {query.dim(0),       numHeads(),     query.dim(1), key.dim(1),
-               numKeyValueHeads(), queryKeySize(), valueSize(),
-               m_description.onlineSoftmaxTiles(key.dim(1))};
+    t.sizes = {query.dim(0),       numHeads(),
+               query.dim(1),       key.dim(1),
+               numKeyValueHeads(), queryKeySize(),
+               valueSize(),        m_description.onlineSoftmaxTiles(key.dim(1))};
     t.ablatedHeads = options.ablatedHeads;
 }
 
@@ -264,8 +265,9 @@ void MultiHeadAttention::forwardWithCache(const Tensor& tokens, KeyValueCache& c
                 fits = fits && cached.has(info.step) == stepPresent(info.step, d);
         if (!fits)
             throw InputError("the KV cache was filled by a module of another shape; expected "
-                             "the keys of " + str(numKeyValueHeads()) + " K/V heads of " +
-                             str(queryKeySize()) + (d.rotary ? ", turned" : ""));
+                             "the keys of " +
+                             str(numKeyValueHeads()) + " K/V heads of " + str(queryKeySize()) +
+                             (d.rotary ? ", turned" : ""));
     }
     if (N - 1 > kMaxPosition)
         throw InputError("the KV cache holds " + str(n) + " tokens; positions stop at " +
@@ -273,14 +275,15 @@ void MultiHeadAttention::forwardWithCache(const Tensor& tokens, KeyValueCache& c
     for (const int h : options.ablatedHeads)
         if (h < 0 || h >= numHeads())
             throw InputError("head " + std::to_string(h) +
-                             " cannot be switched off; the module has heads 0–" + str(numHeads() - 1));
+                             " cannot be switched off; the module has heads 0–" +
+                             str(numHeads() - 1));
 
     // The new tokens alone: the stages before the scores, at their own positions.
     const TokenPositions own{positionsFrom(n, m), positionsFrom(n, m)};
     const AttentionMask noMask; // the resolved mask refers to it
     const ResolvedMask none(noMask, 1, m, m);
-    const StageInputs newTokens{d, m_weights, tokens, tokens, tokens, none, own,
-                                options.ablatedHeads};
+    const StageInputs newTokens{d,      m_weights, tokens, tokens,
+                                tokens, none,      own,    options.ablatedHeads};
     AttentionOptions fresh = options;
     fresh.positions = own;
     AttentionTrace step;
@@ -298,12 +301,17 @@ void MultiHeadAttention::forwardWithCache(const Tensor& tokens, KeyValueCache& c
     const ResolvedMask mask(inForce, 1, m, N);
     // The stages from the scores on read the keys' steps, not the keys: only their count.
     const Tensor everyKey({{"batch", 1}, {"key", N}, {"feature", 0}});
-    const StageInputs in{d, m_weights, tokens, everyKey, everyKey, mask, all,
-                         options.ablatedHeads};
+    const StageInputs in{d, m_weights, tokens, everyKey, everyKey, mask, all, options.ablatedHeads};
     KeyValueCache grown = cache;
     grown.keys.description = d;
     t.description = d;
-    t.sizes = {1, numHeads(), m, N, numKeyValueHeads(), queryKeySize(), valueSize(),
+    t.sizes = {1,
+               numHeads(),
+               m,
+               N,
+               numKeyValueHeads(),
+               queryKeySize(),
+               valueSize(),
                d.onlineSoftmaxTiles(N)};
     t.ablatedHeads = options.ablatedHeads;
     for (const AttentionStepInfo& info : kAttentionStepTable) {

@@ -1,9 +1,9 @@
 #include "engine/non_finite.h"
 
 #include <cctype>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <cmath>
 
 namespace attnviz::engine {
 namespace {

@@ -59,7 +59,8 @@ double OnlineSoftmaxRow::addTile(const float* masked, Eigen::Index keys, const V
         m_output *= rescale;
         for (Eigen::Index j = 0; j < keys; ++j)
             if (m_exp(j) != 0.0f)
-                m_output += static_cast<double>(m_exp(j)) * values.row(j).transpose().cast<double>();
+                m_output +=
+                    static_cast<double>(m_exp(j)) * values.row(j).transpose().cast<double>();
     }
     return rescale;
 }

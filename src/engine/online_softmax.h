@@ -41,6 +41,7 @@ public:
     double sum() const { return m_sum; }
     /// o, before the division by ℓ.
     const Eigen::VectorXd& accumulated() const { return m_output; }
+
 private:
     float m_max;
     double m_sum = 0;
@@ -64,9 +65,8 @@ struct OnlineSoftmaxTile {
 /// masked scores and the value heads; throws InputError otherwise, or for indices out of range.
 /// With learned sinks the row starts from its head's sink (the trace's description says so; the
 /// sink logits come with the module's weights, `sinks`).
-std::vector<OnlineSoftmaxTile> onlineSoftmaxOfRow(const AttentionTrace& trace,
-                                                  std::int64_t batch, std::int64_t head,
-                                                  std::int64_t query,
+std::vector<OnlineSoftmaxTile> onlineSoftmaxOfRow(const AttentionTrace& trace, std::int64_t batch,
+                                                  std::int64_t head, std::int64_t query,
                                                   std::optional<float> sink = std::nullopt);
 
 } // namespace attnviz::engine

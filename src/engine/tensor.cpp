@@ -41,7 +41,8 @@ template <typename Scalar> std::vector<std::int64_t> BasicTensor<Scalar>::shape(
     return result;
 }
 
-template <typename Scalar> std::int64_t BasicTensor<Scalar>::flatIndex(std::initializer_list<std::int64_t> index) const
+template <typename Scalar>
+std::int64_t BasicTensor<Scalar>::flatIndex(std::initializer_list<std::int64_t> index) const
 {
     if (index.size() != m_axes.size())
         throw std::out_of_range("index of rank " + std::to_string(index.size()) +
@@ -59,12 +60,14 @@ template <typename Scalar> std::int64_t BasicTensor<Scalar>::flatIndex(std::init
     return flat;
 }
 
-template <typename Scalar> Scalar BasicTensor<Scalar>::at(std::initializer_list<std::int64_t> index) const
+template <typename Scalar>
+Scalar BasicTensor<Scalar>::at(std::initializer_list<std::int64_t> index) const
 {
     return m_data[static_cast<std::size_t>(flatIndex(index))];
 }
 
-template <typename Scalar> std::int64_t BasicTensor<Scalar>::matrixOffset(std::initializer_list<std::int64_t> leading) const
+template <typename Scalar>
+std::int64_t BasicTensor<Scalar>::matrixOffset(std::initializer_list<std::int64_t> leading) const
 {
     if (m_axes.size() < 2 || leading.size() != m_axes.size() - 2)
         throw std::out_of_range("matrix() takes the " + std::to_string(m_axes.size() - 2) +
@@ -83,16 +86,16 @@ template <typename Scalar> std::int64_t BasicTensor<Scalar>::matrixOffset(std::i
 }
 
 template <typename Scalar>
-typename BasicTensor<Scalar>::Matrix
-BasicTensor<Scalar>::matrix(std::initializer_list<std::int64_t> leading)
+typename BasicTensor<Scalar>::Matrix BasicTensor<Scalar>::matrix(
+    std::initializer_list<std::int64_t> leading)
 {
     const std::int64_t offset = matrixOffset(leading);
     return {m_data.data() + offset, m_axes[rank() - 2].size, m_axes[rank() - 1].size};
 }
 
 template <typename Scalar>
-typename BasicTensor<Scalar>::ConstMatrix
-BasicTensor<Scalar>::matrix(std::initializer_list<std::int64_t> leading) const
+typename BasicTensor<Scalar>::ConstMatrix BasicTensor<Scalar>::matrix(
+    std::initializer_list<std::int64_t> leading) const
 {
     const std::int64_t offset = matrixOffset(leading);
     return {m_data.data() + offset, m_axes[rank() - 2].size, m_axes[rank() - 1].size};

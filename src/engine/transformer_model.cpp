@@ -74,8 +74,8 @@ const Tensor& residualBlock(const Tensor& x, const SublayerNorms& norms, NormKin
 // Where a block sits, for a NonFiniteError: "decoder layer 3, masked_self block".
 std::string blockPlace(bool decoder, int layer, Block block)
 {
-    return std::string(decoder ? "decoder" : "encoder") + " layer " + std::to_string(layer) +
-        ", " + std::string(blockName(block)) + " block";
+    return std::string(decoder ? "decoder" : "encoder") + " layer " + std::to_string(layer) + ", " +
+        std::string(blockName(block)) + " block";
 }
 
 std::string shapeOf(const RowMatrix& m)
@@ -137,10 +137,11 @@ void expectOutputNorm(const std::optional<LayerNormWeights>& n, const SublayerNo
                       NormKind kind, Eigen::Index width, const std::string& what)
 {
     if (n.has_value() != norms.afterSublayer)
-        throw InputError(what + (n ? " has a norm after the sublayer; the configuration expects "
-                                     "none."
-                                   : " has no norm after the sublayer; the configuration's "
-                                     "sandwich norms expect one."));
+        throw InputError(what +
+                         (n ? " has a norm after the sublayer; the configuration expects "
+                              "none."
+                            : " has no norm after the sublayer; the configuration's "
+                              "sandwich norms expect one."));
     if (n)
         expectNorm(*n, kind, width, what + " output");
 }
@@ -419,7 +420,8 @@ void TransformerModel::checkStackWeights(const StackWeights& s, bool decoder) co
     const auto layers = static_cast<std::size_t>(layerCount(decoder));
     if (m_weights.layerSource) {
         if (!s.layers.empty())
-            throw InputError(name + " holds layers and streams them too; expected one or the "
+            throw InputError(name +
+                             " holds layers and streams them too; expected one or the "
                              "other.");
     } else if (s.layers.size() != layers)
         throw InputError(name + " has " + std::to_string(s.layers.size()) +
@@ -438,8 +440,8 @@ void TransformerModel::checkLayerWeights(const LayerWeights& lw, int L, bool dec
                                          LayerPart part) const
 {
     const ModelConfig& c = m_config;
-    const std::string layer = std::string(decoder ? "decoder" : "encoder") + " layer " +
-        std::to_string(L);
+    const std::string layer =
+        std::string(decoder ? "decoder" : "encoder") + " layer " + std::to_string(L);
     const LayerConfig config = layerConfig(c, decoder, L);
     const Eigen::Index D = c.modelWidth;
     if (lw.attention.size() != config.attention.size())
@@ -571,8 +573,8 @@ ModelTrace TransformerModel::forward(const ModelInput& input, const CapturePolic
 }
 
 ModelTrace TransformerModel::forwardWithCache(const ModelInput& input, DecoderCache& cache,
-                                             const CapturePolicy& policy,
-                                             const Ablation& ablation) const
+                                              const CapturePolicy& policy,
+                                              const Ablation& ablation) const
 {
     if (!m_config.hasDecoder())
         throw InputError("An encoder-only model has no decoder to read a KV cache.");
@@ -616,7 +618,7 @@ ModelTrace TransformerModel::forwardWithCache(const ModelInput& input, DecoderCa
 }
 
 ModelTrace TransformerModel::forwardImage(const ModelInput& input, const CapturePolicy& policy,
-                                         const Ablation& ablation) const
+                                          const Ablation& ablation) const
 {
     if (!input.source.empty() || !input.target.empty() || !input.pixels.rank())
         throw InputError("A Vision Transformer reads a picture, not token ids.");
@@ -764,8 +766,7 @@ void TransformerModel::runStack(const Stack& stack, const Tensor* memory, bool d
                             m_config.encoderLayers + m_config.decoderLayers);
     }
     if (w.finalNorm) {
-        normaliseTokens(x, *w.finalNorm, m_config.normKind, m_config.layerNormEps,
-                        trace.finalNorm);
+        normaliseTokens(x, *w.finalNorm, m_config.normKind, m_config.layerNormEps, trace.finalNorm);
         if (const auto value = firstNonFinite(trace.finalNorm.data(),
                                               static_cast<std::size_t>(trace.finalNorm.size())))
             throw NonFiniteError("final_norm", *value, name);
@@ -797,20 +798,18 @@ Tensor TransformerModel::runLayer(const ModelLayer& built, int layer, const Tens
         const AttentionOptions options{keep, ablation.headsOf(layer, at.block), {}};
         const AttentionSublayerWeights& aw = lw.attention[a];
         try {
-            current =
-                &residualBlock(*current, config.attention[a].norms, config.normKind, eps, aw.norm,
-                               aw.outputNorm ? &*aw.outputNorm : nullptr,
-                               {at.norm, at.outputNorm, at.residual},
-                               [&](const Tensor& in) -> const Tensor& {
-                                   if (at.block == Block::Cross)
-                                       module.forward(in, *memory, *memory, {}, at.attention,
-                                                      options);
-                                   else if (cache && at.block == Block::MaskedSelf)
-                                       module.forwardWithCache(in, *cache, at.attention, options);
-                                   else
-                                       module.forward(in, in, in, {}, at.attention, options);
-                                   return at.attention.output;
-                               });
+            current = &residualBlock(
+                *current, config.attention[a].norms, config.normKind, eps, aw.norm,
+                aw.outputNorm ? &*aw.outputNorm : nullptr, {at.norm, at.outputNorm, at.residual},
+                [&](const Tensor& in) -> const Tensor& {
+                    if (at.block == Block::Cross)
+                        module.forward(in, *memory, *memory, {}, at.attention, options);
+                    else if (cache && at.block == Block::MaskedSelf)
+                        module.forwardWithCache(in, *cache, at.attention, options);
+                    else
+                        module.forward(in, in, in, {}, at.attention, options);
+                    return at.attention.output;
+                });
         } catch (const NonFiniteError& e) {
             throw e.within(blockPlace(decoder, layer, at.block));
         }
@@ -822,21 +821,19 @@ Tensor TransformerModel::runLayer(const ModelLayer& built, int layer, const Tens
     FeedForwardBlockTrace& ft = lt.feedForward;
     ft.block = decoder ? Block::DecoderFeedForward : Block::EncoderFeedForward;
     try {
-        current = &residualBlock(*current, config.feedForwardNorms, config.normKind, eps,
-                                 lw.feedForwardNorm,
-                                 lw.feedForwardOutputNorm ? &*lw.feedForwardOutputNorm : nullptr,
-                                 {ft.norm, ft.outputNorm, ft.residual},
-                                 [&](const Tensor& in) -> const Tensor& {
-                                     FeedForwardTrace& f = ft.feedForward;
-                                     feedForward(in, lw.feedForward, config.feedForward,
-                                                 config.activation, f);
-                                     if (f.gatePre.rank())
-                                         requireFinite(f.gatePre, "gate_pre");
-                                     requireFinite(f.hiddenPre, "hidden_pre");
-                                     requireFinite(f.hidden, "hidden");
-                                     requireFinite(f.output, "output");
-                                     return f.output;
-                                 });
+        current = &residualBlock(
+            *current, config.feedForwardNorms, config.normKind, eps, lw.feedForwardNorm,
+            lw.feedForwardOutputNorm ? &*lw.feedForwardOutputNorm : nullptr,
+            {ft.norm, ft.outputNorm, ft.residual}, [&](const Tensor& in) -> const Tensor& {
+                FeedForwardTrace& f = ft.feedForward;
+                feedForward(in, lw.feedForward, config.feedForward, config.activation, f);
+                if (f.gatePre.rank())
+                    requireFinite(f.gatePre, "gate_pre");
+                requireFinite(f.hiddenPre, "hidden_pre");
+                requireFinite(f.hidden, "hidden");
+                requireFinite(f.output, "output");
+                return f.output;
+            });
     } catch (const NonFiniteError& e) {
         throw e.within(blockPlace(decoder, layer, ft.block));
     }
@@ -873,8 +870,7 @@ LayerTrace TransformerModel::recompute(const ModelTrace& trace, Block block, int
     LayerTrace out;
     // Stopping after an attention block, the pass never reaches the feed-forward weights.
     runLayer(*this->layer(decoder, layer, stopAfter ? LayerPart::Attention : LayerPart::Whole),
-             layer,
-             stack->layers[static_cast<std::size_t>(layer)].input, memory, decoder,
+             layer, stack->layers[static_cast<std::size_t>(layer)].input, memory, decoder,
              AttentionKeep::all(), ablation, out, stopAfter);
     return out;
 }

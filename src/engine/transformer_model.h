@@ -136,8 +136,8 @@ private:
                                                  int layer) const;
     const Stack& stackFor(bool decoder) const { return decoder ? m_decoder : m_encoder; }
     int layerCount(bool decoder) const;
-    LayerTrace recompute(const ModelTrace& trace, Block block, int layer,
-                         const Ablation& ablation, std::optional<Block> stopAfter) const;
+    LayerTrace recompute(const ModelTrace& trace, Block block, int layer, const Ablation& ablation,
+                         std::optional<Block> stopAfter) const;
     void checkWeights() const;
     void checkStackWeights(const StackWeights& stack, bool decoder) const;
     void checkLayerWeights(const LayerWeights& weights, int layer, bool decoder,

@@ -302,7 +302,8 @@ std::vector<std::int64_t> loadPositions(const SafetensorsFile& file, const char*
     const TensorEntry* t = file.find(name);
     if (!t)
         return {};
-    if (!positional) // only rotary positions and ALiBi read positions; like any other tensor, ignored
+    if (!positional) // only rotary positions and ALiBi read positions; like any other tensor,
+                     // ignored
         return {};
     checkDType(*t, {DType::I32, DType::I64});
     checkRank(*t, {{"B", axis}});
@@ -382,8 +383,8 @@ AttentionCase loadAttentionCase(const SafetensorsFile& file)
     if (window && !causal)
         throw FormatError("metadata field 'sliding_window' is set but 'causal' is not \"true\"; "
                           "a sliding window limits how far back a causal query may look");
-    const std::optional<double> theta = loadPositiveNumber(
-        metadata, "rope_theta", "10000", "the base of rotary positions");
+    const std::optional<double> theta =
+        loadPositiveNumber(metadata, "rope_theta", "10000", "the base of rotary positions");
     const std::optional<std::int64_t> rotaryDim =
         loadInteger(metadata, "rotary_dim", "32", 2, std::numeric_limits<std::int32_t>::max(),
                     "an even number of features from 2 to the head size");
@@ -394,8 +395,8 @@ AttentionCase loadAttentionCase(const SafetensorsFile& file)
     const std::optional<engine::QueryKeyNorm> norm = loadQueryKeyNorm(metadata);
     const std::optional<double> scale = loadPositiveNumber(
         metadata, "score_scale", "0.0625", "what QKᵀ is multiplied by instead of 1/√d_k");
-    const std::optional<double> cap = loadPositiveNumber(
-        metadata, "attn_logit_softcapping", "50", "the largest a score may grow to");
+    const std::optional<double> cap = loadPositiveNumber(metadata, "attn_logit_softcapping", "50",
+                                                         "the largest a score may grow to");
 
     c.query = loadSequence(file, {"query", {"B", "Nq", "Dq"}});
     c.key = loadSequence(file, {"key", {"B", "Nk", "Dk"}});
@@ -427,14 +428,14 @@ AttentionCase loadAttentionCase(const SafetensorsFile& file)
         if (rotated % 2 != 0 || rotated > P)
             throw FormatError("metadata field 'rotary_dim' is " + std::to_string(rotated) +
                               " for query heads of " + std::to_string(P) +
-                              " features; expected an even number from 2 to " +
-                              std::to_string(P) + ", since features turn in pairs");
+                              " features; expected an even number from 2 to " + std::to_string(P) +
+                              ", since features turn in pairs");
         d.rotary = engine::RotaryPositions{*theta, rotaryDim ? static_cast<int>(*rotaryDim) : 0};
     }
     if (norm) {
         const bool perHead = norm->scope == engine::QueryKeyNorm::Scope::PerHead;
-        for (const auto& [v, name, n] :
-             {std::tuple{&c.weights.qNorm, "q_norm", heads}, {&c.weights.kNorm, "k_norm", kvHeads}}) {
+        for (const auto& [v, name, n] : {std::tuple{&c.weights.qNorm, "q_norm", heads},
+                                         {&c.weights.kNorm, "k_norm", kvHeads}}) {
             const std::int64_t expected = perHead ? P : n * P;
             const std::string why = perHead
                 ? "(Pqk: one gain per feature of a head, shared by every head)"
@@ -449,7 +450,8 @@ AttentionCase loadAttentionCase(const SafetensorsFile& file)
         }
         d.queryKeyNorm = norm;
     } else {
-        for (const auto& [v, name] : {std::pair{&c.weights.qNorm, "q_norm"}, {&c.weights.kNorm, "k_norm"}})
+        for (const auto& [v, name] :
+             {std::pair{&c.weights.qNorm, "q_norm"}, {&c.weights.kNorm, "k_norm"}})
             if (*v)
                 throw FormatError("tensor " + quoted(name) +
                                   " is given but metadata field 'qk_norm' is not; expected "

@@ -490,8 +490,8 @@ std::uint64_t attentionImportBytes(const SafetensorsFile& file)
     std::uint64_t fileBytes = 0;
     for (const TensorEntry& t : file.tensors())
         fileBytes += t.bytes.size();
-    return product({static_cast<std::int64_t>(layout.layers.size()), layout.heads,
-                    layout.queries, layout.keys}) *
+    return product({static_cast<std::int64_t>(layout.layers.size()), layout.heads, layout.queries,
+                    layout.keys}) *
         sizeof(float) +
         fileBytes;
 }

@@ -256,7 +256,8 @@ void SafetensorsFile::readBytes(const TensorEntry& tensor, std::vector<char>& ou
 bool SafetensorsFile::holds(const TensorEntry& tensor) const
 {
     // std::less_equal orders pointers into different arrays too.
-    return !m_tensors.empty() && std::less_equal<const TensorEntry*>{}(&m_tensors.front(), &tensor) &&
+    return !m_tensors.empty() &&
+        std::less_equal<const TensorEntry*>{}(&m_tensors.front(), &tensor) &&
         std::less_equal<const TensorEntry*>{}(&tensor, &m_tensors.back());
 }
 

@@ -23,8 +23,8 @@ struct HeadFusionInfo {
 };
 
 inline constexpr std::array kHeadFusions = {HeadFusionInfo{HeadFusion::Mean, "mean"},
-                                           HeadFusionInfo{HeadFusion::Max, "max"},
-                                           HeadFusionInfo{HeadFusion::Min, "min"}};
+                                            HeadFusionInfo{HeadFusion::Max, "max"},
+                                            HeadFusionInfo{HeadFusion::Min, "min"}};
 
 std::string_view headFusionName(HeadFusion fusion);
 std::optional<HeadFusion> headFusionFromName(std::string_view name);

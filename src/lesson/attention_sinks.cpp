@@ -36,9 +36,8 @@ std::vector<AttentionSinkMap> attentionSinkMaps(const engine::ModelTrace& trace)
     for (const engine::Block block : {engine::Block::Self, engine::Block::MaskedSelf}) {
         int heads = 0, present = 0;
         for (int l = 0; l < layers; ++l)
-            if (const engine::AttentionBlockTrace* b = trace.attentionBlock(l, block);
-                b && b->attention.has(engine::AttentionStep::Weights) &&
-                b->attention.keyLength() > 1) {
+            if (const engine::AttentionBlockTrace* b = trace.attentionBlock(l, block); b &&
+                b->attention.has(engine::AttentionStep::Weights) && b->attention.keyLength() > 1) {
                 heads = std::max(heads, static_cast<int>(b->attention.numHeads()));
                 present = l + 1;
             }

@@ -53,8 +53,8 @@ ScoreCellArithmetic scoreArithmetic(const Walkthrough& w, const CellAddress& c)
         a.capped = t.capped.at(at);
     }
     if (d.scoreBias) {
-        const auto position = [](const std::vector<std::int64_t>& p, std::int64_t b,
-                                 std::int64_t n, std::int64_t i) {
+        const auto position = [](const std::vector<std::int64_t>& p, std::int64_t b, std::int64_t n,
+                                 std::int64_t i) {
             return p.empty() ? i : p[static_cast<std::size_t>(b * n + i)];
         };
         const double distance =
@@ -116,8 +116,7 @@ OnlineCellArithmetic onlineArithmetic(const Walkthrough& w, const CellAddress& c
     a.tiles = engine::onlineSoftmaxOfRow(t, c.batch, c.head, c.query, sink);
     const engine::OnlineSoftmaxTile& tile = a.tiles[static_cast<std::size_t>(c.column)];
     const std::vector<float> masked = rowOf(t.masked, c);
-    a.tileScores.assign(masked.begin() + tile.firstKey,
-                        masked.begin() + tile.firstKey + tile.keys);
+    a.tileScores.assign(masked.begin() + tile.firstKey, masked.begin() + tile.firstKey + tile.keys);
     for (const float s : a.tileScores)
         a.tileExps.push_back(std::isinf(s) ? 0.0 : std::exp(double(s) - tile.max));
     a.tileExpSum = std::accumulate(a.tileExps.begin(), a.tileExps.end(), 0.0);
@@ -159,13 +158,12 @@ CellArithmetic cellArithmetic(const Walkthrough& w, engine::AttentionStep step,
             scoreSteps.push_back(info.step);
     if (d.learnedSinks)
         scoreSteps.push_back(AttentionStep::SinkWeights);
-    const std::string missing = scoreShaped
-        ? missingSteps(t, scoreSteps)
-        : online ? missingSteps(t, {AttentionStep::VHeads, AttentionStep::Masked,
-                                    AttentionStep::OnlineMax, AttentionStep::OnlineSum,
-                                    AttentionStep::Context})
-                 : missingSteps(t, {AttentionStep::VHeads, AttentionStep::Weights,
-                                    AttentionStep::Context});
+    const std::string missing = scoreShaped ? missingSteps(t, scoreSteps)
+        : online
+        ? missingSteps(t,
+                       {AttentionStep::VHeads, AttentionStep::Masked, AttentionStep::OnlineMax,
+                        AttentionStep::OnlineSum, AttentionStep::Context})
+        : missingSteps(t, {AttentionStep::VHeads, AttentionStep::Weights, AttentionStep::Context});
     if (!missing.empty())
         return CellArithmeticUnavailable{
             w.weightsOnly()

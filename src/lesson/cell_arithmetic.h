@@ -94,8 +94,9 @@ using CellArithmetic = std::variant<ScoreCellArithmetic, ContextCellArithmetic,
                                     OnlineCellArithmetic, CellArithmeticUnavailable>;
 
 /// The arithmetic of `cell` on `step`: score-shaped steps give ScoreCellArithmetic, the context
-/// gives ContextCellArithmetic, online_max and online_sum give OnlineCellArithmetic. Any other step, a cell outside the trace, or a trace that did not
-/// keep the intermediates needed (an import, a large model run) gives the reason instead.
+/// gives ContextCellArithmetic, online_max and online_sum give OnlineCellArithmetic. Any other
+/// step, a cell outside the trace, or a trace that did not keep the intermediates needed (an
+/// import, a large model run) gives the reason instead.
 CellArithmetic cellArithmetic(const Walkthrough& w, engine::AttentionStep step,
                               const CellAddress& cell);
 

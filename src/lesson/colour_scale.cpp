@@ -36,7 +36,8 @@ std::pair<double, double> ScaleChoice::rangeOf(const std::vector<Heatmap>& maps)
                 throw engine::InputError(
                     "A " + stretchName(stretch, gamma) +
                     " colour scale is for steps whose values are never negative, such as the "
-                    "weights; " + (m.caption.empty() ? "a map" : m.caption) +
+                    "weights; " +
+                    (m.caption.empty() ? "a map" : m.caption) +
                     " is signed, so export it with a linear scale.");
     if (stretch == Stretch::Log) {
         // Six decades below the top: softmax weights underflow towards 1e-30 on long texts, and
@@ -61,10 +62,10 @@ std::pair<double, double> ScaleChoice::rangeOf(const std::vector<Heatmap>& maps)
 std::string ScaleChoice::describe(std::pair<double, double> range, const std::string& step) const
 {
     const std::string shared = mode == RangeMode::Fixed ? "fixed by the user"
-        : mode == RangeMode::PerMap                    ? "set by this map alone"
-                                                       : "shared by every " + step +
-                                      " map of the export";
-    return "range " + formatNumber(range.first) + " to " + formatNumber(range.second) + ", " + shared;
+        : mode == RangeMode::PerMap                     ? "set by this map alone"
+                                    : "shared by every " + step + " map of the export";
+    return "range " + formatNumber(range.first) + " to " + formatNumber(range.second) + ", " +
+        shared;
 }
 
 double barPosition(double value, std::pair<double, double> range, ColourScale scale,

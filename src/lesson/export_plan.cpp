@@ -61,8 +61,8 @@ void combine(std::vector<ExportItem>& items, std::vector<ItemKey>& keys, Combine
                 members.push_back(heads ? o.head : o.layer);
             }
         }
-        const std::string what = combineName(how) + " over " + (heads ? "heads " : "layers ") +
-            numberList(members);
+        const std::string what =
+            combineName(how) + " over " + (heads ? "heads " : "layers ") + numberList(members);
         const std::string step(engine::stepName(k.step));
         ItemKey key = k;
         const std::string batch = k.namePrefix.find("batch") != std::string::npos
@@ -74,16 +74,16 @@ void combine(std::vector<ExportItem>& items, std::vector<ItemKey>& keys, Combine
             key.headsCombined = what;
             name = k.namePrefix + combineName(how) + "_heads_" + step;
             title = k.source +
-                (k.layer >= 0 ? " · layer " + std::to_string(k.layer) + " · " +
-                         engine::blockName(k.block)
-                              : "") +
+                (k.layer >= 0
+                     ? " · layer " + std::to_string(k.layer) + " · " + engine::blockName(k.block)
+                     : "") +
                 batch + " · " + what + " · " + step + k.titleTail;
         } else {
             key.layer = -2; // a combination of layers
             key.layersCombined = what;
             const std::string headName = k.head >= 0 ? "head" + std::to_string(k.head) + "_"
-                : k.head == -2                       ? k.headsCombined.substr(0, k.headsCombined.find(' ')) + "_heads_"
-                                                     : "";
+                : k.head == -2 ? k.headsCombined.substr(0, k.headsCombined.find(' ')) + "_heads_"
+                               : "";
             const std::string headTitle = k.head >= 0 ? "head " + std::to_string(k.head) + " · "
                 : k.head == -2                        ? k.headsCombined + " · "
                                                       : "";
@@ -280,8 +280,8 @@ std::vector<std::pair<int, engine::Block>> selectedBlocks(const ModelRun& run,
             present = trace.attentionBlock(L, b) != nullptr;
         if (!present)
             throw engine::InputError(std::string("Block ") + engine::blockName(b) +
-                                     " does not exist in " + io::printable(config.name, 60) +
-                                     ", " + engine::architectureWithArticle(config.architecture) +
+                                     " does not exist in " + io::printable(config.name, 60) + ", " +
+                                     engine::architectureWithArticle(config.architecture) +
                                      " model.");
     }
     std::vector<std::pair<int, engine::Block>> chosen;

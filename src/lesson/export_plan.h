@@ -64,8 +64,8 @@ std::vector<std::pair<int, engine::Block>> selectedBlocks(const ModelRun& run,
 
 /// The selected matrices of a model run (layer × block × head × step), titled with the model,
 /// layer, block, head and step; cut to the selected tokens, combined over heads and layers as
-/// asked, each with its colour range under `scale`. Throws engine::InputError naming a selected layer, block or head
-/// the model does not have.
+/// asked, each with its colour range under `scale`. Throws engine::InputError naming a selected
+/// layer, block or head the model does not have.
 std::vector<ExportItem> planModelExport(const std::shared_ptr<const ModelRun>& run,
                                         const ExportSelection& selection,
                                         const ScaleChoice& scale = {});

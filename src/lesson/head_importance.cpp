@@ -76,11 +76,10 @@ public:
                 std::vector<int> answer;
                 if (data.answers.empty()) {
                     // No answer known: the intact model's own greedy output is the one to keep.
-                    answer =
-                        engine::generatedIds(m_model,
-                                             engine::decodeGreedily(m_model, ids, {*c.bosTokenId},
-                                                                    c.maxLength, tokenizer.size(),
-                                                                    scoringPolicy()));
+                    answer = engine::generatedIds(
+                        m_model,
+                        engine::decodeGreedily(m_model, ids, {*c.bosTokenId}, c.maxLength,
+                                               tokenizer.size(), scoringPolicy()));
                 } else {
                     try {
                         answer = tokenizer.encode(data.answers[i]);
@@ -117,10 +116,9 @@ public:
             longest = std::max<std::int64_t>(
                 longest,
                 static_cast<std::int64_t>(std::max(e.input.source.size(), e.input.target.size())));
-        MemoryBudget::forThisMachine(maxMemory).check(modelWeightBytes(m_model) +
-                                                          modelRunBytes(c, longest, scoringPolicy()),
-                                                      "Measuring the heads on examples of " +
-                                                          std::to_string(longest) + " tokens");
+        MemoryBudget::forThisMachine(maxMemory).check(
+            modelWeightBytes(m_model) + modelRunBytes(c, longest, scoringPolicy()),
+            "Measuring the heads on examples of " + std::to_string(longest) + " tokens");
     }
 
     ImportanceMetric metric() const { return m_metric; }

@@ -45,8 +45,9 @@ bool hasPattern(HeadType type)
 
 bool looksSpecial(const std::string& token)
 {
-    return token.size() > 2 && ((token.front() == '<' && token.back() == '>') ||
-                                (token.front() == '[' && token.back() == ']'));
+    return token.size() > 2 &&
+        ((token.front() == '<' && token.back() == '>') ||
+         (token.front() == '[' && token.back() == ']'));
 }
 
 } // namespace
@@ -75,8 +76,8 @@ Heatmap HeadTypeMap::heatmap() const
 {
     auto shown = std::make_shared<std::vector<float>>(values.begin(), values.end());
     Heatmap h = layersByHeads(shown, layers, heads);
-    h.caption = std::string(engine::blockName(block)) + ": " +
-        std::string(headTypeInfo(type).title);
+    h.caption =
+        std::string(engine::blockName(block)) + ": " + std::string(headTypeInfo(type).title);
     h.title = h.caption;
     h.scale = ColourScale::Sequential;
     return h;
@@ -126,7 +127,8 @@ std::vector<HeadTypeMap> scoreHeads(const engine::ModelTrace& text,
         if (!stack || stack->layers.empty())
             continue;
         const int layers = static_cast<int>(stack->layers.size());
-        const auto weightsOf = [&](const engine::ModelTrace& trace, int L) -> const engine::Tensor* {
+        const auto weightsOf = [&](const engine::ModelTrace& trace,
+                                   int L) -> const engine::Tensor* {
             const engine::AttentionBlockTrace* b = trace.attentionBlock(L, block);
             return b && b->attention.has(engine::AttentionStep::Weights) &&
                     b->attention.keyLength() > 1
@@ -143,8 +145,9 @@ std::vector<HeadTypeMap> scoreHeads(const engine::ModelTrace& text,
             // The induction score needs a repetition the text may not have.
             if (!wanted(info.type) || (info.type == HeadType::Induction && !weightsOf(repeated, 0)))
                 continue;
-            blockMaps.push_back(HeadTypeMap{info.type, block, layers, heads,
-                                            std::vector<double>(static_cast<std::size_t>(layers * heads))});
+            blockMaps.push_back(
+                HeadTypeMap{info.type, block, layers, heads,
+                            std::vector<double>(static_cast<std::size_t>(layers * heads))});
         }
         const auto patternOn = [&](HeadType type) {
             return type == HeadType::Induction ? detectionPattern(type, repeatedIds)
@@ -158,7 +161,8 @@ std::vector<HeadTypeMap> scoreHeads(const engine::ModelTrace& text,
                     weightsOf(m.type == HeadType::Induction ? repeated : text, L);
                 if (!w)
                     throw engine::InputError("The run kept no attention weights of layer " +
-                                             std::to_string(L) + "; head types need every layer's.");
+                                             std::to_string(L) +
+                                             "; head types need every layer's.");
                 for (int h = 0; h < heads; ++h) {
                     const engine::ConstMatrixView a = w->matrix({0, h});
                     double& score = m.values[static_cast<std::size_t>(L * heads + h)];
@@ -208,8 +212,9 @@ std::vector<HeadTypeMap> pictureHeadTypes(const engine::ModelTrace& trace,
     });
     if (maps.empty())
         return maps;
-    maps.insert(maps.begin() + 1, HeadTypeMap{HeadType::PixelDistance, engine::Block::Self,
-                                              maps.front().layers, maps.front().heads, pixels});
+    maps.insert(maps.begin() + 1,
+                HeadTypeMap{HeadType::PixelDistance, engine::Block::Self, maps.front().layers,
+                            maps.front().heads, pixels});
     return maps;
 }
 
@@ -221,7 +226,8 @@ std::vector<int> repeatedRandomTokens(std::vector<int> prefix, int length, int f
     std::mt19937 rng(seed);
     std::vector<int> half;
     for (int i = 0; i < length; ++i)
-        half.push_back(first + static_cast<int>(rng() % static_cast<std::uint32_t>(last - first + 1)));
+        half.push_back(first +
+                       static_cast<int>(rng() % static_cast<std::uint32_t>(last - first + 1)));
     prefix.insert(prefix.end(), half.begin(), half.end());
     prefix.insert(prefix.end(), half.begin(), half.end());
     return prefix;
@@ -245,8 +251,8 @@ engine::ModelTrace runOnRepeatedRandomTokens(const io::LoadedModel& model, std::
         prefix.push_back(*c.bosTokenId);
     const int room = (c.maxLength - static_cast<int>(prefix.size())) / 2;
     const int length = std::min(50, room);
-    std::vector<int> ids = repeatedRandomTokens(prefix, length, 0,
-                                                static_cast<int>(ordinary.size()) - 1, seed);
+    std::vector<int> ids =
+        repeatedRandomTokens(prefix, length, 0, static_cast<int>(ordinary.size()) - 1, seed);
     for (std::size_t k = prefix.size(); k < ids.size(); ++k)
         ids[k] = ordinary[static_cast<std::size_t>(ids[k])];
     engine::CapturePolicy policy = engine::CapturePolicy::attentionWeights();

@@ -27,8 +27,9 @@ std::vector<ClassScore> topClasses(const engine::ModelTrace& trace,
         const double logit = logits[static_cast<std::size_t>(i)];
         const auto& labels = config.image->labels;
         out.push_back({i,
-                       static_cast<std::size_t>(i) < labels.size() ? labels[static_cast<std::size_t>(i)]
-                                                                   : "class " + std::to_string(i),
+                       static_cast<std::size_t>(i) < labels.size()
+                           ? labels[static_cast<std::size_t>(i)]
+                           : "class " + std::to_string(i),
                        logit, std::exp(logit - top) / sum});
     }
     return out;

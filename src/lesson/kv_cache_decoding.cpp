@@ -18,9 +18,8 @@ using engine::Block;
 engine::CapturePolicy cachedStepPolicy()
 {
     engine::CapturePolicy policy;
-    policy.attention = engine::AttentionKeep::only(
-        {AttentionStep::KHeads, AttentionStep::KRotated, AttentionStep::VHeads,
-         AttentionStep::Weights});
+    policy.attention = engine::AttentionKeep::only({AttentionStep::KHeads, AttentionStep::KRotated,
+                                                    AttentionStep::VHeads, AttentionStep::Weights});
     policy.layerTensors = false;
     policy.allLogits = false;
     return policy;
@@ -62,12 +61,13 @@ Heatmap heatmapOf(std::shared_ptr<MaskedValues> m, int rows, int cols)
 void checkStep(const KvCacheDecoding& d, int step, int layer)
 {
     if (step < 0 || step >= static_cast<int>(d.steps.size()))
-        throw engine::InputError("Step " + std::to_string(step) + " does not exist; the decoding has " +
+        throw engine::InputError("Step " + std::to_string(step) +
+                                 " does not exist; the decoding has " +
                                  std::to_string(d.steps.size()) + " steps.");
     if (layer < 0 || layer >= d.model->model->config().decoderLayers)
-        throw engine::InputError("Layer " + std::to_string(layer) + " does not exist; the model has " +
-                                 std::to_string(d.model->model->config().decoderLayers) +
-                                 " decoder layers.");
+        throw engine::InputError(
+            "Layer " + std::to_string(layer) + " does not exist; the model has " +
+            std::to_string(d.model->model->config().decoderLayers) + " decoder layers.");
 }
 
 } // namespace
@@ -79,8 +79,8 @@ std::int64_t KvCacheDecoding::tokensAfter(int step) const
 }
 
 KvCacheDecoding decodeWithKvCache(std::shared_ptr<const io::LoadedModel> model,
-                                  std::vector<int> source, std::vector<int> prompt,
-                                  int newTokens, std::optional<std::uint64_t> maxMemory,
+                                  std::vector<int> source, std::vector<int> prompt, int newTokens,
+                                  std::optional<std::uint64_t> maxMemory,
                                   const std::atomic<bool>* stop)
 {
     const engine::TransformerModel& m = *model->model;
@@ -98,11 +98,11 @@ KvCacheDecoding decodeWithKvCache(std::shared_ptr<const io::LoadedModel> model,
     // Every step keeps its weights and the cache it read, and one more pass keeps all weights:
     // estimated before anything is computed (a 1B model's prefill of 1,024 tokens alone keeps
     // 2 GB of weights).
-    const engine::AttentionDescription first = engine::attentionDescription(c, 0, Block::MaskedSelf);
+    const engine::AttentionDescription first =
+        engine::attentionDescription(c, 0, Block::MaskedSelf);
     const std::uint64_t T = prompt.size() + static_cast<std::size_t>(newTokens);
     const std::uint64_t layers = static_cast<std::uint64_t>(c.decoderLayers);
-    const std::uint64_t kept =
-        4 * layers *
+    const std::uint64_t kept = 4 * layers *
         (2 * static_cast<std::uint64_t>(first.queryHeads) * T * T +
          static_cast<std::uint64_t>(first.keyValueHeads) *
              static_cast<std::uint64_t>(2 * first.queryKeySize + first.valueSize) * T *
@@ -125,9 +125,9 @@ KvCacheDecoding decodeWithKvCache(std::shared_ptr<const io::LoadedModel> model,
         if (std::ssize(read) + std::ssize(next) > c.maxLength)
             break;
         const std::int64_t before = cache.tokens();
-        auto trace = std::make_shared<const engine::ModelTrace>(m.forwardWithCache(
-            engine::ModelInput{s == 0 ? source : std::vector<int>{}, {}, next}, cache,
-            cachedStepPolicy()));
+        auto trace = std::make_shared<const engine::ModelTrace>(
+            m.forwardWithCache(engine::ModelInput{s == 0 ? source : std::vector<int>{}, {}, next},
+                               cache, cachedStepPolicy()));
         read.insert(read.end(), next.begin(), next.end());
         const auto last = trace->logits.matrix({0}).row(trace->logits.dim(1) - 1);
         Eigen::Index best = 0;
@@ -168,26 +168,29 @@ KvCacheDecoding decodeWithKvCache(std::shared_ptr<const io::LoadedModel> model,
                 for (std::int64_t i = 0; i < rows.dim(2); ++i)
                     for (std::int64_t j = 0; j < rows.dim(3); ++j)
                         largest = std::max<double>(
-                            largest, std::abs(rows.at({0, h, i, j}) -
-                                              reference.at({0, h, step.firstPosition + i, j})));
+                            largest,
+                            std::abs(rows.at({0, h, i, j}) -
+                                     reference.at({0, h, step.firstPosition + i, j})));
         }
         const engine::Tensor& logits = d.traces[s]->logits;
         const std::int64_t row = step.firstPosition + step.tokensRead - 1;
         for (std::int64_t v = 0; v < logits.dim(2); ++v)
-            largest = std::max<double>(largest, std::abs(logits.at({0, logits.dim(1) - 1, v}) -
-                                                         all.logits.at({0, row, v})));
+            largest = std::max<double>(
+                largest,
+                std::abs(logits.at({0, logits.dim(1) - 1, v}) - all.logits.at({0, row, v})));
         step.largestDifference = largest;
         d.largestDifference = std::max(d.largestDifference, largest);
     }
     return d;
 }
 
-Heatmap cachedKeysOrValues(const KvCacheDecoding& d, int step, int layer, int kvHead,
-                           bool values)
+Heatmap cachedKeysOrValues(const KvCacheDecoding& d, int step, int layer, int kvHead, bool values)
 {
     checkStep(d, step, layer);
-    const engine::AttentionTrace& t = selfAttention(*d.traces[static_cast<std::size_t>(step)], layer);
-    const engine::Tensor& cached = values ? t.vHeads : (t.description.rotary ? t.kRotated : t.kHeads);
+    const engine::AttentionTrace& t =
+        selfAttention(*d.traces[static_cast<std::size_t>(step)], layer);
+    const engine::Tensor& cached =
+        values ? t.vHeads : (t.description.rotary ? t.kRotated : t.kHeads);
     if (kvHead < 0 || kvHead >= cached.dim(1))
         throw engine::InputError("K/V head " + std::to_string(kvHead) +
                                  " does not exist; the block has " + std::to_string(cached.dim(1)) +
@@ -208,8 +211,8 @@ Heatmap cachedKeysOrValues(const KvCacheDecoding& d, int step, int layer, int kv
     for (int f = 0; f < features; ++f)
         h.matrix.rowLabels.push_back(std::to_string(f));
     h.matrix.columnLabels = tokenLabels(d);
-    const std::string what = values ? "cached V" : (t.description.rotary ? "cached K (turned)"
-                                                                        : "cached K");
+    const std::string what =
+        values ? "cached V" : (t.description.rotary ? "cached K (turned)" : "cached K");
     h.caption = what + " · K/V head " + std::to_string(kvHead);
     h.title = "layer " + std::to_string(layer) + " · " + h.caption;
     h.scale = ColourScale::Diverging;
@@ -222,17 +225,20 @@ Heatmap weightsSoFar(const KvCacheDecoding& d, int step, int layer, int head)
     const engine::AttentionDescription description =
         engine::attentionDescription(d.model->model->config(), layer, Block::MaskedSelf);
     if (head < 0 || head >= description.queryHeads)
-        throw engine::InputError("Head " + std::to_string(head) + " does not exist; the block has " +
+        throw engine::InputError("Head " + std::to_string(head) +
+                                 " does not exist; the block has " +
                                  std::to_string(description.queryHeads) + ".");
     const int tokens = static_cast<int>(d.ids.size());
     auto m = std::make_shared<MaskedValues>();
     m->values.assign(static_cast<std::size_t>(tokens) * tokens, 0.0f);
     for (int s = 0; s <= step; ++s) {
-        const engine::Tensor& w = selfAttention(*d.traces[static_cast<std::size_t>(s)], layer).weights;
+        const engine::Tensor& w =
+            selfAttention(*d.traces[static_cast<std::size_t>(s)], layer).weights;
         const std::int64_t first = d.steps[static_cast<std::size_t>(s)].firstPosition;
         for (std::int64_t i = 0; i < w.dim(2); ++i)
             for (std::int64_t j = 0; j < w.dim(3); ++j)
-                m->values[static_cast<std::size_t>((first + i) * tokens + j)] = w.at({0, head, i, j});
+                m->values[static_cast<std::size_t>((first + i) * tokens + j)] =
+                    w.at({0, head, i, j});
     }
     // Rows not computed yet are blocked whole; the block's own causal mask and window do the rest.
     const std::int64_t read = d.tokensAfter(step);

@@ -57,8 +57,8 @@ struct KvCacheDecoding {
 /// or too long, newTokens is outside 1 to the model's max_length, or what the steps keep would
 /// pass MemoryBudget with `maxMemory` (checked before computing anything).
 KvCacheDecoding decodeWithKvCache(std::shared_ptr<const io::LoadedModel> model,
-                                  std::vector<int> source, std::vector<int> prompt,
-                                  int newTokens, std::optional<std::uint64_t> maxMemory = {},
+                                  std::vector<int> source, std::vector<int> prompt, int newTokens,
+                                  std::optional<std::uint64_t> maxMemory = {},
                                   const std::atomic<bool>* stop = nullptr);
 
 /// What the cache holds after step `step` in layer `layer`'s masked self-attention, for the K/V

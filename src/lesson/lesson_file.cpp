@@ -297,8 +297,8 @@ PlaygroundSettings readPlayground(const Reader& r)
     s.rotaryDim = r.bounded("rotary_dim", 0, 0, kMaxSizeField);
     const std::string norm = r.string("qk_norm", "none");
     bool knownNorm = false;
-    for (const QueryKeyNormKind n : {QueryKeyNormKind::None, QueryKeyNormKind::PerHead,
-                                     QueryKeyNormKind::WholeProjection})
+    for (const QueryKeyNormKind n :
+         {QueryKeyNormKind::None, QueryKeyNormKind::PerHead, QueryKeyNormKind::WholeProjection})
         if (norm == queryKeyNormName(n)) {
             s.queryKeyNorm = n;
             knownNorm = true;
@@ -408,8 +408,8 @@ std::string lessonFileText(const LessonFile& lesson)
                            p.slidingWindow != 0 || p.onlineSoftmaxTile != 0)) ||
         !lesson.model.image.empty();
     file["version"] = lesson.model.playground() && usesVersion3(p) ? LessonFile::kVersion
-        : variant                                                 ? 2
-                                                                  : 1;
+        : variant                                                  ? 2
+                                                                   : 1;
     file["language"] = lesson.language;
     if (lesson.model.playground()) {
         file["playground"] = playgroundJson(lesson.playground);

@@ -34,7 +34,8 @@ inline constexpr TraceView kRotateViews[] = {
     {engine::AttentionStep::KRotated, "RoPE(K_h)", "RoPE(K_h)"}};
 // {Qh} and {Kh} name what the scores multiply: rotated, and the K/V head of the group, when the
 // module has rotary positions or shared K/V heads (fillSizes).
-inline constexpr TraceView kScoresViews[] = {{engine::AttentionStep::Scores, "scores", "{Qh} {Kh}ᵀ"}};
+inline constexpr TraceView kScoresViews[] = {
+    {engine::AttentionStep::Scores, "scores", "{Qh} {Kh}ᵀ"}};
 inline constexpr TraceView kScaledViews[] = {
     {engine::AttentionStep::Scaled, "scaled", "{scaleCaption}"}};
 inline constexpr TraceView kCappedViews[] = {
@@ -43,7 +44,8 @@ inline constexpr TraceView kBiasedViews[] = {{engine::AttentionStep::Biased, "bi
 inline constexpr TraceView kMaskedViews[] = {{engine::AttentionStep::Masked, "masked", "masked"}};
 inline constexpr TraceView kOnlineViews[] = {
     {engine::AttentionStep::OnlineMax, "m", "m_t = max(m_{t−1}, max s_tile)"},
-    {engine::AttentionStep::OnlineSum, "ℓ", "ℓ_t = ℓ_{t−1}·e^(m_{t−1} − m_t) + Σ e^(s_tile − m_t)"}};
+    {engine::AttentionStep::OnlineSum, "ℓ",
+     "ℓ_t = ℓ_{t−1}·e^(m_{t−1} − m_t) + Σ e^(s_tile − m_t)"}};
 inline constexpr TraceView kSoftmaxViews[] = {
     {engine::AttentionStep::Weights, "weights", "softmax"}};
 inline constexpr TraceView kSinkViews[] = {
@@ -120,11 +122,11 @@ inline constexpr std::array kLessonSteps = {
     LessonStep{"scaled", kScaledViews, false, {}, StepAnimationKind::None, kAskDivisor},
     LessonStep{"capped", kCappedViews, false, {}, StepAnimationKind::None, kAskShape},
     LessonStep{"biased", kBiasedViews, false, {}, StepAnimationKind::None, kAskShape},
-    LessonStep{"masked", kMaskedViews, false, {}, StepAnimationKind::None,
-               kAskVisibleKeysThenReach},
+    LessonStep{
+        "masked", kMaskedViews, false, {}, StepAnimationKind::None, kAskVisibleKeysThenReach},
     LessonStep{"online", kOnlineViews, true, {}, StepAnimationKind::None, kAskShape},
-    LessonStep{"softmax", kSoftmaxViews, false, {}, StepAnimationKind::Softmax,
-               kAskStrongestKeyThenSink},
+    LessonStep{
+        "softmax", kSoftmaxViews, false, {}, StepAnimationKind::Softmax, kAskStrongestKeyThenSink},
     LessonStep{"sink", kSinkViews, false, {}, StepAnimationKind::None, kAskShape},
     LessonStep{
         "context", kContextViews, false, {}, StepAnimationKind::WeightedSum, kAskHeadThenShape},

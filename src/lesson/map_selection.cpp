@@ -78,8 +78,8 @@ Heatmap combinedMap(const std::vector<Heatmap>& maps, Combine how, std::string t
     for (const Heatmap& m : maps)
         for (std::size_t i = 0; i < n; ++i) {
             const float v = m.matrix.values[i];
-            owned->values[i] = how == Combine::Max ? std::max(owned->values[i], v)
-                                                   : owned->values[i] + v;
+            owned->values[i] =
+                how == Combine::Max ? std::max(owned->values[i], v) : owned->values[i] + v;
         }
     if (how == Combine::Mean)
         for (float& v : owned->values)

@@ -43,8 +43,7 @@ std::uint64_t fullTraceBytes(const engine::ModelConfig& c, std::int64_t tokens)
 io::LoadedModel openModel(const std::string& folder, std::optional<std::uint64_t> maxMemory)
 {
     return io::loadModel(folder, [&](std::uint64_t bytes, const std::string& name) {
-        MemoryBudget::forThisMachine(maxMemory).check(bytes,
-                                                      "Opening " + io::printable(name, 60));
+        MemoryBudget::forThisMachine(maxMemory).check(bytes, "Opening " + io::printable(name, 60));
     });
 }
 
@@ -69,7 +68,7 @@ ModelRun runModelOnImage(std::shared_ptr<const io::LoadedModel> loaded, const Ru
     engine::ModelInput input;
     input.pixels = io::normalisedPixels(*picture, preparation);
     const std::int64_t tokens = c.image->tokens();
-    engine::CapturePolicy p = policy ? *policy
+    engine::CapturePolicy p = policy                  ? *policy
         : fullTraceBytes(c, tokens) > kFullTraceLimit ? engine::CapturePolicy::attentionWeights()
                                                       : engine::CapturePolicy::everything();
     if (progress)
@@ -83,7 +82,8 @@ ModelRun runModelOnImage(std::shared_ptr<const io::LoadedModel> loaded, const Ru
     run.model = loaded;
     run.config = c;
     run.request = request;
-    run.trace = std::make_shared<const engine::ModelTrace>(model.forward(input, p, request.ablation));
+    run.trace =
+        std::make_shared<const engine::ModelTrace>(model.forward(input, p, request.ablation));
     run.picture = std::move(picture);
     if (passes == 2) {
         ModelRun intact = run;
@@ -103,10 +103,13 @@ std::string examplePicture(const io::LoadedModel& model)
         return {};
     std::error_code error;
     std::vector<std::filesystem::path> pictures;
-    for (std::filesystem::directory_iterator it(std::filesystem::path(model.folder) / "examples", error), end;
+    for (std::filesystem::directory_iterator
+             it(std::filesystem::path(model.folder) / "examples", error),
+         end;
          !error && it != end; it.increment(error)) {
         std::string ext = it->path().extension().string();
-        std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char ch) { return std::tolower(ch); });
+        std::transform(ext.begin(), ext.end(), ext.begin(),
+                       [](unsigned char ch) { return std::tolower(ch); });
         if ((ext == ".png" || ext == ".jpg" || ext == ".jpeg") && it->is_regular_file(error))
             pictures.push_back(it->path());
     }
@@ -146,14 +149,14 @@ ModelRun runModelOnText(std::shared_ptr<const io::LoadedModel> loaded, const Run
     if (const auto n = static_cast<std::int64_t>(ids.size());
         c.architecture == engine::Architecture::DecoderOnly && request.generate > 0 &&
         n + request.generate > c.maxLength)
-        throw engine::InputError(
-            "The text has " + std::to_string(n) + " tokens and " + io::printable(c.name, 60) +
-            " reads at most " + std::to_string(c.maxLength) + " (its context), so " +
-            (n >= c.maxLength ? std::string("there is no room to continue it")
-                              : "it can be continued by at most " +
-                                   std::to_string(c.maxLength - n) + " tokens, not " +
-                                   std::to_string(request.generate)) +
-            ".");
+        throw engine::InputError("The text has " + std::to_string(n) + " tokens and " +
+                                 io::printable(c.name, 60) + " reads at most " +
+                                 std::to_string(c.maxLength) + " (its context), so " +
+                                 (n >= c.maxLength ? std::string("there is no room to continue it")
+                                                   : "it can be continued by at most " +
+                                          std::to_string(c.maxLength - n) + " tokens, not " +
+                                          std::to_string(request.generate)) +
+                                 ".");
     const auto bySize = [&](std::int64_t tokens) {
         engine::CapturePolicy p = fullTraceBytes(c, tokens) > kFullTraceLimit
             ? engine::CapturePolicy::attentionWeights()
@@ -209,9 +212,9 @@ ModelRun runModelOnText(std::shared_ptr<const io::LoadedModel> loaded, const Run
             const std::vector<int> t = tokenizer.encode(*request.target);
             decoderInput.insert(decoderInput.end(), t.begin(), t.end());
         } else {
-            run.decoding = engine::decodeGreedily(model, ids, decoderInput, c.maxLength,
-                                                  tokenizer.size(), bySize(c.maxLength),
-                                                  request.ablation);
+            run.decoding =
+                engine::decodeGreedily(model, ids, decoderInput, c.maxLength, tokenizer.size(),
+                                       bySize(c.maxLength), request.ablation);
             const std::vector<int> out = engine::generatedIds(model, run.decoding);
             run.generated = tokenizer.decode(out);
             decoderInput.insert(decoderInput.end(), out.begin(), out.end());

@@ -35,8 +35,8 @@ std::int64_t size(const std::optional<engine::LayerNormWeights>& n)
 std::vector<std::int64_t> layerCounts(const engine::ModelConfig& c, bool decoder)
 {
     std::vector<std::int64_t> out;
-    const int layers = decoder ? (c.hasDecoder() ? c.decoderLayers : 0)
-                               : (c.hasEncoder() ? c.encoderLayers : 0);
+    const int layers =
+        decoder ? (c.hasDecoder() ? c.decoderLayers : 0) : (c.hasEncoder() ? c.encoderLayers : 0);
     for (int L = 0; L < layers; ++L)
         out.push_back(engine::layerParameterCount(c, decoder, L));
     return out;

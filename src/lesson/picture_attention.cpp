@@ -10,8 +10,9 @@ namespace {
 const engine::ImageInput& imageOf(const engine::ModelConfig& config)
 {
     if (!config.image)
-        throw engine::InputError(config.name + " reads text: there is no picture to draw its "
-                                               "attention over.");
+        throw engine::InputError(config.name +
+                                 " reads text: there is no picture to draw its "
+                                 "attention over.");
     return *config.image;
 }
 
@@ -56,8 +57,8 @@ int pictureTokenAt(const engine::ImageInput& image, double x, double y)
     return image.extraTokens() + row * image.patchColumns() + column;
 }
 
-PictureAttention pictureAttention(const engine::ModelTrace& trace, const engine::ModelConfig& config,
-                                  const PictureQuery& query)
+PictureAttention pictureAttention(const engine::ModelTrace& trace,
+                                  const engine::ModelConfig& config, const PictureQuery& query)
 {
     const engine::ImageInput& image = imageOf(config);
     checkRange("token", query.token, 0, image.tokens() - 1);

@@ -42,8 +42,8 @@ int pictureTokenAt(const engine::ImageInput& image, double x, double y);
 /// The query's row over the picture, from batch item 0 of the run's kept weights. Throws
 /// engine::InputError with one sentence for a model that reads no picture, a layer, head or token
 /// out of range, or weights the run did not keep.
-PictureAttention pictureAttention(const engine::ModelTrace& trace, const engine::ModelConfig& config,
-                                  const PictureQuery& query);
+PictureAttention pictureAttention(const engine::ModelTrace& trace,
+                                  const engine::ModelConfig& config, const PictureQuery& query);
 
 /// The mean distance, in pixels of the model's input, over which each head of the encoder
 /// attends (Dosovitskiy et al. 2021, Figure 7): for every patch query, the weights on the patches

@@ -172,10 +172,9 @@ std::vector<SettingsProblem> checkSettings(const PlaygroundSettings& s)
                      "."});
         for (std::size_t b = 0; b < keys.size(); ++b)
             if (keys[b].empty())
-                problems.push_back(
-                    {SettingsField::KeyValueSentences,
-                     "The key/value sentence of batch item " + std::to_string(b) +
-                         " has no tokens."});
+                problems.push_back({SettingsField::KeyValueSentences,
+                                    "The key/value sentence of batch item " + std::to_string(b) +
+                                        " has no tokens."});
         if (longest(keys) > kMaxTokens)
             problems.push_back(
                 {SettingsField::KeyValueSentences,
@@ -228,7 +227,8 @@ std::vector<SettingsProblem> checkSettings(const PlaygroundSettings& s)
                                 ? std::string("The rotated features belong to rotary positions: "
                                               "choose them, or set the features to 0.")
                                 : "Rotary positions turn an even number of features, from 2 to "
-                                  "d_k = " + std::to_string(dk) + ", or 0 for all of them."});
+                                  "d_k = " +
+                                    std::to_string(dk) + ", or 0 for all of them."});
     if (!(std::isfinite(s.scoreScale) && s.scoreScale >= 0 && s.scoreScale <= kMaxScoreScale))
         problems.push_back({SettingsField::ScoreScale,
                             "The scale of the scores must be a number from 0 (1/√d_k) to " +
@@ -448,8 +448,8 @@ std::uint64_t playgroundBytes(const PlaygroundSettings& s)
 {
     const ModuleSizes m = moduleSizes(s);
     const auto queries = tokenizeAll(s.querySentences, s.tokenUnit);
-    const auto keys = s.keyValueSentences.empty() ? queries
-                                                  : tokenizeAll(s.keyValueSentences, s.tokenUnit);
+    const auto keys =
+        s.keyValueSentences.empty() ? queries : tokenizeAll(s.keyValueSentences, s.tokenUnit);
     engine::AttentionTrace::Sizes sizes;
     sizes.batch = static_cast<std::int64_t>(queries.size());
     sizes.heads = m.heads;
@@ -468,7 +468,8 @@ std::uint64_t playgroundBytes(const PlaygroundSettings& s)
         static_cast<std::uint64_t>(m.keyValueHeads) * m.value;
     const std::uint64_t weights = sizeof(float) *
         (rowsReadingD * (D + 1) +
-         static_cast<std::uint64_t>(m.output) * (static_cast<std::uint64_t>(m.heads) * m.value + 1));
+         static_cast<std::uint64_t>(m.output) *
+             (static_cast<std::uint64_t>(m.heads) * m.value + 1));
     const std::uint64_t inputs = sizeof(float) * D * static_cast<std::uint64_t>(sizes.batch) *
         static_cast<std::uint64_t>(2 * sizes.queries + 2 * sizes.keys + 1);
     const std::uint64_t once = trace + weights + inputs;

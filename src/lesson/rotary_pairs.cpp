@@ -49,9 +49,9 @@ std::optional<RotaryPairs> rotaryPairs(const Walkthrough& w, int batch, int head
     const engine::AttentionKeep keep = engine::AttentionKeep::only(
         {AttentionStep::QHeads, AttentionStep::KHeads, AttentionStep::QRotated,
          AttentionStep::KRotated, AttentionStep::Scores});
-    for (const AttentionStep s : {AttentionStep::QHeads, AttentionStep::KHeads,
-                                  AttentionStep::QRotated, AttentionStep::KRotated,
-                                  AttentionStep::Scores})
+    for (const AttentionStep s :
+         {AttentionStep::QHeads, AttentionStep::KHeads, AttentionStep::QRotated,
+          AttentionStep::KRotated, AttentionStep::Scores})
         if (!own.has(s))
             return std::nullopt;
     checkIndex(batch, own.batchSize(), "Batch item");
@@ -90,8 +90,8 @@ std::optional<RotaryPairs> rotaryPairs(const Walkthrough& w, int batch, int head
         p.queryTurned = {qTurned(i), qTurned(i + r / 2)};
         p.key = {k(i), k(i + r / 2)};
         p.keyTurned = {kTurned(i), kTurned(i + r / 2)};
-        p.product = double(p.queryTurned[0]) * p.keyTurned[0] +
-            double(p.queryTurned[1]) * p.keyTurned[1];
+        p.product =
+            double(p.queryTurned[0]) * p.keyTurned[0] + double(p.queryTurned[1]) * p.keyTurned[1];
         out.pairs.push_back(p);
     }
     for (Eigen::Index f = r; f < qTurned.size(); ++f)
@@ -117,7 +117,8 @@ std::optional<Heatmap> rotaryAngles(const Walkthrough& w, int batch, std::int64_
         const double position =
             static_cast<double>(positionOf(w.positions.query, batch, rows, i) + shift);
         for (int p = 0; p < r / 2; ++p)
-            values->push_back(static_cast<float>(wrapped(position * frequency[static_cast<std::size_t>(p)])));
+            values->push_back(
+                static_cast<float>(wrapped(position * frequency[static_cast<std::size_t>(p)])));
     }
     Heatmap h;
     h.matrix.values = values->data();

@@ -46,8 +46,7 @@ std::optional<engine::AttentionTrace> runShifted(const Walkthrough& w, std::int6
         kMaxShiftCells)
         return std::nullopt;
     engine::AttentionOptions options = w.rerunOptions(keep);
-    options.positions.query =
-        shifted(w.positions.query, t.batchSize(), t.queryLength(), shift);
+    options.positions.query = shifted(w.positions.query, t.batchSize(), t.queryLength(), shift);
     options.positions.key = shifted(w.positions.key, t.batchSize(), t.keyLength(), shift);
     for (const auto* positions : {&options.positions.query, &options.positions.key})
         if (std::any_of(positions->begin(), positions->end(),
@@ -61,9 +60,10 @@ std::optional<RotaryShift> rotaryShift(const Walkthrough& w, std::int64_t shift)
     const engine::AttentionTrace& t = *w.trace;
     if (!t.has(engine::AttentionStep::Scores) || !t.has(engine::AttentionStep::QRotated))
         return std::nullopt;
-    const std::optional<engine::AttentionTrace> moved = runShifted(
-        w, shift,
-        engine::AttentionKeep::only({engine::AttentionStep::QRotated, engine::AttentionStep::Scores}));
+    const std::optional<engine::AttentionTrace> moved =
+        runShifted(w, shift,
+                   engine::AttentionKeep::only(
+                       {engine::AttentionStep::QRotated, engine::AttentionStep::Scores}));
     if (!moved)
         return std::nullopt;
     RotaryShift out;

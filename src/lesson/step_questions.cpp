@@ -381,9 +381,9 @@ inline constexpr std::array kWrongShapes = {
     // A bias changes the scores' values, not their shape.
     WrongShapes{engine::AttentionStep::Biased, kScoreShapeConfusions},
     // One m per row (what the plain softmax keeps), or one per key (the row held whole).
-    WrongShapes{engine::AttentionStep::OnlineMax,
-                {"batch=B head=H query=Nq", "batch=B head=H query=Nq key=Nk",
-                 "batch=B head=H tile=T", ""}},
+    WrongShapes{
+        engine::AttentionStep::OnlineMax,
+        {"batch=B head=H query=Nq", "batch=B head=H query=Nq key=Nk", "batch=B head=H tile=T", ""}},
     WrongShapes{engine::AttentionStep::Context,
                 {"batch=B head=H query=Nq key=Nk", "batch=B head=H key=Nk d_v=Dv",
                  "batch=B query=Nq feature=H*Dv", ""}},
@@ -507,8 +507,8 @@ std::optional<StepQuestion> headQuestion(const Walkthrough& w, int batch)
 }
 
 // Up to four distinct numbers, the answer first; nullopt when fewer than two are distinct.
-std::optional<std::vector<std::int64_t>> distinctWithAnswerFirst(std::int64_t answer,
-                                                                 std::initializer_list<std::int64_t> others)
+std::optional<std::vector<std::int64_t>> distinctWithAnswerFirst(
+    std::int64_t answer, std::initializer_list<std::int64_t> others)
 {
     std::vector<std::int64_t> out = {answer};
     for (const std::int64_t v : others)
@@ -579,8 +579,8 @@ std::optional<StepQuestion> cacheBytesQuestion(const Walkthrough& w, int batch, 
 std::optional<StepQuestion> firstTokenShareQuestion(const Walkthrough& w, int batch)
 {
     const engine::AttentionTrace& t = *w.trace;
-    if (!std::holds_alternative<ModelBlockSource>(w.source) || w.crossAttention ||
-        w.heads() < 2 || t.keyLength() < 3 || !t.has(engine::AttentionStep::Weights))
+    if (!std::holds_alternative<ModelBlockSource>(w.source) || w.crossAttention || w.heads() < 2 ||
+        t.keyLength() < 3 || !t.has(engine::AttentionStep::Weights))
         return std::nullopt;
     std::vector<double> shares;
     for (int h = 0; h < w.heads(); ++h)
@@ -611,12 +611,9 @@ std::optional<StepQuestion> firstTokenShareQuestion(const Walkthrough& w, int ba
         if (choices[i].value == order[0])
             q.answer = i;
     q.choices = std::move(choices);
-    q.values = {{"head", std::to_string(order[0])},
-                {"share", percent(top)},
-                {"second", std::to_string(order[1])},
-                {"secondShare", percent(second)},
-                {"token", tokenAt(w.keyTokens, batch, 0)},
-                {"answer", q.correct().label}};
+    q.values = {{"head", std::to_string(order[0])},        {"share", percent(top)},
+                {"second", std::to_string(order[1])},      {"secondShare", percent(second)},
+                {"token", tokenAt(w.keyTokens, batch, 0)}, {"answer", q.correct().label}};
     return q;
 }
 

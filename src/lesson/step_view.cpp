@@ -192,8 +192,8 @@ std::string fillSizes(std::string_view text, const Walkthrough& w)
     // The KV cache of this block in float32: 2 (K and V) · H_kv · d · 4 bytes per token, and the
     // same width with one K/V head per query head (MHA) or one for all (MQA).
     const auto cache = [&](std::int64_t kvHeads, std::int64_t tokens) {
-        return formatBytes(
-            static_cast<std::uint64_t>(engine::kvCacheBytes(tokens, 1, kvHeads, w.dk(), w.dk(), 4)));
+        return formatBytes(static_cast<std::uint64_t>(
+            engine::kvCacheBytes(tokens, 1, kvHeads, w.dk(), w.dk(), 4)));
     };
     const std::pair<const char*, std::string> words[] = {
         {"{kv1024}", cache(t.numKeyValueHeads(), 1024)},
@@ -385,13 +385,13 @@ std::vector<Heatmap> stepHeatmaps(const LessonStep& step,
         }
         // A query head of grouped-query attention says which K/V head it reads.
         for (int h = 0; h < w->heads(); ++h)
-            maps.push_back(traceHeatmap(
-                w, view.step, batch, h,
-                "head " + std::to_string(h) +
-                    (d.groupedKeyValues() ? " (K/V head " + std::to_string(d.keyValueHeadOf(h)) + ")"
-                                          : "") +
-                    " · " + caption,
-                caption));
+            maps.push_back(traceHeatmap(w, view.step, batch, h,
+                                        "head " + std::to_string(h) +
+                                            (d.groupedKeyValues() ? " (K/V head " +
+                                                     std::to_string(d.keyValueHeadOf(h)) + ")"
+                                                                  : "") +
+                                            " · " + caption,
+                                        caption));
     }
     return maps;
 }

@@ -33,8 +33,7 @@ std::string joined(std::initializer_list<std::string> parts)
 
 std::string batchName(const lesson::ExportPlace& p)
 {
-    return p.namePrefix.find("batch") != std::string::npos ? "batch" + std::to_string(p.batch)
-                                                            : "";
+    return p.namePrefix.find("batch") != std::string::npos ? "batch" + std::to_string(p.batch) : "";
 }
 
 } // namespace
@@ -81,10 +80,10 @@ std::vector<ExportFigure> arrangeFigures(const std::vector<lesson::ExportItem>& 
                      stepOf(p) + p.titleTail}));
             } else {
                 f.baseName = p.filePrefix + p.namePrefix + "heads_" + stepOf(p);
-                f.content.title = QString::fromStdString(joined(
-                    {p.source, p.layer == -1 ? "" : layerLabel(p), block,
-                     batch.empty() ? "" : "batch " + std::to_string(p.batch),
-                     stepOf(p) + p.titleTail}));
+                f.content.title = QString::fromStdString(
+                    joined({p.source, p.layer == -1 ? "" : layerLabel(p), block,
+                            batch.empty() ? "" : "batch " + std::to_string(p.batch),
+                            stepOf(p) + p.titleTail}));
             }
             figures.push_back(std::move(f));
         }

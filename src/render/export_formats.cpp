@@ -27,8 +27,8 @@ QByteArray bytesOf(const std::string& s)
 FigureOptions described(const lesson::ExportItem& i, const FigureOptions& figure)
 {
     FigureOptions f = figure;
-    f.description = QString::fromStdString(figure.colouring.describe(i.heatmap.scale) + "; " +
-                                           i.rangeNote);
+    f.description =
+        QString::fromStdString(figure.colouring.describe(i.heatmap.scale) + "; " + i.rangeNote);
     return f;
 }
 
@@ -84,7 +84,6 @@ std::vector<std::string> pdfFiles(const ExportJob& job)
     return figureFiles(job, "pdf");
 }
 
-
 void writeFigures(const ExportJob& job, io::FileSetWriter& set, const ExportProgress& progress,
                   const std::vector<std::string>& names, ImageFormat format)
 {
@@ -138,8 +137,9 @@ std::size_t pngsInFlight(const ExportJob& job)
         static_cast<std::uint64_t>(size.width) * static_cast<std::uint64_t>(size.height);
     const std::uint64_t perImage = 2 * (job.figure.transparent ? 4 : 3) * pixels;
     const lesson::MemoryBudget budget = lesson::MemoryBudget::forThisMachine(job.maxMemory);
-    budget.check(perImage, "Drawing a " + std::to_string(size.width) + " × " +
-                               std::to_string(size.height) + " PNG");
+    budget.check(perImage,
+                 "Drawing a " + std::to_string(size.width) + " × " + std::to_string(size.height) +
+                     " PNG");
     return static_cast<std::size_t>(std::clamp<std::uint64_t>(budget.limit / perImage, 1, 4));
 }
 
@@ -162,8 +162,8 @@ void writePng(const ExportJob& job, io::FileSetWriter& set, const ExportProgress
     };
     try {
         for (std::size_t i = 0; i < figures.size(); ++i) {
-            QImage image = rasterFigure(figures[i].content,
-                                        described(*figures[i].items.front(), job.figure));
+            QImage image =
+                rasterFigure(figures[i].content, described(*figures[i].items.front(), job.figure));
             inFlight.emplace_back(i, std::async(std::launch::async, [image = std::move(image)] {
                                       return encodePng(image);
                                   }));
@@ -262,7 +262,8 @@ std::vector<std::string> webPageFiles(const ExportJob& job)
 void writeWebPage(const ExportJob& job, io::FileSetWriter& set, const ExportProgress& progress)
 {
     const QByteArray page = webPageBytes(job);
-    set.add("lesson.html", std::span<const char>(page.constData(), static_cast<std::size_t>(page.size())));
+    set.add("lesson.html",
+            std::span<const char>(page.constData(), static_cast<std::size_t>(page.size())));
     if (progress)
         progress(1, 1);
 }
@@ -284,11 +285,9 @@ const std::vector<ExportFormat>& exportFormats()
          npyItem, npyFiles, writeNpy},
         {"safetensors", "the whole trace as trace.safetensors plus a trace.json manifest",
          "safetensors (*.safetensors)", ExportKind::Trace, nullptr, traceFiles, writeTrace},
-        {"handout",
-         "the walkthrough as a PDF, one per selected layer and block",
-         "PDF (*.pdf)", ExportKind::Document, nullptr, handoutFiles, writeHandouts},
-        {"html",
-         "one self-contained web page, lesson.html, that opens offline",
+        {"handout", "the walkthrough as a PDF, one per selected layer and block", "PDF (*.pdf)",
+         ExportKind::Document, nullptr, handoutFiles, writeHandouts},
+        {"html", "one self-contained web page, lesson.html, that opens offline",
          "Web page (*.html)", ExportKind::Document, nullptr, webPageFiles, writeWebPage},
     };
     return formats;
@@ -302,8 +301,8 @@ QByteArray webPageBytes(const ExportJob& job)
         title = job.run->config.name +
             (!job.run->request.image.empty()
                  ? " · " + std::filesystem::path(job.run->request.image).filename().string()
-             : job.run->request.text.empty() ? std::string()
-                                             : " · “" + job.run->request.text + "”");
+                 : job.run->request.text.empty() ? std::string()
+                                                 : " · “" + job.run->request.text + "”");
     else if (title.empty() && !job.walkthroughs.empty())
         title = lesson::walkthroughTitle(*job.walkthroughs.front().second);
     content.title = QString::fromStdString(io::printable(title));

@@ -32,8 +32,8 @@ struct ExportJob {
     /// The user's memory limit (--max-memory, the app's setting): images in flight are counted
     /// against it (MemoryBudget), and a single image larger than it is refused before drawing.
     std::optional<std::uint64_t> maxMemory;
-    /// A web page: its title (empty: the model and text), the walkthrough's steps to show (empty: all) and heads (all when
-    /// unset), and the bits per stored value (WebPageContent).
+    /// A web page: its title (empty: the model and text), the walkthrough's steps to show (empty:
+    /// all) and heads (all when unset), and the bits per stored value (WebPageContent).
     std::string pageTitle;
     std::vector<engine::AttentionStep> pageSteps;
     lesson::IndexSet pageHeads;

@@ -27,8 +27,8 @@ QByteArray renderHandout(const std::shared_ptr<const lesson::Walkthrough>& w,
     pdf.setResolution(96);
     // In the interface's language, as the body is; attnviz-cli installs no translator and writes
     // English.
-    pdf.setTitle(QCoreApplication::translate("Handout",
-                                             "AttnViz — multi-head attention, step by step"));
+    pdf.setTitle(
+        QCoreApplication::translate("Handout", "AttnViz — multi-head attention, step by step"));
     pdf.setCreator(QStringLiteral("AttnViz"));
     QPainter painter(&pdf);
     painter.setRenderHint(QPainter::LosslessImageRendering); // not JPEG (image_export.cpp)
@@ -51,18 +51,16 @@ QByteArray renderHandout(const std::shared_ptr<const lesson::Walkthrough>& w,
         // The formula comes translated from the step's text, except a model's input step, which
         // the lesson layer writes (as the step panel shows it).
         const std::string formula = lesson::stepFormula(step, *w, text.formula.toStdString());
-        const QString heading =
-            QCoreApplication::translate("Handout", "Step %1 of %2 — %3")
-                .arg(at + 1)
-                .arg(shown.size())
-                .arg(text.title);
+        const QString heading = QCoreApplication::translate("Handout", "Step %1 of %2 — %3")
+                                    .arg(at + 1)
+                                    .arg(shown.size())
+                                    .arg(text.title);
         header.setHtml(
             QStringLiteral("<h2>%1</h2><p style='color:#555'>%2</p><p><tt>%3</tt></p><p>%4</p>%5")
                 .arg(heading.toHtmlEscaped(), visibleText(subtitle).toHtmlEscaped(),
                      (step.views.empty() ? displayed(formula) : QString::fromStdString(formula))
                          .toHtmlEscaped(),
-                     displayed(lesson::stepShapes(step, *w)).toHtmlEscaped(),
-                     text.explanation));
+                     displayed(lesson::stepShapes(step, *w)).toHtmlEscaped(), text.explanation));
         header.drawContents(&painter);
         const int top = static_cast<int>(header.size().height()) + 10;
 

@@ -39,8 +39,7 @@ void paintGrid(QPainter& painter, QRectF area, const std::vector<lesson::Heatmap
     const bool barBeside = grid.barBesideGrid && oneRange && style.colourBar && count > 1;
     if (barBeside) {
         const double strip = colourBarWidth(ranges.front(), style, maps.front().scale);
-        paintColourBar(painter,
-                       QRectF(area.right() - strip, area.top(), strip, area.height()),
+        paintColourBar(painter, QRectF(area.right() - strip, area.top(), strip, area.height()),
                        maps.front().scale, ranges.front(), style);
         area.setRight(area.right() - strip);
     }

@@ -115,8 +115,8 @@ void paintCells(QPainter& p, const HeatmapLayout& layout, const lesson::Heatmap&
     // holds every cell as one pixel and its viewer scales it: marked for nearest-neighbour
     // scaling, so zooming in shows cells, not a blur.
     const QPaintEngine* engine = p.paintEngine();
-    const bool file = engine &&
-        (engine->type() == QPaintEngine::Pdf || engine->type() == QPaintEngine::SVG);
+    const bool file =
+        engine && (engine->type() == QPaintEngine::Pdf || engine->type() == QPaintEngine::SVG);
     const bool shrinking = cells.width() < h.cols() || cells.height() < h.rows();
     p.save();
     p.setRenderHint(QPainter::SmoothPixmapTransform, shrinking && !file);
@@ -226,8 +226,8 @@ void paintBands(QPainter& p, const HeatmapLayout& layout, const lesson::Heatmap&
         p.fillRect(rect.adjusted(0.5, 0, -0.5, 0), colour);
         // The head's number on its band, where there is room: the legend that ties colours to
         // heads.
-        const QString label = (band.sharedBy ? QStringLiteral("KV") : QString()) +
-            QString::number(band.head);
+        const QString label =
+            (band.sharedBy ? QStringLiteral("KV") : QString()) + QString::number(band.head);
         if (metrics.horizontalAdvance(label) + 2 < rect.width() &&
             metrics.height() <= rect.height() + 4) {
             p.setPen(contrastingText(colour.rgb()));
@@ -320,8 +320,9 @@ void paintColourBar(QPainter& p, QRectF area, lesson::ColourScale scale,
 {
     const QFont tick = HeatmapLayout::tickFontOf(style.font);
     const double line = QFontMetricsF(tick).height();
-    const lesson::Stretch stretch =
-        scale == lesson::ColourScale::Sequential ? style.colouring.stretch : lesson::Stretch::Linear;
+    const lesson::Stretch stretch = scale == lesson::ColourScale::Sequential
+        ? style.colouring.stretch
+        : lesson::Stretch::Linear;
     const QRectF bar(area.left() + 8, area.top() + line, 12, area.height() - 2 * line);
     paintColourBarAt(p, bar, colourBarTicks(range, stretch), tick, scale, range, style.colouring);
 }
@@ -332,9 +333,10 @@ double colourBarWidth(std::pair<double, double> range, const HeatmapStyle& style
     const QFont tick = HeatmapLayout::tickFontOf(style.font);
     const QFontMetricsF metrics(tick);
     double widest = 0;
-    for (const double t : colourBarTicks(range, scale == lesson::ColourScale::Sequential
-                                                    ? style.colouring.stretch
-                                                    : lesson::Stretch::Linear))
+    for (const double t :
+         colourBarTicks(range,
+                        scale == lesson::ColourScale::Sequential ? style.colouring.stretch
+                                                                 : lesson::Stretch::Linear))
         widest = std::max(widest, metrics.horizontalAdvance(formatValue(t)));
     return 8 + 12 + 5 + widest + 4;
 }
@@ -374,8 +376,8 @@ QImage cellImage(const lesson::Heatmap& h, std::pair<double, double> range, QSiz
     // mask's row allows: a grid of 32 maps of a million cells is averaged at every new layer.
     std::vector<int> firstColumn(static_cast<std::size_t>(cols) + 1);
     for (int x = 0; x <= cols; ++x)
-        firstColumn[static_cast<std::size_t>(x)] = static_cast<int>(
-            (static_cast<std::int64_t>(x) * h.cols() + cols - 1) / cols);
+        firstColumn[static_cast<std::size_t>(x)] =
+            static_cast<int>((static_cast<std::int64_t>(x) * h.cols() + cols - 1) / cols);
     std::vector<double> sum(static_cast<std::size_t>(cols));
     std::vector<std::int64_t> count(static_cast<std::size_t>(cols));
     for (int y = 0; y < rows; ++y) {
@@ -410,9 +412,10 @@ QImage cellImage(const lesson::Heatmap& h, std::pair<double, double> range, QSiz
         auto* line = reinterpret_cast<QRgb*>(image.scanLine(y));
         for (int x = 0; x < cols; ++x) {
             const auto i = static_cast<std::size_t>(x);
-            line[x] = count[i] ? colourOf(static_cast<float>(sum[i] / static_cast<double>(count[i])),
-                                          range, h.scale, colouring)
-                               : blocked;
+            line[x] = count[i]
+                ? colourOf(static_cast<float>(sum[i] / static_cast<double>(count[i])), range,
+                           h.scale, colouring)
+                : blocked;
         }
     }
     return image;

@@ -16,8 +16,8 @@ namespace attnviz::render {
 /// matrix larger than it is averaged over blocks of cells first (blocked cells left out; a block
 /// with nothing else stays grey), so a 1024 × 1024 map shown in 200 × 200 pixels is a picture of
 /// that size holding the mean of every block, not a megapixel sampled at every repaint.
-QImage cellImage(const lesson::Heatmap& heatmap, std::pair<double, double> range,
-                 QSize limit = {}, const Colouring& colouring = {});
+QImage cellImage(const lesson::Heatmap& heatmap, std::pair<double, double> range, QSize limit = {},
+                 const Colouring& colouring = {});
 
 /// A colour bar alone, in a strip `area` (a grid's shared bar, beside its panels): the bar and
 /// its ticks in the style's tick font.

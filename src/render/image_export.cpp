@@ -4,8 +4,8 @@
 #include "render/heatmap_layout.h"
 
 #include <QBuffer>
-#include <QFontMetricsF>
 #include <QFontDatabase>
+#include <QFontMetricsF>
 #include <QPainter>
 #include <QPdfWriter>
 #include <QSvgGenerator>
@@ -198,7 +198,8 @@ std::optional<ImageFormat> imageFormatOfExtension(std::string_view extension)
 {
     if (extension.starts_with('.'))
         extension.remove_prefix(1);
-    const QString e = QString::fromUtf8(extension.data(), static_cast<qsizetype>(extension.size())).toLower();
+    const QString e =
+        QString::fromUtf8(extension.data(), static_cast<qsizetype>(extension.size())).toLower();
     if (e == QLatin1String("png"))
         return ImageFormat::Png;
     if (e == QLatin1String("svg"))

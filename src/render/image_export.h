@@ -4,8 +4,8 @@
 #include "render/heatmap_style.h"
 
 #include <QByteArray>
-#include <QPainter>
 #include <QImage>
+#include <QPainter>
 #include <QPointF>
 #include <QString>
 
@@ -73,7 +73,8 @@ using FigurePainter = std::function<void(QPainter& painter, QSizeF logical, bool
 /// description in the file's metadata: the one way every export becomes a file.
 QByteArray renderPainting(const FigurePainter& paint, const QString& title, ImageFormat format,
                           const FigureOptions& figure);
-QImage rasterPainting(const FigurePainter& paint, const QString& title, const FigureOptions& figure);
+QImage rasterPainting(const FigurePainter& paint, const QString& title,
+                      const FigureOptions& figure);
 
 /// Heatmaps on one colour range as an image file: one heatmap alone (title empty), or a grid
 /// under a title. Exports use a fixed font, not the desktop's, so they look the same on every

@@ -69,8 +69,8 @@ QRectF pictureRect(const PictureOverlay& overlay, QRectF area, const QFont& font
                       area.height() - top - bottom - 8);
     if (overlay.picture.isNull() || room.width() <= 0 || room.height() <= 0)
         return {};
-    const double scale = std::min(room.width() / overlay.picture.width(),
-                                  room.height() / overlay.picture.height());
+    const double scale =
+        std::min(room.width() / overlay.picture.width(), room.height() / overlay.picture.height());
     const QSizeF size(overlay.picture.width() * scale, overlay.picture.height() * scale);
     return QRectF(room.left() + (room.width() - size.width()) / 2,
                   room.top() + (room.height() - size.height()) / 2, size.width(), size.height());
@@ -115,9 +115,10 @@ void paintPictureOverlay(QPainter& painter, QRectF area, const PictureOverlay& o
         painter.setOpacity(opacity);
         for (int r = 0; r < a.patchRows; ++r)
             for (int c = 0; c < a.patchColumns; ++c)
-                painter.fillRect(cell(r, c), QColor::fromRgb(colourOf(
-                                                 a.patches[static_cast<std::size_t>(r * a.patchColumns + c)],
-                                                 range, lesson::ColourScale::Sequential, colouring)));
+                painter.fillRect(cell(r, c),
+                                 QColor::fromRgb(colourOf(
+                                     a.patches[static_cast<std::size_t>(r * a.patchColumns + c)],
+                                     range, lesson::ColourScale::Sequential, colouring)));
         painter.restore();
     } else if (a.patchRows > 0 && a.patchColumns > 0) {
         QImage tint(a.patchColumns, a.patchRows, QImage::Format_RGB32);
@@ -149,7 +150,8 @@ void paintPictureOverlay(QPainter& painter, QRectF area, const PictureOverlay& o
         const QFontMetricsF metrics(small);
         for (int r = 0; r < a.patchRows; ++r)
             for (int c = 0; c < a.patchColumns; ++c) {
-                const QString number = QString::number(overlay.firstPatchToken + r * a.patchColumns + c);
+                const QString number =
+                    QString::number(overlay.firstPatchToken + r * a.patchColumns + c);
                 const QRectF box = metrics.boundingRect(number).adjusted(-2, 0, 2, 0);
                 const QRectF at(cell(r, c).topLeft() + QPointF(2, 2), box.size());
                 painter.fillRect(at, QColor(0, 0, 0, 150));
@@ -158,7 +160,8 @@ void paintPictureOverlay(QPainter& painter, QRectF area, const PictureOverlay& o
             }
     }
     if (overlay.queryPatch >= 0 && a.patchColumns > 0) {
-        const QRectF q = cell(overlay.queryPatch / a.patchColumns, overlay.queryPatch % a.patchColumns);
+        const QRectF q =
+            cell(overlay.queryPatch / a.patchColumns, overlay.queryPatch % a.patchColumns);
         painter.setBrush(Qt::NoBrush);
         painter.setPen(QPen(Qt::black, 3));
         painter.drawRect(q);
@@ -178,7 +181,8 @@ void paintPictureOverlay(QPainter& painter, QRectF area, const PictureOverlay& o
         painter.setFont(font);
         painter.drawText(QRectF(area.left() + 8, picture.bottom() + 4, area.width() - 16,
                                 area.bottom() - picture.bottom() - 4),
-                         Qt::AlignHCenter | Qt::AlignTop | Qt::TextWordWrap, overlay.firstTokensNote);
+                         Qt::AlignHCenter | Qt::AlignTop | Qt::TextWordWrap,
+                         overlay.firstTokensNote);
     }
 }
 

@@ -35,7 +35,8 @@ bool holds(const QString& condition, const lesson::Walkthrough* w)
     if (condition == QLatin1String("rotary"))
         return w->trace && w->description().rotary.has_value();
     if (condition == QLatin1String("unit_offset"))
-        return w->trace && w->description().queryKeyNorm && w->description().queryKeyNorm->unitOffset;
+        return w->trace && w->description().queryKeyNorm &&
+            w->description().queryKeyNorm->unitOffset;
     if (condition == QLatin1String("sinks"))
         return w->trace && w->description().learnedSinks;
     return false;
@@ -107,8 +108,10 @@ StepText stepHeading(const lesson::LessonStep& step, const lesson::Walkthrough* 
     const TextResource text = readTextResource(candidatesFor(key, w));
     if (text.fields.isEmpty())
         return {key, key, {}, {}};
-    return {text.fields.value(QStringLiteral("title")), text.fields.value(QStringLiteral("label")),
-            text.fields.value(QStringLiteral("formula")), {}};
+    return {text.fields.value(QStringLiteral("title")),
+            text.fields.value(QStringLiteral("label")),
+            text.fields.value(QStringLiteral("formula")),
+            {}};
 }
 
 StepText stepText(const lesson::LessonStep& step, const lesson::Walkthrough* w)

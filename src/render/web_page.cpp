@@ -39,7 +39,11 @@ std::string utf8(const QString& s)
 // codes of the width say what is not a number on the scale.
 class ValuePacker {
 public:
-    explicit ValuePacker(int bits) : m_bits(bits), m_top((1u << bits) - 5) {}
+    explicit ValuePacker(int bits)
+        : m_bits(bits)
+        , m_top((1u << bits) - 5)
+    {
+    }
 
     Json add(const lesson::Heatmap& map, std::pair<double, double> range)
     {
@@ -122,13 +126,14 @@ private:
 QString sanitisedExplanation(const QString& html)
 {
     static const QRegularExpression tag(QStringLiteral("<(/?)([A-Za-z][A-Za-z0-9]*)[^<>]*>"));
-    static const QStringList kept{"p", "b", "i", "em", "strong", "br", "sub", "sup", "tt",
-                                  "code", "ul", "ol", "li"};
+    static const QStringList kept{"p",   "b",  "i",    "em", "strong", "br", "sub",
+                                  "sup", "tt", "code", "ul", "ol",     "li"};
     QString out;
     qsizetype at = 0;
     const auto text = [&](QStringView s) {
-        out += s.toString().replace(QLatin1Char('<'), QStringLiteral("&lt;")).replace(
-            QLatin1Char('>'), QStringLiteral("&gt;"));
+        out += s.toString()
+                   .replace(QLatin1Char('<'), QStringLiteral("&lt;"))
+                   .replace(QLatin1Char('>'), QStringLiteral("&gt;"));
     };
     for (auto m = tag.globalMatch(html); m.hasNext();) {
         const QRegularExpressionMatch t = m.next();
@@ -267,11 +272,14 @@ std::pair<Json, QString> walkthroughSteps(const WebPageContent& content, ValuePa
                       "<div class=\"maps\"></div></section>\n")
                       .arg(at)
                       .arg(key,
-                           escaped(WebPage::tr("Step %1 of %2 — %3").arg(at + 1).arg(shown.size()).arg(text.title)),
+                           escaped(WebPage::tr("Step %1 of %2 — %3")
+                                       .arg(at + 1)
+                                       .arg(shown.size())
+                                       .arg(text.title)),
                            escaped(step.views.empty() ? displayed(formula)
                                                       : QString::fromStdString(formula)),
-                           escaped(displayed(lesson::stepShapes(step, *w))).replace(
-                               QLatin1Char('\n'), QStringLiteral("<br>")),
+                           escaped(displayed(lesson::stepShapes(step, *w)))
+                               .replace(QLatin1Char('\n'), QStringLiteral("<br>")),
                            sanitisedExplanation(text.explanation));
         Json s;
         s["key"] = step.key;
@@ -396,9 +404,10 @@ QByteArray renderWebPage(const WebPageContent& content)
         {"block_self", utf8(WebPage::tr("self-attention"))},
         {"block_masked_self", utf8(WebPage::tr("masked self-attention"))},
         {"block_cross", utf8(WebPage::tr("cross-attention"))},
-        {"noUnpacking", utf8(WebPage::tr("This browser cannot unpack the page's numbers (it has no "
-                                "DecompressionStream): open the page in a current Chromium, "
-                                "Firefox or Safari."))},
+        {"noUnpacking",
+         utf8(WebPage::tr("This browser cannot unpack the page's numbers (it has no "
+                          "DecompressionStream): open the page in a current Chromium, "
+                          "Firefox or Safari."))},
         {"hoverQuery", utf8(WebPage::tr("Weights of “%1” over the keys (heads %2)"))},
         {"picture", utf8(WebPage::tr("Attention of [CLS] over the picture: %1"))},
     };
@@ -409,12 +418,16 @@ QByteArray renderWebPage(const WebPageContent& content)
     const QByteArray script = resource(":/web/page.js");
     const QString page = QString::fromUtf8(resource(":/web/page.html"));
     const std::map<QString, QString> fields{
-        {"language", QLocale().language() == QLocale::C ? QStringLiteral("en") : QLocale().name().replace(QLatin1Char('_'), QLatin1Char('-'))},
+        {"language",
+         QLocale().language() == QLocale::C
+             ? QStringLiteral("en")
+             : QLocale().name().replace(QLatin1Char('_'), QLatin1Char('-'))},
         {"title", escaped(content.title)},
-        {"csp", QStringLiteral("default-src 'none'; script-src %1; style-src %2; img-src data:; "
-                               "base-uri 'none'; form-action 'none'")
-                    .arg(QString::fromLatin1(sha256Source(script)),
-                         QString::fromLatin1(sha256Source(style)))},
+        {"csp",
+         QStringLiteral("default-src 'none'; script-src %1; style-src %2; img-src data:; "
+                        "base-uri 'none'; form-action 'none'")
+             .arg(QString::fromLatin1(sha256Source(script)),
+                  QString::fromLatin1(sha256Source(style)))},
         {"style", QString::fromUtf8(style)},
         {"script", QString::fromUtf8(script)},
         {"data", QString::fromStdString(scriptSafeJson(data))},
@@ -430,21 +443,26 @@ QByteArray renderWebPage(const WebPageContent& content)
         {"next", escaped(WebPage::tr("Next →"))},
         {"opacity", escaped(WebPage::tr("Opacity"))},
         {"head_view_help",
-         escaped(WebPage::tr("Point at a word on the left, or move to it with Tab and the arrow keys, to "
-                    "see where it looks: each line's strength is its attention weight, each "
-                    "colour one head."))},
+         escaped(WebPage::tr(
+             "Point at a word on the left, or move to it with Tab and the arrow keys, to "
+             "see where it looks: each line's strength is its attention weight, each "
+             "colour one head."))},
         {"model_view_help",
-         escaped(WebPage::tr("Every layer and head at once: rows are queries, columns keys. Click a map, "
-                    "or press Enter on it, to open it."))},
-        {"steps_help", escaped(WebPage::tr("← and → move between the steps; point at a cell to read "
-                                  "its value."))},
+         escaped(WebPage::tr(
+             "Every layer and head at once: rows are queries, columns keys. Click a map, "
+             "or press Enter on it, to open it."))},
+        {"steps_help",
+         escaped(WebPage::tr("← and → move between the steps; point at a cell to read "
+                             "its value."))},
         {"precision",
-         escaped(WebPage::tr("Each value is stored in %1 bits, as a whole number of steps from its map's "
-                    "smallest value; a value read here is within half a step of the computed one "
-                    "(the step is shown with it).")
+         escaped(WebPage::tr(
+                     "Each value is stored in %1 bits, as a whole number of steps from its map's "
+                     "smallest value; a value read here is within half a step of the computed one "
+                     "(the step is shown with it).")
                      .arg(content.bits))},
-        {"footer", escaped(WebPage::tr("Made with AttnViz. Everything this page needs is inside it: it "
-                              "opens offline and loads nothing from the network."))},
+        {"footer",
+         escaped(WebPage::tr("Made with AttnViz. Everything this page needs is inside it: it "
+                             "opens offline and loads nothing from the network."))},
     };
     return filled(page, fields).toUtf8();
 }

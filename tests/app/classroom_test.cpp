@@ -31,10 +31,10 @@
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QScreen>
-#include <QSignalSpy>
-#include <QTableWidget>
 #include <QSettings>
+#include <QSignalSpy>
 #include <QStandardPaths>
+#include <QTableWidget>
 #include <QTextBrowser>
 #include <QtTest>
 
@@ -183,7 +183,8 @@ private slots:
     // Chinese, numbers in place, and the drawing mode and mask labels too.
     void aChineseClassReadsTheSettingsProblemsInChinese()
     {
-        m_window->modelPanel()->setRequest(attnviz::lesson::ModelSource{}); // the random-weights playground
+        m_window->modelPanel()->setRequest(
+            attnviz::lesson::ModelSource{}); // the random-weights playground
         settle();
         switchTo("zh_CN");
         QVERIFY(m_window->modelPanel()->playground());
@@ -204,7 +205,8 @@ private slots:
     // language stays on the screen, however large the one before it was.
     void theWindowFitsA1280x720ScreenInEitherLanguage()
     {
-        m_window->modelPanel()->setRequest(attnviz::lesson::ModelSource{}); // the random-weights playground
+        m_window->modelPanel()->setRequest(
+            attnviz::lesson::ModelSource{}); // the random-weights playground
         settle();
         const QRect room = QGuiApplication::primaryScreen()->availableGeometry();
         for (const char* code : {"en", "zh_CN"}) {
@@ -301,7 +303,7 @@ private slots:
         for (int row = 0; row < terms->count(); ++row)
             shown << terms->item(row)->text();
         // cán chā < céng < chá < cí < duō < tóu < zhí < zhù < zì
-        const QStringList inOrder{"残差流", "层归一化", "查询", "词元", "多头注意力",
+        const QStringList inOrder{"残差流", "层归一化", "查询",   "词元",    "多头注意力",
                                   "头",     "值",       "注意力", "自注意力"};
         qsizetype last = -1;
         for (const QString& term : inOrder) {
@@ -387,7 +389,8 @@ private slots:
         m_window->modelPanel()->setHeadSwitchedOff({0, Block::Cross, 2}, true);
         settle();
         const QString output = m_window->modelPanel()->ui()->output->text();
-        QVERIFY2(output.contains(QStringLiteral("第 0 层 · 交叉注意力 · 头 2")), qPrintable(output));
+        QVERIFY2(output.contains(QStringLiteral("第 0 层 · 交叉注意力 · 头 2")),
+                 qPrintable(output));
         QVERIFY2(!output.contains(QStringLiteral("cross")), qPrintable(output));
 
         for (const char* code : {"zh_CN", "en"}) {
@@ -428,7 +431,8 @@ private slots:
         for (int column = 0; column < ranking->columnCount(); ++column)
             QVERIFY(hasHan(ranking->horizontalHeaderItem(column)->text()));
         for (int row = 0; row < ranking->rowCount(); ++row)
-            QVERIFY2(hasHan(ranking->item(row, 2)->text()), qPrintable(ranking->item(row, 2)->text()));
+            QVERIFY2(hasHan(ranking->item(row, 2)->text()),
+                     qPrintable(ranking->item(row, 2)->text()));
         const QList<HeatmapView*> maps = dialog->findChildren<HeatmapView*>();
         QVERIFY(!maps.isEmpty());
         for (const HeatmapView* map : maps) {

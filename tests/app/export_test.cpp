@@ -19,14 +19,14 @@
 #include "window_test_support.h"
 
 #include <QClipboard>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QMenu>
 #include <QPushButton>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QTemporaryDir>
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <QtTest>
 
 #include <cmath>
@@ -180,9 +180,10 @@ private slots:
         // The range reaches the file: a fixed 0–0.25 says so in the PNG.
         m_window->stepPanel()->setStep(attnviz::test::step("softmax"));
         m_exports->exportCurrentHeatmap(path(QStringLiteral("fixed.png")), figure, scale);
-        QVERIFY(QImage(path(QStringLiteral("fixed.png")))
-                    .text(QStringLiteral("Description"))
-                    .contains(QStringLiteral("power 0.5 scale; range 0 to 0.25, fixed by the user")));
+        QVERIFY(
+            QImage(path(QStringLiteral("fixed.png")))
+                .text(QStringLiteral("Description"))
+                .contains(QStringLiteral("power 0.5 scale; range 0 to 0.25, fixed by the user")));
         // A rejected dialog changes nothing.
         again.ui()->width->setValue(500);
         again.reject();
@@ -270,16 +271,20 @@ private slots:
         QFile page(file);
         QVERIFY(page.open(QIODevice::ReadOnly));
         const QString html = QString::fromUtf8(page.readAll());
-        const QString opening = QStringLiteral("<script type=\"application/json\" id=\"attnviz-data\">");
+        const QString opening =
+            QStringLiteral("<script type=\"application/json\" id=\"attnviz-data\">");
         const qsizetype from = html.indexOf(opening) + opening.size();
         const QJsonObject data =
-            QJsonDocument::fromJson(html.mid(from, html.indexOf(QStringLiteral("</script>"), from) - from).toUtf8())
+            QJsonDocument::fromJson(
+                html.mid(from, html.indexOf(QStringLiteral("</script>"), from) - from).toUtf8())
                 .object();
         QVERIFY(data[QStringLiteral("title")].toString().startsWith(QStringLiteral("reverse")));
         QCOMPARE(data[QStringLiteral("blocks")].toArray().size(), 2 * 3);
         const auto shown = lesson::shownLessonSteps(*m_window->walkthrough()->trace);
-        QCOMPARE(data[QStringLiteral("steps")].toArray().size(), static_cast<qsizetype>(shown.size()));
-        QCOMPARE(html.count(QStringLiteral("<section class=\"step\"")), static_cast<qsizetype>(shown.size()));
+        QCOMPARE(data[QStringLiteral("steps")].toArray().size(),
+                 static_cast<qsizetype>(shown.size()));
+        QCOMPARE(html.count(QStringLiteral("<section class=\"step\"")),
+                 static_cast<qsizetype>(shown.size()));
         // The walkthrough's input step is the cross block's: its queries are the decoder's.
         const QJsonObject cross = data[QStringLiteral("blocks")].toArray().last().toObject();
         QCOMPARE(cross[QStringLiteral("block")].toString(), QStringLiteral("cross"));

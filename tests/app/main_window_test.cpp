@@ -13,9 +13,9 @@
 #include "app/window/walkthrough_runner.h"
 #include "app_test_steps.h"
 #include "context_menu.h"
+#include "lesson/lesson_steps.h"
 #include "render/colour_map.h"
 #include "render/step_texts.h"
-#include "lesson/lesson_steps.h"
 #include "ui_input_panel.h"
 #include "window_test_support.h"
 
@@ -127,10 +127,9 @@ private slots:
         for (int y = cells.top(); y <= cells.bottom(); y += 7)
             for (int x = cells.left(); x <= cells.right(); ++x) {
                 const int k = level(picture.pixel(x, y));
-                QVERIFY2(k >= 6 && k <= 14, qPrintable(QStringLiteral("pixel %1, %2 shows %3/20")
-                                                           .arg(x)
-                                                           .arg(y)
-                                                           .arg(k)));
+                QVERIFY2(
+                    k >= 6 && k <= 14,
+                    qPrintable(QStringLiteral("pixel %1, %2 shows %3/20").arg(x).arg(y).arg(k)));
             }
     }
 
@@ -188,9 +187,9 @@ private slots:
     // The experiments' shortcuts users know open their windows from the keyboard.
     void experimentShortcutsOpenTheirWindows()
     {
-        for (const auto& [key, name] : {std::pair{Qt::Key_K, "scaling"},
-                                        std::pair{Qt::Key_M, "mistakes"},
-                                        std::pair{Qt::Key_I, "importance"}}) {
+        for (const auto& [key, name] :
+             {std::pair{Qt::Key_K, "scaling"}, std::pair{Qt::Key_M, "mistakes"},
+              std::pair{Qt::Key_I, "importance"}}) {
             QTest::keyClick(m_window.get(), key, Qt::ControlModifier);
             ExperimentDialog* window = m_window->experiments()->window(name);
             QVERIFY2(window && window->isVisible(), name);
@@ -317,12 +316,14 @@ private slots:
         const auto buttonText = [&](const char* key) {
             QAbstractButton* b = nullptr;
             for (QAbstractButton* candidate :
-                 m_window->stepPanel()->findChild<QWidget*>(QStringLiteral("stepNavigator"))
+                 m_window->stepPanel()
+                     ->findChild<QWidget*>(QStringLiteral("stepNavigator"))
                      ->findChildren<QAbstractButton*>())
                 if (candidate->isVisibleTo(m_window.get()) &&
                     candidate->toolTip() ==
-                        attnviz::render::stepHeading(attnviz::lesson::kLessonSteps[attnviz::test::step(key)],
-                                            m_window->walkthrough().get())
+                        attnviz::render::stepHeading(
+                            attnviz::lesson::kLessonSteps[attnviz::test::step(key)],
+                            m_window->walkthrough().get())
                             .title)
                     b = candidate;
             return b ? b->text() : QString();
@@ -342,7 +343,8 @@ private slots:
                  qPrintable(form()->rotaryDimError->text()));
         QVERIFY(!m_window->walkthrough());
         form()->rotaryDim->setValue(2);
-        form()->queryKeyNorm->setCurrentIndex(static_cast<int>(attnviz::lesson::QueryKeyNormKind::PerHead));
+        form()->queryKeyNorm->setCurrentIndex(
+            static_cast<int>(attnviz::lesson::QueryKeyNormKind::PerHead));
         form()->scoreScale->setValue(0.125);
         form()->softCap->setValue(2);
         form()->learnedSinks->setChecked(true);
@@ -350,7 +352,8 @@ private slots:
         QVERIFY(!form()->rotaryDimError->isVisibleTo(m_window.get()));
         const attnviz::engine::AttentionDescription& d = m_window->walkthrough()->description();
         QCOMPARE(d.rotary->rotatedSize, 2);
-        QVERIFY(d.queryKeyNorm && d.queryKeyNorm->scope == attnviz::engine::QueryKeyNorm::Scope::PerHead);
+        QVERIFY(d.queryKeyNorm &&
+                d.queryKeyNorm->scope == attnviz::engine::QueryKeyNorm::Scope::PerHead);
         QCOMPARE(*d.scoreScale, 0.125);
         QCOMPARE(*d.logitSoftCap, 2.0);
         QVERIFY(d.learnedSinks);

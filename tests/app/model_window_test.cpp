@@ -38,25 +38,24 @@
 #include "window_test_support.h"
 
 #include <QAction>
+#include <QComboBox>
 #include <QDialog>
 #include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QMimeData>
-#include <QStatusBar>
-#include <QTimer>
-#include <QComboBox>
 #include <QLabel>
-#include <QSlider>
-#include <QSpinBox>
+#include <QMimeData>
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
+#include <QSlider>
+#include <QSpinBox>
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QTableWidget>
 #include <QTemporaryDir>
+#include <QTimer>
 #include <QtTest>
 
 #include <filesystem>
@@ -242,8 +241,8 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(dialog->decoding() != nullptr, 60000);
         const attnviz::lesson::KvCacheDecoding& d = *dialog->decoding();
         QCOMPARE(static_cast<int>(d.steps.size()), ui.tokens->value());
-        QCOMPARE(d.ids.size(), m_window->modelResult().run->trace->targetIds.size() +
-                                   d.steps.size() - 1);
+        QCOMPARE(d.ids.size(),
+                 m_window->modelResult().run->trace->targetIds.size() + d.steps.size() - 1);
         QVERIFY(d.largestDifference < 1e-5);
         QCOMPARE(ui.layer->count(), 4);
         QVERIFY2(ui.layer->itemText(0).contains(QStringLiteral("window of 16")),
@@ -269,13 +268,14 @@ private slots:
         const QString numbers = ui.numbers->text();
         QVERIFY2(numbers.contains(QStringLiteral("Step 3 of %1").arg(d.steps.size())),
                  qPrintable(numbers));
-        QVERIFY2(numbers.contains(QLocale().toString(
-                     static_cast<qlonglong>(d.steps[3].multiplyAddsWithCache))),
+        QVERIFY2(numbers.contains(
+                     QLocale().toString(static_cast<qlonglong>(d.steps[3].multiplyAddsWithCache))),
                  qPrintable(numbers));
         // The cache of the whole model against MHA and MQA of the same width: 4 layers, 2 of 6
         // K/V heads of 16, float32.
         QVERIFY2(numbers.contains(QStringLiteral("takes <b>1.0 MiB</b>")), qPrintable(numbers));
-        QVERIFY2(numbers.contains(QStringLiteral("(MHA) it would take 3.0 MiB")), qPrintable(numbers));
+        QVERIFY2(numbers.contains(QStringLiteral("(MHA) it would take 3.0 MiB")),
+                 qPrintable(numbers));
         QVERIFY(ui.previous->isEnabled() && ui.next->isEnabled());
         QTest::mouseClick(ui.previous, Qt::LeftButton);
         QCOMPARE(ui.step->value(), 2);
@@ -362,10 +362,9 @@ private slots:
         const auto& ids = m_window->modelResult().run->trace->targetIds;
         const attnviz::lesson::FirstTokenRemoved r =
             attnviz::lesson::withoutFirstToken(*m_window->modelResult().model, ids);
-        QVERIFY2(dialog->removalSummary().contains(
-                     QStringLiteral("%1 nats instead of %2")
-                         .arg(r.lossWithout, 0, 'f', 3)
-                         .arg(r.lossWith, 0, 'f', 3)),
+        QVERIFY2(dialog->removalSummary().contains(QStringLiteral("%1 nats instead of %2")
+                                                       .arg(r.lossWithout, 0, 'f', 3)
+                                                       .arg(r.lossWith, 0, 'f', 3)),
                  qPrintable(dialog->removalSummary()));
         QCOMPARE(dialog->removalViews().front()->heatmap().matrix.values[0],
                  r.without.front().heatmap.matrix.values[0]);
@@ -403,9 +402,11 @@ private slots:
         QCOMPARE(ui.reach->heatmap().value(0, tokens - 17), 0.0f);
         QCOMPARE(ui.reach->heatmap().value(1, 0), 2.0f);
         QCOMPARE(ui.reach->heatmap().value(2, 0), 1.0f);
-        QVERIFY2(ui.numbers->text().contains(QStringLiteral("after layer 0 (window of 16): 15 tokens back")),
+        QVERIFY2(ui.numbers->text().contains(
+                     QStringLiteral("after layer 0 (window of 16): 15 tokens back")),
                  qPrintable(ui.numbers->text()));
-        QVERIFY2(ui.numbers->text().contains(QStringLiteral("after layer 1 (no window): every earlier token")),
+        QVERIFY2(ui.numbers->text().contains(
+                     QStringLiteral("after layer 1 (no window): every earlier token")),
                  qPrintable(ui.numbers->text()));
 
         m_window->modelPanel()->setRequest(attnviz::lesson::ModelSource{"genesis", "and god said"});
@@ -420,7 +421,8 @@ private slots:
         ui.window->setValue(5);
         QCOMPARE(ui.reach->heatmap().rows(), 3);
         QCOMPARE(ui.reach->heatmap().cols(), 20);
-        QVERIFY2(ui.numbers->text().contains(QStringLiteral("after layer 2 (window of 5): 12 tokens back")),
+        QVERIFY2(ui.numbers->text().contains(
+                     QStringLiteral("after layer 2 (window of 5): 12 tokens back")),
                  qPrintable(ui.numbers->text()));
         // docs/screenshots/55-window-reach.png comes from here: Mistral's pattern, a window on
         // every layer.
@@ -447,7 +449,8 @@ private slots:
         QVERIFY(!dialog->maps().empty() || scored.wait(60000));
         // Every type but the picture's distance in pixels.
         QCOMPARE(dialog->maps().size(), attnviz::lesson::kHeadTypes.size() - 1);
-        QCOMPARE(dialog->ui().type->count(), static_cast<int>(attnviz::lesson::kHeadTypes.size() - 1));
+        QCOMPARE(dialog->ui().type->count(),
+                 static_cast<int>(attnviz::lesson::kHeadTypes.size() - 1));
         QCOMPARE(dialog->views().size(), 1u);
         Ui::HeadTypesDialog& ui = dialog->ui();
         QCOMPARE(ui.ranking->item(0, 0)->text(), QStringLiteral("0"));
@@ -502,9 +505,9 @@ private slots:
         const QString npy = dir.filePath(QStringLiteral("rollout.npy"));
         exportMap(npy, map, {0.0, 1.0}, "rollout");
         QVERIFY(QFileInfo(npy).size() > map.rows() * map.cols() * 4);
-        QVERIFY_THROWS_EXCEPTION(std::runtime_error,
-                                 exportMap(dir.filePath(QStringLiteral("r.txt")), map, {0.0, 1.0},
-                                           "rollout"));
+        QVERIFY_THROWS_EXCEPTION(
+            std::runtime_error,
+            exportMap(dir.filePath(QStringLiteral("r.txt")), map, {0.0, 1.0}, "rollout"));
         // docs/screenshots/57-rollout.png comes from here.
         if (qEnvironmentVariableIsSet("ATTNVIZ_ROLLOUT_SHOT"))
             QVERIFY(dialog->grab().save(qEnvironmentVariable("ATTNVIZ_ROLLOUT_SHOT")));
@@ -522,8 +525,9 @@ private slots:
     {
         const QString picture = QStringLiteral(ATTNVIZ_TEST_DATA_DIR "/images/rgb8.png");
         QVERIFY(!m_window->pictureDrop()->open(picture)); // the model shown reads text
-        QVERIFY2(m_window->statusBar()->currentMessage().contains(QStringLiteral("Vision Transformer")),
-                 qPrintable(m_window->statusBar()->currentMessage()));
+        QVERIFY2(
+            m_window->statusBar()->currentMessage().contains(QStringLiteral("Vision Transformer")),
+            qPrintable(m_window->statusBar()->currentMessage()));
         attnviz::lesson::ModelSource deit;
         deit.folder = ATTNVIZ_TEST_DATA_DIR "/hf/deit";
         m_window->modelPanel()->setRequest(deit);
@@ -553,7 +557,8 @@ private slots:
         m_window->modelPanel()->setChoice(first);
         m_window->stepPanel()->setStep(0);
         settle();
-        QVERIFY2(m_window->stepPanel()->findChild<QLabel*>(QStringLiteral("formula"))
+        QVERIFY2(m_window->stepPanel()
+                     ->findChild<QLabel*>(QStringLiteral("formula"))
                      ->text()
                      .contains(QStringLiteral("patches")),
                  "the input step of a ViT is the patch step");
@@ -584,13 +589,15 @@ private slots:
         query.layer = 1;
         const auto expected = attnviz::lesson::pictureAttention(*run->trace, run->config, query);
         QCOMPARE(dialog->overlay()->attention.patches, expected.patches);
-        QVERIFY2(ui.classes->text().contains(QStringLiteral("circle")), qPrintable(ui.classes->text()));
+        QVERIFY2(ui.classes->text().contains(QStringLiteral("circle")),
+                 qPrintable(ui.classes->text()));
 
         // A click on patch (1, 2) draws that patch's row.
         const QRectF area = ui.picture->pictureArea();
-        QTest::mouseClick(ui.picture, Qt::LeftButton, {},
-                          QPointF(area.left() + 2.5 * area.width() / 4, area.top() + 1.5 * area.height() / 4)
-                              .toPoint());
+        QTest::mouseClick(
+            ui.picture, Qt::LeftButton, {},
+            QPointF(area.left() + 2.5 * area.width() / 4, area.top() + 1.5 * area.height() / 4)
+                .toPoint());
         QCOMPARE(ui.query->currentData().toInt(), 2 + 4 + 2);
         QCOMPARE(dialog->overlay()->queryPatch, 6);
         ui.head->setCurrentIndex(2); // head 1
@@ -612,7 +619,8 @@ private slots:
             dialog->exportTo(file);
             QVERIFY2(QFileInfo(file).size() > 2000, ext);
         }
-        QVERIFY_THROWS_EXCEPTION(std::runtime_error, dialog->exportTo(dir.filePath(QStringLiteral("o.bmp"))));
+        QVERIFY_THROWS_EXCEPTION(std::runtime_error,
+                                 dialog->exportTo(dir.filePath(QStringLiteral("o.bmp"))));
         QCOMPARE(QDir(dir.path()).entryList(QDir::Files).size(), 3);
 
         // Head types of a picture: the share on [CLS], the distance in pixels, the entropy.
@@ -642,9 +650,10 @@ private slots:
             (attnviz::io::builtInModelsFolder() / "shapes" / "examples").string()));
         QFile about(examples.filePath(QStringLiteral("shapes.json")));
         QVERIFY(about.open(QIODevice::ReadOnly));
-        const QJsonObject ring =
-            QJsonDocument::fromJson(about.readAll()).object()[QStringLiteral("pictures")].toObject()
-                [QStringLiteral("ring.png")].toObject();
+        const QJsonObject ring = QJsonDocument::fromJson(about.readAll())
+                                     .object()[QStringLiteral("pictures")]
+                                     .toObject()[QStringLiteral("ring.png")]
+                                     .toObject();
         std::vector<int> shape;
         for (const QJsonValue patch : ring[QStringLiteral("shape_patches")].toArray())
             shape.push_back(patch.toInt());
@@ -659,7 +668,8 @@ private slots:
                  qPrintable(form()->picture->text()));
         QVERIFY(m_window->pictureDrop()->open(examples.filePath(QStringLiteral("ring.png"))));
         settle();
-        QVERIFY2(form()->output->text().contains(QStringLiteral("ring")), qPrintable(form()->output->text()));
+        QVERIFY2(form()->output->text().contains(QStringLiteral("ring")),
+                 qPrintable(form()->output->text()));
         QVERIFY2(form()->description->text().contains(QStringLiteral("4 layers, 4 heads")),
                  qPrintable(form()->description->text()));
 
@@ -687,9 +697,11 @@ private slots:
             return onShape / std::accumulate(weights.begin(), weights.end(), 0.0);
         };
         QCOMPARE(ui.layer->currentData().toInt(), 3); // the last layer, heads averaged, from [CLS]
-        QVERIFY(std::abs(shareOnShape() - ring[QStringLiteral("last_layer_shape_share")].toDouble()) < 0.01);
+        QVERIFY(std::abs(shareOnShape() -
+                         ring[QStringLiteral("last_layer_shape_share")].toDouble()) < 0.01);
         ui.source->setCurrentIndex(1);
-        QVERIFY(std::abs(shareOnShape() - ring[QStringLiteral("rollout_shape_share")].toDouble()) < 0.01);
+        QVERIFY(std::abs(shareOnShape() - ring[QStringLiteral("rollout_shape_share")].toDouble()) <
+                0.01);
         // English counts agree with their number (the English catalogue of plural forms).
         QCOMPARE(dialog->overlay()->title,
                  QStringLiteral("Rollout of 4 layers, heads fused by their mean, from [CLS]"));
@@ -746,7 +758,8 @@ private slots:
         settle();
         const auto run = m_window->modelResult().run;
         QVERIFY(run);
-        for (const QString& entry : {QStringLiteral("<open>"), QStringLiteral("<open attentions>")}) {
+        for (const QString& entry :
+             {QStringLiteral("<open>"), QStringLiteral("<open attentions>")}) {
             const int open = form()->source->findData(entry);
             QVERIFY(open >= 0);
             bool dialogSeen = false;
@@ -922,7 +935,8 @@ private slots:
         const QString about = form()->description->text();
         QVERIFY2(about.contains(QStringLiteral("4 query heads share 2 K/V heads, 2 to each")),
                  qPrintable(about));
-        QVERIFY2(about.contains(QStringLiteral("K/V cache 128 bytes per token")), qPrintable(about));
+        QVERIFY2(about.contains(QStringLiteral("K/V cache 128 bytes per token")),
+                 qPrintable(about));
         QVERIFY2(about.contains(QStringLiteral("llama3 scaling ×8")), qPrintable(about));
 
         // <|begin_of_text|>, cat, ␣ + the three bytes of 猫 in two pieces, ␣😀 in two.
@@ -930,8 +944,8 @@ private slots:
         const std::vector<std::string>& tokens = shown->keyTokens.front();
         QCOMPARE(QString::fromStdString(tokens.front()), QStringLiteral("<|begin_of_text|>"));
         for (const std::string& token : tokens)
-            QVERIFY2(token.find("\xef\xbf\xbd") == std::string::npos && token.find("\\x") ==
-                         std::string::npos,
+            QVERIFY2(token.find("\xef\xbf\xbd") == std::string::npos &&
+                         token.find("\\x") == std::string::npos,
                      token.c_str()); // never U+FFFD or an escaped byte
         const auto piece = std::ranges::find_if(
             tokens, [](const std::string& t) { return t.find("猫·1/") != std::string::npos; });
@@ -941,8 +955,8 @@ private slots:
         m_window->stepPanel()->setStep(attnviz::test::step("softmax"));
         const std::vector<HeatmapView*> views = m_window->stepPanel()->grid()->visibleViews();
         QCOMPARE(views.size(), 4u);
-        QVERIFY2(QString::fromStdString(views[3]->heatmap().title).contains(QStringLiteral(
-                     "head 3 (K/V head 1)")),
+        QVERIFY2(QString::fromStdString(views[3]->heatmap().title)
+                     .contains(QStringLiteral("head 3 (K/V head 1)")),
                  views[3]->heatmap().title.c_str());
         const QString tip = views[0]->toolTipForCell(column, column);
         // The cell's two tokens, each with its spelling, id and the bytes of its part.

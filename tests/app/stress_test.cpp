@@ -779,7 +779,9 @@ private slots:
     {
         m_window = std::make_unique<MainWindow>();
         connect(m_window->modelPanel(), &ModelPanel::requestChanged, this,
-                [this](const attnviz::lesson::ModelSource& r) { m_unopened.erase(QString::fromStdString(r.folder)); });
+                [this](const attnviz::lesson::ModelSource& r) {
+                    m_unopened.erase(QString::fromStdString(r.folder));
+                });
         connect(m_window->session()->modelRunner(), &ModelRunner::finished, this,
                 [this](const ModelResult& r) {
                     if (!r.model && !r.error.isEmpty())

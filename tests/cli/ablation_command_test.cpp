@@ -88,8 +88,9 @@ TEST_F(Ablation, ExportWritesTheFiguresOfThePassWithTheHeadsOff)
     // A case: the exported trace is mha --ablate's, checked against PyTorch.
     const std::string caseFile = kData + "/mha/batched.case.safetensors";
     const ProcessResult exported =
-        runProcess(kCli, {"export", "--case", caseFile, "--ablate", "0,2", "--steps", "all",
-                          "--format", "safetensors", "--out", path("case"), "--quiet"});
+        runProcess(kCli,
+                   {"export", "--case", caseFile, "--ablate", "0,2", "--steps", "all", "--format",
+                    "safetensors", "--out", path("case"), "--quiet"});
     ASSERT_EQ(exported.exitCode, 0) << exported.err;
     const auto trace = io::SafetensorsFile::read(path("case/trace.safetensors"));
     const auto reference =
@@ -98,10 +99,11 @@ TEST_F(Ablation, ExportWritesTheFiguresOfThePassWithTheHeadsOff)
     EXPECT_TRUE(headColumnsZero(tensorFrom(trace, "concat"), 4, 2));
 
     // A model: layer:head pairs as for trace, and the manifest names the heads.
-    const ProcessResult model = runProcess(
-        kCli, {"export", "--model", "reverse", "--text", "attention", "--ablate", "0.cross:2",
-               "--blocks", "cross", "--layers", "0", "--steps", "concat", "--format", "csv",
-               "--out", path("model"), "--quiet"});
+    const ProcessResult model =
+        runProcess(kCli,
+                   {"export", "--model", "reverse", "--text", "attention", "--ablate", "0.cross:2",
+                    "--blocks", "cross", "--layers", "0", "--steps", "concat", "--format", "csv",
+                    "--out", path("model"), "--quiet"});
     ASSERT_EQ(model.exitCode, 0) << model.err;
     std::ifstream csv(path("model/layer0_cross_concat.csv"));
     ASSERT_TRUE(csv) << "one concat matrix for the block";
@@ -118,14 +120,15 @@ TEST_F(Ablation, ExportWritesTheFiguresOfThePassWithTheHeadsOff)
         EXPECT_EQ(std::stod(cells[1 + c]), 0.0) << c;
     EXPECT_NE(std::stod(cells[1]), 0.0);
 
-    const ProcessResult wrongHead =
-        runProcess(kCli, {"export", "--case", caseFile, "--ablate", "7", "--format", "csv",
-                          "--out", path("none")});
+    const ProcessResult wrongHead = runProcess(
+        kCli,
+        {"export", "--case", caseFile, "--ablate", "7", "--format", "csv", "--out", path("none")});
     EXPECT_EQ(wrongHead.exitCode, 2);
     EXPECT_THAT(wrongHead.err, HasSubstr("--ablate names head 7"));
-    const ProcessResult imported = runProcess(
-        kCli, {"export", "--attentions", kData + "/attentions/cross.safetensors", "--ablate",
-               "0:1", "--format", "csv", "--out", path("none")});
+    const ProcessResult imported =
+        runProcess(kCli,
+                   {"export", "--attentions", kData + "/attentions/cross.safetensors", "--ablate",
+                    "0:1", "--format", "csv", "--out", path("none")});
     EXPECT_EQ(imported.exitCode, 2);
     EXPECT_THAT(imported.err, HasSubstr("--ablate applies to --model"));
     EXPECT_FALSE(std::filesystem::exists(path("none")));

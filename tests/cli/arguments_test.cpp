@@ -44,10 +44,11 @@ TEST(Arguments, OptionsFlagsAndPositionals)
     EXPECT_TRUE(a.has("--quiet"));
     EXPECT_FALSE(a.has("--text"));
     EXPECT_THAT(usageError([] { parse({"--dump"}); }), HasSubstr("--dump needs a value"));
-    EXPECT_THAT(usageError([] { parse({"--dump", "a", "--dump", "b"}); }),
+    EXPECT_THAT(usageError([] {
+                    parse({"--dump", "a", "--dump", "b"});
+                }),
                 HasSubstr("--dump is given twice"));
-    EXPECT_THAT(usageError([] { parse({"--bogus\n"}); }),
-                HasSubstr("unknown option '--bogus\\n'"));
+    EXPECT_THAT(usageError([] { parse({"--bogus\n"}); }), HasSubstr("unknown option '--bogus\\n'"));
     // A prefix is not the option: scripts must keep working when options are added.
     EXPECT_THAT(usageError([] { parse({"--du", "x"}); }), HasSubstr("unknown option '--du'"));
 }
@@ -59,7 +60,9 @@ TEST(Arguments, EqualsFormEmptyTextsAndRepeatedOptions)
     // An empty text is a text; an empty file name is a mistake to name.
     EXPECT_EQ(a.value("--text"), "");
     EXPECT_EQ(a.all("--text-file"), (std::vector<std::string>{"a", "b"}));
-    EXPECT_THAT(usageError([] { parse({"--dump", ""}); }),
+    EXPECT_THAT(usageError([] {
+                    parse({"--dump", ""});
+                }),
                 HasSubstr("--dump is empty; expected a value"));
     // A value may look like an option or a negative number.
     EXPECT_EQ(parse({"--text", "-x"}).value("--text"), "-x");

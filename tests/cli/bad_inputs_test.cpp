@@ -294,10 +294,10 @@ public:
                 fs::copy_file(entry.path(), dir / entry.path().filename());
         // The GPT-2 and BERT fixtures share one real vocabulary; the Llama family's folders
         // hold their own tokenizer.json.
-        const std::vector<const char*> vocabulary = gpt2 ? std::vector<const char*>{"vocab.json",
-                                                                                      "merges.txt"}
-            : variant.starts_with("bert")                 ? std::vector<const char*>{"vocab.txt"}
-                                                          : std::vector<const char*>{};
+        const std::vector<const char*> vocabulary = gpt2
+            ? std::vector<const char*>{"vocab.json", "merges.txt"}
+            : variant.starts_with("bert") ? std::vector<const char*>{"vocab.txt"}
+                                          : std::vector<const char*>{};
         for (const char* file : vocabulary)
             if (!fs::exists(dir / file))
                 fs::copy_file(kData / "hf" / (gpt2 ? "gpt2" : "bert") / file, dir / file);
@@ -815,7 +815,8 @@ std::vector<Row> catalogue()
         {"model_unknown_type",
          [](const Scene& s) {
              const fs::path dir = s.hf("gpt2");
-             editText(dir / "config.json", "\"model_type\": \"gpt2\"", "\"model_type\": \"mixtral\"");
+             editText(dir / "config.json", "\"model_type\": \"gpt2\"",
+                      "\"model_type\": \"mixtral\"");
              return trace(s, dir.string());
          },
          2,
@@ -1100,9 +1101,9 @@ std::vector<Row> catalogue()
         {"export_png_beyond_max_memory",
          [](const Scene& s) {
              // Four 20000 × 20000 images in flight peaked at 3.46 GB under --max-memory 1G.
-             return Args{"export", "--model", "genesis", "--text",  "and god said",
-                         "--format", "png", "--width", "20000", "--height", "20000",
-                         "--out", s.out("figures"), "--max-memory", "1G"};
+             return Args{"export",   "--model", "genesis",        "--text",       "and god said",
+                         "--format", "png",     "--width",        "20000",        "--height",
+                         "20000",    "--out",   s.out("figures"), "--max-memory", "1G"};
          },
          2,
          {"Drawing a 20000 × 20000 PNG needs about 2.2 GiB of memory",
@@ -1128,9 +1129,10 @@ std::vector<Row> catalogue()
         {"import_beyond_max_memory",
          [](const Scene& s) {
              // An import was read whatever --max-memory said.
-             return Args{"export",      "--attentions",
-                         (kData / "attentions/gpt_layers.safetensors").string(),
-                         "--format", "csv", "--out", s.out(), "--max-memory", "1K"};
+             return Args{
+                 "export",   "--attentions", (kData / "attentions/gpt_layers.safetensors").string(),
+                 "--format", "csv",          "--out",
+                 s.out(),    "--max-memory", "1K"};
          },
          2,
          {"Opening gpt_layers.safetensors needs about", "the memory limit you set allows 1.0 KiB"}},
@@ -1844,7 +1846,8 @@ std::vector<Row> catalogue()
         {"llama_key_value_heads_not_dividing",
          [](const Scene& s) {
              const fs::path dir = s.hf("qwen2");
-             editText(dir / "config.json", "\"num_key_value_heads\": 2", "\"num_key_value_heads\": 3");
+             editText(dir / "config.json", "\"num_key_value_heads\": 2",
+                      "\"num_key_value_heads\": 3");
              return trace(s, dir.string());
          },
          2,
@@ -2067,11 +2070,10 @@ TEST(BadInputLimits, APaddedVocabularyContinuesWithTokensTheTokenizerHas)
         wte.bytes.append(reinterpret_cast<const char*>(padding.data()), padding.size() * 4);
         wte.shape[0] = 50304;
     });
-    const ProcessResult r =
-        runProcess(kCli,
-                   {"trace", "--model", dir.string(), "--text", "Hello", "--generate", "3",
-                    "--dump", scene.dump()},
-                   {kSeconds, kDataBytes});
+    const ProcessResult r = runProcess(kCli,
+                                       {"trace", "--model", dir.string(), "--text", "Hello",
+                                        "--generate", "3", "--dump", scene.dump()},
+                                       {kSeconds, kDataBytes});
     ASSERT_EQ(r.exitCode, 0) << r.err;
     EXPECT_NE(r.out.find("generated: "), std::string::npos) << r.out;
     EXPECT_EQ(r.err, "");
@@ -2083,17 +2085,17 @@ TEST(BadInputLimits, PngsInFlightStayWithinTheMemoryLimit)
 {
     const Scene scene(fs::temp_directory_path() /
                       ("attnviz-BadInputLimits-pngs-" + std::to_string(::getpid())));
-    const ProcessResult r = runProcess(
-        kCli,
-        {"export", "--model", "genesis", "--text", "and god said", "--layers", "0", "--format",
-         "png", "--width", "6000", "--height", "6000", "--max-memory", "300M", "--out",
-         scene.out("figures"), "--quiet"},
-        {kSeconds, kDataBytes});
+    const ProcessResult r =
+        runProcess(kCli,
+                   {"export", "--model", "genesis", "--text", "and god said", "--layers", "0",
+                    "--format", "png", "--width", "6000", "--height", "6000", "--max-memory",
+                    "300M", "--out", scene.out("figures"), "--quiet"},
+                   {kSeconds, kDataBytes});
     ASSERT_EQ(r.exitCode, 0) << r.err;
     EXPECT_EQ(std::distance(fs::directory_iterator(scene.out("figures")), fs::directory_iterator()),
               4);
-    EXPECT_LT(r.maxResidentKb, kResidentKb * 300 / 1024) << "peak memory " << r.maxResidentKb
-                                                         << " kB";
+    EXPECT_LT(r.maxResidentKb, kResidentKb * 300 / 1024)
+        << "peak memory " << r.maxResidentKb << " kB";
 }
 
 TEST(BadInputLimits, CatalogueHasAtLeastFortyDistinctRows)

@@ -368,8 +368,8 @@ TEST_F(ExportCommand, HtmlWritesOnePageOfTheSelection)
     EXPECT_THAT(refusal({"--model", "reverse", "--text", "abc", "--format", "csv", "--bits", "8",
                          "--out", dir()}),
                 HasSubstr("--bits applies to --format html"));
-    EXPECT_THAT(refusal({"--model", "reverse", "--text", "abc", "--text", "def", "--format",
-                         "html", "--out", dir()}),
+    EXPECT_THAT(refusal({"--model", "reverse", "--text", "abc", "--text", "def", "--format", "html",
+                         "--out", dir()}),
                 HasSubstr("one text at a time"));
     EXPECT_TRUE(files().empty());
 }

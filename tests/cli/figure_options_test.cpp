@@ -28,8 +28,9 @@ protected:
     // Exports genesis on kText into `sub` with `args`; the files written, sorted.
     std::vector<std::string> exportTo(const std::string& sub, std::vector<std::string> args) const
     {
-        args.insert(args.begin(), {"export", "--model", "genesis", "--text", kText, "--quiet",
-                                   "--out", path(sub)});
+        args.insert(
+            args.begin(),
+            {"export", "--model", "genesis", "--text", kText, "--quiet", "--out", path(sub)});
         const ProcessResult r = runProcess(kCli, args);
         EXPECT_EQ(r.exitCode, 0) << r.err;
         std::vector<std::string> names;
@@ -41,8 +42,9 @@ protected:
     }
     std::string refusal(std::vector<std::string> args) const
     {
-        args.insert(args.begin(), {"export", "--model", "genesis", "--text", kText, "--quiet",
-                                   "--out", path("refused")});
+        args.insert(
+            args.begin(),
+            {"export", "--model", "genesis", "--text", kText, "--quiet", "--out", path("refused")});
         const ProcessResult r = runProcess(kCli, args);
         EXPECT_EQ(r.exitCode, 2) << r.err;
         EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
@@ -70,8 +72,9 @@ TEST_F(FigureOptions, AFixedRangeGivesTheSameFigureWhateverElseIsExported)
     exportTo("all", {"--format", "svg", "--steps", "scores"});
     // Shared per step, the range follows the set: the same head looks different.
     EXPECT_TRUE(file("alone/" + name) != file("all/" + name));
-    exportTo("fixedAlone", {"--layers", "1", "--heads", "2", "--format", "svg", "--steps",
-                            "scores", "--vmin", "-8", "--vmax", "8"});
+    exportTo("fixedAlone",
+             {"--layers", "1", "--heads", "2", "--format", "svg", "--steps", "scores", "--vmin",
+              "-8", "--vmax", "8"});
     exportTo("fixedAll", {"--format", "svg", "--steps", "scores", "--vmin", "-8", "--vmax", "8"});
     EXPECT_TRUE(file("fixedAlone/" + name) == file("fixedAll/" + name));
     EXPECT_THAT(file("fixedAll/" + name), HasSubstr("range -8 to 8, fixed by the user"));
@@ -81,8 +84,9 @@ TEST_F(FigureOptions, AFixedRangeGivesTheSameFigureWhateverElseIsExported)
 TEST_F(FigureOptions, SvgAndPdfStateTheirColourScale)
 {
     for (const std::string format : {"svg", "pdf"}) {
-        exportTo(format, {"--layers", "0", "--heads", "0", "--format", format, "--cmap", "magma",
-                          "--scale", "log", "--range", "map"});
+        exportTo(format,
+                 {"--layers", "0", "--heads", "0", "--format", format, "--cmap", "magma", "--scale",
+                  "log", "--range", "map"});
         const std::string bytes = file(format + "/layer0_masked_self_head0_weights." + format);
         EXPECT_THAT(bytes, HasSubstr("colour map magma, log scale")) << format;
         EXPECT_THAT(bytes, HasSubstr("set by this map alone")) << format;
@@ -91,10 +95,9 @@ TEST_F(FigureOptions, SvgAndPdfStateTheirColourScale)
 
 TEST_F(FigureOptions, GatheredFiguresAreOnePerBlockAndStepOrPerLayer)
 {
-    EXPECT_EQ(exportTo("grid", {"--figure", "grid", "--format", "png", "--steps",
-                                "weights,scores"}),
-              (std::vector<std::string>{"masked_self_scores_grid.png",
-                                        "masked_self_weights_grid.png"}));
+    EXPECT_EQ(
+        exportTo("grid", {"--figure", "grid", "--format", "png", "--steps", "weights,scores"}),
+        (std::vector<std::string>{"masked_self_scores_grid.png", "masked_self_weights_grid.png"}));
     EXPECT_EQ(exportTo("heads", {"--figure", "heads", "--format", "svg"}),
               (std::vector<std::string>{"layer0_masked_self_heads_weights.svg",
                                         "layer1_masked_self_heads_weights.svg",
@@ -138,8 +141,8 @@ TEST_F(FigureOptions, TheMeanOverHeadsIsTheMeanOfTheHeads)
         npyValues(file("mean/layer2_masked_self_mean_heads_weights.npy"));
     std::vector<double> sum(mean.size(), 0.0);
     for (int h = 0; h < 4; ++h) {
-        const std::vector<float> head = npyValues(
-            file("heads/layer2_masked_self_head" + std::to_string(h) + "_weights.npy"));
+        const std::vector<float> head =
+            npyValues(file("heads/layer2_masked_self_head" + std::to_string(h) + "_weights.npy"));
         ASSERT_EQ(head.size(), mean.size());
         for (std::size_t i = 0; i < head.size(); ++i)
             sum[i] += head[i];
@@ -168,8 +171,9 @@ TEST_F(FigureOptions, ATextFileIsABatchOrOneTextWithEveryByte)
 {
     io::writeFileAtomically(path("texts.txt"),
                             std::string_view("in the beginning\r\n\nand god said\nlet there be\n"));
-    EXPECT_EQ(exportTo("batch", {"--text-file", path("texts.txt"), "--layers", "0", "--heads",
-                                 "0", "--format", "csv", "--text", "light"}),
+    EXPECT_EQ(exportTo("batch",
+                       {"--text-file", path("texts.txt"), "--layers", "0", "--heads", "0",
+                        "--format", "csv", "--text", "light"}),
               (std::vector<std::string>{"text0_layer0_masked_self_head0_weights.csv",
                                         "text1_layer0_masked_self_head0_weights.csv",
                                         "text2_layer0_masked_self_head0_weights.csv",
@@ -183,8 +187,9 @@ TEST_F(FigureOptions, ATextFileIsABatchOrOneTextWithEveryByte)
     const std::string gpt2 = std::string(ATTNVIZ_TEST_DATA_DIR) + "/hf/gpt2";
     io::writeFileAtomically(path("whole.txt"), std::string_view("a cat\n"));
     const auto rows = [&](const std::string& sub, std::vector<std::string> args) {
-        args.insert(args.begin(), {"export", "--model", gpt2, "--quiet", "--layers", "0",
-                                   "--heads", "0", "--format", "csv", "--out", path(sub)});
+        args.insert(args.begin(),
+                    {"export", "--model", gpt2, "--quiet", "--layers", "0", "--heads", "0",
+                     "--format", "csv", "--out", path(sub)});
         const ProcessResult r = runProcess(kCli, args);
         EXPECT_EQ(r.exitCode, 0) << r.err;
         const std::string csv = file(sub + "/layer0_masked_self_head0_weights.csv");
@@ -202,8 +207,8 @@ TEST_F(FigureOptions, ATextFileIsABatchOrOneTextWithEveryByte)
 // A paper's font: --font-family latex is Computer Modern (fonts-cmu), embedded in the PDF.
 TEST_F(FigureOptions, TheLatexFamilyIsComputerModern)
 {
-    exportTo("latex", {"--layers", "0", "--heads", "0", "--format", "pdf", "--font-family",
-                       "latex"});
+    exportTo("latex",
+             {"--layers", "0", "--heads", "0", "--format", "pdf", "--font-family", "latex"});
     EXPECT_THAT(file("latex/layer0_masked_self_head0_weights.pdf"), HasSubstr("CMUSerif"));
 }
 
@@ -214,8 +219,9 @@ TEST_F(FigureOptions, ATokenIsSpelledTheSameInEveryFile)
     const std::string gpt2 = std::string(ATTNVIZ_TEST_DATA_DIR) + "/hf/gpt2";
     for (const std::string format : {"csv", "npy", "svg", "safetensors"}) {
         const ProcessResult r =
-            runProcess(kCli, {"export", "--model", gpt2, "--text", "the cat", "--layers", "0",
-                              "--heads", "0", "--format", format, "--quiet", "--out", path("s")});
+            runProcess(kCli,
+                       {"export", "--model", gpt2, "--text", "the cat", "--layers", "0", "--heads",
+                        "0", "--format", format, "--quiet", "--out", path("s")});
         ASSERT_EQ(r.exitCode, 0) << r.err;
     }
     const std::string base = "s/layer0_masked_self_head0_weights.";
@@ -225,7 +231,8 @@ TEST_F(FigureOptions, ATokenIsSpelledTheSameInEveryFile)
     const std::string manifest = file("s/trace.json");
     EXPECT_THAT(manifest, HasSubstr("\"␣cat\""));
     EXPECT_THAT(manifest, HasSubstr("\"Ġcat\"")) << "the vocabulary's spelling, as pieces";
-    for (const std::string& f : {file(base + "csv"), file(base + "labels.json"), file(base + "svg")})
+    for (const std::string& f :
+         {file(base + "csv"), file(base + "labels.json"), file(base + "svg")})
         EXPECT_EQ(f.find("Ġ"), std::string::npos);
 }
 
@@ -234,9 +241,10 @@ TEST_F(FigureOptions, ATokenIsSpelledTheSameInEveryFile)
 TEST_F(FigureOptions, NumpyGenfromtxtReadsTheCsvWhateverTheTokens)
 {
     const std::string gpt2 = std::string(ATTNVIZ_TEST_DATA_DIR) + "/hf/gpt2";
-    const ProcessResult r = runProcess(
-        kCli, {"export", "--model", gpt2, "--text", "a, \"b\" #c =1", "--layers", "0", "--heads",
-               "0", "--format", "csv", "--quiet", "--out", path("csv")});
+    const ProcessResult r =
+        runProcess(kCli,
+                   {"export", "--model", gpt2, "--text", "a, \"b\" #c =1", "--layers", "0",
+                    "--heads", "0", "--format", "csv", "--quiet", "--out", path("csv")});
     ASSERT_EQ(r.exitCode, 0) << r.err;
     const std::string script =
         "import numpy, sys\n"

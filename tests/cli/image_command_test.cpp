@@ -36,8 +36,9 @@ TEST_F(ImageCommands, TraceWritesThePreparedPictureAndTheLogits)
     for (const char* picture : {"smooth.jpg", "palette4.png", "grey16.png"}) {
         SCOPED_TRACE(picture);
         const std::string out = path(std::string(picture) + ".safetensors");
-        const ProcessResult r = runProcess(kCli, {"trace", "--model", kData + "/hf/vit", "--image",
-                                                  kData + "/images/" + picture, "--dump", out});
+        const ProcessResult r = runProcess(kCli,
+                                           {"trace", "--model", kData + "/hf/vit", "--image",
+                                            kData + "/images/" + picture, "--dump", out});
         ASSERT_EQ(r.exitCode, 0) << r.err;
         const auto dump = io::SafetensorsFile::read(out);
         // tests/data/hf/vit's preprocessor_config.json is the "vit" preparation: 32 × 32,
@@ -56,9 +57,9 @@ TEST_F(ImageCommands, TraceWritesThePreparedPictureAndTheLogits)
 
 TEST_F(ImageCommands, RolloutCoversTheFirstTokenAndEveryPatch)
 {
-    const ProcessResult r =
-        runProcess(kCli, {"rollout", "--model", kData + "/hf/deit", "--image",
-                          kData + "/images/rgb8.png", "--out", path("r.npy")});
+    const ProcessResult r = runProcess(kCli,
+                                       {"rollout", "--model", kData + "/hf/deit", "--image",
+                                        kData + "/images/rgb8.png", "--out", path("r.npy")});
     ASSERT_EQ(r.exitCode, 0) << r.err;
     EXPECT_THAT(r.out, HasSubstr("over 18 tokens")); // CLS, the distillation token, 16 patches
 }
@@ -94,9 +95,10 @@ TEST_F(ImageCommands, WhatDoesNotFitIsRefusedInOneSentence)
 TEST_F(ImageCommands, PictureDrawsTheRowOverThePictureInEachFormat)
 {
     const std::string model = kData + "/hf/deit", image = kData + "/images/rgb8.png";
-    const ProcessResult png = runProcess(
-        kCli, {"picture", "--model", model, "--image", image, "--from", "1,2", "--layer", "0",
-               "--head", "1", "--out", path("p.png")});
+    const ProcessResult png =
+        runProcess(kCli,
+                   {"picture", "--model", model, "--image", image, "--from", "1,2", "--layer", "0",
+                    "--head", "1", "--out", path("p.png")});
     ASSERT_EQ(png.exitCode, 0) << png.err;
     EXPECT_THAT(png.out, HasSubstr("layer 0 · head 1 · from 1,2"));
     const std::string bytes = readBytes(path("p.png"));
@@ -104,19 +106,24 @@ TEST_F(ImageCommands, PictureDrawsTheRowOverThePictureInEachFormat)
     EXPECT_EQ(bytes.substr(1, 3), "PNG");
     // IHDR: the default 1200 × 1040.
     const auto be32 = [&](std::size_t at) {
-        return (static_cast<unsigned char>(bytes[at]) << 24) | (static_cast<unsigned char>(bytes[at + 1]) << 16) |
-            (static_cast<unsigned char>(bytes[at + 2]) << 8) | static_cast<unsigned char>(bytes[at + 3]);
+        return (static_cast<unsigned char>(bytes[at]) << 24) |
+            (static_cast<unsigned char>(bytes[at + 1]) << 16) |
+            (static_cast<unsigned char>(bytes[at + 2]) << 8) |
+            static_cast<unsigned char>(bytes[at + 3]);
     };
     EXPECT_EQ(be32(16), 1200u);
     EXPECT_EQ(be32(20), 1040u);
-    const ProcessResult svg = runProcess(
-        kCli, {"picture", "--model", model, "--image", image, "--rollout", "--colour-map", "magma",
-               "--out", path("p.svg"), "--quiet"});
+    const ProcessResult svg =
+        runProcess(kCli,
+                   {"picture", "--model", model, "--image", image, "--rollout", "--colour-map",
+                    "magma", "--out", path("p.svg"), "--quiet"});
     ASSERT_EQ(svg.exitCode, 0) << svg.err;
     EXPECT_EQ(svg.out, "");
-    EXPECT_THAT(readBytes(path("p.svg")), HasSubstr("rollout of 2 layers (mean of heads) · from [CLS]"));
+    EXPECT_THAT(readBytes(path("p.svg")),
+                HasSubstr("rollout of 2 layers (mean of heads) · from [CLS]"));
     const ProcessResult pdf = runProcess(
-        kCli, {"picture", "--model", model, "--image", image, "--from", "dist", "--out", path("p.pdf")});
+        kCli,
+        {"picture", "--model", model, "--image", image, "--from", "dist", "--out", path("p.pdf")});
     ASSERT_EQ(pdf.exitCode, 0) << pdf.err;
     EXPECT_EQ(readBytes(path("p.pdf")).substr(0, 5), "%PDF-");
 }

@@ -59,9 +59,9 @@ TEST_F(OnlineSoftmaxCommand, EveryReferenceCaseMatchesPyTorchAndThePlainPass)
                                         std::int64_t{5}, keys, keys + 100}) {
             SCOPED_TRACE(name + " --online-softmax " + std::to_string(tile));
             const std::string out = path(name + ".tile" + std::to_string(tile) + ".safetensors");
-            const ProcessResult r = runProcess(
-                kCli, {"mha", casePath, "--online-softmax", std::to_string(tile), "--dump", out,
-                       "--quiet"});
+            const ProcessResult r = runProcess(kCli,
+                                               {"mha", casePath, "--online-softmax",
+                                                std::to_string(tile), "--dump", out, "--quiet"});
             ASSERT_EQ(r.exitCode, 0) << r.err;
             const io::SafetensorsFile dump = io::SafetensorsFile::read(out);
             const engine::Tensor m = tensorFrom(dump, "online_max");
@@ -72,25 +72,30 @@ TEST_F(OnlineSoftmaxCommand, EveryReferenceCaseMatchesPyTorchAndThePlainPass)
             EXPECT_EQ(m.shape(), shape);
             EXPECT_EQ(l.shape(), shape);
             if (reference.find("online_max." + std::to_string(tile))) {
-                EXPECT_TRUE(tensorsNear(m, tensorFrom(reference, "online_max." + std::to_string(tile))));
-                EXPECT_TRUE(tensorsNear(l, tensorFrom(reference, "online_sum." + std::to_string(tile))));
+                EXPECT_TRUE(
+                    tensorsNear(m, tensorFrom(reference, "online_max." + std::to_string(tile))));
+                EXPECT_TRUE(
+                    tensorsNear(l, tensorFrom(reference, "online_sum." + std::to_string(tile))));
             }
             // The last tile has seen every key: m is the row's maximum, or its head's sink
             // (gpt-oss) when that is larger.
             const io::SafetensorsFile caseFile = io::SafetensorsFile::read(casePath);
-            const std::optional<engine::Tensor> sinks =
-                caseFile.find("sinks") ? std::optional(tensorFrom(caseFile, "sinks")) : std::nullopt;
+            const std::optional<engine::Tensor> sinks = caseFile.find("sinks")
+                ? std::optional(tensorFrom(caseFile, "sinks"))
+                : std::nullopt;
             for (std::int64_t row = 0; row < masked.dim(0) * masked.dim(1) * masked.dim(2); ++row) {
                 const auto s = masked.values().subspan(static_cast<std::size_t>(row * keys),
                                                        static_cast<std::size_t>(keys));
                 float largest = *std::max_element(s.begin(), s.end());
                 if (sinks)
-                    largest = std::max(largest, sinks->values()[static_cast<std::size_t>(
-                                                    row / masked.dim(2) % masked.dim(1))]);
+                    largest = std::max(largest,
+                                       sinks->values()[static_cast<std::size_t>(
+                                           row / masked.dim(2) % masked.dim(1))]);
                 EXPECT_EQ(m.values()[static_cast<std::size_t>((row + 1) * shape[3] - 1)], largest);
             }
             for (const char* step : {"weights", "context", "output"}) {
-                EXPECT_TRUE(withinOnePpmOfScale(tensorFrom(dump, step), tensorFrom(plain, step))) << step;
+                EXPECT_TRUE(withinOnePpmOfScale(tensorFrom(dump, step), tensorFrom(plain, step)))
+                    << step;
                 EXPECT_TRUE(tensorsNear(tensorFrom(dump, step), tensorFrom(pytorch, step))) << step;
             }
             const std::string header = io::readFile(out).substr(0, 4096);
@@ -103,8 +108,8 @@ TEST_F(OnlineSoftmaxCommand, EveryReferenceCaseMatchesPyTorchAndThePlainPass)
 
 TEST_F(OnlineSoftmaxCommand, SummaryNamesTheTiles)
 {
-    const ProcessResult r = runProcess(
-        kCli, {"mha", kData + "causal.case.safetensors", "--online-softmax", "4"});
+    const ProcessResult r =
+        runProcess(kCli, {"mha", kData + "causal.case.safetensors", "--online-softmax", "4"});
     ASSERT_EQ(r.exitCode, 0) << r.err;
     EXPECT_THAT(r.out, HasSubstr("online softmax in 2 tiles of 4 keys")); // N = 6
     EXPECT_THAT(r.out, HasSubstr("online_max (batch=2, head=4, query=6, tile=2)"));
@@ -117,7 +122,8 @@ TEST_F(OnlineSoftmaxCommand, ImpossibleTilesAreRefusedInOneSentenceAndWriteNothi
         SCOPED_TRACE(std::string("--online-softmax '") + tile + "'");
         const std::string out = path("refused.safetensors");
         const ProcessResult r = runProcess(
-            kCli, {"mha", kData + "causal.case.safetensors", "--online-softmax", tile, "--dump", out});
+            kCli,
+            {"mha", kData + "causal.case.safetensors", "--online-softmax", tile, "--dump", out});
         EXPECT_EQ(r.exitCode, 2);
         EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
         EXPECT_THAT(r.err, HasSubstr("--online-softmax"));

@@ -61,18 +61,18 @@ TEST_F(RolloutCommand, EqualsTheFloat64RolloutOfPyTorchsWeights)
     // genesis reads its text with its decoder; reverse reads it with its encoder.
     for (const auto& [model, key] : {std::pair<std::string, std::string>{"genesis", "case0.target"},
                                      {"reverse", "case0.source"}}) {
-        const auto weights = io::SafetensorsFile::read(std::string(ATTNVIZ_TEST_DATA_DIR) +
-                                                       "/models/" + model + "/reference.safetensors");
+        const auto weights = io::SafetensorsFile::read(
+            std::string(ATTNVIZ_TEST_DATA_DIR) + "/models/" + model + "/reference.safetensors");
         const auto reference = io::SafetensorsFile::read(std::string(ATTNVIZ_TEST_DATA_DIR) +
                                                          "/rollout/" + model + ".safetensors");
-        for (const auto& [fusion, ratio] : {std::pair<std::string, std::string>{"mean", "0"},
-                                            {"max", "0.3"},
-                                            {"min", "1"}}) {
+        for (const auto& [fusion, ratio] :
+             {std::pair<std::string, std::string>{"mean", "0"}, {"max", "0.3"}, {"min", "1"}}) {
             SCOPED_TRACE(model + " " + fusion + " " + ratio);
             const std::string out = path(model + fusion + ".npy");
             const ProcessResult r =
-                runProcess(kCli, {"rollout", "--model", model, "--text", textOf(weights, key),
-                                  "--head-fusion", fusion, "--discard-ratio", ratio, "--out", out});
+                runProcess(kCli,
+                           {"rollout", "--model", model, "--text", textOf(weights, key),
+                            "--head-fusion", fusion, "--discard-ratio", ratio, "--out", out});
             ASSERT_EQ(r.exitCode, 0) << r.err;
             EXPECT_THAT(r.out, HasSubstr("rollout of " + model));
             const Npy npy = readNpy(out);
@@ -90,14 +90,14 @@ TEST_F(RolloutCommand, BadArgumentsExitTwoWithOneSentenceAndWriteNothing)
     const std::string out = path("r.npy");
     io::writeFileAtomically(out, std::string("earlier"));
     const std::vector<std::vector<std::string>> cases = {
-        {"--discard-ratio", "1.5"},     {"--discard-ratio", "-0.1"}, {"--discard-ratio", "nan"},
-        {"--discard-ratio", "abc"},     {"--discard-ratio", ""},     {"--head-fusion", "median"},
-        {"--head-fusion", "MEAN"},      {"--image", path("x.png")},  {"stray"},
+        {"--discard-ratio", "1.5"}, {"--discard-ratio", "-0.1"}, {"--discard-ratio", "nan"},
+        {"--discard-ratio", "abc"}, {"--discard-ratio", ""},     {"--head-fusion", "median"},
+        {"--head-fusion", "MEAN"},  {"--image", path("x.png")},  {"stray"},
         {"--threads", "0"},
     };
     for (const auto& extra : cases) {
-        std::vector<std::string> args = {"rollout", "--model", "genesis", "--text", "and god",
-                                         "--out", out};
+        std::vector<std::string> args = {"rollout", "--model", "genesis", "--text",
+                                         "and god", "--out",   out};
         args.insert(args.end(), extra.begin(), extra.end());
         const ProcessResult r = runProcess(kCli, args);
         SCOPED_TRACE(extra.front() + " " + (extra.size() > 1 ? extra[1] : ""));
@@ -121,8 +121,8 @@ TEST_F(RolloutCommand, BadArgumentsExitTwoWithOneSentenceAndWriteNothing)
 
 TEST_F(RolloutCommand, AnOutputThatCannotBeWrittenExitsOne)
 {
-    const ProcessResult r = runProcess(
-        kCli, {"rollout", "--model", "genesis", "--text", "and god", "--out", dir()});
+    const ProcessResult r =
+        runProcess(kCli, {"rollout", "--model", "genesis", "--text", "and god", "--out", dir()});
     EXPECT_EQ(r.exitCode, 1) << r.err;
     EXPECT_THAT(r.err, HasSubstr("directory"));
     const ProcessResult missing = runProcess(

@@ -10,9 +10,8 @@ namespace attnviz::test {
 
 /// The passes every reference test of the engine runs on (engine/attention_passes.h): each one
 /// is held to the same references, and each trace says which pass made it.
-inline constexpr std::array kEveryPath = {engine::AttentionPath::Exact,
-                                          engine::AttentionPath::Fused,
-                                          engine::AttentionPath::ByStages};
+inline constexpr std::array kEveryPath = {
+    engine::AttentionPath::Exact, engine::AttentionPath::Fused, engine::AttentionPath::ByStages};
 
 /// `options` with the pass forced.
 inline engine::AttentionOptions onPath(engine::AttentionPath path,

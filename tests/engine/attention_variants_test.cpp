@@ -661,8 +661,8 @@ TEST_F(AttentionVariants, RandomDescriptionsAgreeAcrossPathsAndWithNaiveLoops)
         const std::pair<const char*, bool> features[] = {
             {"grouped K/V heads", d.keyValueHeads > 1 && d.keyValueHeads < d.queryHeads},
             {"one K/V head for several query heads", d.keyValueHeads == 1 && d.queryHeads > 1},
-            {"QK-norm per head", d.queryKeyNorm &&
-                 d.queryKeyNorm->scope == engine::QueryKeyNorm::Scope::PerHead},
+            {"QK-norm per head",
+             d.queryKeyNorm && d.queryKeyNorm->scope == engine::QueryKeyNorm::Scope::PerHead},
             {"QK-norm of the whole projection",
              d.queryKeyNorm &&
                  d.queryKeyNorm->scope == engine::QueryKeyNorm::Scope::WholeProjection},
@@ -1223,8 +1223,7 @@ TEST_F(AttentionVariants, ImpossibleDescriptionsAreRefusedWithOneSentence)
         {"a NaN cap", [](Variant& c) { c.d.logitSoftCap = NAN; }, "attn_logit_softcapping is"},
         {"an infinite cap", [](Variant& c) { c.d.logitSoftCap = INFINITY; },
          "attn_logit_softcapping is"},
-        {"QK-norm without its gains",
-         [](Variant& c) { c.d.queryKeyNorm = engine::QueryKeyNorm{}; },
+        {"QK-norm without its gains", [](Variant& c) { c.d.queryKeyNorm = engine::QueryKeyNorm{}; },
          "qk_norm is per_head but q_norm is missing; expected 4 values"},
         {"a per-head gain of the whole projection's length",
          [](Variant& c) {
@@ -1235,8 +1234,7 @@ TEST_F(AttentionVariants, ImpossibleDescriptionsAreRefusedWithOneSentence)
          "q_norm has 16 values; expected 4"},
         {"a whole-projection k gain of the query heads' length",
          [](Variant& c) {
-             c.d.queryKeyNorm =
-                 engine::QueryKeyNorm{engine::QueryKeyNorm::Scope::WholeProjection};
+             c.d.queryKeyNorm = engine::QueryKeyNorm{engine::QueryKeyNorm::Scope::WholeProjection};
              c.w.qNorm = Eigen::RowVectorXf::Ones(16);
              c.w.kNorm = Eigen::RowVectorXf::Ones(16);
          },
@@ -1262,8 +1260,8 @@ TEST_F(AttentionVariants, ImpossibleDescriptionsAreRefusedWithOneSentence)
              c.w.sinks = Eigen::RowVectorXf::Zero(2);
          },
          "sinks has 2 values; expected 4"},
-        {"sink logits without sinks",
-         [](Variant& c) { c.w.sinks = Eigen::RowVectorXf::Zero(4); }, "no learned sinks"},
+        {"sink logits without sinks", [](Variant& c) { c.w.sinks = Eigen::RowVectorXf::Zero(4); },
+         "no learned sinks"},
         {"a head of size 0", [](Variant& c) { c.d.valueSize = 0; }, "size 0"},
     };
     for (const Bad& b : bad) {
@@ -1374,8 +1372,7 @@ TEST_F(AttentionVariants, PositionsThatDoNotFitAreRefused)
                     << what << ": step " << name(step) << " was touched before the error";
             for (const engine::AttentionPath path : kEveryPath)
                 expectRefused(refusal([&] {
-                                  (void)m.forward(c.query, c.key, c.value, c.mask,
-                                                  c.options(path));
+                                  (void)m.forward(c.query, c.key, c.value, c.mask, c.options(path));
                               }),
                               b.fragment, what + " (" + pathName(path) + ")");
             expectRefused(refusal([&] {

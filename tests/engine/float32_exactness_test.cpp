@@ -77,7 +77,8 @@ TEST_P(Float32Exactness, NoStepIsLessExactThanPyTorchFloat32)
     engine::AttentionOptions options;
     options.positions = c.positions;
     {
-        const engine::AttentionTrace trace = module.forward(c.query, c.key, c.value, c.mask, options);
+        const engine::AttentionTrace trace =
+            module.forward(c.query, c.key, c.value, c.mask, options);
         for (const engine::AttentionStep step : engine::kAttentionSteps) {
             if (!trace.computes(step))
                 continue;
@@ -89,9 +90,8 @@ TEST_P(Float32Exactness, NoStepIsLessExactThanPyTorchFloat32)
             double theirs = torch.at(name).at("ops").get<double>();
             if (torch.at(name).contains("module"))
                 theirs = std::min(theirs, torch.at(name).at("module").get<double>());
-            EXPECT_LE(ours.largest, theirs)
-                << name << ": the engine is " << ours.largest << " from float64, PyTorch float32 "
-                << theirs;
+            EXPECT_LE(ours.largest, theirs) << name << ": the engine is " << ours.largest
+                                            << " from float64, PyTorch float32 " << theirs;
             if (GetParam() == "large_logits" || step == engine::AttentionStep::Output ||
                 step == engine::AttentionStep::Weights) {
                 std::cout << "[ exactness ] " << GetParam() << " " << name << " engine "

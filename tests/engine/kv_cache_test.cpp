@@ -7,9 +7,9 @@
 //  * what cannot be cached is refused in one sentence, leaving the cache as it was;
 //  * the cache's size in bytes follows 2 · layers · H_kv · d · bytes per token.
 #include "engine/attention_description.h"
+#include "engine/attention_paths.h"
 #include "engine/attention_trace.h"
 #include "engine/input_error.h"
-#include "engine/attention_paths.h"
 #include "engine/key_value_cache.h"
 #include "engine/multi_head_attention.h"
 #include "engine/non_finite.h"
@@ -109,8 +109,8 @@ Tensor slice(const Tensor& t, std::size_t axis, std::int64_t from, std::int64_t 
 // The part of a full pass's step that a cached step over tokens [n, n + m) computes: the new
 // queries' rows, every key so far (and the online softmax's tiles over those keys: the later
 // ones hold keys the causal mask blocks for these rows).
-Tensor expectedPart(const AttentionTrace& full, AttentionStep step, std::int64_t n,
-                    std::int64_t m, std::int64_t tiles)
+Tensor expectedPart(const AttentionTrace& full, AttentionStep step, std::int64_t n, std::int64_t m,
+                    std::int64_t tiles)
 {
     const Tensor& t = full.step(step);
     const engine::AttentionStepInfo& info = engine::stepInfo(step);
@@ -138,8 +138,8 @@ TEST(KeyValueCache, CachedStepsEqualTheRowsOfOneFullPass)
         std::int64_t n = 0;
         while (n < N) {
             // A prefill of several tokens first, then steps of one (now and then two).
-            const std::int64_t m =
-                n == 0 ? uniform(1, N, random) : std::min<std::int64_t>(uniform(1, 2, random), N - n);
+            const std::int64_t m = n == 0 ? uniform(1, N, random)
+                                          : std::min<std::int64_t>(uniform(1, 2, random), N - n);
             SCOPED_TRACE(p.label + " tokens " + std::to_string(n) + "+" + std::to_string(m) + ", " +
                          pathName(path));
             const KeyValueCache before = cache;
@@ -162,8 +162,7 @@ TEST(KeyValueCache, CachedStepsEqualTheRowsOfOneFullPass)
                 EXPECT_TRUE(std::equal(keptValues.values().begin(), keptValues.values().end(),
                                        before.keys.vProj.values().begin()));
             }
-            EXPECT_EQ(cache.keys.kRotated.rank() != 0,
-                      p.module.description().rotary.has_value());
+            EXPECT_EQ(cache.keys.kRotated.rank() != 0, p.module.description().rotary.has_value());
             // The cache holds the key side only.
             EXPECT_EQ(cache.keys.qProj.rank(), 0);
             EXPECT_EQ(cache.keys.weights.rank(), 0);

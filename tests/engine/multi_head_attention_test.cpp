@@ -91,9 +91,8 @@ TEST(MultiHeadAttention, QueryRowsAcrossBlockBoundariesMatchNaiveLoops)
     const RandomCase c = makeRandomCase(s, random);
     AttentionMask mask = makeRandomMask(s, random);
     mask.causal = true;
-    expectSameOnEveryPath(c, mask,
-                          naiveAttention(c.query, c.key, c.value, c.weights, c.heads, mask),
-                          "150 queries");
+    expectSameOnEveryPath(
+        c, mask, naiveAttention(c.query, c.key, c.value, c.weights, c.heads, mask), "150 queries");
     // Not vacuous: the fused pass takes 64 rows a block, so 150 rows cross two boundaries, and
     // the causal mask gives each block its own live keys.
     ASSERT_GT(s.queries, 128);
@@ -152,18 +151,18 @@ TEST(MultiHeadAttention, FullyMaskedRowIsZeroNotNaN)
     AttentionMask mask;
     mask.validLengths = AttentionMask::ValidLengths{{2, 0, 4, 1, 0, 3}, true};
     for (const engine::AttentionPath path : kEveryPath) {
-    SCOPED_TRACE(pathName(path));
-    const AttentionTrace t = run(c, mask, path);
-    const std::vector<engine::MaskedRow> expectedRows = {{0, 1}, {1, 1}};
-    EXPECT_EQ(t.fullyMaskedRows, expectedRows);
-    for (const auto& r : expectedRows)
-        for (std::int64_t h = 0; h < c.heads; ++h) {
-            EXPECT_TRUE(t.weights.matrix({r.batch, h}).row(r.query).isZero(0));
-            EXPECT_TRUE(t.context.matrix({r.batch, h}).row(r.query).isZero(0));
-            EXPECT_TRUE(std::isinf(t.masked.at({r.batch, h, r.query, 0})));
-        }
-    for (float x : t.output.values())
-        EXPECT_TRUE(std::isfinite(x));
+        SCOPED_TRACE(pathName(path));
+        const AttentionTrace t = run(c, mask, path);
+        const std::vector<engine::MaskedRow> expectedRows = {{0, 1}, {1, 1}};
+        EXPECT_EQ(t.fullyMaskedRows, expectedRows);
+        for (const auto& r : expectedRows)
+            for (std::int64_t h = 0; h < c.heads; ++h) {
+                EXPECT_TRUE(t.weights.matrix({r.batch, h}).row(r.query).isZero(0));
+                EXPECT_TRUE(t.context.matrix({r.batch, h}).row(r.query).isZero(0));
+                EXPECT_TRUE(std::isinf(t.masked.at({r.batch, h, r.query, 0})));
+            }
+        for (float x : t.output.values())
+            EXPECT_TRUE(std::isfinite(x));
     }
 }
 
@@ -174,19 +173,19 @@ TEST(MultiHeadAttention, BlockedWeightsAreExactlyZeroAndMaskedIsMinusInfinity)
     AttentionMask mask;
     mask.causal = true;
     for (const engine::AttentionPath path : kEveryPath) {
-    SCOPED_TRACE(pathName(path));
-    const AttentionTrace t = run(c, mask, path);
-    for (std::int64_t h = 0; h < c.heads; ++h)
-        for (std::int64_t i = 0; i < 5; ++i)
-            for (std::int64_t j = 0; j < 5; ++j) {
-                if (j > i) {
-                    EXPECT_EQ(t.weights.at({0, h, i, j}), 0.0f);
-                    EXPECT_EQ(t.masked.at({0, h, i, j}), -INFINITY);
-                } else {
-                    EXPECT_GT(t.weights.at({0, h, i, j}), 0.0f);
-                    EXPECT_EQ(t.masked.at({0, h, i, j}), t.scaled.at({0, h, i, j}));
+        SCOPED_TRACE(pathName(path));
+        const AttentionTrace t = run(c, mask, path);
+        for (std::int64_t h = 0; h < c.heads; ++h)
+            for (std::int64_t i = 0; i < 5; ++i)
+                for (std::int64_t j = 0; j < 5; ++j) {
+                    if (j > i) {
+                        EXPECT_EQ(t.weights.at({0, h, i, j}), 0.0f);
+                        EXPECT_EQ(t.masked.at({0, h, i, j}), -INFINITY);
+                    } else {
+                        EXPECT_GT(t.weights.at({0, h, i, j}), 0.0f);
+                        EXPECT_EQ(t.masked.at({0, h, i, j}), t.scaled.at({0, h, i, j}));
+                    }
                 }
-            }
     }
 }
 

@@ -86,9 +86,10 @@ TEST(NonFinite, TheSentenceNamesThePlaceTheStepAndTheValue)
 {
     const NonFiniteError e =
         NonFiniteError("scores", "+Inf").within("decoder layer 3, masked_self block");
-    EXPECT_STREQ(e.what(), "Decoder layer 3, masked_self block: the scores step overflowed 32-bit "
-                           "floats (a value is +Inf), so every step after it would be NaN; the "
-                           "weights or the input are too large to compute with.");
+    EXPECT_STREQ(e.what(),
+                 "Decoder layer 3, masked_self block: the scores step overflowed 32-bit "
+                 "floats (a value is +Inf), so every step after it would be NaN; the "
+                 "weights or the input are too large to compute with.");
     EXPECT_THAT(NonFiniteError("q_proj", "NaN").what(), HasSubstr("The q_proj step overflowed"));
     const float values[] = {1.0f, -std::numeric_limits<float>::infinity(), 2.0f};
     EXPECT_EQ(engine::firstNonFinite(values, 3), "-Inf");

@@ -11,11 +11,11 @@
 //    at the context row;
 //  * what the pass keeps changes no bit of what it computes; impossible tiles are refused.
 #include "engine/attention_description.h"
+#include "engine/attention_paths.h"
 #include "engine/attention_trace.h"
 #include "engine/input_error.h"
 #include "engine/multi_head_attention.h"
 #include "engine/non_finite.h"
-#include "engine/attention_paths.h"
 #include "engine/online_softmax.h"
 #include "engine/random_case.h"
 #include "engine/thread_count.h"
@@ -104,8 +104,12 @@ Problem randomProblem(std::mt19937& random)
             mask.causal = false;
         label += " random mask";
     }
-    return {MultiHeadAttention(std::move(r.weights), d), std::move(r.query), std::move(r.key),
-            std::move(r.value), std::move(mask), std::move(label)};
+    return {MultiHeadAttention(std::move(r.weights), d),
+            std::move(r.query),
+            std::move(r.key),
+            std::move(r.value),
+            std::move(mask),
+            std::move(label)};
 }
 
 MultiHeadAttention withTile(const MultiHeadAttention& m, std::int64_t tile)
@@ -124,14 +128,14 @@ TEST(OnlineSoftmax, TiledPassEqualsThePlainPassForEveryTile)
         const AttentionTrace plain =
             p.module.forward(p.query, p.key, p.value, p.mask, onPath(path));
         const std::int64_t Nk = p.key.dim(1);
-        for (const std::int64_t tile : {std::int64_t{1}, std::int64_t{2}, std::int64_t{3},
-                                        std::int64_t{16}, Nk, Nk + 5}) {
+        for (const std::int64_t tile :
+             {std::int64_t{1}, std::int64_t{2}, std::int64_t{3}, std::int64_t{16}, Nk, Nk + 5}) {
             SCOPED_TRACE(p.label + " tile=" + std::to_string(tile) + ", " + pathName(path));
             const AttentionTrace tiled =
                 withTile(p.module, tile).forward(p.query, p.key, p.value, p.mask, onPath(path));
             EXPECT_EQ(tiled.tileCount(), (Nk + tile - 1) / tile);
-            for (const AttentionStep step : {AttentionStep::Weights, AttentionStep::Context,
-                                             AttentionStep::Output})
+            for (const AttentionStep step :
+                 {AttentionStep::Weights, AttentionStep::Context, AttentionStep::Output})
                 EXPECT_TRUE(withinOnePpmOfScale(tiled.step(step), plain.step(step)))
                     << engine::stepName(step);
             for (const AttentionStep step :
@@ -155,35 +159,35 @@ TEST(OnlineSoftmax, RunningMaximumAndSumMatchTheirDefinitionAndTheStagePath)
         const AttentionTrace exact =
             module.forward(p.query, p.key, p.value, p.mask, onPath(engine::AttentionPath::Exact));
         for (const engine::AttentionPath path : kEveryPath) {
-        SCOPED_TRACE(pathName(path));
-        const AttentionTrace t = module.forward(p.query, p.key, p.value, p.mask, onPath(path));
-        // The passes' masked scores differ by float roundings, which exp() carries into ℓ.
-        EXPECT_TRUE(tensorsNear(t.onlineMax, exact.onlineMax));
-        EXPECT_TRUE(tensorsNear(t.onlineSum, exact.onlineSum));
-        ASSERT_EQ(t.onlineMax.shape(),
-                  (std::vector<std::int64_t>{t.batchSize(), t.numHeads(), t.queryLength(),
-                                             t.tileCount()}));
-        // The definitions, not the recurrence: after tile k, m is the largest masked score of
-        // keys [0, (k + 1)·tile) and ℓ the sum of exp(s − m) over them.
-        for (std::int64_t b = 0; b < t.batchSize(); ++b)
-            for (std::int64_t h = 0; h < t.numHeads(); ++h) {
-                const auto masked = t.masked.matrix({b, h});
-                for (std::int64_t i = 0; i < t.queryLength(); ++i)
-                    for (std::int64_t k = 0; k < t.tileCount(); ++k) {
-                        const std::int64_t end = std::min((k + 1) * tile, t.keyLength());
-                        double m = kBlocked;
-                        for (std::int64_t j = 0; j < end; ++j)
-                            m = std::max(m, static_cast<double>(masked(i, j)));
-                        double l = 0;
-                        if (m != kBlocked)
+            SCOPED_TRACE(pathName(path));
+            const AttentionTrace t = module.forward(p.query, p.key, p.value, p.mask, onPath(path));
+            // The passes' masked scores differ by float roundings, which exp() carries into ℓ.
+            EXPECT_TRUE(tensorsNear(t.onlineMax, exact.onlineMax));
+            EXPECT_TRUE(tensorsNear(t.onlineSum, exact.onlineSum));
+            ASSERT_EQ(t.onlineMax.shape(),
+                      (std::vector<std::int64_t>{t.batchSize(), t.numHeads(), t.queryLength(),
+                                                 t.tileCount()}));
+            // The definitions, not the recurrence: after tile k, m is the largest masked score of
+            // keys [0, (k + 1)·tile) and ℓ the sum of exp(s − m) over them.
+            for (std::int64_t b = 0; b < t.batchSize(); ++b)
+                for (std::int64_t h = 0; h < t.numHeads(); ++h) {
+                    const auto masked = t.masked.matrix({b, h});
+                    for (std::int64_t i = 0; i < t.queryLength(); ++i)
+                        for (std::int64_t k = 0; k < t.tileCount(); ++k) {
+                            const std::int64_t end = std::min((k + 1) * tile, t.keyLength());
+                            double m = kBlocked;
                             for (std::int64_t j = 0; j < end; ++j)
-                                l += std::exp(static_cast<double>(masked(i, j)) - m);
-                        ASSERT_EQ(t.onlineMax.matrix({b, h})(i, k), static_cast<float>(m))
-                            << "m at b=" << b << " h=" << h << " i=" << i << " tile " << k;
-                        ASSERT_NEAR(t.onlineSum.matrix({b, h})(i, k), l, 1e-6 * l)
-                            << "ℓ at b=" << b << " h=" << h << " i=" << i << " tile " << k;
-                    }
-            }
+                                m = std::max(m, static_cast<double>(masked(i, j)));
+                            double l = 0;
+                            if (m != kBlocked)
+                                for (std::int64_t j = 0; j < end; ++j)
+                                    l += std::exp(static_cast<double>(masked(i, j)) - m);
+                            ASSERT_EQ(t.onlineMax.matrix({b, h})(i, k), static_cast<float>(m))
+                                << "m at b=" << b << " h=" << h << " i=" << i << " tile " << k;
+                            ASSERT_NEAR(t.onlineSum.matrix({b, h})(i, k), l, 1e-6 * l)
+                                << "ℓ at b=" << b << " h=" << h << " i=" << i << " tile " << k;
+                        }
+                }
         }
     }
 }
@@ -248,7 +252,8 @@ TEST(OnlineSoftmax, ReplayOfOneRowRescalesAndEndsAtTheContext)
     const AttentionTrace t = MultiHeadAttention(r.weights, d).forward(r.query, r.key, r.value);
     for (std::int64_t h = 0; h < 2; ++h)
         for (std::int64_t i = 0; i < 6; ++i) {
-            const std::vector<engine::OnlineSoftmaxTile> tiles = engine::onlineSoftmaxOfRow(t, 0, h, i);
+            const std::vector<engine::OnlineSoftmaxTile> tiles =
+                engine::onlineSoftmaxOfRow(t, 0, h, i);
             ASSERT_EQ(tiles.size(), 4u);
             EXPECT_EQ(tiles.back().keys, 2); // 11 = 3 + 3 + 3 + 2
             float previous = kBlocked;
@@ -311,16 +316,17 @@ TEST(OnlineSoftmax, ImpossibleTilesAreRefusedInOneSentence)
 {
     std::mt19937 random(1);
     RandomCase r = makeRandomCase(CaseShape{}, random);
-    for (const std::int64_t tile : {std::int64_t{0}, std::int64_t{-3},
-                                    engine::kMaxOnlineSoftmaxTile + 1}) {
+    for (const std::int64_t tile :
+         {std::int64_t{0}, std::int64_t{-3}, engine::kMaxOnlineSoftmaxTile + 1}) {
         AttentionDescription d = AttentionDescription::fromWeights(r.weights, 2);
         d.onlineSoftmaxTile = tile;
         try {
             MultiHeadAttention(r.weights, d);
             ADD_FAILURE() << "tile " << tile << " was accepted";
         } catch (const InputError& e) {
-            EXPECT_THAT(e.what(), HasSubstr("the online softmax's tile is " + std::to_string(tile) +
-                                            " keys; expected 1 to"));
+            EXPECT_THAT(e.what(),
+                        HasSubstr("the online softmax's tile is " + std::to_string(tile) +
+                                  " keys; expected 1 to"));
         }
     }
 }

@@ -2,8 +2,8 @@
 // tools/make_reference_cases.py with torch and, wherever it can express the case,
 // torch.nn.MultiheadAttention; grouped K/V heads, rotary positions and sliding windows written
 // from Hugging Face's definitions and checked a second way) is run through the engine, by the
-// exact, the fused and the stage-by-stage pass, and every step the module computes is compared at the tolerance
-// stated in support/tensor_compare.h; the reference holds exactly those steps.
+// exact, the fused and the stage-by-stage pass, and every step the module computes is compared at
+// the tolerance stated in support/tensor_compare.h; the reference holds exactly those steps.
 #include "engine/attention_paths.h"
 #include "engine/multi_head_attention.h"
 #include "io/attention_case.h"

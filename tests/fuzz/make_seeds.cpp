@@ -479,8 +479,9 @@ void tokenizerSeeds(const fs::path& data)
               seed(3, {{0, bertTokenizerJson(bert)}, {2, sample}}));
     // Added tokens sharing prefixes, one a prefix of another, one repeated, one empty line.
     writeSeed("tokenizers", "added_tokens",
-              seed(6, {{0, "<|endoftext|>\n<|end|>\n<|end|>x\n[CLS]\n\n<|end|>\n<|"},
-                       {2, sample + "<|end|>x<|end|<|endoftext|><|"}}));
+              seed(6,
+                   {{0, "<|endoftext|>\n<|end|>\n<|end|>x\n[CLS]\n\n<|end|>\n<|"},
+                    {2, sample + "<|end|>x<|end|<|endoftext|><|"}}));
     // The pipeline on GPT-2's small files under Llama 3's, Qwen2's, SmolLM's and Mistral's steps.
     const Json llama3Steps = Json::parse(R"json({
         "normalizer": null,
@@ -501,7 +502,9 @@ void tokenizerSeeds(const fs::path& data)
              {{"type", "ByteLevel"}, {"add_prefix_space", false}, {"use_regex", true}}}}}}},
         {{"normalizer", nullptr},
          {"pre_tokenizer",
-          {{"type", "Metaspace"}, {"replacement", "▁"}, {"prepend_scheme", "first"},
+          {{"type", "Metaspace"},
+           {"replacement", "▁"},
+           {"prepend_scheme", "first"},
            {"split", false}}},
          {"decoder", {{"type", "Metaspace"}, {"replacement", "▁"}}}}};
     int i = 0;

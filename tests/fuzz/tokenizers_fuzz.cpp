@@ -58,8 +58,7 @@ void exerciseWordPiece(const io::WordPiece& wordPiece, std::string_view text)
     (void)wordPiece.encodeWithoutSpecialTokens(text);
 }
 
-void exercisePipeline(const io::TokenizerPipeline& pipeline, std::string_view text,
-                      bool roundTrip)
+void exercisePipeline(const io::TokenizerPipeline& pipeline, std::string_view text, bool roundTrip)
 {
     const std::vector<int> ids = pipeline.encodeWithoutSpecialTokens(text);
     checkIds(pipeline, ids);

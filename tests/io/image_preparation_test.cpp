@@ -28,10 +28,9 @@ using ::testing::HasSubstr;
 const std::string kImages = std::string(ATTNVIZ_TEST_DATA_DIR) + "/images/";
 
 const char* const kPictures[] = {
-    "grey1.png",        "grey2.png", "grey4.png",   "grey8.png",   "grey16.png",
-    "grey_alpha8.png",  "grey_alpha16.png", "rgb8.png", "rgb16.png", "rgba8.png",
-    "rgba16.png",       "palette4.png", "palette_alpha8.png", "smooth.jpg", "grey.jpg",
-    "smooth.png"};
+    "grey1.png",          "grey2.png",  "grey4.png", "grey8.png", "grey16.png", "grey_alpha8.png",
+    "grey_alpha16.png",   "rgb8.png",   "rgb16.png", "rgba8.png", "rgba16.png", "palette4.png",
+    "palette_alpha8.png", "smooth.jpg", "grey.jpg",  "smooth.png"};
 
 io::SafetensorsFile reference()
 {
@@ -101,9 +100,12 @@ TEST(ImagePreparation, ResizedCroppedAndNormalisedAsTransformersDoes)
         for (const Preparation& p : preparations()) {
             SCOPED_TRACE(std::string(name) + " " + p.name);
             const io::DecodedImage image = io::readImage(kImages + name);
-            const int height = p.preparation.centreCrop ? p.preparation.cropHeight : p.preparation.height;
-            const int width = p.preparation.centreCrop ? p.preparation.cropWidth : p.preparation.width;
-            const engine::Tensor ours = io::prepareImage(image, p.preparation, inputOf(height, width));
+            const int height =
+                p.preparation.centreCrop ? p.preparation.cropHeight : p.preparation.height;
+            const int width =
+                p.preparation.centreCrop ? p.preparation.cropWidth : p.preparation.width;
+            const engine::Tensor ours =
+                io::prepareImage(image, p.preparation, inputOf(height, width));
             const engine::Tensor theirs = tensorFrom(ref, std::string(name) + "." + p.name);
             ASSERT_EQ(ours.shape(), theirs.shape());
             double largest = 0;
@@ -112,9 +114,10 @@ TEST(ImagePreparation, ResizedCroppedAndNormalisedAsTransformersDoes)
                 const double step = 1.0 / 255.0 / p.preparation.deviation[c];
                 const std::size_t plane = static_cast<std::size_t>(height * width);
                 for (std::size_t k = 0; k < plane; ++k)
-                    largest = std::max(largest,
-                                       std::abs(ours.values()[c * plane + k] -
-                                                theirs.values()[c * plane + k]) / step);
+                    largest = std::max(
+                        largest,
+                        std::abs(ours.values()[c * plane + k] - theirs.values()[c * plane + k]) /
+                            step);
             }
             EXPECT_LE(largest, 1.0) << "in 8-bit steps";
             EXPECT_LT(largest, 1e-3) << "Pillow's resampling, to the bit";
@@ -128,7 +131,8 @@ TEST(ImagePreparation, APictureOfTheModelsSizeIsUsedAsItIs)
     // The model reads 24 × 32: the 40 × 40 resize and the crop are skipped.
     const engine::Tensor t = io::prepareImage(image, deit, inputOf(24, 32));
     EXPECT_FLOAT_EQ(t.at({1, 3, 5}),
-                    (static_cast<float>(image.at(3, 5, 1) / 255.0) - deit.mean[1]) / deit.deviation[1]);
+                    (static_cast<float>(image.at(3, 5, 1) / 255.0) - deit.mean[1]) /
+                        deit.deviation[1]);
 }
 
 using ImageFiles = TempFolderTest;
@@ -136,9 +140,9 @@ using ImageFiles = TempFolderTest;
 TEST_F(ImageFiles, WhatCannotBeReadIsRefusedInOneSentence)
 {
     const std::pair<const char*, const char*> bad[] = {
-        {"truncated.png", "not a readable PNG"}, {"bomb.png", "at most 67108864"},
+        {"truncated.png", "not a readable PNG"},   {"bomb.png", "at most 67108864"},
         {"not_an_image.png", "not a PNG or JPEG"}, {"empty.jpg", "not a PNG or JPEG"},
-        {"animated.png", "animated PNG"},         {"cmyk.jpg", "CMYK"}};
+        {"animated.png", "animated PNG"},          {"cmyk.jpg", "CMYK"}};
     for (const auto& [name, words] : bad) {
         try {
             io::readImage(kImages + "bad/" + name);

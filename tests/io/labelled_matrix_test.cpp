@@ -26,8 +26,7 @@ TEST(Csv, LabelsFirstRowAndColumnWithNothingThatNeedsQuoting)
               "the,0.5,-1.25,3\n"
               "a\\x2C b,1.00000001e-07,123456792,-inf\n");
     const std::vector<float> one{1.0f};
-    EXPECT_EQ(csvBytes({one.data(), 1, 1, "r", "c", {"#1"}, {"a\nb"}}),
-              "r\\c,a\\x0Ab\n\\x231,1\n");
+    EXPECT_EQ(csvBytes({one.data(), 1, 1, "r", "c", {"#1"}, {"a\nb"}}), "r\\c,a\\x0Ab\n\\x231,1\n");
 }
 
 // #22: tokens are input, and a CSV goes to spreadsheets, which run a cell beginning with =, +,

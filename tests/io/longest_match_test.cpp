@@ -34,7 +34,8 @@ TEST(LongestMatchFinder, AgreesWithCheckingEveryStringAtEveryPosition)
     const auto randomText = [&](int length, std::string_view alphabet) {
         std::string text;
         for (int i = 0; i < length; ++i)
-            text += alphabet[std::uniform_int_distribution<std::size_t>(0, alphabet.size() - 1)(rng)];
+            text +=
+                alphabet[std::uniform_int_distribution<std::size_t>(0, alphabet.size() - 1)(rng)];
         return text;
     };
     for (int round = 0; round < 200; ++round) {
@@ -42,15 +43,17 @@ TEST(LongestMatchFinder, AgreesWithCheckingEveryStringAtEveryPosition)
         Strings strings;
         const int count = std::uniform_int_distribution<int>(0, 30)(rng);
         for (int i = 0; i < count; ++i)
-            strings.emplace_back(randomText(std::uniform_int_distribution<int>(0, 7)(rng), alphabet),
-                                 i); // repeats and empty strings included
+            strings.emplace_back(
+                randomText(std::uniform_int_distribution<int>(0, 7)(rng), alphabet),
+                i); // repeats and empty strings included
         const std::string text = randomText(300, alphabet);
         const std::vector<LongestMatchFinder::Match> found =
             finderOf(strings).longestStartingAt(text);
         const std::vector<LongestMatchFinder::Match> expected = checkedOneByOne(strings, text);
         ASSERT_EQ(found.size(), text.size());
         for (std::size_t pos = 0; pos < text.size(); ++pos) {
-            ASSERT_EQ(found[pos].length, expected[pos].length) << "round " << round << " at " << pos;
+            ASSERT_EQ(found[pos].length, expected[pos].length)
+                << "round " << round << " at " << pos;
             ASSERT_EQ(found[pos].value, expected[pos].value) << "round " << round << " at " << pos;
         }
     }

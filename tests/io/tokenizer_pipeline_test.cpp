@@ -117,9 +117,9 @@ TEST(TokenizerPipeline, EveryReferenceCaseGivesHuggingFacesIds)
             EXPECT_EQ(ids, c.ids);
             EXPECT_EQ(withSpecial, c.idsWithSpecial);
         }
-        std::cout << name << ": " << plain << " of " << cases.size() << " ids equal ("
-                  << unicode15 << " differ by a Unicode 15 letter), " << special
-                  << " with special tokens, " << decoded << " decoded texts\n";
+        std::cout << name << ": " << plain << " of " << cases.size() << " ids equal (" << unicode15
+                  << " differ by a Unicode 15 letter), " << special << " with special tokens, "
+                  << decoded << " decoded texts\n";
         EXPECT_LE(unicode15, 1) << name;
     }
 }
@@ -200,22 +200,24 @@ TEST(TokenizerPipeline, ByteLevelDisplayShowsSpacesAndWholeCharacters)
         const std::string part = std::to_string(k + 1) + "/" + std::to_string(ids.size());
         EXPECT_EQ(shown[k], "𠀀·" + part);
         EXPECT_THAT(details[k], HasSubstr("id " + std::to_string(ids[k])));
-        EXPECT_THAT(details[k], HasSubstr("part " + std::to_string(k + 1) + " of " +
-                                          std::to_string(ids.size()) + " of \"𠀀\" (U+20000)"));
+        EXPECT_THAT(details[k],
+                    HasSubstr("part " + std::to_string(k + 1) + " of " +
+                              std::to_string(ids.size()) + " of \"𠀀\" (U+20000)"));
         EXPECT_THAT(shown[k], Not(HasSubstr("\\x")));
     }
     EXPECT_THAT(details[0], HasSubstr("bytes F0"));
-    // A character shared by tokens of which one also holds a whole character: " \xF0\x9F" + 98 + 80.
+    // A character shared by tokens of which one also holds a whole character: " \xF0\x9F" + 98
+    // + 80.
     const auto byteId = [&](unsigned char byte) {
         std::string symbol;
         appendByteSymbols(symbol, std::string(1, static_cast<char>(byte)));
         return *llama3.id(symbol);
     };
-    const std::vector<int> shared = {*llama3.id("a"), *llama3.id("ĠðŁ"), byteId(0x98),
-                                     byteId(0x80), *llama3.id("b")};
-    EXPECT_THAT(llama3.displayTokens(shared),
-                ElementsAre("a", "␣😀·1/3", "␣😀·2/3", "␣😀·3/3", "b"));
-    EXPECT_THAT(describedDetails(llama3, shared)[1], HasSubstr("bytes 20 F0 9F · part 1 of 3 of \" 😀\""));
+    const std::vector<int> shared = {*llama3.id("a"), *llama3.id("ĠðŁ"), byteId(0x98), byteId(0x80),
+                                     *llama3.id("b")};
+    EXPECT_THAT(llama3.displayTokens(shared), ElementsAre("a", "␣😀·1/3", "␣😀·2/3", "␣😀·3/3", "b"));
+    EXPECT_THAT(describedDetails(llama3, shared)[1],
+                HasSubstr("bytes 20 F0 9F · part 1 of 3 of \" 😀\""));
 }
 
 TEST(TokenizerPipeline, ByteFallbackDisplayShowsTheCharacter)
@@ -229,8 +231,9 @@ TEST(TokenizerPipeline, ByteFallbackDisplayShowsTheCharacter)
                 ElementsAre("<s>", "␣", "𠀀·1/4", "𠀀·2/4", "𠀀·3/4", "𠀀·4/4"));
     const std::vector<std::string> details = describedDetails(llama2, ids);
     EXPECT_EQ(details[0], "\"<s>\" · id 1");
-    EXPECT_EQ(details[2], "\"<0xF0>\" · id " + std::to_string(ids[2]) +
-                              " · bytes F0 · part 1 of 4 of \"𠀀\" (U+20000)");
+    EXPECT_EQ(details[2],
+              "\"<0xF0>\" · id " + std::to_string(ids[2]) +
+                  " · bytes F0 · part 1 of 4 of \"𠀀\" (U+20000)");
     EXPECT_EQ(llama2.displayToken(*llama2.id("▁world")), "␣world");
     EXPECT_EQ(llama2.displayToken(*llama2.id("<0x0A>")), "↵");
     EXPECT_EQ(llama2.pieceBytes(1), std::nullopt);
@@ -254,9 +257,9 @@ std::string smallTokenizer(const std::string& addedTokens, const std::string& no
                            const std::string& decoder = "null")
 {
     return R"({"added_tokens": [)" + addedTokens + R"(], "normalizer": )" + normalizer +
-           R"(, "pre_tokenizer": )" + preTokenizer + R"(, "post_processor": )" + postProcessor +
-           R"(, "decoder": )" + decoder +
-           R"(, "model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "c": 2, "t": 3, " ": 4,
+        R"(, "pre_tokenizer": )" + preTokenizer + R"(, "post_processor": )" + postProcessor +
+        R"(, "decoder": )" + decoder +
+        R"(, "model": {"type": "BPE", "vocab": {"a": 0, "b": 1, "c": 2, "t": 3, " ": 4,
            "x": 5, "_": 6, "1": 7, "2": 8, "ab": 9, "<unk>": 10}, "merges": ["a b"],
            "unk_token": "<unk>", "fuse_unk": true}})";
 }
@@ -264,7 +267,7 @@ std::string smallTokenizer(const std::string& addedTokens, const std::string& no
 std::string addedToken(const std::string& content, int id, const std::string& options)
 {
     return R"({"id": )" + std::to_string(id) + R"(, "content": ")" + content + R"(", )" + options +
-           "}";
+        "}";
 }
 
 TEST(TokenizerPipeline, AddedTokenOptionsAreHuggingFaces)
@@ -298,8 +301,8 @@ TEST(TokenizerPipeline, SplitBehavioursAndDigits)
     };
     const auto split = [](const std::string& behavior, bool invert, const char* pattern = "b") {
         return R"({"type": "Split", "pattern": {"Regex": ")" + std::string(pattern) +
-               R"("}, "behavior": ")" + behavior +
-               R"(", "invert": )" + (invert ? "true" : "false") + "}";
+            R"("}, "behavior": ")" + behavior + R"(", "invert": )" + (invert ? "true" : "false") +
+            "}";
     };
     // "ab" merges unless a split separates a from b
     EXPECT_THAT(ids(split("Isolated", false), "abab"), ElementsAre(0, 1, 0, 1));
@@ -344,12 +347,13 @@ TEST(TokenizerPipeline, UnsupportedStepsAreRefusedInOneSentence)
         refusal(smallTokenizer("", "null", "null", R"({"type": "RobertaProcessing"})"));
     expectOneSentence(roberta);
     EXPECT_THAT(roberta, HasSubstr("post-processor is RobertaProcessing"));
-    const std::string ctc = refusal(smallTokenizer("", "null", "null", "null", R"({"type": "CTC"})"));
+    const std::string ctc =
+        refusal(smallTokenizer("", "null", "null", "null", R"({"type": "CTC"})"));
     expectOneSentence(ctc);
     EXPECT_THAT(ctc, HasSubstr("decoder is CTC"));
     // a hostile type name is echoed escaped and cut short
-    const std::string hostile =
-        refusal(smallTokenizer("", R"({"type": "Evil\n\u001b[31m)" + std::string(500, 'x') + "\"}"));
+    const std::string hostile = refusal(
+        smallTokenizer("", R"({"type": "Evil\n\u001b[31m)" + std::string(500, 'x') + "\"}"));
     expectOneSentence(hostile);
     EXPECT_THAT(hostile, HasSubstr("Evil\\n\\x1b[31m"));
     EXPECT_LT(hostile.size(), 300u);
@@ -386,7 +390,8 @@ TEST(TokenizerPipeline, HostileFilesAreRefusedInOneSentence)
 TEST(TokenizerPipeline, CatastrophicPatternsStopWithASentence)
 {
     const auto tokenizer = TokenizerPipeline::fromTokenizerJson(smallTokenizer(
-        "", "null", R"({"type": "Split", "pattern": {"Regex": "(a|aa)+c"}, "behavior": "Isolated"})"));
+        "", "null",
+        R"({"type": "Split", "pattern": {"Regex": "(a|aa)+c"}, "behavior": "Isolated"})"));
     const auto start = std::chrono::steady_clock::now();
     try {
         tokenizer->encode(std::string(60, 'a') + "bc");
@@ -410,12 +415,15 @@ TEST(TokenizerPipeline, InvalidUtf8BecomesBytePieces)
     const TokenizerPipeline& llama3 = pipeline("llama3");
     std::mt19937 rng(24);
     for (const std::string& text :
-         {std::string("a\xFF" "b"), std::string("\xED\xA0\x80 lone surrogate \xED\xBF\xBF"),
-          std::string("nul\0byte", 8), std::string("cut \xE4\xBD"), randomBytes(rng, 4096)})
+         {std::string("a\xFF"
+                      "b"),
+          std::string("\xED\xA0\x80 lone surrogate \xED\xBF\xBF"), std::string("nul\0byte", 8),
+          std::string("cut \xE4\xBD"), randomBytes(rng, 4096)})
         EXPECT_EQ(llama3.decode(llama3.encodeWithoutSpecialTokens(text)), text);
     // SentencePiece: each invalid byte is its <0xXX> piece, the text around it a stretch of its own
     const TokenizerPipeline& llama2 = pipeline("llama2");
-    const std::vector<int> ids = llama2.encodeWithoutSpecialTokens("a\xFF" "b");
+    const std::vector<int> ids = llama2.encodeWithoutSpecialTokens("a\xFF"
+                                                                   "b");
     std::vector<int> expected = llama2.encodeWithoutSpecialTokens("a");
     expected.push_back(*llama2.id("<0xFF>"));
     for (const int id : llama2.encodeWithoutSpecialTokens("b"))
@@ -430,13 +438,17 @@ TEST(TokenizerPipeline, LongAndOddTextsEncodeIntoTheVocabulary)
 {
     std::mt19937 rng(7);
     std::string prose;
-    const std::string words[] = {"attention ", "heads ", "猫 ", "😀", "1234567 ", "They'Ve ",
-                                 "\n\n", "  ", "naïve, "};
+    const std::string words[] = {"attention ", "heads ", "猫 ", "😀",      "1234567 ",
+                                 "They'Ve ",   "\n\n",   "  ",  "naïve, "};
     while (prose.size() < (1u << 20))
         prose += words[rng() % std::size(words)];
-    const std::string texts[] = {prose, std::string(100000, ' '), std::string(1 << 20, ' '),
-                                 std::string(1 << 20, '\0'), std::string(1 << 20, '7'),
-                                 std::string(100000, ' ') + "x", randomBytes(rng, 1 << 20)};
+    const std::string texts[] = {prose,
+                                 std::string(100000, ' '),
+                                 std::string(1 << 20, ' '),
+                                 std::string(1 << 20, '\0'),
+                                 std::string(1 << 20, '7'),
+                                 std::string(100000, ' ') + "x",
+                                 randomBytes(rng, 1 << 20)};
     for (const char* name : kModels) {
         const TokenizerPipeline& tokenizer = pipeline(name);
         for (const std::string& text : texts) {

@@ -53,8 +53,9 @@ TEST_P(RolloutReference, EqualsTheFloat64DefinitionForEveryFusionAndRatio)
     for (int c = 0; c < cases; ++c) {
         std::vector<engine::Tensor> stack;
         for (int L = 0; L < layers; ++L)
-            stack.push_back(tensorFrom(weights, "case" + std::to_string(c) + ".layer" +
-                                                    std::to_string(L) + "." + block + ".weights"));
+            stack.push_back(tensorFrom(weights,
+                                       "case" + std::to_string(c) + ".layer" + std::to_string(L) +
+                                           "." + block + ".weights"));
         std::vector<const engine::Tensor*> pointers;
         for (const engine::Tensor& t : stack)
             pointers.push_back(&t);
@@ -62,7 +63,8 @@ TEST_P(RolloutReference, EqualsTheFloat64DefinitionForEveryFusionAndRatio)
             for (const double ratio : {0.0, 0.3, 1.0}) {
                 const std::string name = "case" + std::to_string(c) + "." +
                     std::string(fusion.name) + "." + ratioName(ratio);
-                const Eigen::MatrixXd ours = lesson::attentionRollout(pointers, {fusion.fusion, ratio});
+                const Eigen::MatrixXd ours =
+                    lesson::attentionRollout(pointers, {fusion.fusion, ratio});
                 EXPECT_LT(largestDifference(ours, tensorFrom(reference, name)), 1e-6) << name;
                 for (Eigen::Index i = 0; i < ours.rows(); ++i)
                     EXPECT_NEAR(ours.row(i).sum(), 1.0, 1e-12) << name << " row " << i;
@@ -96,10 +98,12 @@ TEST(Rollout, TheEnginesOwnRunRollsOutAsPyTorchsWeightsDo)
         const engine::Block block = lesson::firstAttentionStack(loaded->model->config());
         EXPECT_EQ(block, engine::Block::MaskedSelf);
         for (const lesson::HeadFusionInfo& fusion : lesson::kHeadFusions) {
-            const Eigen::MatrixXd ours = lesson::attentionRollout(trace, block, {fusion.fusion, 0.3});
-            EXPECT_LT(largestDifference(ours, tensorFrom(reference, "case0." +
-                                                                   std::string(fusion.name) + ".0.3")),
-                      1e-4)
+            const Eigen::MatrixXd ours =
+                lesson::attentionRollout(trace, block, {fusion.fusion, 0.3});
+            EXPECT_LT(
+                largestDifference(
+                    ours, tensorFrom(reference, "case0." + std::string(fusion.name) + ".0.3")),
+                1e-4)
                 << model << " " << fusion.name;
         }
     }
@@ -119,7 +123,8 @@ TEST(Rollout, RowsAreNormalisedNotColumns)
     // Two layers: the product, later layer on the left.
     engine::Tensor b({{"batch", 1}, {"head", 1}, {"query", 2}, {"key", 2}});
     b.matrix({0, 0}) << 1, 0, 0, 1;
-    const Eigen::MatrixXd two = lesson::attentionRollout(std::vector<const engine::Tensor*>{&a, &b});
+    const Eigen::MatrixXd two =
+        lesson::attentionRollout(std::vector<const engine::Tensor*>{&a, &b});
     EXPECT_DOUBLE_EQ(two(1, 0), 0.25);
 }
 
@@ -136,11 +141,12 @@ TEST(Rollout, DiscardingEveryOffDiagonalEntryLeavesTheIdentity)
 TEST(Rollout, WhatCannotBeRolledOutIsRefused)
 {
     const auto loaded = openModel("reverse");
-    const engine::ModelTrace trace = loaded->model->forward(loaded->tokenizer->encode("abc"),
-                                                            {*loaded->tokenizer->id("<s>")});
+    const engine::ModelTrace trace =
+        loaded->model->forward(loaded->tokenizer->encode("abc"), {*loaded->tokenizer->id("<s>")});
     for (const double bad : {-0.1, 1.5, std::numeric_limits<double>::quiet_NaN()})
-        EXPECT_THROW(lesson::attentionRollout(trace, engine::Block::Self, {lesson::HeadFusion::Mean, bad}),
-                     engine::InputError);
+        EXPECT_THROW(
+            lesson::attentionRollout(trace, engine::Block::Self, {lesson::HeadFusion::Mean, bad}),
+            engine::InputError);
     EXPECT_THROW(lesson::attentionRollout(trace, engine::Block::Cross), engine::InputError);
     EXPECT_EQ(lesson::firstAttentionStack(loaded->model->config()), engine::Block::Self);
     EXPECT_NO_THROW(lesson::attentionRollout(trace, engine::Block::Self));

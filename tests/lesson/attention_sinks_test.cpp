@@ -32,8 +32,9 @@ TEST(AttentionSinks, EachCellIsTheHeadsShareOnTheFirstToken)
     double sum = 0;
     for (Eigen::Index i = 1; i < w.rows(); ++i)
         sum += w(i, 0) / w.row(i).sum();
-    EXPECT_NEAR(map.heatmap.matrix.values[static_cast<std::size_t>(1 * map.heatmap.matrix.cols + 2)],
-                sum / static_cast<double>(w.rows() - 1), 1e-6);
+    EXPECT_NEAR(
+        map.heatmap.matrix.values[static_cast<std::size_t>(1 * map.heatmap.matrix.cols + 2)],
+        sum / static_cast<double>(w.rows() - 1), 1e-6);
     double mean = 0;
     for (int c = 0; c < map.heatmap.matrix.rows * map.heatmap.matrix.cols; ++c) {
         const float v = map.heatmap.matrix.values[c];
@@ -64,8 +65,9 @@ TEST(AttentionSinks, AWindowedLayerCountsOnlyTheRowsThatStillSeeTheFirstToken)
 {
     const auto model = openModel("modern"); // layer 0 has a window of 16
     const lesson::ModelRun run = lesson::runModelOnText(
-        model, {.text = "In the beginning God created the heaven and the earth. And the earth "
-                        "was without form, and void; and darkness was upon the face of the deep."});
+        model,
+        {.text = "In the beginning God created the heaven and the earth. And the earth "
+                 "was without form, and void; and darkness was upon the face of the deep."});
     const engine::AttentionTrace& layer0 =
         run.trace->attentionBlock(0, engine::Block::MaskedSelf)->attention;
     ASSERT_GT(layer0.queryLength(), 20);
@@ -121,8 +123,11 @@ TEST(AttentionSinks, RemovingTheFirstTokenNeedsADecoderOnlyModelAndThreeTokens)
     };
     refused([] { lesson::withoutFirstToken(*openModel("reverse"), {3, 4, 5}); }, "decoder-only");
     refused([] { lesson::withoutFirstToken(*openModel("genesis"), {3, 4}); }, "at least 3");
-    refused([] { lesson::withoutFirstToken(*openModel("genesis"), {3, 4, 5}, std::uint64_t{10}); },
-            "memory");
+    refused(
+        [] {
+            lesson::withoutFirstToken(*openModel("genesis"), {3, 4, 5}, std::uint64_t{10});
+        },
+        "memory");
 }
 
 } // namespace

@@ -35,8 +35,8 @@ int expectEveryCellIsTheTraces(const Walkthrough& w, const std::string& label)
                     const CellArithmetic any = cellArithmetic(w, AttentionStep::Weights, c);
                     const auto* a = std::get_if<ScoreCellArithmetic>(&any);
                     if (!a) {
-                        ADD_FAILURE() << label << ": "
-                                      << std::get<CellArithmeticUnavailable>(any).reason;
+                        ADD_FAILURE()
+                            << label << ": " << std::get<CellArithmeticUnavailable>(any).reason;
                         return cells;
                     }
                     const std::string at = label + ", batch " + std::to_string(b) + " head " +
@@ -46,8 +46,8 @@ int expectEveryCellIsTheTraces(const Walkthrough& w, const std::string& label)
                     for (const double p : a->products)
                         magnitude += std::abs(p);
                     bool ok = near(a->productSum, a->score, magnitude);
-                    EXPECT_TRUE(ok) << at << ": Σ products " << a->productSum << ", score "
-                                    << a->score;
+                    EXPECT_TRUE(ok)
+                        << at << ": Σ products " << a->productSum << ", score " << a->score;
                     ok &= near(a->score * a->scale, a->scaled, a->scaled);
                     EXPECT_NEAR(a->score * a->scale, a->scaled, 2e-5 * (1 + std::abs(a->scaled)))
                         << at;
@@ -60,8 +60,7 @@ int expectEveryCellIsTheTraces(const Walkthrough& w, const std::string& label)
                     }
                     if (t.description.scoreBias) {
                         EXPECT_TRUE(a->bias.has_value()) << at;
-                        EXPECT_NEAR(before + *a->bias, a->biased,
-                                    2e-5 * (1 + std::abs(a->biased)))
+                        EXPECT_NEAR(before + *a->bias, a->biased, 2e-5 * (1 + std::abs(a->biased)))
                             << at;
                         before = a->biased;
                     }
@@ -99,18 +98,18 @@ TEST(CellArithmetic, EveryCellOfEveryHeadOfEveryBundledModelIsTheTraces)
         {"shapes", {.image = examples + "ring.png"}},
     };
     for (const auto& [name, request] : runs) {
-        const auto run = std::make_shared<const ModelRun>(
-            runModelOnText(test::openModel(name), request));
+        const auto run =
+            std::make_shared<const ModelRun>(runModelOnText(test::openModel(name), request));
         int cells = 0;
         for (int layer = 0; layer < run->trace->layerCount(); ++layer)
             for (const engine::Block block :
                  {engine::Block::Self, engine::Block::MaskedSelf, engine::Block::Cross}) {
                 if (!run->trace->attentionBlock(layer, block))
                     continue;
-                cells += expectEveryCellIsTheTraces(
-                    *walkthroughForBlock(run, {layer, block}),
-                    std::string(name) + " layer " + std::to_string(layer) + " " +
-                        std::string(engine::blockName(block)));
+                cells += expectEveryCellIsTheTraces(*walkthroughForBlock(run, {layer, block}),
+                                                    std::string(name) + " layer " +
+                                                        std::to_string(layer) + " " +
+                                                        std::string(engine::blockName(block)));
             }
         EXPECT_GT(cells, 100) << name;
     }
@@ -152,7 +151,8 @@ TEST(CellArithmetic, EveryCellOfThePlaygroundsTreatmentsIsTheTraces)
              s.scoreScale = 0.7;
              s.softCap = 1.5;
          }},
-        {"learned sinks, causal", [](PlaygroundSettings& s) {
+        {"learned sinks, causal",
+         [](PlaygroundSettings& s) {
              s.learnedSinks = true;
              s.mask = MaskKind::Causal;
          }},

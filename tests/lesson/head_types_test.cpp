@@ -61,16 +61,18 @@ TEST(HeadTypes, TheKnownHeadsOfTheBundledModelsComeOutOnTop)
     EXPECT_EQ(top(g, HeadType::PreviousToken), (std::pair<int, int>{0, 1}));
 
     const auto induction = test::openModel("induction");
-    const auto i = headTypes(induction->model->forward({}, induction->tokenizer->encode(
-                                                                "in the beginning god created")),
-                             runOnRepeatedRandomTokens(*induction));
+    const auto i = headTypes(
+        induction->model->forward({}, induction->tokenizer->encode("in the beginning god created")),
+        runOnRepeatedRandomTokens(*induction));
     EXPECT_EQ(top(i, HeadType::Induction), (std::pair<int, int>{1, 1}));
     EXPECT_EQ(top(i, HeadType::PreviousToken), (std::pair<int, int>{0, 3}));
 
     const auto modern = test::openModel("modern");
-    const auto m = headTypes(modern->model->forward({}, modern->tokenizer->encode(
-                                 "And God said, Let there be light: and there was light.")),
-                             runOnRepeatedRandomTokens(*modern));
+    const auto m = headTypes(
+        modern->model->forward(
+            {},
+            modern->tokenizer->encode("And God said, Let there be light: and there was light.")),
+        runOnRepeatedRandomTokens(*modern));
     const auto best = top(m, HeadType::PreviousToken);
     EXPECT_EQ(best.first, 2);
     EXPECT_LE(best.second, 1);
@@ -134,8 +136,8 @@ TEST(HeadTypes, EveryScoreIsItsDefinition)
 TEST(HeadTypes, AVisionTransformersHeadsAreScoredOverItsPicture)
 {
     const io::LoadedModel vit = io::loadModel(std::string(ATTNVIZ_TEST_DATA_DIR) + "/hf/vit");
-    const auto reference =
-        io::SafetensorsFile::read(std::string(ATTNVIZ_TEST_DATA_DIR) + "/hf/vit/reference.safetensors");
+    const auto reference = io::SafetensorsFile::read(std::string(ATTNVIZ_TEST_DATA_DIR) +
+                                                     "/hf/vit/reference.safetensors");
     engine::ModelInput input;
     input.pixels = test::tensorFrom(reference, "pixels");
     const engine::ModelTrace trace = vit.model->forward(input);

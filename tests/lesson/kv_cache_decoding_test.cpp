@@ -34,7 +34,8 @@ TEST(KvCacheLesson, StepsReadThePromptThenOneTokenEach)
     EXPECT_EQ(d.promptLength, std::ssize(prompt));
     EXPECT_EQ(d.steps[0].firstPosition, 0);
     EXPECT_EQ(d.steps[0].tokensRead, std::ssize(prompt));
-    const auto plain = engine::decodeGreedily(*model->model, {}, prompt, 10, model->tokenizer->size());
+    const auto plain =
+        engine::decodeGreedily(*model->model, {}, prompt, 10, model->tokenizer->size());
     std::vector<int> expectedIds = prompt;
     for (std::size_t s = 0; s < d.steps.size(); ++s) {
         const lesson::KvCacheStep& step = d.steps[s];
@@ -49,7 +50,8 @@ TEST(KvCacheLesson, StepsReadThePromptThenOneTokenEach)
         const engine::ModelConfig& c = model->model->config();
         EXPECT_EQ(step.multiplyAddsWithCache,
                   engine::decoderMultiplyAdds(c, step.firstPosition, step.tokensRead));
-        EXPECT_EQ(step.multiplyAddsWithout, engine::decoderMultiplyAdds(c, 0, d.tokensAfter(static_cast<int>(s))));
+        EXPECT_EQ(step.multiplyAddsWithout,
+                  engine::decoderMultiplyAdds(c, 0, d.tokensAfter(static_cast<int>(s))));
         if (s > 0) {
             EXPECT_LT(step.multiplyAddsWithCache, step.multiplyAddsWithout);
         }
@@ -69,8 +71,8 @@ TEST(KvCacheLesson, CachedKeysFillColumnByColumnWithTheStepsOwnNumbers)
     ASSERT_GE(d.steps.size(), 3u);
     const int tokens = static_cast<int>(d.ids.size());
     for (int s = 0; s < static_cast<int>(d.steps.size()); ++s) {
-        const auto& t = d.traces[static_cast<std::size_t>(s)]
-                            ->attentionBlock(1, Block::MaskedSelf)->attention;
+        const auto& t =
+            d.traces[static_cast<std::size_t>(s)]->attentionBlock(1, Block::MaskedSelf)->attention;
         for (const bool values : {false, true}) {
             const lesson::Heatmap h = lesson::cachedKeysOrValues(d, s, 1, 0, values);
             const engine::Tensor& cached = values ? t.vHeads : t.kRotated;
@@ -103,7 +105,8 @@ TEST(KvCacheLesson, WeightsFillRowByRowWithinTheMask)
             double sum = 0;
             for (int j = 0; j < h.cols(); ++j) {
                 const bool shouldBlock = i >= read || j > i || i - j >= window;
-                EXPECT_EQ(h.blocked(i, j), shouldBlock) << "step " << s << " [" << i << ", " << j << "]";
+                EXPECT_EQ(h.blocked(i, j), shouldBlock)
+                    << "step " << s << " [" << i << ", " << j << "]";
                 if (!shouldBlock)
                     sum += h.value(i, j);
             }
@@ -135,10 +138,16 @@ TEST(KvCacheLesson, RefusesImpossibleRequestsInOneSentence)
     refused([&] { lesson::decodeWithKvCache(genesis, {}, {1, 2}, 0); }, "expected 1 to");
     refused([&] { lesson::decodeWithKvCache(genesis, {}, {1, 2}, 100000); }, "expected 1 to");
     refused([&] { lesson::decodeWithKvCache(genesis, {}, {}, 3); }, "empty");
-    refused([&] { lesson::decodeWithKvCache(genesis, {}, {1, 2}, 3, std::uint64_t{1000}); },
-            "memory");
-    refused([&] { lesson::decodeWithKvCache(openModel("encoder_only"), {}, {1, 2}, 3); },
-            "encoder-only");
+    refused(
+        [&] {
+            lesson::decodeWithKvCache(genesis, {}, {1, 2}, 3, std::uint64_t{1000});
+        },
+        "memory");
+    refused(
+        [&] {
+            lesson::decodeWithKvCache(openModel("encoder_only"), {}, {1, 2}, 3);
+        },
+        "encoder-only");
 }
 
 TEST(KvCacheLesson, StopsBetweenStepsWhenAsked)

@@ -121,9 +121,8 @@ TEST(LessonFile, TheTreatmentsOf2026NeedVersionThreeAndSurviveARoundTrip)
         {"\"score_scale\": 0.0625", [](PlaygroundSettings& s) { s.scoreScale = 0.0625; }},
         {"\"attn_logit_softcapping\": 50", [](PlaygroundSettings& s) { s.softCap = 50; }},
         {"\"learned_sinks\": true", [](PlaygroundSettings& s) { s.learnedSinks = true; }},
-        {"\"positions\": \"alibi\"", [](PlaygroundSettings& s) {
-             s.positions = PositionKind::Alibi;
-         }},
+        {"\"positions\": \"alibi\"",
+         [](PlaygroundSettings& s) { s.positions = PositionKind::Alibi; }},
     };
     for (const auto& [member, edit] : treatments) {
         LessonFile one = saved;
@@ -140,7 +139,8 @@ TEST(LessonFile, TheTreatmentsOf2026NeedVersionThreeAndSurviveARoundTrip)
           std::pair{R"("rotary_dim": -2)", "rotary_dim"},
           std::pair{R"("learned_sinks": "yes")", "learned_sinks"}}) {
         const std::string message = refusal(std::string(R"({"format": "attnviz-lesson",
-            "version": 3, "playground": {)") + member + "}}");
+            "version": 3, "playground": {)") +
+                                            member + "}}");
         EXPECT_NE(message.find(words), std::string::npos) << member << ": " << message;
     }
 }
@@ -274,14 +274,22 @@ TEST(LessonFile, AValueItsFieldCannotHoldIsRefusedNotCut)
          "The lesson's “model.generate” must be a whole number from 0 to 256, not 4096."},
         {playgroundLessonWith(R"("valid_lengths": ")" + std::string(401, '1') + "\""),
          "“playground.valid_lengths” has 401 characters; its field holds at most 400."},
-        {playgroundLessonWith(R"("heads": 129)"), "“playground.heads” must be a whole number from 0 to 128"},
-        {playgroundLessonWith(R"("kv_heads": 129)"), "“playground.kv_heads” must be a whole number from 0 to 128"},
-        {playgroundLessonWith(R"("d_model": 4097)"), "“playground.d_model” must be a whole number from 0 to 4096"},
-        {playgroundLessonWith(R"("d_out": 4097)"), "“playground.d_out” must be a whole number from 0 to 4096"},
-        {playgroundLessonWith(R"("sliding_window": 257)"), "“playground.sliding_window” must be a whole number from 0 to 256"},
-        {playgroundLessonWith(R"("seed": 4000000000)"), "“playground.seed” must be a whole number from 0 to 2147483647"},
-        {playgroundLessonWith(R"("rope_theta": 1.5)"), "“playground.rope_theta” must be a number from 2 to 1e+09"},
-        {playgroundLessonWith(R"("rope_theta": 10000.5)"), "“playground.rope_theta” must be a whole number from 2 to 1e+09"},
+        {playgroundLessonWith(R"("heads": 129)"),
+         "“playground.heads” must be a whole number from 0 to 128"},
+        {playgroundLessonWith(R"("kv_heads": 129)"),
+         "“playground.kv_heads” must be a whole number from 0 to 128"},
+        {playgroundLessonWith(R"("d_model": 4097)"),
+         "“playground.d_model” must be a whole number from 0 to 4096"},
+        {playgroundLessonWith(R"("d_out": 4097)"),
+         "“playground.d_out” must be a whole number from 0 to 4096"},
+        {playgroundLessonWith(R"("sliding_window": 257)"),
+         "“playground.sliding_window” must be a whole number from 0 to 256"},
+        {playgroundLessonWith(R"("seed": 4000000000)"),
+         "“playground.seed” must be a whole number from 0 to 2147483647"},
+        {playgroundLessonWith(R"("rope_theta": 1.5)"),
+         "“playground.rope_theta” must be a number from 2 to 1e+09"},
+        {playgroundLessonWith(R"("rope_theta": 10000.5)"),
+         "“playground.rope_theta” must be a whole number from 2 to 1e+09"},
     };
     for (const Case& c : refused) {
         const std::string message = refusal(c.text);
@@ -290,15 +298,16 @@ TEST(LessonFile, AValueItsFieldCannotHoldIsRefusedNotCut)
         EXPECT_EQ(message.back(), '.') << message;
     }
 
-    const LessonFile atTheLimit = parseLessonFile(modelLessonWith(
-        R"("text": ")" + repeated("注", 32767) + R"(", "target": ")" + std::string(32767, 'b') +
-        R"(", "generate": 256)"));
+    const LessonFile atTheLimit = parseLessonFile(
+        modelLessonWith(R"("text": ")" + repeated("注", 32767) + R"(", "target": ")" +
+                        std::string(32767, 'b') + R"(", "generate": 256)"));
     EXPECT_EQ(atTheLimit.model.text, repeated("注", 32767));
     EXPECT_EQ(atTheLimit.model.target, std::string(32767, 'b'));
     EXPECT_EQ(atTheLimit.model.generate, 256);
     const LessonFile widest = parseLessonFile(playgroundLessonWith(
         R"("heads": 128, "d_model": 4096, "seed": 2147483647, "rope_theta": 1000000000.0, )"
-        R"("valid_lengths": ")" + std::string(400, '1') + "\""));
+        R"("valid_lengths": ")" +
+        std::string(400, '1') + "\""));
     EXPECT_EQ(widest.playground.heads, 128);
     EXPECT_EQ(widest.playground.modelWidth, 4096);
     EXPECT_EQ(widest.playground.seed, 2147483647u);
@@ -336,9 +345,10 @@ TEST(LessonFile, SentencesBeyondThePlaygroundsLimitsAreRefused)
 TEST(LessonFile, SwitchedOffHeadsListedAgainAreDroppedAndTheListIsBounded)
 {
     const std::string head = R"({"layer": 1, "block": "cross", "head": 2})";
-    std::string thrice = head + ", " + head + ", " + R"({"layer": 0, "block": "self", "head": 0})" +
-        ", " + head;
-    const LessonFile model = parseLessonFile(modelLessonWith(R"("switched_off": [)" + thrice + "]"));
+    std::string thrice =
+        head + ", " + head + ", " + R"({"layer": 0, "block": "self", "head": 0})" + ", " + head;
+    const LessonFile model =
+        parseLessonFile(modelLessonWith(R"("switched_off": [)" + thrice + "]"));
     const std::vector<engine::Ablation::Head> once = {{1, engine::Block::Cross, 2},
                                                       {0, engine::Block::Self, 0}};
     EXPECT_EQ(model.model.ablation.heads, once);

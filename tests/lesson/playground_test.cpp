@@ -10,8 +10,8 @@
 namespace attnviz::lesson {
 namespace {
 
-using ::testing::HasSubstr;
 using engine::AttentionStep;
+using ::testing::HasSubstr;
 
 std::string problemsText(const PlaygroundSettings& s)
 {
@@ -59,11 +59,13 @@ TEST(Playground, SentencesBeyondTheFieldsLimitsAreExplained)
 {
     PlaygroundSettings s;
     s.querySentences = {"a", std::string(kMaxSentenceLength, ' ') + "b"};
-    EXPECT_EQ(problemsText(s), "Batch item 1 has 4097 characters, more than the 4096 a sentence "
-                               "may have.\n");
+    EXPECT_EQ(problemsText(s),
+              "Batch item 1 has 4097 characters, more than the 4096 a sentence "
+              "may have.\n");
     s.querySentences = {"a " + std::string(kMaxWordLength + 1, 'w')};
-    EXPECT_EQ(problemsText(s), "Batch item 0 has a word of 101 characters, more than the 100 a word "
-                               "may have.\n");
+    EXPECT_EQ(problemsText(s),
+              "Batch item 0 has a word of 101 characters, more than the 100 a word "
+              "may have.\n");
     // Characters, not bytes: 100 Chinese characters are a word within the limit.
     std::string chinese;
     for (int i = 0; i < kMaxWordLength; ++i)
@@ -76,8 +78,9 @@ TEST(Playground, SentencesBeyondTheFieldsLimitsAreExplained)
     EXPECT_EQ(problemsText(s), "");
     s.querySentences = {"q"};
     s.keyValueSentences.assign(kMaxSentences + 1, "k");
-    EXPECT_THAT(problemsText(s), HasSubstr("There are 101 sentences, more than the 100 the "
-                                           "playground takes."));
+    EXPECT_THAT(problemsText(s),
+                HasSubstr("There are 101 sentences, more than the 100 the "
+                          "playground takes."));
     s.querySentences.assign(kMaxSentences, "q");
     s.keyValueSentences.assign(kMaxSentences, "k");
     EXPECT_EQ(problemsText(s), "");
@@ -242,8 +245,8 @@ TEST(Playground, TreatmentsReachTheModuleAndKeepTheOtherWeights)
     EXPECT_EQ(d.scoreScale, 0.25);
     EXPECT_EQ(d.logitSoftCap, 5.0);
     EXPECT_TRUE(d.learnedSinks);
-    for (const AttentionStep step : {AttentionStep::QNormed, AttentionStep::Capped,
-                                     AttentionStep::SinkWeights})
+    for (const AttentionStep step :
+         {AttentionStep::QNormed, AttentionStep::Capped, AttentionStep::SinkWeights})
         EXPECT_TRUE(treated->trace->has(step)) << engine::stepName(step);
     // The treatments' weights come after the projections' in the seed's stream.
     EXPECT_EQ(treated->weights()->wQ, plain->weights()->wQ);

@@ -334,8 +334,8 @@ TEST(StepQuestions, TheWindowsReachIsLayersTimesWMinusOne)
     // Without a window there is nothing to ask; the step asks how many keys a row sees instead.
     const auto plain = computePlayground(settingsWith(MaskKind::Causal));
     EXPECT_FALSE(stepQuestion(*plain, stepOf("masked"), QuestionKind::WindowReach, 0, 0));
-    const auto fallback = stepQuestion(*plain, stepOf("masked"),
-                                       lessonStep(stepOf("masked")).questions, 0, 1);
+    const auto fallback =
+        stepQuestion(*plain, stepOf("masked"), lessonStep(stepOf("masked")).questions, 0, 1);
     ASSERT_TRUE(fallback);
     EXPECT_EQ(fallback->kind, QuestionKind::VisibleKeys);
 }
@@ -363,8 +363,9 @@ TEST(StepQuestions, TheSinkHeadIsTheOneWithTheLargestShareOnTheFirstToken)
 {
     const auto model = test::openModel("modern");
     const auto run = std::make_shared<const ModelRun>(runModelOnText(
-        model, {.text = "And God said, Let there be light: and there was light. And God saw the "
-                        "light, that it was good."}));
+        model,
+        {.text = "And God said, Let there be light: and there was light. And God saw the "
+                 "light, that it was good."}));
     int asked = 0;
     for (int layer = 0; layer < 4; ++layer) {
         const auto w = walkthroughForBlock(run, {layer, engine::Block::MaskedSelf, -1});

@@ -95,7 +95,8 @@ TEST(WalkthroughSources, ModelBlockSharesTheRunsTraceAndItsWeights)
     const auto run = reverseRun();
     const auto w = lesson::walkthroughForBlock(run, {1, engine::Block::Cross, -1});
     EXPECT_EQ(w->trace.get(), &run->trace->attentionBlock(1, engine::Block::Cross)->attention);
-    EXPECT_EQ(w->weights(), &run->model->model->attentionModule(1, engine::Block::Cross)->weights());
+    EXPECT_EQ(w->weights(),
+              &run->model->model->attentionModule(1, engine::Block::Cross)->weights());
     EXPECT_EQ(w->keyValueInput.get(), &run->trace->encoder->output);
     EXPECT_EQ(w->queryTokens[0].front(), "<s>");
     EXPECT_EQ(w->keyTokens[0].size(), 9u);
@@ -142,8 +143,8 @@ TEST(WalkthroughSources, SharedKeyValueHeadsBelongToTheirGroupNotToOneQueryHead)
     s.heads = 4;
     s.keyValueHeads = 2;
     const auto w = lesson::computePlayground(s);
-    const auto maps = lesson::stepHeatmaps(
-        kLessonSteps[*lesson::lessonStepIndex("projections")], w, 0, 0);
+    const auto maps =
+        lesson::stepHeatmaps(kLessonSteps[*lesson::lessonStepIndex("projections")], w, 0, 0);
     ASSERT_EQ(maps.size(), 3u); // Q, K, V
     EXPECT_EQ(maps[0].columnBands.size(), 4u);
     EXPECT_EQ(maps[0].columnBands[3].sharedBy, 0);
@@ -153,8 +154,8 @@ TEST(WalkthroughSources, SharedKeyValueHeadsBelongToTheirGroupNotToOneQueryHead)
         EXPECT_EQ(maps[kv].columnBands[1].sharedBy, 2); // read by query heads 2 and 3
     }
     // The split's K/V head maps are framed by no query head (nor switch one off).
-    const auto split = lesson::stepHeatmaps(kLessonSteps[*lesson::lessonStepIndex("split")], w,
-                                            0, 1); // the K_h view
+    const auto split = lesson::stepHeatmaps(kLessonSteps[*lesson::lessonStepIndex("split")], w, 0,
+                                            1); // the K_h view
     ASSERT_EQ(split.size(), 2u);
     for (const lesson::Heatmap& map : split)
         EXPECT_EQ(map.head, -1);

@@ -19,8 +19,8 @@ namespace {
 TEST(GreedyDecoding, ReverseModelSolvesHeldOutStrings)
 {
     const auto model = openModel("reverse");
-    std::istringstream lines(io::readFile(
-        (io::builtInModelsFolder() / "reverse" / "heldout.txt").string()));
+    std::istringstream lines(
+        io::readFile((io::builtInModelsFolder() / "reverse" / "heldout.txt").string()));
     std::string line;
     int total = 0, correct = 0;
     while (std::getline(lines, line)) {
@@ -45,10 +45,10 @@ TEST(GreedyDecoding, TextModelContinuesAPromptAsPyTorchDid)
     // PyTorch slid its window past max_length; the engine continues a text only while the whole
     // sequence fits its context (one character, one token), so the two agree on all it writes.
     const int context = model->model->config().maxLength;
-    const int newTokens =
-        std::min(static_cast<int>(expected.size() - prompt.size()),
-                 context - static_cast<int>(prompt.size()));
-    const lesson::ModelRun run = lesson::runModelOnText(model, {.text = prompt, .generate = newTokens});
+    const int newTokens = std::min(static_cast<int>(expected.size() - prompt.size()),
+                                   context - static_cast<int>(prompt.size()));
+    const lesson::ModelRun run =
+        lesson::runModelOnText(model, {.text = prompt, .generate = newTokens});
     const std::string ours = prompt + run.generated;
     EXPECT_EQ(static_cast<int>(ours.size()), std::min(context, static_cast<int>(expected.size())));
     EXPECT_EQ(ours, expected.substr(0, ours.size()));

@@ -25,8 +25,8 @@ using engine::ModelTrace;
 std::shared_ptr<const io::LoadedModel> openFolder(const std::string& name)
 {
     if (name.starts_with("hf/"))
-        return std::make_shared<const io::LoadedModel>(io::loadModel(
-            (std::filesystem::path(ATTNVIZ_TEST_DATA_DIR) / name).string()));
+        return std::make_shared<const io::LoadedModel>(
+            io::loadModel((std::filesystem::path(ATTNVIZ_TEST_DATA_DIR) / name).string()));
     return openModel(name);
 }
 
@@ -49,10 +49,10 @@ TEST_P(CachedDecoding, ChoosesAsTheFullPassAndEachRowEqualsIt)
         prefix = {*c.bosTokenId};
     }
     const int vocabulary = loaded->tokenizer->size();
-    const auto plain = engine::decodeGreedily(model, source, prefix, GetParam().newTokens,
-                                              vocabulary);
-    const auto cached = engine::decodeGreedilyWithCache(model, source, prefix,
-                                                        GetParam().newTokens, vocabulary);
+    const auto plain =
+        engine::decodeGreedily(model, source, prefix, GetParam().newTokens, vocabulary);
+    const auto cached =
+        engine::decodeGreedilyWithCache(model, source, prefix, GetParam().newTokens, vocabulary);
     ASSERT_EQ(cached.size(), plain.size());
     ASSERT_GE(cached.size(), 2u);
     for (std::size_t s = 0; s < cached.size(); ++s) {
@@ -91,17 +91,17 @@ TEST_P(CachedDecoding, ChoosesAsTheFullPassAndEachRowEqualsIt)
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Models, CachedDecoding,
-    ::testing::Values(Decoding{"genesis", "and god said", 12}, Decoding{"reverse", "abcdef", 8},
-                      Decoding{"hf/mistral", "Hello world, this is a test", 6},
-                      Decoding{"hf/qwen2", "Hello world, this is a test", 6},
-                      Decoding{"hf/llama3", "Hello world", 5}),
-    [](const auto& param) {
-        std::string name = param.param.model;
-        std::replace(name.begin(), name.end(), '/', '_');
-        return name;
-    });
+INSTANTIATE_TEST_SUITE_P(Models, CachedDecoding,
+                         ::testing::Values(Decoding{"genesis", "and god said", 12},
+                                           Decoding{"reverse", "abcdef", 8},
+                                           Decoding{"hf/mistral", "Hello world, this is a test", 6},
+                                           Decoding{"hf/qwen2", "Hello world, this is a test", 6},
+                                           Decoding{"hf/llama3", "Hello world", 5}),
+                         [](const auto& param) {
+                             std::string name = param.param.model;
+                             std::replace(name.begin(), name.end(), '/', '_');
+                             return name;
+                         });
 
 TEST(CachedDecoding, RefusesWhatDoesNotFitAndKeepsTheCache)
 {
@@ -125,8 +125,8 @@ TEST(CachedDecoding, RefusesWhatDoesNotFitAndKeepsTheCache)
     refused({{1}, {}, {1}}, "no encoder");
     refused({{}, {}, {}}, "empty");
     // What fits still fits after the refusals.
-    model.forwardWithCache(ModelInput{{}, {}, std::vector<int>(static_cast<std::size_t>(context - 7), 1)},
-                           cache);
+    model.forwardWithCache(
+        ModelInput{{}, {}, std::vector<int>(static_cast<std::size_t>(context - 7), 1)}, cache);
     EXPECT_EQ(cache.tokens(), context);
 }
 

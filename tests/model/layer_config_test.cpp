@@ -216,12 +216,14 @@ TEST(LayerConfig, TheStandardLayersAreWhatTheModelWideFieldsSay)
         EXPECT_EQ(l.attention[0].block, Block::MaskedSelf);
         EXPECT_EQ(l.attention[0].norms, (SublayerNorms{true, false, false}));
         EXPECT_EQ(l.attention[0].description.mask.slidingWindow.has_value(), L != 1);
-        EXPECT_EQ(l.attention[0].description, engine::attentionDescription(c, L, Block::MaskedSelf));
+        EXPECT_EQ(l.attention[0].description,
+                  engine::attentionDescription(c, L, Block::MaskedSelf));
         EXPECT_EQ(l.feedForward, engine::FeedForwardKind::Gated);
         EXPECT_EQ(l.normKind, engine::NormKind::RmsNormUnitOffset);
     }
     c.norm = engine::NormPosition::Post;
-    EXPECT_EQ(engine::layerConfig(c, true, 0).feedForwardNorms, (SublayerNorms{false, false, true}));
+    EXPECT_EQ(engine::layerConfig(c, true, 0).feedForwardNorms,
+              (SublayerNorms{false, false, true}));
 }
 
 TEST(LayerConfig, ImpossibleLayerConfigurationsAreRefusedInOneSentence)
@@ -231,7 +233,9 @@ TEST(LayerConfig, ImpossibleLayerConfigurationsAreRefusedInOneSentence)
          "the decoder has 3 layers but 2 layer configurations"},
         {[](ModelConfig& c) { c.decoderLayerConfigs[1].attention[0].block = Block::Self; },
          "decoder layer 1's attention block 0 is self; expected masked_self"},
-        {[](ModelConfig& c) { c.decoderLayerConfigs[2].attention[0].description.logitSoftCap = -1; },
+        {[](ModelConfig& c) {
+             c.decoderLayerConfigs[2].attention[0].description.logitSoftCap = -1;
+         },
          "decoder layer 2 masked_self: attn_logit_softcapping is -1"},
         {[](ModelConfig& c) { c.decoderLayerConfigs[0].attention.clear(); },
          "decoder layer 0 has 0 attention blocks; expected 1"},

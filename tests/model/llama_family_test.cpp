@@ -53,8 +53,8 @@ std::vector<int> integers(const io::JsonValue& list)
 
 Reference referenceOf(const std::string& folder)
 {
-    Reference r{io::SafetensorsFile::read((kHf / folder / "reference.safetensors").string()), {},
-                {}, {}};
+    Reference r{
+        io::SafetensorsFile::read((kHf / folder / "reference.safetensors").string()), {}, {}, {}};
     const io::JsonValue& meta = r.file.metadata();
     r.text = meta.find("text")->asString();
     r.ids = integers(io::parseJson(meta.find("ids")->asString()));
@@ -88,8 +88,8 @@ double worstError(const engine::ModelTrace& trace, const Reference& r,
             return;
         for (std::size_t i = 0; i < actual.values().size(); ++i)
             if (std::isfinite(expected.values()[i]))
-                worst = std::max<double>(worst,
-                                         std::abs(actual.values()[i] - expected.values()[i]));
+                worst =
+                    std::max<double>(worst, std::abs(actual.values()[i] - expected.values()[i]));
     };
     trace.forEachTensor([&](const std::string& name, const engine::Tensor& t) {
         if (name == "decoder.logits")
@@ -172,30 +172,36 @@ TEST_P(LlamaFamily, EachSilentLoaderMistakeFailsTheComparison)
         interleave(column);
         *b = column.transpose();
     };
-    EXPECT_TRUE(fails([&](engine::AttentionWeights& a) {
-        interleave(a.wQ);
-        interleave(a.wK);
-        interleaveBias(a.bQ);
-        interleaveBias(a.bK);
-    }, c)) << GetParam();
+    EXPECT_TRUE(fails(
+        [&](engine::AttentionWeights& a) {
+            interleave(a.wQ);
+            interleave(a.wK);
+            interleaveBias(a.bQ);
+            interleaveBias(a.bK);
+        },
+        c))
+        << GetParam();
     if (c.keyValueHeads() > 1) {
         // K/V head g serves query heads g·G … g·G + G − 1; reversing the K/V heads pairs each
         // group with another group's keys and values.
-        EXPECT_TRUE(fails([&](engine::AttentionWeights& a) {
-            const engine::RowMatrix k = a.wK, v = a.wV;
-            const std::int64_t heads = c.keyValueHeads();
-            for (std::int64_t g = 0; g < heads; ++g) {
-                a.wK.middleRows(g * P, P) = k.middleRows((heads - 1 - g) * P, P);
-                a.wV.middleRows(g * P, P) = v.middleRows((heads - 1 - g) * P, P);
-            }
-            if (a.bK) {
-                const Eigen::RowVectorXf bk = *a.bK, bv = *a.bV;
+        EXPECT_TRUE(fails(
+            [&](engine::AttentionWeights& a) {
+                const engine::RowMatrix k = a.wK, v = a.wV;
+                const std::int64_t heads = c.keyValueHeads();
                 for (std::int64_t g = 0; g < heads; ++g) {
-                    a.bK->segment(g * P, P) = bk.segment((heads - 1 - g) * P, P);
-                    a.bV->segment(g * P, P) = bv.segment((heads - 1 - g) * P, P);
+                    a.wK.middleRows(g * P, P) = k.middleRows((heads - 1 - g) * P, P);
+                    a.wV.middleRows(g * P, P) = v.middleRows((heads - 1 - g) * P, P);
                 }
-            }
-        }, c)) << GetParam();
+                if (a.bK) {
+                    const Eigen::RowVectorXf bk = *a.bK, bv = *a.bV;
+                    for (std::int64_t g = 0; g < heads; ++g) {
+                        a.bK->segment(g * P, P) = bk.segment((heads - 1 - g) * P, P);
+                        a.bV->segment(g * P, P) = bv.segment((heads - 1 - g) * P, P);
+                    }
+                }
+            },
+            c))
+            << GetParam();
     }
     // And the folders that stretch rotary positions are read with their stretching.
     if (c.ropeScaling) {
@@ -273,8 +279,7 @@ TEST(LlamaFamily, TheTraceManifestStatesKeyValueHeadsRotaryScalingAndWindows)
 // tokenizer files are megabytes).
 class LlamaConfig : public TempFolderTest {
 protected:
-    std::string folderWith(const char* family,
-                           const std::function<void(std::string&)>& editConfig)
+    std::string folderWith(const char* family, const std::function<void(std::string&)>& editConfig)
     {
         // Each call its own folder, named after the family: the model takes the folder's name.
         const fs::path dir = m_dir / std::to_string(++m_made) / family;
@@ -311,8 +316,9 @@ protected:
 
 TEST_F(LlamaConfig, ArchitecturesAloneNameTheFamily)
 {
-    const io::LoadedModel loaded = io::loadModel(folderWith(
-        "smollm", [](std::string& t) { replace(t, "\"model_type\": \"llama\"", "\"model_type\": \"smollm\""); }));
+    const io::LoadedModel loaded = io::loadModel(folderWith("smollm", [](std::string& t) {
+        replace(t, "\"model_type\": \"llama\"", "\"model_type\": \"smollm\"");
+    }));
     EXPECT_EQ(loaded.layout->name(), "llama");
 }
 

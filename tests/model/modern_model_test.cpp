@@ -302,7 +302,8 @@ TEST(ModernModel, GemmaHeadsAreWiderThanTheirShareOfTheWidth)
     const Reference r = reference("gemma_like");
     ASSERT_EQ(r.config.headDim, 16);
     const auto model = modelOf(r);
-    const engine::MultiHeadAttention& module = *model->attentionModule(0, engine::Block::MaskedSelf);
+    const engine::MultiHeadAttention& module =
+        *model->attentionModule(0, engine::Block::MaskedSelf);
     EXPECT_EQ(module.weights().wQ.rows(), 64);
     EXPECT_EQ(module.weights().wO.cols(), 64);
     EXPECT_EQ(module.outputSize(), 32);

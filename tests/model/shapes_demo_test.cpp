@@ -157,10 +157,10 @@ TEST(ShapesDemo, EveryActivationMatchesPyTorch)
         SCOPED_TRACE(image);
         // The C++ decoding and preparation of the PNG give the script's pixels.
         const engine::Tensor pixels = tensorFrom(reference, prefix + "pixels");
-        const engine::Tensor prepared = io::prepareImage(
-            io::readImage((folder() / "examples" / image).string()),
-            io::readImagePreparation(folder(), *loaded->model->config().image),
-            *loaded->model->config().image);
+        const engine::Tensor prepared =
+            io::prepareImage(io::readImage((folder() / "examples" / image).string()),
+                             io::readImagePreparation(folder(), *loaded->model->config().image),
+                             *loaded->model->config().image);
         ASSERT_EQ(prepared.shape(), pixels.shape());
         EXPECT_TRUE(tensorsNear(prepared, pixels, 1e-6, 1e-6));
 
@@ -201,7 +201,8 @@ TEST(ShapesDemo, EachExampleIsClassifiedAsItsNameSays)
         const engine::Tensor& logits = run.trace->classLogits;
         ASSERT_EQ(logits.shape(), (std::vector<std::int64_t>{1, 5}));
         const auto best = std::max_element(logits.values().begin(), logits.values().end());
-        const std::string predicted = kLabels[static_cast<std::size_t>(best - logits.values().begin())];
+        const std::string predicted =
+            kLabels[static_cast<std::size_t>(best - logits.values().begin())];
         EXPECT_EQ(predicted, labelOfName(file));
         labels.insert(predicted);
     }

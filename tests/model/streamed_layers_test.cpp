@@ -89,14 +89,14 @@ TEST_P(StreamedLayers, RecomputedAttentionIsTheWholeLayersFirstBlock)
     const engine::Block block =
         model.config().hasEncoder() ? engine::Block::Self : engine::Block::MaskedSelf;
     const int last = (model.config().hasEncoder() ? model.config().encoderLayers
-                                                   : model.config().decoderLayers) -
+                                                  : model.config().decoderLayers) -
         1;
     const engine::LayerTrace whole = model.recomputeLayer(trace, block, last);
     const engine::LayerTrace attention = model.recomputeAttention(trace, block, last);
     ASSERT_EQ(attention.attention.size(), 1u);
     EXPECT_FALSE(attention.feedForward.feedForward.output.rank());
-    EXPECT_TRUE(sameBits(attention.attention[0].attention.weights,
-                         whole.attention[0].attention.weights));
+    EXPECT_TRUE(
+        sameBits(attention.attention[0].attention.weights, whole.attention[0].attention.weights));
     EXPECT_TRUE(sameBits(attention.attention[0].residual, whole.attention[0].residual));
     EXPECT_THROW(model.recomputeAttention(trace, engine::Block::DecoderFeedForward, last),
                  engine::InputError);
@@ -123,10 +123,9 @@ TEST_P(StreamedLayers, AttentionAloneLeavesTheFeedForwardUnread)
     const auto attentionOnly = model.layer(decoder, layer, engine::LayerPart::Attention);
     EXPECT_EQ(attentionOnly->weights.feedForward.w1.size(), 0) << GetParam();
     EXPECT_EQ(attentionOnly->weights.feedForwardNorm.gain.size(), 0) << GetParam();
-    EXPECT_TRUE(sameBits(attention.attention[0].attention.weights,
-                         held.model->recomputeAttention(heldTrace, block, layer)
-                             .attention[0]
-                             .attention.weights))
+    EXPECT_TRUE(sameBits(
+        attention.attention[0].attention.weights,
+        held.model->recomputeAttention(heldTrace, block, layer).attention[0].attention.weights))
         << GetParam();
 
     const auto whole = model.layer(decoder, layer);
@@ -151,14 +150,14 @@ TEST(StreamedLayersWalkthrough, ThumbnailsReadNoLayerAndFullWalkthroughsHaveTheM
     const std::string folder = (kHf / "mistral").string();
     lesson::RunRequest request;
     request.text = "The capital of France is Paris";
-    const auto run = std::make_shared<const lesson::ModelRun>(lesson::runModelOnText(
-        std::make_shared<const io::LoadedModel>(
-            io::loadModel(folder, {}, io::LayerStreaming::Always)),
-        request));
-    const auto held = std::make_shared<const lesson::ModelRun>(lesson::runModelOnText(
-        std::make_shared<const io::LoadedModel>(
-            io::loadModel(folder, {}, io::LayerStreaming::Never)),
-        request));
+    const auto run = std::make_shared<const lesson::ModelRun>(
+        lesson::runModelOnText(std::make_shared<const io::LoadedModel>(
+                                   io::loadModel(folder, {}, io::LayerStreaming::Always)),
+                               request));
+    const auto held = std::make_shared<const lesson::ModelRun>(
+        lesson::runModelOnText(std::make_shared<const io::LoadedModel>(
+                                   io::loadModel(folder, {}, io::LayerStreaming::Never)),
+                               request));
     const lesson::BlockChoice choice{1, engine::Block::MaskedSelf, -1};
     const auto weightsOnly = engine::AttentionKeep::only({engine::AttentionStep::Weights});
     const auto thumbnail = lesson::walkthroughForBlock(run, choice, weightsOnly);
@@ -182,8 +181,8 @@ TEST(StreamedLayersWalkthrough, ThumbnailsReadNoLayerAndFullWalkthroughsHaveTheM
 TEST(StreamedLayersChoice, SmallModelsAreHeldAndTwoStackModelsNeverStream)
 {
     EXPECT_FALSE(io::loadModel((kHf / "llama3").string()).model->streamsLayers());
-    const fs::path own = fs::path(ATTNVIZ_TEST_DATA_DIR) / ".." / ".." / "resources" / "models" /
-        "reverse";
+    const fs::path own =
+        fs::path(ATTNVIZ_TEST_DATA_DIR) / ".." / ".." / "resources" / "models" / "reverse";
     EXPECT_FALSE(
         io::loadModel(own.string(), {}, io::LayerStreaming::Always).model->streamsLayers());
 }

@@ -31,8 +31,7 @@ class VitCheckpoint : public ::testing::TestWithParam<std::string> { };
 TEST_P(VitCheckpoint, EveryActivationMatchesPyTorch)
 {
     const io::LoadedModel loaded = io::loadModel(folder(GetParam()));
-    const auto reference =
-        io::SafetensorsFile::read(folder(GetParam()) + "/reference.safetensors");
+    const auto reference = io::SafetensorsFile::read(folder(GetParam()) + "/reference.safetensors");
     engine::ModelInput input;
     input.pixels = tensorFrom(reference, "pixels");
     const engine::ModelTrace trace = loaded.model->forward(input);

@@ -125,16 +125,15 @@ TEST_F(ExportFormats, APdfEmbedsLargeMapsLosslessOnePixelPerCell)
     settings.querySentences = {sentence};
     settings.mask = lesson::MaskKind::Causal;
     lesson::ExportSelection weights;
-    const std::vector<lesson::ExportItem> items = lesson::planWalkthroughExport(
-        lesson::computePlayground(settings), weights, "", "");
+    const std::vector<lesson::ExportItem> items =
+        lesson::planWalkthroughExport(lesson::computePlayground(settings), weights, "", "");
     const lesson::ExportItem& item = items.front();
     ASSERT_EQ(item.heatmap.rows(), 150);
     io::writeFileAtomically(path("map.pdf"),
                             render::exportFormat("pdf")->itemBytes(item, render::FigureOptions{}));
 
-    ASSERT_EQ(std::system(("pdfimages -list " + path("map.pdf") + " > " + path("list.txt"))
-                              .c_str()),
-              0);
+    ASSERT_EQ(
+        std::system(("pdfimages -list " + path("map.pdf") + " > " + path("list.txt")).c_str()), 0);
     const std::string list = io::readFile(path("list.txt"));
     EXPECT_EQ(list.find("jpeg"), std::string::npos) << list;
     ASSERT_EQ(std::system(("pdfimages -png " + path("map.pdf") + " " + path("img")).c_str()), 0);
@@ -147,7 +146,8 @@ TEST_F(ExportFormats, APdfEmbedsLargeMapsLosslessOnePixelPerCell)
                 found = image.convertToFormat(QImage::Format_RGB32);
         }
     ASSERT_FALSE(found.isNull()) << "no embedded image of " << expected.width() << " × "
-                                 << expected.height() << " pixels:\n" << list;
+                                 << expected.height() << " pixels:\n"
+                                 << list;
     int wrong = 0;
     for (int y = 0; y < expected.height(); ++y)
         for (int x = 0; x < expected.width(); ++x)
@@ -164,8 +164,7 @@ TEST_F(ExportFormats, APngStatesItsColourScale)
     const QImage image = QImage::fromData(render::exportFormat("png")->itemBytes(item, figure));
     EXPECT_THAT(image.text(QStringLiteral("Description")).toStdString(),
                 ::testing::HasSubstr("colour map cividis, linear scale; range 0 to"));
-    EXPECT_THAT(image.text(QStringLiteral("Title")).toStdString(),
-                ::testing::HasSubstr("weights"));
+    EXPECT_THAT(image.text(QStringLiteral("Title")).toStdString(), ::testing::HasSubstr("weights"));
 }
 
 // #23: vector cells are merged (runs of a colour, one path per colour), so an SVG of a 128-token
@@ -202,11 +201,11 @@ TEST_F(ExportFormats, SvgCellsAreMergedAndShowNoSeams)
     const QByteArray svg = render::renderImage({map}, {0.0, 1.0}, {}, render::ImageFormat::Svg,
                                                render::FigureOptions{{900, 800, 96}});
     io::writeFileAtomically(path("map.svg"), std::string_view(svg.constData(), svg.size()));
-    ASSERT_EQ(std::system(("rsvg-convert -z 1.37 " + path("map.svg") + " -o " + path("map.png"))
-                              .c_str()),
-              0);
-    const QImage image = QImage(QString::fromStdString(path("map.png")))
-                             .convertToFormat(QImage::Format_RGB32);
+    ASSERT_EQ(
+        std::system(("rsvg-convert -z 1.37 " + path("map.svg") + " -o " + path("map.png")).c_str()),
+        0);
+    const QImage image =
+        QImage(QString::fromStdString(path("map.png"))).convertToFormat(QImage::Format_RGB32);
     ASSERT_FALSE(image.isNull());
     const QPointF topLeft =
         render::cellCentreInImage(map, {0.0, 1.0}, render::FigureOptions{{900, 800, 96}}, 0, 0) *

@@ -43,9 +43,9 @@ TEST(MistakeTexts, TheCodeCommentsAreInTheInterfacesLanguage)
         ASSERT_GT(hash, 0) << code.toStdString();
         const QString line = code.left(hash);
         const QString comment = code.mid(hash).remove(chain);
-        EXPECT_TRUE(std::any_of(comment.begin(), comment.end(),
-                                [](QChar c) { return c.script() == QChar::Script_Han; }))
-            << comment.toStdString();
+        EXPECT_TRUE(std::any_of(comment.begin(), comment.end(), [](QChar c) {
+            return c.script() == QChar::Script_Han;
+        })) << comment.toStdString();
         QStringList names{QStringLiteral("AttnViz"), QStringLiteral("softmax"),
                           QStringLiteral("inf")};
         for (auto it = word.globalMatch(line); it.hasNext();)

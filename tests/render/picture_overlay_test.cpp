@@ -40,7 +40,8 @@ QImage raster(const PictureOverlay& o)
 QPoint centreOf(const PictureOverlay& o, int row, int column)
 {
     const QRectF p = pictureRect(o, QRectF(0, 0, 600, 500), exportFont());
-    return QPointF(p.left() + (column + 0.5) * p.width() / 2, p.top() + (row + 0.5) * p.height() / 2)
+    return QPointF(p.left() + (column + 0.5) * p.width() / 2,
+                   p.top() + (row + 0.5) * p.height() / 2)
         .toPoint();
 }
 
@@ -69,10 +70,11 @@ TEST(PictureOverlay, AtOpacityZeroThePictureShowsUnsmoothed)
     // The centre of each source pixel's block is that pixel's colour exactly.
     for (int y = 0; y < 4; ++y)
         for (int x = 0; x < 4; ++x) {
-            const QPoint at = QPointF(p.left() + (x + 0.5) * p.width() / 4,
-                                      p.top() + (y + 0.5) * p.height() / 4)
-                                  .toPoint();
-            EXPECT_EQ(image.pixel(at) & 0xffffff, o.picture.pixel(x, y) & 0xffffff) << x << "," << y;
+            const QPoint at =
+                QPointF(p.left() + (x + 0.5) * p.width() / 4, p.top() + (y + 0.5) * p.height() / 4)
+                    .toPoint();
+            EXPECT_EQ(image.pixel(at) & 0xffffff, o.picture.pixel(x, y) & 0xffffff)
+                << x << "," << y;
         }
 }
 
@@ -85,11 +87,14 @@ TEST(PictureOverlay, ThePatchStepShowsThePictureUntintedWithoutABar)
     const QRectF p = pictureRect(o, QRectF(0, 0, 600, 500), exportFont());
     // The bottom-right pixel of the picture's block (3, 3) is the picture's own colour: no tint,
     // and no token number over it (numbers sit in each patch's top-left corner).
-    const QPoint at = QPointF(p.left() + 3.5 * p.width() / 4, p.top() + 3.5 * p.height() / 4).toPoint();
+    const QPoint at =
+        QPointF(p.left() + 3.5 * p.width() / 4, p.top() + 3.5 * p.height() / 4).toPoint();
     EXPECT_EQ(image.pixel(at) & 0xffffff, o.picture.pixel(3, 3) & 0xffffff);
     // No colour bar right of the picture.
-    EXPECT_EQ(image.pixel(QPoint(static_cast<int>(p.right()) + 20, static_cast<int>(p.center().y()))) & 0xffffff,
-              0xffffffu);
+    EXPECT_EQ(
+        image.pixel(QPoint(static_cast<int>(p.right()) + 20, static_cast<int>(p.center().y()))) &
+            0xffffff,
+        0xffffffu);
 }
 
 TEST(PictureOverlay, TheQuerysPatchIsOutlined)
@@ -112,14 +117,15 @@ TEST(PictureOverlay, TheSameOverlayIsWrittenAsSvgAndPdf)
     const PictureOverlay o = twoByTwo();
     FigureOptions figure;
     const QByteArray svg = renderPictureOverlay(o, ImageFormat::Svg, figure);
-    EXPECT_TRUE(svg.contains("<title>layer 0 · head 1 · from [CLS] &lt;&amp;&gt;</title>")) << svg.left(600).toStdString();
+    EXPECT_TRUE(svg.contains("<title>layer 0 · head 1 · from [CLS] &lt;&amp;&gt;</title>"))
+        << svg.left(600).toStdString();
     EXPECT_FALSE(svg.contains("<&>"));
     // Each patch is a shape filled with its weight's colour, not part of an embedded image.
     Colouring colouring;
     for (const double w : o.attention.patches) {
-        const QString fill = QColor::fromRgb(colourOf(w, o.range(), lesson::ColourScale::Sequential,
-                                                      colouring))
-                                 .name();
+        const QString fill =
+            QColor::fromRgb(colourOf(w, o.range(), lesson::ColourScale::Sequential, colouring))
+                .name();
         EXPECT_TRUE(svg.contains(("fill=\"" + fill + "\"").toLatin1())) << fill.toStdString();
     }
     const QByteArray pdf = renderPictureOverlay(o, ImageFormat::Pdf, figure);

@@ -57,8 +57,7 @@ TEST(QuestionTexts, EveryKindListedHasItsWordsWithEveryPlaceholderFilled)
                 const auto q = lesson::stepQuestion(*w, i, kind, 0, 5);
                 // What only some blocks have: a sink (trained heads), a cache (causal
                 // self-attention), a reach (a window).
-                const bool applies =
-                    (kind != lesson::QuestionKind::FirstTokenShare || trained) &&
+                const bool applies = (kind != lesson::QuestionKind::FirstTokenShare || trained) &&
                     (kind != lesson::QuestionKind::CacheBytes ||
                      (w->description().mask.causal && !w->crossAttention)) &&
                     (kind != lesson::QuestionKind::WindowReach ||

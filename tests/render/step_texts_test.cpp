@@ -67,8 +67,7 @@ const lesson::LessonStep& stepNamed(const char* key)
 }
 
 // Runs `check` in English and in Chinese (the language of QLocale's default chooses the texts).
-template <typename Check>
-void inBothLanguages(Check check)
+template <typename Check> void inBothLanguages(Check check)
 {
     for (const char* language : {"en", "zh_CN"}) {
         QLocale::setDefault(QLocale(QString::fromLatin1(language)));

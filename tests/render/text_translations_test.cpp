@@ -110,7 +110,9 @@ TEST(ModelDescription, EachCheckpointLayoutIsDescribedInChinese)
 {
     for (const char* folder : {"bert", "gpt2", "llama3", "mistral", "qwen2", "vit", "deit"}) {
         const std::string english =
-            io::loadModel(std::string(ATTNVIZ_TEST_DATA_DIR "/hf/") + folder).model->config().description;
+            io::loadModel(std::string(ATTNVIZ_TEST_DATA_DIR "/hf/") + folder)
+                .model->config()
+                .description;
         ASSERT_FALSE(english.empty()) << folder;
         InLanguage zh("zh_CN");
         const QString chinese = localisedModelDescription(english);

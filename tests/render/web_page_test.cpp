@@ -62,7 +62,8 @@ UnpackedPage unpack(const QByteArray& bytes)
         block(page, QStringLiteral("<script type=\"application/json\" id=\"attnviz-data\">"))
             .toStdString());
     const QByteArray packed = QByteArray::fromBase64(
-        block(page, QStringLiteral("<script type=\"application/octet-stream\" id=\"attnviz-values\">"))
+        block(page,
+              QStringLiteral("<script type=\"application/octet-stream\" id=\"attnviz-values\">"))
             .toLatin1());
     // qUncompress wants the length in front, as qCompress writes it; the page's zlib stream
     // carries none, since its maps say how many values there are.
@@ -145,7 +146,8 @@ TEST(WebPage, RunsOnlyTheScriptAndStyleItsPolicyNames)
     const QRegularExpressionMatch m = policy.match(page);
     ASSERT_TRUE(m.hasMatch());
     const QString script = block(page, QStringLiteral("<script>"));
-    const QString style = page.section(QStringLiteral("<style>"), 1).section(QStringLiteral("</style>"), 0, 0);
+    const QString style =
+        page.section(QStringLiteral("<style>"), 1).section(QStringLiteral("</style>"), 0, 0);
     EXPECT_EQ(m.captured(1).toLatin1(),
               QCryptographicHash::hash(script.toUtf8(), QCryptographicHash::Sha256).toBase64());
     EXPECT_EQ(m.captured(2).toLatin1(),
@@ -156,7 +158,8 @@ TEST(WebPage, RunsOnlyTheScriptAndStyleItsPolicyNames)
     EXPECT_FALSE(page.contains(QStringLiteral("<link")));
     EXPECT_FALSE(page.contains(QRegularExpression(QStringLiteral("(src|href)=\"(?!data:)"))));
     EXPECT_FALSE(page.contains(QRegularExpression(QStringLiteral("https?://"))));
-    EXPECT_FALSE(script.contains(QRegularExpression(QStringLiteral("\\beval\\(|new Function|innerHTML|setTimeout\\(['\"]"))));
+    EXPECT_FALSE(script.contains(QRegularExpression(
+        QStringLiteral("\\beval\\(|new Function|innerHTML|setTimeout\\(['\"]"))));
     // The steps' words are in the page itself, readable without the script.
     EXPECT_EQ(page.count(QStringLiteral("<section class=\"step\"")),
               static_cast<qsizetype>(lesson::shownLessonSteps(*playground()->trace).size()));

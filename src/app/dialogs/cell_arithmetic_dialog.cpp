@@ -126,7 +126,8 @@ QString scoreHtml(const lesson::Walkthrough& w, const lesson::ScoreCellArithmeti
     int section = 3;
     float beforeMask = a.scaled;
     if (a.cap) {
-        html += heading(CellArithmeticDialog::tr("%1. Capped: c · tanh(scaled / c)").arg(section++));
+        html +=
+            heading(CellArithmeticDialog::tr("%1. Capped: c · tanh(scaled / c)").arg(section++));
         html += CellArithmeticDialog::tr("<p>%1 · tanh(%2 ÷ %1) = <b>%3</b></p>")
                     .arg(number(*a.cap), number(a.scaled), number(a.capped));
         beforeMask = a.capped;
@@ -156,7 +157,8 @@ QString scoreHtml(const lesson::Walkthrough& w, const lesson::ScoreCellArithmeti
     if (a.rowFullyMasked && !a.sink)
         return html;
 
-    html += heading(CellArithmeticDialog::tr("%1. Softmax over the keys of row %2").arg(section).arg(q));
+    html += heading(
+        CellArithmeticDialog::tr("%1. Softmax over the keys of row %2").arg(section).arg(q));
     if (a.sink)
         html += CellArithmeticDialog::tr(
                     "<p>The head's sink, a learned logit of %1, joins the row as one more key: "
@@ -284,17 +286,17 @@ QString onlineHtml(const lesson::Walkthrough& w, const lesson::OnlineCellArithme
         terms << number(a.tileExps[j]);
     }
     if (std::isinf(tile.tileMax))
-        html += CellArithmeticDialog::tr(
-            "<p>Every key of this tile is blocked: m and ℓ stay as they were (m = %1, ℓ = %2).</p>")
+        html += CellArithmeticDialog::tr("<p>Every key of this tile is blocked: m and ℓ stay as "
+                                         "they were (m = %1, ℓ = %2).</p>")
                     .arg(number(tile.max), number(tile.sum));
     else
         html += CellArithmeticDialog::tr(
                     "<p>Scores: %1<br>m = max(%2, %3) = <b>%4</b> (the trace's online_max: %5)<br>"
                     "rescale = exp(%2 − %4) = %6<br>exp(s − m): %7<br>"
                     "ℓ = %8 × %6 + %9 = <b>%10</b> (the trace's online_sum: %11)</p>")
-                    .arg(scores.join(", "), number(before), number(tile.tileMax),
-                         number(tile.max), number(a.max), number(tile.rescale), terms.join(", "),
-                         number(sumBefore), number(a.tileExpSum))
+                    .arg(scores.join(", "), number(before), number(tile.tileMax), number(tile.max),
+                         number(a.max), number(tile.rescale), terms.join(", "), number(sumBefore),
+                         number(a.tileExpSum))
                     .arg(number(tile.sum), number(a.sum));
     QStringList context, divided;
     for (std::size_t f = 0; f < std::min(a.context.size(), kOutputFeatures); ++f) {

@@ -174,13 +174,13 @@ void GuidedTour::place()
         // least.
         const QSize right = sized(std::clamp(width() - t.right() - 20, kNarrowest, kWidest));
         const QSize left = sized(std::clamp(t.left() - 20, kNarrowest, kWidest));
-        const QRect places[] = {inside({t.right() + 12, t.top()}, right),
-                                inside({t.left() - 12 - left.width(), t.top()}, left),
-                                inside({t.left(), t.bottom() + 12}, size),
-                                inside({t.left(), t.top() - 12 - size.height()}, size),
-                                inside({t.right() - size.width(), t.bottom() + 12}, size),
-                                inside({t.right() - size.width(), t.top() - 12 - size.height()},
-                                       size)};
+        const QRect places[] = {
+            inside({t.right() + 12, t.top()}, right),
+            inside({t.left() - 12 - left.width(), t.top()}, left),
+            inside({t.left(), t.bottom() + 12}, size),
+            inside({t.left(), t.top() - 12 - size.height()}, size),
+            inside({t.right() - size.width(), t.bottom() + 12}, size),
+            inside({t.right() - size.width(), t.top() - 12 - size.height()}, size)};
         const auto covered = [&](const QRect& bubble) {
             const QRect both = bubble & t;
             return both.isEmpty() ? 0LL : qint64(both.width()) * both.height();

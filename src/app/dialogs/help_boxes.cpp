@@ -19,7 +19,8 @@ void showAbout(QWidget* parent)
             "<p><b>AttnViz %1</b> walks through multi-head attention one step at a time. "
             "Every number comes from the engine's trace, which the test suite checks "
             "against PyTorch: every intermediate, for torch.nn.MultiheadAttention and the "
-            "bundled models, at a stated tolerance.</p><p>Built with Qt %2 (running on Qt %3), Eigen %4 and "
+            "bundled models, at a stated tolerance.</p><p>Built with Qt %2 (running on Qt %3), "
+            "Eigen %4 and "
             "QCustomPlot %5.</p>")
             .arg(QCoreApplication::applicationVersion(), QStringLiteral(QT_VERSION_STR),
                  QString::fromLatin1(qVersion()),

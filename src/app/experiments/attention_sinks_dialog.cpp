@@ -34,23 +34,23 @@ AttentionSinksDialog::AttentionSinksDialog(QWidget* parent)
     , m_remove(new QPushButton(this))
     , m_removalSummary(new QLabel(this))
     , m_removalMaps(new QHBoxLayout)
-    , m_work([](const Request& r) -> NewestRequestWins<Request, Outcome>::Job {
-                 return [r](const std::atomic<bool>&) {
-                     Outcome outcome;
-                     try {
-                         outcome.removed = lesson::withoutFirstToken(
-                             *r.run->model, r.run->trace->targetIds, r.maxMemory);
-                     } catch (...) {
-                         outcome.error = jobFailure(
-                             std::current_exception(),
-                             AttentionSinksDialog::tr("There was not enough memory to run the "
-                                                      "text again."));
-                     }
-                     return outcome;
-                 };
-             },
-             [this](Outcome outcome, JobFate fate) { showRemoval(std::move(outcome), fate); },
-             [] {})
+    , m_work(
+          [](const Request& r) -> NewestRequestWins<Request, Outcome>::Job {
+              return [r](const std::atomic<bool>&) {
+                  Outcome outcome;
+                  try {
+                      outcome.removed = lesson::withoutFirstToken(
+                          *r.run->model, r.run->trace->targetIds, r.maxMemory);
+                  } catch (...) {
+                      outcome.error = jobFailure(
+                          std::current_exception(),
+                          AttentionSinksDialog::tr("There was not enough memory to run the "
+                                                   "text again."));
+                  }
+                  return outcome;
+              };
+          },
+          [this](Outcome outcome, JobFate fate) { showRemoval(std::move(outcome), fate); }, [] {})
 {
     setWindowTitle(tr("Attention sinks"));
     auto* why = new QLabel(
@@ -110,11 +110,11 @@ std::vector<HeatmapView*> AttentionSinksDialog::showMaps(std::vector<lesson::Att
         m.heatmap.matrix.columnLabels.clear();
         m.heatmap.matrix.rowAxis = tr("layer").toStdString();
         m.heatmap.matrix.columnAxis = tr("head").toStdString();
-        m.heatmap.caption = (prefix.isEmpty()
-                                 ? tr("%1: share of weight on the first token").arg(block)
-                                 : tr("%1, %2: share of weight on the token now first")
-                                       .arg(block, prefix))
-                                .toStdString();
+        m.heatmap.caption =
+            (prefix.isEmpty()
+                 ? tr("%1: share of weight on the first token").arg(block)
+                 : tr("%1, %2: share of weight on the token now first").arg(block, prefix))
+                .toStdString();
         m.heatmap.title = m.heatmap.caption;
         all.push_back(m.heatmap);
     }
@@ -123,9 +123,9 @@ std::vector<HeatmapView*> AttentionSinksDialog::showMaps(std::vector<lesson::Att
     std::vector<HeatmapView*> views;
     for (std::size_t i = 0; i < maps.size(); ++i) {
         auto* view = new HeatmapView(this);
-        view->setObjectName((prefix.isEmpty() ? QStringLiteral("sinks ")
-                                              : QStringLiteral("sinks without first ")) +
-                            QString::fromUtf8(engine::blockName(maps[i].block)));
+        view->setObjectName(
+            (prefix.isEmpty() ? QStringLiteral("sinks ") : QStringLiteral("sinks without first ")) +
+            QString::fromUtf8(engine::blockName(maps[i].block)));
         view->setHeatmap(all[i], range, true);
         view->setValuesInCells(true);
         row->addWidget(view, 1);

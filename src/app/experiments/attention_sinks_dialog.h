@@ -57,8 +57,8 @@ private:
     void showRemoval(Outcome outcome, JobFate fate);
     void clearRemoval(const QString& summary);
     /// Views of `maps` in `row`, on one colour range.
-    std::vector<HeatmapView*> showMaps(std::vector<lesson::AttentionSinkMap> maps,
-                                       QHBoxLayout* row, const QString& prefix);
+    std::vector<HeatmapView*> showMaps(std::vector<lesson::AttentionSinkMap> maps, QHBoxLayout* row,
+                                       const QString& prefix);
 
     QLabel* m_summary;
     QHBoxLayout* m_maps;

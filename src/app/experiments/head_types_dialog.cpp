@@ -43,31 +43,31 @@ QString typeTitle(lesson::HeadType type)
 HeadTypesDialog::HeadTypesDialog(QWidget* parent)
     : ExperimentDialog(parent)
     , m_ui(std::make_unique<Ui::HeadTypesDialog>())
-    , m_work([](const Request& run) -> NewestRequestWins<Request, Outcome>::Job {
-                 return [run](const std::atomic<bool>&) {
-                     Outcome outcome;
-                     try {
-                         // A picture's patches have no token patterns to repeat.
-                         outcome.maps = run->config.image
-                             ? lesson::pictureHeadTypes(*run->trace, run->config)
-                             : lesson::headTypes(*run->trace,
-                                                 lesson::runOnRepeatedRandomTokens(*run->model));
-                     } catch (...) {
-                         outcome.error = jobFailure(
-                             std::current_exception(),
-                             HeadTypesDialog::tr("There was not enough memory to score the heads."));
-                     }
-                     return outcome;
-                 };
-             },
-             [this](Outcome outcome, JobFate fate) { finish(std::move(outcome), fate); }, [] {})
+    , m_work(
+          [](const Request& run) -> NewestRequestWins<Request, Outcome>::Job {
+              return [run](const std::atomic<bool>&) {
+                  Outcome outcome;
+                  try {
+                      // A picture's patches have no token patterns to repeat.
+                      outcome.maps = run->config.image
+                          ? lesson::pictureHeadTypes(*run->trace, run->config)
+                          : lesson::headTypes(*run->trace,
+                                              lesson::runOnRepeatedRandomTokens(*run->model));
+                  } catch (...) {
+                      outcome.error = jobFailure(
+                          std::current_exception(),
+                          HeadTypesDialog::tr("There was not enough memory to score the heads."));
+                  }
+                  return outcome;
+              };
+          },
+          [this](Outcome outcome, JobFate fate) { finish(std::move(outcome), fate); }, [] {})
 {
     m_ui->setupUi(this);
     m_ui->explanation->setText(
         render::readTextResource({QStringLiteral(":/experiments/head_types.txt")}).body);
     m_ui->ranking->setColumnCount(4);
-    m_ui->ranking->setHorizontalHeaderLabels(
-        {tr("layer"), tr("block"), tr("head"), tr("score")});
+    m_ui->ranking->setHorizontalHeaderLabels({tr("layer"), tr("block"), tr("head"), tr("score")});
     m_ui->ranking->verticalHeader()->setVisible(false);
     m_ui->ranking->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_ui->ranking->horizontalHeader()->setStretchLastSection(true);
@@ -76,9 +76,10 @@ HeadTypesDialog::HeadTypesDialog(QWidget* parent)
         const QTableWidgetItem* item = m_ui->ranking->item(row, 0);
         if (!item)
             return;
-        emit openHeadRequested(item->data(Qt::UserRole).toInt(),
-                        static_cast<engine::Block>(m_ui->ranking->item(row, 1)->data(Qt::UserRole).toInt()),
-                        m_ui->ranking->item(row, 2)->data(Qt::UserRole).toInt());
+        emit openHeadRequested(
+            item->data(Qt::UserRole).toInt(),
+            static_cast<engine::Block>(m_ui->ranking->item(row, 1)->data(Qt::UserRole).toInt()),
+            m_ui->ranking->item(row, 2)->data(Qt::UserRole).toInt());
     });
     clear(tr("Open a model: the playground's one module has no layers to compare."));
 }
@@ -186,9 +187,8 @@ void HeadTypesDialog::redraw()
         view->setHeatmap(maps[i], range, true);
         view->setValuesInCells(true);
         const engine::Block block = shown[i]->block;
-        connect(view, &HeatmapView::cellClicked, this, [this, block](int layer, int head) {
-            emit openHeadRequested(layer, block, head);
-        });
+        connect(view, &HeatmapView::cellClicked, this,
+                [this, block](int layer, int head) { emit openHeadRequested(layer, block, head); });
         m_ui->maps->addWidget(view, 1);
         view->show();
         m_views.push_back(view);
@@ -227,7 +227,7 @@ void HeadTypesDialog::redraw()
                  "The farthest-reaching head: layer %1, head %2.")
                   .arg(rows.front().layer)
                   .arg(rows.front().head)
-        : type == lesson::HeadType::Induction
+            : type == lesson::HeadType::Induction
             ? tr("Scored on a random sequence of ordinary tokens written twice, which only an "
                  "induction head can predict the second half of. The top head: layer %1, head %2.")
                   .arg(rows.front().layer)

@@ -49,8 +49,8 @@ ImportanceDialog::ImportanceDialog(QWidget* parent)
     m_emptyState->setWordWrap(true);
     m_emptyState->setAlignment(Qt::AlignCenter);
     m_emptyState->setMargin(24);
-    m_emptyState->setStyleSheet(
-        QStringLiteral("color: #333; background: #f6f6f2; border: 1px solid #ddd; font-size: 115%;"));
+    m_emptyState->setStyleSheet(QStringLiteral(
+        "color: #333; background: #f6f6f2; border: 1px solid #ddd; font-size: 115%;"));
     m_ui->heatmaps->addWidget(m_emptyState);
     // The maps and the ranking (or the empty state) take the room the texts leave.
     m_ui->layout->setStretchFactor(m_ui->results, 1);
@@ -199,11 +199,10 @@ ImportanceDialog::Job ImportanceDialog::prepare(const Measurement& measurement)
                     // The time left, from the pace so far.
                     const double seconds =
                         m_started.elapsed() / 1000.0 * (total - done) / std::max(done, 1);
-                    m_ui->progress->setFormat(
-                        tr("%1 of %2 runs of the model · about %3 s left")
-                            .arg(done)
-                            .arg(total)
-                            .arg(static_cast<int>(std::ceil(seconds))));
+                    m_ui->progress->setFormat(tr("%1 of %2 runs of the model · about %3 s left")
+                                                  .arg(done)
+                                                  .arg(total)
+                                                  .arg(static_cast<int>(std::ceil(seconds))));
                 },
                 Qt::QueuedConnection);
         };

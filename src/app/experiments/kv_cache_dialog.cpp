@@ -33,8 +33,8 @@ QString sharedHeads(const engine::ModelConfig& c)
     const engine::AttentionDescription d =
         engine::attentionDescription(c, 0, engine::Block::MaskedSelf);
     const auto cache = [&](std::int64_t kvHeads) {
-        return bytes(engine::kvCacheBytes(1024, c.decoderLayers, kvHeads, d.queryKeySize,
-                                          d.valueSize, 4));
+        return bytes(
+            engine::kvCacheBytes(1024, c.decoderLayers, kvHeads, d.queryKeySize, d.valueSize, 4));
     };
     return KvCacheDialog::tr("<p>For 1,024 tokens this model's cache takes <b>%1</b> (2 · %2 "
                              "layers · %3 K/V heads · %4 · 4 bytes a token); with a K/V head per "
@@ -58,30 +58,29 @@ QString token(const lesson::KvCacheDecoding& d, int id)
 KvCacheDialog::KvCacheDialog(QWidget* parent)
     : ExperimentDialog(parent)
     , m_ui(std::make_unique<Ui::KvCacheDialog>())
-    , m_work([this](const Request& r) -> Job {
-                 return [r](const std::atomic<bool>& stop) {
-                     Outcome outcome;
-                     try {
-                         const engine::ModelTrace& trace = *r.run->trace;
-                         const bool encoderDecoder = r.run->config.hasEncoder();
-                         std::vector<int> prompt = trace.targetIds;
-                         if (encoderDecoder && r.run->config.bosTokenId)
-                             prompt = {*r.run->config.bosTokenId};
-                         outcome.decoding = std::make_shared<const lesson::KvCacheDecoding>(
-                             lesson::decodeWithKvCache(r.run->model,
-                                                       encoderDecoder ? trace.sourceIds
-                                                                      : std::vector<int>{},
-                                                       prompt, r.tokens, r.maxMemory, &stop));
-                     } catch (...) {
-                         outcome.error = jobFailure(
-                             std::current_exception(),
-                             KvCacheDialog::tr("There was not enough memory to decode."));
-                     }
-                     return outcome;
-                 };
-             },
-             [this](Outcome outcome, JobFate fate) { finish(std::move(outcome), fate); },
-             [] {})
+    , m_work(
+          [this](const Request& r) -> Job {
+              return [r](const std::atomic<bool>& stop) {
+                  Outcome outcome;
+                  try {
+                      const engine::ModelTrace& trace = *r.run->trace;
+                      const bool encoderDecoder = r.run->config.hasEncoder();
+                      std::vector<int> prompt = trace.targetIds;
+                      if (encoderDecoder && r.run->config.bosTokenId)
+                          prompt = {*r.run->config.bosTokenId};
+                      outcome.decoding =
+                          std::make_shared<const lesson::KvCacheDecoding>(lesson::decodeWithKvCache(
+                              r.run->model, encoderDecoder ? trace.sourceIds : std::vector<int>{},
+                              prompt, r.tokens, r.maxMemory, &stop));
+                  } catch (...) {
+                      outcome.error =
+                          jobFailure(std::current_exception(),
+                                     KvCacheDialog::tr("There was not enough memory to decode."));
+                  }
+                  return outcome;
+              };
+          },
+          [this](Outcome outcome, JobFate fate) { finish(std::move(outcome), fate); }, [] {})
 {
     m_ui->setupUi(this);
     m_ui->explanation->setHtml(
@@ -219,8 +218,8 @@ void KvCacheDialog::redraw()
         w->setEnabled(true);
     m_ui->previous->setEnabled(s > 0);
     m_ui->next->setEnabled(s + 1 < static_cast<int>(d.steps.size()));
-    const engine::AttentionDescription description = engine::attentionDescription(
-        d.model->model->config(), layer, engine::Block::MaskedSelf);
+    const engine::AttentionDescription description =
+        engine::attentionDescription(d.model->model->config(), layer, engine::Block::MaskedSelf);
     const int kvHead = description.keyValueHeadOf(head);
 
     lesson::Heatmap weights = lesson::weightsSoFar(d, s, layer, head);
@@ -240,7 +239,9 @@ void KvCacheDialog::redraw()
     const QString what = step.firstPosition == 0
         ? tr("the prefill read the whole text, %n token(s),", nullptr,
              static_cast<int>(step.tokensRead))
-        : tr("read “%1” at position %2").arg(token(d, d.ids[static_cast<std::size_t>(step.firstPosition)])).arg(step.firstPosition);
+        : tr("read “%1” at position %2")
+              .arg(token(d, d.ids[static_cast<std::size_t>(step.firstPosition)]))
+              .arg(step.firstPosition);
     const double ratio = static_cast<double>(step.multiplyAddsWithout) /
         static_cast<double>(std::max<std::int64_t>(step.multiplyAddsWithCache, 1));
     std::int64_t withCache = 0, without = 0;

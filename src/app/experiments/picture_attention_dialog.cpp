@@ -33,19 +33,22 @@ PictureAttentionDialog::PictureAttentionDialog(QWidget* parent)
     m_ui->setupUi(this);
     m_ui->explanation->setText(
         render::readTextResource({QStringLiteral(":/experiments/picture_attention.txt")}).body);
-    m_ui->source->addItem(tr("one layer's weights"), static_cast<int>(lesson::PictureSource::Weights));
-    m_ui->source->addItem(tr("rollout of every layer"), static_cast<int>(lesson::PictureSource::Rollout));
+    m_ui->source->addItem(tr("one layer's weights"),
+                          static_cast<int>(lesson::PictureSource::Weights));
+    m_ui->source->addItem(tr("rollout of every layer"),
+                          static_cast<int>(lesson::PictureSource::Rollout));
     for (const render::ColourMap& map : render::colourMaps())
         if (!map.diverging)
-            m_ui->colourMap->addItem(QString::fromLatin1(map.name.data(),
-                                                         static_cast<qsizetype>(map.name.size())));
+            m_ui->colourMap->addItem(
+                QString::fromLatin1(map.name.data(), static_cast<qsizetype>(map.name.size())));
     for (QComboBox* box : {m_ui->source, m_ui->layer, m_ui->head, m_ui->query, m_ui->colourMap})
         connect(box, &QComboBox::currentIndexChanged, this, &PictureAttentionDialog::redraw);
     connect(m_ui->opacity, &QSlider::valueChanged, this, &PictureAttentionDialog::redraw);
     connect(m_ui->picture, &PictureView::patchClicked, this, &PictureAttentionDialog::choosePatch);
     connect(m_ui->exportButton, &QPushButton::clicked, this, [this] {
         const QString path = QFileDialog::getSaveFileName(
-            this, tr("Export the attention on the picture"), QStringLiteral("attention_on_picture.png"),
+            this, tr("Export the attention on the picture"),
+            QStringLiteral("attention_on_picture.png"),
             tr("PNG image (*.png);;SVG drawing (*.svg);;PDF document (*.pdf)"));
         if (path.isEmpty())
             return;
@@ -106,8 +109,8 @@ void PictureAttentionDialog::choosePatch(int patch)
     // One entry stands for the patch clicked last.
     if (m_ui->query->count() > image.extraTokens())
         m_ui->query->removeItem(image.extraTokens());
-    m_ui->query->addItem(tr("patch %1").arg(QString::fromStdString(lesson::pictureTokenName(image, token))),
-                         token);
+    m_ui->query->addItem(
+        tr("patch %1").arg(QString::fromStdString(lesson::pictureTokenName(image, token))), token);
     m_ui->query->setCurrentIndex(m_ui->query->count() - 1);
 }
 
@@ -143,11 +146,12 @@ void PictureAttentionDialog::redraw()
             ? tr("Rollout of %n layer(s), heads fused by their mean, from %1", nullptr,
                  m_run->config.encoderLayers)
                   .arg(from)
-            : (query.head < 0 ? tr("Layer %1, mean of %2 heads, from %3")
-                                    .arg(query.layer)
-                                    .arg(m_run->config.numHeads)
-                                    .arg(from)
-                              : tr("Layer %1, head %2, from %3").arg(query.layer).arg(query.head).arg(from));
+            : (query.head < 0
+                   ? tr("Layer %1, mean of %2 heads, from %3")
+                         .arg(query.layer)
+                         .arg(m_run->config.numHeads)
+                         .arg(from)
+                   : tr("Layer %1, head %2, from %3").arg(query.layer).arg(query.head).arg(from));
         o.firstTokensNote =
             tr("%1 % of this row is on %2, outside the picture; the colours spread the rest from 0 "
                "to its largest patch (%3).")
@@ -161,7 +165,8 @@ void PictureAttentionDialog::redraw()
         m_ui->classes->setText(QString::fromStdString(e.what()));
         return;
     }
-    QString classes = tr("<b>The classifier's five most probable classes</b>") + QStringLiteral("<table>");
+    QString classes =
+        tr("<b>The classifier's five most probable classes</b>") + QStringLiteral("<table>");
     const std::vector<lesson::ClassScore> top = lesson::topClasses(*m_run->trace, m_run->config, 5);
     for (const lesson::ClassScore& k : top)
         classes += QStringLiteral("<tr><td>%1</td><td align=\"right\">&nbsp;%2 %</td></tr>")

@@ -56,9 +56,9 @@ void RolloutDialog::redraw()
     const engine::Block block = lesson::firstAttentionStack(m_run->config);
     try {
         const std::vector<int>& ids = m_run->trace->queryIds(block);
-        lesson::Heatmap map = lesson::rolloutHeatmap(
-            lesson::attentionRollout(*m_run->trace, block, options),
-            lesson::displayTokens(*m_run, ids), options);
+        lesson::Heatmap map =
+            lesson::rolloutHeatmap(lesson::attentionRollout(*m_run->trace, block, options),
+                                   lesson::displayTokens(*m_run, ids), options);
         map.caption = tr("%1, %n layer(s): attention rollout", nullptr,
                          static_cast<int>(m_run->trace->stackOf(block)->layers.size()))
                           .arg(blockTitle(block))

@@ -40,15 +40,14 @@ void RotaryDialog::recompute()
     if (w && w->description().rotary) {
         const auto b = static_cast<std::size_t>(batch());
         for (std::size_t i = 0; i < w->queryTokens[b].size(); ++i)
-            m_ui->query->addItem(QStringLiteral("%1 “%2”").arg(i).arg(
-                QString::fromStdString(w->queryTokens[b][i])));
+            m_ui->query->addItem(
+                QStringLiteral("%1 “%2”").arg(i).arg(QString::fromStdString(w->queryTokens[b][i])));
         for (std::size_t j = 0; j < w->keyTokens[b].size(); ++j)
-            m_ui->key->addItem(QStringLiteral("%1 “%2”").arg(j).arg(
-                QString::fromStdString(w->keyTokens[b][j])));
+            m_ui->key->addItem(
+                QStringLiteral("%1 “%2”").arg(j).arg(QString::fromStdString(w->keyTokens[b][j])));
         // By default the last query and the first key: the two furthest apart.
-        m_ui->query->setCurrentIndex(query >= 0 && query < m_ui->query->count()
-                                         ? query
-                                         : m_ui->query->count() - 1);
+        m_ui->query->setCurrentIndex(
+            query >= 0 && query < m_ui->query->count() ? query : m_ui->query->count() - 1);
         m_ui->key->setCurrentIndex(key >= 0 && key < m_ui->key->count() ? key : 0);
         m_ui->head->setRange(0, w->heads() - 1);
     }
@@ -59,7 +58,8 @@ void RotaryDialog::redraw()
 {
     const std::shared_ptr<const lesson::Walkthrough>& w = walkthrough();
     const bool rotary = w && w->description().rotary && m_ui->query->count() > 0;
-    for (QWidget* c : std::initializer_list<QWidget*>{m_ui->head, m_ui->query, m_ui->key, m_ui->shift})
+    for (QWidget* c :
+         std::initializer_list<QWidget*>{m_ui->head, m_ui->query, m_ui->key, m_ui->shift})
         c->setEnabled(rotary);
     if (!rotary) {
         m_ui->pairs->setPairs(std::nullopt);

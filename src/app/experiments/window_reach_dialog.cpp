@@ -101,15 +101,13 @@ void WindowReachDialog::redraw()
 
     QStringList lines;
     for (std::size_t L = 0; L < r.reach.size(); ++L) {
-        const QString window = r.windows[L]
-            ? tr("window of %1").arg(*r.windows[L])
-            : tr("no window");
-        lines << (r.reach[L]
-                      ? tr("after layer %1 (%2): %3 tokens back")
-                            .arg(L)
-                            .arg(window)
-                            .arg(QLocale().toString(static_cast<qlonglong>(*r.reach[L])))
-                      : tr("after layer %1 (%2): every earlier token").arg(L).arg(window));
+        const QString window =
+            r.windows[L] ? tr("window of %1").arg(*r.windows[L]) : tr("no window");
+        lines << (r.reach[L] ? tr("after layer %1 (%2): %3 tokens back")
+                                   .arg(L)
+                                   .arg(window)
+                                   .arg(QLocale().toString(static_cast<qlonglong>(*r.reach[L])))
+                             : tr("after layer %1 (%2): every earlier token").arg(L).arg(window));
     }
     m_ui->numbers->setText(
         tr("<p>%1.</p><p>A window of W keys lets a token read the W − 1 tokens before it; what "

@@ -97,9 +97,9 @@ render::FigureOptions ExportDialog::figure() const
             render::colourMap(m_ui->colourMap->currentData().toString().toStdString()))
         figure.colouring.sequential = map;
     const QString labels = m_ui->labels->currentData().toString();
-    figure.labels = labels == QLatin1String("all")    ? render::LabelMode::All
-        : labels == QLatin1String("none")             ? render::LabelMode::None
-                                                      : render::LabelMode::Auto;
+    figure.labels = labels == QLatin1String("all") ? render::LabelMode::All
+        : labels == QLatin1String("none")          ? render::LabelMode::None
+                                                   : render::LabelMode::Auto;
     const lesson::ScaleChoice chosen = scale();
     figure.colouring.stretch = chosen.stretch;
     figure.colouring.gamma = chosen.gamma;

@@ -17,8 +17,8 @@ namespace attnviz::app {
 
 /// The Export menu's dialog: format, size, resolution and how the figure looks (colour map,
 /// colour range — shared by the step, each map's own, or fixed — and scale, labels, frame,
-/// space marks, background), as attnviz-cli export's options (docs/figures.md). It opens with what was chosen last time (QSettings,
-/// "export/…"), and remembers what is accepted.
+/// space marks, background), as attnviz-cli export's options (docs/figures.md). It opens with what
+/// was chosen last time (QSettings, "export/…"), and remembers what is accepted.
 class ExportDialog : public QDialog {
     Q_OBJECT
 public:

@@ -123,20 +123,19 @@ ExportMenu::ExportMenu(QMenu* menu, QWidget* window, std::function<ViewState()> 
     menu->addAction(tr("&Every layer × head × step…"), this,
                     guarded([this] { askAndExportEverything(); }));
     menu->addSeparator();
-    menu->addAction(
-        tr("Whole &trace (safetensors + JSON manifest)…"), this, guarded([this] {
-            const QString base = QFileDialog::getSaveFileName(m_window, tr("Export the trace"),
-                                                              QStringLiteral("trace.safetensors"),
-                                                              tr("safetensors (*.safetensors)"));
-            if (base.isEmpty())
-                return;
-            const QString stem =
-                base.endsWith(QLatin1String(".safetensors")) ? base.chopped(12) : base;
-            exportTrace(stem);
-            emit saved(tr("Saved the trace as %1 and %2")
-                           .arg(shownPath(stem + QStringLiteral(".safetensors")),
-                                shownFileName(stem + QStringLiteral(".json"))));
-        }));
+    menu->addAction(tr("Whole &trace (safetensors + JSON manifest)…"), this, guarded([this] {
+                        const QString base = QFileDialog::getSaveFileName(
+                            m_window, tr("Export the trace"), QStringLiteral("trace.safetensors"),
+                            tr("safetensors (*.safetensors)"));
+                        if (base.isEmpty())
+                            return;
+                        const QString stem =
+                            base.endsWith(QLatin1String(".safetensors")) ? base.chopped(12) : base;
+                        exportTrace(stem);
+                        emit saved(tr("Saved the trace as %1 and %2")
+                                       .arg(shownPath(stem + QStringLiteral(".safetensors")),
+                                            shownFileName(stem + QStringLiteral(".json"))));
+                    }));
     menu->addAction(tr("Classroom &handout (PDF)…"), this, guarded([this] {
                         const QString path = QFileDialog::getSaveFileName(
                             m_window, tr("Export the handout"), QStringLiteral("handout.pdf"),
@@ -300,12 +299,9 @@ void ExportMenu::exportCurrentGrid(const QString& path, const render::FigureOpti
     writeBytes(path, render::renderFigure(content, imageFormatOf(), figure));
 }
 
-std::vector<std::string> ExportMenu::exportEverything(const QString& folder,
-                                                      const render::ExportFormat& format,
-                                                      const render::FigureOptions& figure,
-                                                      bool overwrite,
-                                                      const render::ExportProgress& progress,
-                                                      const lesson::ScaleChoice& scale) const
+std::vector<std::string> ExportMenu::exportEverything(
+    const QString& folder, const render::ExportFormat& format, const render::FigureOptions& figure,
+    bool overwrite, const render::ExportProgress& progress, const lesson::ScaleChoice& scale) const
 {
     const ViewState state = m_state();
     lesson::ExportSelection all;
@@ -341,8 +337,7 @@ void ExportMenu::exportHandout(const QString& path) const
     const ViewState state = m_state();
     if (!state.walkthrough)
         throw ExportError(tr("Nothing has been computed yet.").toStdString());
-    writeBytes(path,
-               render::renderHandout(state.walkthrough, shownTitle(*state.walkthrough)));
+    writeBytes(path, render::renderHandout(state.walkthrough, shownTitle(*state.walkthrough)));
 }
 
 void ExportMenu::exportWebPage(const QString& path) const
@@ -419,14 +414,13 @@ void ExportMenu::askAndExportEverything()
         return;
     QProgressDialog progress(tr("Exporting…"), QString(), 0, 1, m_window);
     progress.setWindowModality(Qt::WindowModal);
-    const std::vector<std::string> written =
-        exportEverything(
-            folder, dialog.format(), dialog.figure(), false,
-            [&](int done, int total) {
-                progress.setMaximum(total);
-                progress.setValue(done);
-            },
-            dialog.scale());
+    const std::vector<std::string> written = exportEverything(
+        folder, dialog.format(), dialog.figure(), false,
+        [&](int done, int total) {
+            progress.setMaximum(total);
+            progress.setValue(done);
+        },
+        dialog.scale());
     emit saved(tr("Saved %n file(s) into %1", nullptr, static_cast<int>(written.size()))
                    .arg(shownPath(folder)));
 }

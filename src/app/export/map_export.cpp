@@ -23,8 +23,8 @@ void exportMap(const QString& path, const lesson::Heatmap& map, std::pair<double
     const render::ExportFormat* format = render::exportFormat(ext.toStdString());
     if (!format || !format->itemBytes)
         throw std::runtime_error(
-            QCoreApplication::translate("MapExport",
-                                        "Cannot export to '.%1'; use .png, .svg, .pdf, .csv or .npy.")
+            QCoreApplication::translate(
+                "MapExport", "Cannot export to '.%1'; use .png, .svg, .pdf, .csv or .npy.")
                 .arg(ext)
                 .toStdString());
     lesson::ExportItem item;
@@ -37,9 +37,9 @@ void exportMap(const QString& path, const lesson::Heatmap& map, std::pair<double
 void writeExportFile(const QString& path, const QByteArray& bytes)
 {
     try {
-        io::writeFileAtomically(path.toStdString(),
-                                std::span<const char>(bytes.constData(),
-                                                      static_cast<std::size_t>(bytes.size())));
+        io::writeFileAtomically(
+            path.toStdString(),
+            std::span<const char>(bytes.constData(), static_cast<std::size_t>(bytes.size())));
     } catch (const io::FileError& e) {
         throw std::runtime_error(e.what());
     }
@@ -55,7 +55,8 @@ QString exportMapAs(QWidget* parent, const lesson::Heatmap& map, std::pair<doubl
                                            static_cast<qsizetype>(f.dialogFilter.size()));
     const QString path = QFileDialog::getSaveFileName(
         parent, QCoreApplication::translate("MapExport", "Export the map"),
-        QString::fromStdString(baseName) + QStringLiteral(".png"), filters.join(QStringLiteral(";;")));
+        QString::fromStdString(baseName) + QStringLiteral(".png"),
+        filters.join(QStringLiteral(";;")));
     if (path.isEmpty())
         return {};
     try {

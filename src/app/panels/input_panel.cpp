@@ -34,7 +34,8 @@ InputPanel::InputPanel(QWidget* parent)
 {
     m_ui->setupUi(this);
     // The bounds a lesson file is read against, so that a lesson is never cut to fit a field.
-    for (QSpinBox* size : {m_ui->modelWidth, m_ui->queryKeySize, m_ui->valueSize, m_ui->outputWidth})
+    for (QSpinBox* size :
+         {m_ui->modelWidth, m_ui->queryKeySize, m_ui->valueSize, m_ui->outputWidth})
         size->setMaximum(lesson::kMaxSizeField);
     m_ui->heads->setMaximum(lesson::kMaxHeadsField);
     m_ui->keyValueHeads->setMaximum(lesson::kMaxHeadsField);

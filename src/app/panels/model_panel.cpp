@@ -69,10 +69,12 @@ QString attentionFacts(const engine::ModelConfig& c)
     }
     if (c.image)
         facts << (!c.image->distillationToken
-                      ? ModelPanel::tr("reads %1 × %2 pictures cut into %3 patches of %4 × %4 pixels, "
-                                       "after a [CLS] token")
-                      : ModelPanel::tr("reads %1 × %2 pictures cut into %3 patches of %4 × %4 pixels, "
-                                       "after a [CLS] and a [DIST] token"))
+                      ? ModelPanel::tr(
+                            "reads %1 × %2 pictures cut into %3 patches of %4 × %4 pixels, "
+                            "after a [CLS] token")
+                      : ModelPanel::tr(
+                            "reads %1 × %2 pictures cut into %3 patches of %4 × %4 pixels, "
+                            "after a [CLS] and a [DIST] token"))
                      .arg(c.image->height)
                      .arg(c.image->width)
                      .arg(c.image->patches())
@@ -224,8 +226,9 @@ std::optional<int> ModelPanel::chosenSource(int index)
     if (choice != kOpenFolder && choice != kOpenAttentions)
         return index;
     const QString path = choice == kOpenFolder
-        ? QFileDialog::getExistingDirectory(
-              this, tr("Open a model folder (AttnViz's own, or Hugging Face GPT-2, BERT, Llama, Mistral or Qwen2)"))
+        ? QFileDialog::getExistingDirectory(this,
+                                            tr("Open a model folder (AttnViz's own, or Hugging "
+                                               "Face GPT-2, BERT, Llama, Mistral or Qwen2)"))
         : QFileDialog::getOpenFileName(this, tr("Open attention weights computed elsewhere"),
                                        QString(), tr("Attention weights (*.safetensors)"));
     if (path.isEmpty()) {
@@ -407,9 +410,10 @@ void ModelPanel::showResult(const ModelResult& result)
                 .arg(QString::fromStdString(c.name).toHtmlEscaped(), layerCount(c.layerCount()),
                      headCount(c.numHeads),
                      tr("%n token(s)", nullptr,
-                        static_cast<int>(result.run->trace
-                                             ->queryIds(result.run->trace->attentionBlocks(0).front())
-                                             .size()))));
+                        static_cast<int>(
+                            result.run->trace
+                                ->queryIds(result.run->trace->attentionBlocks(0).front())
+                                .size()))));
         showProblem({});
         m_run = result.run;
         m_ui->overview->setEnabled(true);
@@ -494,7 +498,9 @@ void ModelPanel::showResult(const ModelResult& result)
     QStringList lines;
     QStringList classes;
     for (const lesson::ClassScore& k : lesson::topClasses(*m_run->trace, m_run->config, 3))
-        classes << tr("%1 %2 %").arg(QString::fromStdString(k.label).toHtmlEscaped()).arg(100 * k.probability, 0, 'f', 1);
+        classes << tr("%1 %2 %")
+                       .arg(QString::fromStdString(k.label).toHtmlEscaped())
+                       .arg(100 * k.probability, 0, 'f', 1);
     if (!classes.isEmpty())
         lines << tr("Classified as: <b>%1</b>").arg(classes.join(QStringLiteral(", ")));
     if (!m_run->decoding.empty())

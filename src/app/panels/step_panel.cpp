@@ -10,6 +10,7 @@
 #include "render/display_words.h"
 #include "render/step_texts.h"
 
+#include <QAbstractTextDocumentLayout>
 #include <QButtonGroup>
 #include <QCheckBox>
 #include <QComboBox>
@@ -23,7 +24,6 @@
 #include <QScopeGuard>
 #include <QScreen>
 #include <QSpinBox>
-#include <QAbstractTextDocumentLayout>
 #include <QTextBlock>
 #include <QTextBrowser>
 #include <QTextDocument>
@@ -284,8 +284,8 @@ void StepPanel::applyFonts()
     QFont shape = font();
     shape.setPointSizeF(font().pointSizeF() * emphasis);
     m_shape->setFont(shape);
-    m_explanationRoom = QFontMetrics(font()).lineSpacing() *
-        (m_presentation ? (shortScreen ? 3 : 5) : 7);
+    m_explanationRoom =
+        QFontMetrics(font()).lineSpacing() * (m_presentation ? (shortScreen ? 3 : 5) : 7);
     fitExplanation();
 }
 
@@ -312,8 +312,7 @@ void StepPanel::fitExplanation()
             bottom = lineBottom;
         }
     }
-    const int fixed =
-        static_cast<int>(std::ceil(all ? document->size().height() : bottom)) + frame;
+    const int fixed = static_cast<int>(std::ceil(all ? document->size().height() : bottom)) + frame;
     if (m_explanation->height() != fixed)
         m_explanation->setFixedHeight(fixed);
 }
@@ -726,11 +725,9 @@ void StepPanel::showHeadLegend(const std::vector<lesson::Heatmap>& maps)
     if (keyValueHeads > 0) {
         QStringList entries;
         for (int g = 0; g < keyValueHeads; ++g)
-            entries << swatch(g * sharedBy,
-                              tr("KV%1 (heads %2–%3)")
-                                  .arg(g)
-                                  .arg(g * sharedBy)
-                                  .arg((g + 1) * sharedBy - 1));
+            entries << swatch(
+                g * sharedBy,
+                tr("KV%1 (heads %2–%3)").arg(g).arg(g * sharedBy).arg((g + 1) * sharedBy - 1));
         parts << tr("K, V columns by K/V head: %1")
                      .arg(entries.join(QStringLiteral("&nbsp;&nbsp; ")));
     }

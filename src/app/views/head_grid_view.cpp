@@ -55,18 +55,18 @@ void HeadGridView::setMatrices(std::vector<lesson::Heatmap> maps, bool perHead, 
                 (mark.kind == render::Highlight::Kind::Row || m_mark->column == column);
             setMark(same ? std::nullopt : std::optional(mark));
         });
-        connect(
-            view, &HeatmapView::contextMenuRequested, this,
-            [this, index](QPoint at, std::optional<std::pair<int, int>> cell) {
-                const lesson::Heatmap& map = m_maps[static_cast<std::size_t>(index)];
-                int head = map.head;
-                if (head < 0 && cell)
-                    for (const lesson::Heatmap::Band& band : map.columnBands)
-                        if (cell->second >= band.first &&
-                            cell->second < band.first + band.count && band.sharedBy == 0)
-                            head = band.head;
-                emit headMenuRequested(at, head, cell ? cell->first : -1, cell ? cell->second : -1);
-            });
+        connect(view, &HeatmapView::contextMenuRequested, this,
+                [this, index](QPoint at, std::optional<std::pair<int, int>> cell) {
+                    const lesson::Heatmap& map = m_maps[static_cast<std::size_t>(index)];
+                    int head = map.head;
+                    if (head < 0 && cell)
+                        for (const lesson::Heatmap::Band& band : map.columnBands)
+                            if (cell->second >= band.first &&
+                                cell->second < band.first + band.count && band.sharedBy == 0)
+                                head = band.head;
+                    emit headMenuRequested(at, head, cell ? cell->first : -1,
+                                           cell ? cell->second : -1);
+                });
         m_views.push_back(view);
     }
     relayout();

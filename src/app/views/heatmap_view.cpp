@@ -188,8 +188,7 @@ QString HeatmapView::toolTipForCell(int row, int column) const
     //: The axis names (query, key, …) are translated in the DisplayWords context.
     QString text = tr("%1%2 %3 → %4 %5: %6")
                        .arg(head, render::displayed(m.rowAxis), label(m.rowLabels, row),
-                            render::displayed(m.columnAxis), label(m.columnLabels, column),
-                            value);
+                            render::displayed(m.columnAxis), label(m.columnLabels, column), value);
     // What the tokenizer knows about the two tokens: spelling, id, the bytes of a piece.
     const auto detail = [](const std::vector<io::TokenDetail>& details, int i) {
         if (i >= static_cast<int>(details.size()))
@@ -207,8 +206,8 @@ QString HeatmapView::toolTipForCell(int row, int column) const
                         .arg(QString::fromStdString(d.whole), QString::fromStdString(d.codePoints));
         return line;
     };
-    for (const QString& line : {detail(m_heatmap.rowDetails, row),
-                                detail(m_heatmap.columnDetails, column)})
+    for (const QString& line :
+         {detail(m_heatmap.rowDetails, row), detail(m_heatmap.columnDetails, column)})
         if (!line.isEmpty())
             text += QLatin1Char('\n') + line;
     return text;

@@ -38,11 +38,12 @@ void PictureView::mousePressEvent(QMouseEvent* event)
     if (!m_overlay || area.isEmpty() || !area.contains(event->position()))
         return;
     const lesson::PictureAttention& a = m_overlay->attention;
-    const int column = std::min(a.patchColumns - 1,
-                                static_cast<int>((event->position().x() - area.left()) /
-                                                 area.width() * a.patchColumns));
-    const int row = std::min(a.patchRows - 1, static_cast<int>((event->position().y() - area.top()) /
-                                                               area.height() * a.patchRows));
+    const int column = std::min(
+        a.patchColumns - 1,
+        static_cast<int>((event->position().x() - area.left()) / area.width() * a.patchColumns));
+    const int row = std::min(
+        a.patchRows - 1,
+        static_cast<int>((event->position().y() - area.top()) / area.height() * a.patchRows));
     emit patchClicked(row * a.patchColumns + column);
 }
 

@@ -100,8 +100,10 @@ void RotaryPairsView::paintEvent(QPaintEvent*)
         const QPointF centre(cell.center().x(), cell.top() + 4 + radius + 2);
         p.setPen(QPen(palette().mid().color(), 1));
         p.drawEllipse(centre, radius, radius);
-        p.drawLine(QPointF(centre.x() - radius, centre.y()), QPointF(centre.x() + radius, centre.y()));
-        p.drawLine(QPointF(centre.x(), centre.y() - radius), QPointF(centre.x(), centre.y() + radius));
+        p.drawLine(QPointF(centre.x() - radius, centre.y()),
+                   QPointF(centre.x() + radius, centre.y()));
+        p.drawLine(QPointF(centre.x(), centre.y() - radius),
+                   QPointF(centre.x(), centre.y() + radius));
         arrow(p, centre, pair.query, scale, QPen(kQuery.lighter(140), 1.2, Qt::DashLine), false);
         arrow(p, centre, pair.key, scale, QPen(kKey.lighter(140), 1.2, Qt::DashLine), false);
         arrow(p, centre, pair.queryTurned, scale, QPen(kQuery, 2.5), true);

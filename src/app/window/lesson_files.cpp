@@ -48,9 +48,9 @@ LessonRead readLessonFile(const QString& path)
     // A picture travels beside its lesson as a model folder does.
     std::string& picture = read.lesson->model.image;
     if (!picture.empty() && QDir::isRelativePath(QString::fromStdString(picture)))
-        picture = QDir::cleanPath(
-                      QFileInfo(path).absoluteDir().filePath(QString::fromStdString(picture)))
-                      .toStdString();
+        picture =
+            QDir::cleanPath(QFileInfo(path).absoluteDir().filePath(QString::fromStdString(picture)))
+                .toStdString();
     return read;
 }
 

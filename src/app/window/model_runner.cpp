@@ -78,8 +78,8 @@ ModelRunner::Job ModelRunner::prepare(const lesson::ModelSource& request)
                 return result;
             }
             result.model = loaded ? loaded
-                                  : std::make_shared<const io::LoadedModel>(
-                                        lesson::openModel(io::resolveModelFolder(request.folder), limit));
+                                  : std::make_shared<const io::LoadedModel>(lesson::openModel(
+                                        io::resolveModelFolder(request.folder), limit));
             report(0, result.model->model->config().layerCount());
             lesson::RunRequest run;
             run.text = request.text;

@@ -29,8 +29,7 @@ enum class JobFate {
 /// requested), so it may read what the results delivered before have changed; `done` receives
 /// every result not discarded on the GUI thread, with its fate; `idle` is called once no job is
 /// left (after `done`), whether the last result was shown or discarded.
-template <typename Request, typename Result>
-class NewestRequestWins {
+template <typename Request, typename Result> class NewestRequestWins {
 public:
     using Job = std::function<Result(const std::atomic<bool>& stop)>;
 
@@ -87,8 +86,8 @@ private:
         m_busy = true;
         m_discarded = false;
         m_stop = std::make_shared<std::atomic<bool>>(false);
-        m_watcher.setFuture(QtConcurrent::run(
-            [job = m_prepare(request), stop = m_stop] { return job(*stop); }));
+        m_watcher.setFuture(
+            QtConcurrent::run([job = m_prepare(request), stop = m_stop] { return job(*stop); }));
     }
     void finished()
     {

@@ -109,7 +109,8 @@ public:
             visitFeedForward(optionalVectorSlot({l + "intermediate.dense.bias"}, f.b1, F));
             visitFeedForward(matrixSlot({l + "output.dense.weight"}, f.w2, D, F));
             visitFeedForward(optionalVectorSlot({l + "output.dense.bias"}, f.b2, D));
-            visitLayerNorm(visitFeedForward, l + "output.LayerNorm", layer.feedForwardNorm, D, true);
+            visitLayerNorm(visitFeedForward, l + "output.LayerNorm", layer.feedForwardNorm, D,
+                           true);
         }
     }
 };

@@ -132,15 +132,14 @@ std::vector<bool> upperWindowLayers(const JsonValue& json, const ConfigReader& r
         if (!types->isArray())
             r.fail("\"layer_types\" is " + types->describe() + expected);
         if (std::ssize(types->asArray()) != layers)
-            r.fail("\"layer_types\" lists " + std::to_string(types->asArray().size()) +
-                   " entries" + expected);
+            r.fail("\"layer_types\" lists " + std::to_string(types->asArray().size()) + " entries" +
+                   expected);
         for (std::size_t L = 0; L < windowed.size(); ++L) {
             const JsonValue& t = types->asArray()[L];
             const bool full = t.isString() && t.asString() == "full_attention";
             windowed[L] = t.isString() && t.asString() == "sliding_attention";
             if (!full && !windowed[L])
-                r.fail("\"layer_types\" names " + t.describe() + " for layer " +
-                       std::to_string(L) +
+                r.fail("\"layer_types\" names " + t.describe() + " for layer " + std::to_string(L) +
                        "; expected \"full_attention\" or \"sliding_attention\".");
         }
         return windowed;
@@ -303,10 +302,11 @@ public:
             linear(visitLayer, p + "self_attn.q_proj", a.wQ, a.bQ, Q, D, qkvBias);
             linear(visitLayer, p + "self_attn.k_proj", a.wK, a.bK, KV, D, qkvBias);
             linear(visitLayer, p + "self_attn.v_proj", a.wV, a.bV, KV, D, qkvBias);
-            linear(visitLayer, p + "self_attn.o_proj", a.wO, a.bO, D, Q, c.hasOutputProjectionBias());
+            linear(visitLayer, p + "self_attn.o_proj", a.wO, a.bO, D, Q,
+                   c.hasOutputProjectionBias());
             const WeightVisitor visitFeedForward = inFeedForward(visitLayer);
-            visitFeedForward(vectorSlot({p + "post_attention_layernorm.weight"},
-                                        layer.feedForwardNorm.gain, D));
+            visitFeedForward(
+                vectorSlot({p + "post_attention_layernorm.weight"}, layer.feedForwardNorm.gain, D));
             engine::FeedForwardWeights& f = layer.feedForward;
             linear(visitFeedForward, p + "mlp.gate_proj", f.gate, f.bGate, F, D, c.hasMlpBias());
             linear(visitFeedForward, p + "mlp.up_proj", f.w1, f.b1, F, D, c.hasMlpBias());

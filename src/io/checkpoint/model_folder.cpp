@@ -147,7 +147,8 @@ void checkFitsInMemory(const LoadingBytes& bytes, bool streamed, const std::stri
         throw ModelError(file + " holds " + gibibytes(bytes.floats) +
                          " of weights as 32-bit floats, and loading them takes " +
                          gibibytes(bytes.peak(streamed)) + "; this machine has " +
-                         gibibytes(memory) + " of memory in all, so the model cannot be opened "
+                         gibibytes(memory) +
+                         " of memory in all, so the model cannot be opened "
                          "here.");
 }
 

@@ -102,8 +102,11 @@ StoredTensor::StoredTensor(const TensorEntry& entry, const std::string& file)
     if (bad) {
         const float v = valueAt(entry, *bad);
         throw ModelError(file + ": tensor '" + printable(entry.name) + "' holds " +
-                         (std::isnan(v) ? "NaN" : v > 0 ? "+Inf" : "-Inf") + " at index " +
-                         indexOf(*bad, entry.shape) + "; every weight must be a finite number.");
+                         (std::isnan(v) ? "NaN"
+                              : v > 0   ? "+Inf"
+                                        : "-Inf") +
+                         " at index " + indexOf(*bad, entry.shape) +
+                         "; every weight must be a finite number.");
     }
 }
 

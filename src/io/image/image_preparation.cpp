@@ -38,7 +38,8 @@ void readSides(const JsonValue& json, const char* name, int& height, int& width)
     height = width = side(*v, name);
 }
 
-std::array<float, 3> threeNumbers(const JsonValue& json, const char* name, std::array<float, 3> fallback)
+std::array<float, 3> threeNumbers(const JsonValue& json, const char* name,
+                                  std::array<float, 3> fallback)
 {
     const JsonValue* v = json.find(name);
     if (!v || v->isNull())
@@ -109,13 +110,14 @@ DecodedImage pictureAsModelSeesIt(const DecodedImage& image, const ImagePreparat
     // A picture already of the model's size is used as it is.
     if (image.width == input.width && image.height == input.height)
         return image;
-    DecodedImage picture = p.resize ? resizeLikePillow(image, p.width, p.height, p.resample) : image;
+    DecodedImage picture =
+        p.resize ? resizeLikePillow(image, p.width, p.height, p.resample) : image;
     if (p.centreCrop) {
         if (p.cropHeight > picture.height || p.cropWidth > picture.width)
-            throw FormatError("The crop of " + std::to_string(p.cropHeight) + " × " +
-                              std::to_string(p.cropWidth) + " is larger than the resized picture (" +
-                              std::to_string(picture.height) + " × " +
-                              std::to_string(picture.width) + ").");
+            throw FormatError(
+                "The crop of " + std::to_string(p.cropHeight) + " × " +
+                std::to_string(p.cropWidth) + " is larger than the resized picture (" +
+                std::to_string(picture.height) + " × " + std::to_string(picture.width) + ").");
         const int top = (picture.height - p.cropHeight) / 2;
         const int left = (picture.width - p.cropWidth) / 2;
         DecodedImage cropped;
@@ -124,7 +126,8 @@ DecodedImage pictureAsModelSeesIt(const DecodedImage& image, const ImagePreparat
         cropped.rgb.resize(static_cast<std::size_t>(cropped.width) * cropped.height * 3);
         for (int y = 0; y < cropped.height; ++y) {
             const auto from = picture.rgb.begin() +
-                static_cast<std::ptrdiff_t>(((top + y) * static_cast<std::size_t>(picture.width) + left) * 3);
+                static_cast<std::ptrdiff_t>(
+                                  ((top + y) * static_cast<std::size_t>(picture.width) + left) * 3);
             std::copy(from, from + cropped.width * 3,
                       cropped.rgb.begin() + static_cast<std::ptrdiff_t>(y) * cropped.width * 3);
         }
@@ -151,7 +154,8 @@ engine::Tensor normalisedPixels(const DecodedImage& picture, const ImagePreparat
                     v *= p.rescaleFactor;
                 float f = static_cast<float>(v);
                 if (p.normalise)
-                    f = (f - p.mean[static_cast<std::size_t>(c)]) / p.deviation[static_cast<std::size_t>(c)];
+                    f = (f - p.mean[static_cast<std::size_t>(c)]) /
+                        p.deviation[static_cast<std::size_t>(c)];
                 out.values()[(static_cast<std::size_t>(c) * height + y) * width + x] = f;
             }
     return out;

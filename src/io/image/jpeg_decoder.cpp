@@ -7,8 +7,8 @@
 #include "io/safetensors.h"
 
 #include <cstdio>
-#include <jpeglib.h>
 #include <jerror.h>
+#include <jpeglib.h>
 
 #include <csetjmp>
 #include <memory>
@@ -52,8 +52,8 @@ DecodedImage decodeJpeg(std::string_view bytes, const std::string& name)
     if (setjmp(s->jump)) {
         if (s->created)
             jpeg_destroy_decompress(&s->info);
-        throw FormatError(printable(name) + " is not a readable JPEG: " +
-                          printable(s->message, 120) + ".");
+        throw FormatError(printable(name) +
+                          " is not a readable JPEG: " + printable(s->message, 120) + ".");
     }
     jpeg_create_decompress(&s->info);
     s->created = true;

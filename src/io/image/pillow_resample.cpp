@@ -65,7 +65,8 @@ Coefficients coefficients(int inSize, int outSize, const Filter& filter)
             sum += k[static_cast<std::size_t>(x)];
         }
         for (int x = 0; x < xmax; ++x) {
-            const double w = sum != 0.0 ? k[static_cast<std::size_t>(x)] / sum : k[static_cast<std::size_t>(x)];
+            const double w =
+                sum != 0.0 ? k[static_cast<std::size_t>(x)] / sum : k[static_cast<std::size_t>(x)];
             c.weights[static_cast<std::size_t>(xx) * c.taps + x] =
                 static_cast<std::int32_t>(w * (1 << kPrecisionBits) + (w < 0 ? -0.5 : 0.5));
         }
@@ -122,8 +123,8 @@ std::optional<Resample> resampleFromNumber(long long number)
 
 DecodedImage resizeLikePillow(const DecodedImage& image, int width, int height, Resample resample)
 {
-    const Filter filter = resample == Resample::Bicubic ? Filter{bicubic, 2.0}
-                                                        : Filter{bilinear, 1.0};
+    const Filter filter =
+        resample == Resample::Bicubic ? Filter{bicubic, 2.0} : Filter{bilinear, 1.0};
     DecodedImage out = image;
     if (width != image.width)
         out = pass(out, width, filter, true);

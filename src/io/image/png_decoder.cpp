@@ -39,11 +39,13 @@ void onError(png_structp png, png_const_charp message)
     png_longjmp(png, 1);
 }
 
-void onWarning(png_structp, png_const_charp) {}
+void onWarning(png_structp, png_const_charp) { }
 
 std::uint32_t bigEndian(std::string_view bytes, std::size_t at)
 {
-    const auto b = [&](std::size_t i) { return static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[at + i])); };
+    const auto b = [&](std::size_t i) {
+        return static_cast<std::uint32_t>(static_cast<unsigned char>(bytes[at + i]));
+    };
     return (b(0) << 24) | (b(1) << 16) | (b(2) << 8) | b(3);
 }
 
@@ -73,14 +75,15 @@ DecodedImage decodePng(std::string_view bytes, const std::string& name)
     inspectChunks(bytes, name);
     const auto state = std::make_unique<PngState>();
     state->bytes = bytes;
-    png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, state.get(), onError, onWarning);
+    png_structp png =
+        png_create_read_struct(PNG_LIBPNG_VER_STRING, state.get(), onError, onWarning);
     if (!png)
         throw FormatError(printable(name) + " could not be read: libpng had no memory.");
     png_infop info = png_create_info_struct(png);
     if (setjmp(png_jmpbuf(png))) {
         png_destroy_read_struct(&png, &info, nullptr);
-        throw FormatError(printable(name) + " is not a readable PNG: " +
-                          printable(state->message, 120) + ".");
+        throw FormatError(printable(name) +
+                          " is not a readable PNG: " + printable(state->message, 120) + ".");
     }
     png_set_read_fn(png, state.get(), readData);
     png_set_sig_bytes(png, 8);

@@ -6,8 +6,7 @@ namespace attnviz::io {
 namespace {
 
 /// Rust regex's Unicode \w, which Hugging Face tests single_word tokens with.
-constexpr std::string_view kWordCharacter =
-    R"([\p{Alphabetic}\p{M}\p{Nd}\p{Pc}\p{Join_Control}])";
+constexpr std::string_view kWordCharacter = R"([\p{Alphabetic}\p{M}\p{Nd}\p{Pc}\p{Join_Control}])";
 
 bool whitespaceAt(std::string_view text, std::size_t pos)
 {
@@ -36,8 +35,8 @@ AddedVocabulary::AddedVocabulary(std::vector<AddedToken> tokens, const Normalize
     for (std::size_t k = 0; k < m_tokens.size(); ++k) {
         const AddedToken& token = m_tokens[k];
         if (token.normalized) {
-            spelled[k] = isValidUtf8(token.content) ? normalizer.apply(token.content)
-                                                    : token.content;
+            spelled[k] =
+                isValidUtf8(token.content) ? normalizer.apply(token.content) : token.content;
             normalized.emplace_back(spelled[k], static_cast<int>(k));
         } else {
             raw.emplace_back(token.content, static_cast<int>(k));
@@ -56,7 +55,7 @@ bool AddedVocabulary::touchesWord(std::string_view text, std::size_t start, std:
         return c.valid && m_wordCharacter->matchesAtStart(text.substr(pos, c.length));
     };
     return (start > 0 && wordAt(characterBefore(text, start))) ||
-           (end < text.size() && wordAt(end));
+        (end < text.size() && wordAt(end));
 }
 
 std::vector<AddedVocabulary::Piece> AddedVocabulary::split(std::string_view text,

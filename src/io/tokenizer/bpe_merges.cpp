@@ -11,7 +11,7 @@ namespace {
 std::uint64_t pairKey(int left, int right)
 {
     return static_cast<std::uint64_t>(static_cast<std::uint32_t>(left)) << 32 |
-           static_cast<std::uint32_t>(right);
+        static_cast<std::uint32_t>(right);
 }
 
 } // namespace
@@ -58,8 +58,7 @@ BpeMerges::BpeMerges(const std::vector<MergeRule>& rules, const Lookup& lookup,
             throw FormatError(rule.place + " merges \"" + printable(rule.left) + "\" and \"" +
                               printable(rule.right) + "\"; expected it and its parts in " +
                               std::string(vocabName));
-        m_merges.insert_or_assign(pairKey(*left, *right),
-                                  Merge{static_cast<int>(rank), *result});
+        m_merges.insert_or_assign(pairKey(*left, *right), Merge{static_cast<int>(rank), *result});
     }
 }
 

@@ -53,8 +53,7 @@ BpeModel BpeModel::fromJson(const JsonValue& model, Vocabulary vocab, int modelS
         result.m_byteIds[b] = result.modelId(piece);
     }
     result.m_merges = BpeMerges(
-        parseJsonMerges(model),
-        [&result](std::string_view token) { return result.modelId(token); },
+        parseJsonMerges(model), [&result](std::string_view token) { return result.modelId(token); },
         "tokenizer.json's model.vocab");
     return result;
 }

@@ -41,10 +41,10 @@ std::optional<char> fallbackByte(const std::string& token)
         return std::nullopt;
     int value = 0;
     for (const char digit : token.substr(3, 2)) {
-        const int d = digit >= '0' && digit <= '9'   ? digit - '0'
-                      : digit >= 'A' && digit <= 'F' ? digit - 'A' + 10
-                      : digit >= 'a' && digit <= 'f' ? digit - 'a' + 10
-                                                     : -1;
+        const int d = digit >= '0' && digit <= '9' ? digit - '0'
+            : digit >= 'A' && digit <= 'F'         ? digit - 'A' + 10
+            : digit >= 'a' && digit <= 'f'         ? digit - 'a' + 10
+                                                   : -1;
         if (d < 0)
             return std::nullopt;
         value = value * 16 + d;
@@ -67,12 +67,11 @@ std::string strip(const std::string& token, const std::string& content, std::siz
                   std::size_t stop)
 {
     std::size_t first = 0, last = token.size();
-    for (std::size_t k = 0; k < start && token.compare(first, content.size(), content) == 0 &&
-                            first < last;
-         ++k)
+    for (std::size_t k = 0;
+         k < start && token.compare(first, content.size(), content) == 0 && first < last; ++k)
         first += content.size();
     for (std::size_t k = 0; k < stop && last - first >= content.size() &&
-                            token.compare(last - content.size(), content.size(), content) == 0;
+         token.compare(last - content.size(), content.size(), content) == 0;
          ++k)
         last -= content.size();
     return token.substr(first, last - first);

@@ -70,8 +70,8 @@ std::int32_t LongestMatchFinder::child(std::int32_t state, unsigned char byte) c
     const auto s = static_cast<std::size_t>(state);
     const auto first = m_edges.begin() + m_states[s].firstEdge;
     const auto last = m_edges.begin() + m_states[s + 1].firstEdge;
-    const auto it =
-        std::lower_bound(first, last, byte, [](const Edge& e, unsigned char b) { return e.byte < b; });
+    const auto it = std::lower_bound(first, last, byte,
+                                     [](const Edge& e, unsigned char b) { return e.byte < b; });
     return it != last && it->byte == byte ? it->target : -1;
 }
 

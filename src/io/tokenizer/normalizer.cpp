@@ -67,8 +67,7 @@ void Normalizer::add(const JsonValue& normalizer)
     } else if (type == "NFKC") {
         m_steps.push_back({Step::Kind::UnicodeForm, stable | UTF8PROC_COMPOSE | UTF8PROC_COMPAT});
     } else if (type == "NFKD") {
-        m_steps.push_back(
-            {Step::Kind::UnicodeForm, stable | UTF8PROC_DECOMPOSE | UTF8PROC_COMPAT});
+        m_steps.push_back({Step::Kind::UnicodeForm, stable | UTF8PROC_DECOMPOSE | UTF8PROC_COMPAT});
     } else if (type == "Prepend") {
         m_steps.push_back({Step::Kind::Prepend, 0, stringMember(normalizer, "prepend", type)});
     } else if (type == "Replace") {
@@ -80,7 +79,10 @@ void Normalizer::add(const JsonValue& normalizer)
             isValidUtf8(literal->asString()))
             m_steps.push_back({Step::Kind::ReplaceString, 0, literal->asString(), content});
         else if (regex && regex->isString())
-            m_steps.push_back({Step::Kind::ReplaceRegex, 0, {}, content,
+            m_steps.push_back({Step::Kind::ReplaceRegex,
+                               0,
+                               {},
+                               content,
                                std::make_shared<const OnigurumaRegex>(
                                    regex->asString(), "tokenizer.json's Replace pattern")});
         else

@@ -87,8 +87,8 @@ OnigurumaRegex::OnigurumaRegex(std::string_view pattern, std::string_view where)
 
 OnigurumaRegex::~OnigurumaRegex() = default;
 
-std::vector<OnigurumaRegex::Match>
-OnigurumaRegex::findAll(std::string_view utf8, std::chrono::steady_clock::time_point deadline) const
+std::vector<OnigurumaRegex::Match> OnigurumaRegex::findAll(
+    std::string_view utf8, std::chrono::steady_clock::time_point deadline) const
 {
     const std::unique_ptr<OnigRegion, RegionDeleter> region(onig_region_new());
     const std::unique_ptr<OnigMatchParam, MatchParamDeleter> param(onig_new_match_param());

@@ -52,8 +52,8 @@ std::optional<int> PatchTokenizer::id(std::string_view token) const
         const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), into);
         return ec == std::errc() && end == s.data() + s.size();
     };
-    if (!parse(token.substr(0, comma), row) || !parse(token.substr(comma + 1), column) ||
-        row < 0 || row >= m_rows || column < 0 || column >= m_columns)
+    if (!parse(token.substr(0, comma), row) || !parse(token.substr(comma + 1), column) || row < 0 ||
+        row >= m_rows || column < 0 || column >= m_columns)
         return std::nullopt;
     return m_extra + row * m_columns + column;
 }

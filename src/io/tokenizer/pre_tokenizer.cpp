@@ -72,9 +72,10 @@ std::vector<OnigurumaRegex::Match> stringMatches(std::string_view text, std::str
 /// Rust's char::is_numeric, which the Digits pre-tokenizer splits at: categories Nd, Nl and No.
 bool isNumeric(char32_t codePoint)
 {
-    const utf8proc_category_t category = utf8proc_category(static_cast<utf8proc_int32_t>(codePoint));
+    const utf8proc_category_t category =
+        utf8proc_category(static_cast<utf8proc_int32_t>(codePoint));
     return category == UTF8PROC_CATEGORY_ND || category == UTF8PROC_CATEGORY_NL ||
-           category == UTF8PROC_CATEGORY_NO;
+        category == UTF8PROC_CATEGORY_NO;
 }
 
 /// The byte ranges to keep after a split, as Hugging Face's NormalizedString::split computes them.
@@ -195,8 +196,8 @@ void PreTokenizer::add(const JsonValue& preTokenizer)
             step.kind = Step::Kind::SplitString;
             step.text = literal->asString();
         } else if (regex && regex->isString()) {
-            step.regex = std::make_shared<const OnigurumaRegex>(
-                regex->asString(), "tokenizer.json's Split pattern");
+            step.regex = std::make_shared<const OnigurumaRegex>(regex->asString(),
+                                                                "tokenizer.json's Split pattern");
         } else {
             throw FormatError("tokenizer.json's Split pre-tokenizer has the pattern " +
                               (pattern ? pattern->describe() : std::string("missing")) +
@@ -237,8 +238,8 @@ void PreTokenizer::add(const JsonValue& preTokenizer)
                                   scheme->describe() + "; expected always, first or never");
         } else { // files written before prepend_scheme say add_prefix_space
             step.prepend = boolSetting(preTokenizer, "add_prefix_space", true, type)
-                               ? Step::Prepend::Always
-                               : Step::Prepend::Never;
+                ? Step::Prepend::Always
+                : Step::Prepend::Never;
         }
         m_steps.push_back(std::move(step));
     } else if (type == "Sequence") {
@@ -316,14 +317,14 @@ void PreTokenizer::applyStep(const Step& step, std::vector<PreToken>& pieces,
                     replaced += c;
             }
             const bool prepend = !replaced.starts_with(step.text) &&
-                                 (step.prepend == Step::Prepend::Always ||
-                                  (step.prepend == Step::Prepend::First && piece.startsText));
+                (step.prepend == Step::Prepend::Always ||
+                 (step.prepend == Step::Prepend::First && piece.startsText));
             if (prepend)
                 replaced.insert(0, step.text);
             const PreToken spaced{std::move(replaced), piece.startsText};
             if (step.split)
-                cut(spaced, stringMatches(spaced.text, step.text), Behavior::MergedWithNext,
-                    false, out);
+                cut(spaced, stringMatches(spaced.text, step.text), Behavior::MergedWithNext, false,
+                    out);
             else if (!spaced.text.empty())
                 out.push_back(spaced);
             break;

@@ -73,8 +73,7 @@ bool tokenOption(const JsonValue& entry, std::string_view name, bool fallback)
         return fallback;
     if (!value->isBool())
         throw FormatError("tokenizer.json's added token " + entry.describe() + " has " +
-                          std::string(name) + " " + value->describe() +
-                          "; expected true or false");
+                          std::string(name) + " " + value->describe() + "; expected true or false");
     return value->asBool();
 }
 

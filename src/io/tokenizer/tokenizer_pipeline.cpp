@@ -30,8 +30,8 @@ std::optional<int> settingToken(const std::optional<std::string>& name, const Vo
         return std::nullopt;
     const std::optional<int> id = vocab.find(*name);
     if (!id)
-        throw FormatError("tokenizer_config.json's " + std::string(key) + " \"" +
-                          printable(*name) + "\" is not in tokenizer.json's vocabulary; expected "
+        throw FormatError("tokenizer_config.json's " + std::string(key) + " \"" + printable(*name) +
+                          "\" is not in tokenizer.json's vocabulary; expected "
                           "one of its tokens");
     return id;
 }
@@ -62,9 +62,8 @@ struct TokenizerPipeline::EncodeState {
     std::chrono::steady_clock::time_point deadline;
 };
 
-std::unique_ptr<TokenizerPipeline>
-TokenizerPipeline::fromTokenizerJson(std::string_view tokenizerJson,
-                                     const TokenizerSettings& settings)
+std::unique_ptr<TokenizerPipeline> TokenizerPipeline::fromTokenizerJson(
+    std::string_view tokenizerJson, const TokenizerSettings& settings)
 {
     const JsonValue root = parseTokenizerJson(tokenizerJson, "BPE");
     const JsonValue& model = tokenizerModel(root);
@@ -129,8 +128,7 @@ std::vector<int> TokenizerPipeline::encodeWithoutSpecialTokens(std::string_view 
     return ids;
 }
 
-void TokenizerPipeline::encodeText(std::string_view text, bool startsText,
-                                   EncodeState& state) const
+void TokenizerPipeline::encodeText(std::string_view text, bool startsText, EncodeState& state) const
 {
     // Bytes that are no UTF-8 cut the text like added tokens (no pattern may see them) and
     // become byte pieces of their own.

@@ -35,8 +35,8 @@ struct TokenizerSettings {
 class TokenizerPipeline : public Tokenizer {
 public:
     /// Throws FormatError with one sentence naming tokenizer.json and what it does not read.
-    static std::unique_ptr<TokenizerPipeline> fromTokenizerJson(std::string_view tokenizerJson,
-                                                                const TokenizerSettings& settings = {});
+    static std::unique_ptr<TokenizerPipeline> fromTokenizerJson(
+        std::string_view tokenizerJson, const TokenizerSettings& settings = {});
 
     /// "byte-level BPE" or "SentencePiece BPE".
     std::string_view kind() const override;

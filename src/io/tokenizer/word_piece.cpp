@@ -4,8 +4,8 @@
 #include "io/safetensors.h"
 #include "io/tokenizer/bert_pre_tokenizer.h"
 #include "io/tokenizer/tokenizer_json.h"
-#include "io/tokenizer/utf8.h"
 #include "io/tokenizer/unicode.h"
+#include "io/tokenizer/utf8.h"
 
 #include <algorithm>
 
