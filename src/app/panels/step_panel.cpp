@@ -121,7 +121,7 @@ StepPanel::StepPanel(QWidget* parent)
     navigator->setContentsMargins(0, 0, 0, 0);
     navigator->addWidget(m_previous);
     for (lesson::LessonStepIndex i = 0; i < lesson::kLessonSteps.size(); ++i) {
-        const render::StepText text = render::stepText(lesson::kLessonSteps[i]);
+        const render::StepText text = render::stepHeading(lesson::kLessonSteps[i], nullptr);
         auto* button = new QToolButton(this);
         button->setText(text.label);
         button->setCheckable(true);
