@@ -66,7 +66,8 @@ template <typename S> void softmaxOf(BasicAttentionTrace<S>& t, bool overQueries
                     line = w.col(k);
                 else
                     line = w.row(k).transpose();
-                stages::softmaxRow<S>(line.data(), 0, line.size(), std::nullopt, guarded, scratch);
+                stages::softmaxRow<S>(line.data(), line.data(), 0, line.size(), std::nullopt,
+                                      guarded, scratch);
                 if (overQueries)
                     w.col(k) = line;
                 else

@@ -471,17 +471,18 @@ void onlineSoftmax(const StageInputs& in, BasicAttentionTrace<S>& t, const RowBl
 }
 
 template <typename S>
-S softmaxRow(S* row, Eigen::Index from, Eigen::Index to, std::optional<double> sink, bool guarded,
-             typename RowBlock<S>::Scratch& scratch)
+S softmaxRow(const S* in, S* out, Eigen::Index from, Eigen::Index to, std::optional<double> sink,
+             bool guarded, typename RowBlock<S>::Scratch& scratch)
 {
     const Eigen::Index n = to - from;
-    Eigen::Map<Eigen::Array<S, 1, Eigen::Dynamic>> x(row + from, n);
+    const Eigen::Map<const Eigen::Array<S, 1, Eigen::Dynamic>> x(in + from, n);
+    Eigen::Map<Eigen::Array<S, 1, Eigen::Dynamic>> y(out + from, n);
     S top = n > 0 ? x.maxCoeff() : kBlocked<S>;
     if (sink)
         top = std::max(top, static_cast<S>(*sink));
     if (top == kBlocked<S>) {
         // Every key blocked: softmax would be 0/0. AttnViz's query attends to nothing.
-        x.setConstant(guarded ? S(0) : std::numeric_limits<S>::quiet_NaN());
+        y.setConstant(guarded ? S(0) : std::numeric_limits<S>::quiet_NaN());
         return S(0);
     }
     const double sinkTerm = sink ? std::exp(*sink - static_cast<double>(top)) : 0.0;
@@ -507,18 +508,22 @@ S softmaxRow(S* row, Eigen::Index from, Eigen::Index to, std::optional<double> s
         e = e.exp();
         e += e * low;
         // Eigen's vectorised exp returns a denormal for −∞, not 0 (and the correction NaN):
-        // blocked weights are exactly zero, as the softmax of −∞ is.
-        e = (difference == kBlocked<double>).select(0.0f, e);
-        const double sum = sumInFixedOrder(e.data(), n) + sinkTerm;
-        x = (e.template cast<double>() * (1.0 / sum)).template cast<float>();
+        // blocked weights are exactly zero, as the softmax of −∞ is. A plain loop on floats,
+        // which the compiler vectorises (Eigen 3.4's select on a comparison of doubles is not).
+        float* exps = e.data();
+        for (Eigen::Index j = 0; j < n; ++j)
+            exps[j] = in[from + j] == kBlocked<float> ? 0.0f : exps[j];
+        const double sum = sumInFixedOrder(exps, n) + sinkTerm;
+        y = (e.template cast<double>() * (1.0 / sum)).template cast<float>();
         return static_cast<float>(sinkTerm / sum);
     } else {
         double sum = sinkTerm;
         for (Eigen::Index j = 0; j < n; ++j) {
-            x(j) = x(j) == kBlocked<double> ? 0.0 : std::exp(x(j) - top);
-            sum += x(j);
+            const double v = x(j);
+            y(j) = v == kBlocked<double> ? 0.0 : std::exp(v - top);
+            sum += y(j);
         }
-        x /= sum;
+        y /= sum;
         return sinkTerm / sum;
     }
 }
@@ -536,8 +541,8 @@ void softmax(const StageInputs& in, BasicAttentionTrace<S>& t, const RowBlock<S>
         auto row = weights.row(r);
         row.head(first).setZero();
         row.tail(block.keys - last).setZero();
-        row.segment(first, last - first) = masked.row(r).segment(first, last - first);
-        const S sinkWeight = softmaxRow(&row(0), first, last, sink, true, *block.scratch);
+        const S sinkWeight =
+            softmaxRow(&masked(r, 0), &row(0), first, last, sink, true, *block.scratch);
         if (sink)
             t.sinkWeights.matrix({block.b})(block.h, block.r0 + r) = sinkWeight;
     }
@@ -728,8 +733,8 @@ void runStagesFrom(AttentionStage from, const StageInputs& in, BasicAttentionTra
                                      const RowBlock<S>&);                                          \
     template void stages::concat<S>(const StageInputs&, BasicAttentionTrace<S>&);                  \
     template void stages::output<S>(const StageInputs&, BasicAttentionTrace<S>&);                  \
-    template S stages::softmaxRow<S>(S*, Eigen::Index, Eigen::Index, std::optional<double>, bool,  \
-                                     RowBlock<S>::Scratch&);                                       \
+    template S stages::softmaxRow<S>(const S*, S*, Eigen::Index, Eigen::Index,                     \
+                                     std::optional<double>, bool, RowBlock<S>::Scratch&);          \
     template RowBlock<S> wholeTensorBlock<S>(const StageInputs&, BasicAttentionTrace<S>&,          \
                                              std::int64_t, int, Eigen::Index, Eigen::Index,        \
                                              AttentionStage);                                      \

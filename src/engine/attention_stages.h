@@ -180,13 +180,14 @@ void context(const StageInputs& in, BasicAttentionTrace<S>& t, const RowBlock<S>
 template <typename S> void concat(const StageInputs& in, BasicAttentionTrace<S>& t);
 template <typename S> void output(const StageInputs& in, BasicAttentionTrace<S>& t);
 
-/// Softmax of one row of masked scores (−∞ where blocked) over keys [from, to), in place, with
-/// a sink logit joining the row when given; returns the sink's weight (0 without one). A row
+/// Softmax of one row of masked scores (−∞ where blocked) over keys [from, to), read from `in`
+/// and written to `out` (the same row, or another), with a sink logit joining the row when
+/// given; returns the sink's weight (0 without one). A row
 /// with nothing to attend to gives zeros, or NaN (0/0) when `guarded` is false (a mistake). The
 /// one softmax of the engine: the softmax stage, and a common mistake's columns.
 template <typename S>
-S softmaxRow(S* row, Eigen::Index from, Eigen::Index to, std::optional<double> sink, bool guarded,
-             typename RowBlock<S>::Scratch& scratch);
+S softmaxRow(const S* in, S* out, Eigen::Index from, Eigen::Index to, std::optional<double> sink,
+             bool guarded, typename RowBlock<S>::Scratch& scratch);
 } // namespace stages
 
 namespace detail {
