@@ -46,7 +46,6 @@ ScoreCellArithmetic scoreArithmetic(const Walkthrough& w, const CellAddress& c)
     const std::initializer_list<std::int64_t> at = {c.batch, c.head, c.query, c.column};
     a.score = t.scores.at(at);
     a.scale = d.scale();
-    a.divisor = 1.0 / a.scale;
     a.scaled = t.scaled.at(at);
     if (d.logitSoftCap) {
         a.cap = *d.logitSoftCap;

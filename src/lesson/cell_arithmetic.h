@@ -39,7 +39,6 @@ struct ScoreCellArithmetic {
     double productSum = 0; ///< Σ products
     float score = 0; ///< the trace's Q_h K_gᵀ at (i, j)
     double scale = 0; ///< what the score is multiplied by: 1/√d_k, or the module's own number
-    double divisor = 0; ///< 1 / scale: √d_k unless the module has its own scale
     float scaled = 0; ///< the trace's score · scale
     std::optional<double> cap; ///< soft-capping's c, when the module caps its scores
     float capped = 0; ///< the trace's c · tanh(scaled / c)

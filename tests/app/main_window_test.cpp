@@ -343,6 +343,16 @@ private slots:
                  qPrintable(form()->rotaryDimError->text()));
         QVERIFY(!m_window->walkthrough());
         form()->rotaryDim->setValue(2);
+        // The (1 + w) gain belongs to a q/k norm: shown with one, and while set after it.
+        QVERIFY(!form()->queryKeyNormUnitOffset->isVisibleTo(m_window.get()));
+        form()->queryKeyNorm->setCurrentIndex(
+            static_cast<int>(attnviz::lesson::QueryKeyNormKind::PerHead));
+        QVERIFY(form()->queryKeyNormUnitOffset->isVisibleTo(m_window.get()));
+        form()->queryKeyNormUnitOffset->setChecked(true);
+        form()->queryKeyNorm->setCurrentIndex(0);
+        QVERIFY(form()->queryKeyNormUnitOffset->isVisibleTo(m_window.get()));
+        form()->queryKeyNormUnitOffset->setChecked(false);
+        QVERIFY(!form()->queryKeyNormUnitOffset->isVisibleTo(m_window.get()));
         form()->queryKeyNorm->setCurrentIndex(
             static_cast<int>(attnviz::lesson::QueryKeyNormKind::PerHead));
         form()->scoreScale->setValue(0.125);

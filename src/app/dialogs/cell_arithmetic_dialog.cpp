@@ -122,7 +122,7 @@ QString scoreHtml(const lesson::Walkthrough& w, const lesson::ScoreCellArithmeti
         html += CellArithmeticDialog::tr("<p>%1 ÷ √%2 = %1 ÷ %3 = <b>%4</b></p>")
                     .arg(number(a.score))
                     .arg(a.query.size())
-                    .arg(number(a.divisor), number(a.scaled));
+                    .arg(number(1.0 / a.scale), number(a.scaled));
     int section = 3;
     float beforeMask = a.scaled;
     if (a.cap) {

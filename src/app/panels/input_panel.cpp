@@ -61,11 +61,14 @@ InputPanel::InputPanel(QWidget* parent)
     for (QDoubleSpinBox* number : {m_ui->ropeTheta, m_ui->scoreScale, m_ui->softCap})
         connect(number, &QDoubleSpinBox::valueChanged, this, changed);
     connect(m_ui->queryKeyNorm, &QComboBox::currentIndexChanged, this, [this, changed] {
-        showPositionControls();
+        showQueryKeyNormControls();
         changed();
     });
-    for (QCheckBox* box : {m_ui->queryKeyNormUnitOffset, m_ui->learnedSinks})
-        connect(box, &QCheckBox::toggled, this, changed);
+    connect(m_ui->queryKeyNormUnitOffset, &QCheckBox::toggled, this, [this, changed] {
+        showQueryKeyNormControls();
+        changed();
+    });
+    connect(m_ui->learnedSinks, &QCheckBox::toggled, this, changed);
     connect(m_ui->rotaryDim, &QSpinBox::valueChanged, this, [this] { showPositionControls(); });
     connect(m_ui->bias, &QCheckBox::toggled, this, changed);
     connect(m_ui->mask, &QComboBox::currentIndexChanged, this, [this, changed] {
@@ -88,6 +91,7 @@ InputPanel::InputPanel(QWidget* parent)
     });
     showMaskControls();
     showPositionControls();
+    showQueryKeyNormControls();
 }
 
 InputPanel::~InputPanel() = default;
@@ -102,6 +106,11 @@ void InputPanel::showPositionControls()
     m_ui->ropeTheta->setVisible(rotary);
     m_ui->label_rotaryDim->setVisible(partial);
     m_ui->rotaryDim->setVisible(partial);
+}
+
+void InputPanel::showQueryKeyNormControls()
+{
+    // Gemma's (1 + w) gain: shown with a q/k norm, or while set so that it can be undone.
     m_ui->queryKeyNormUnitOffset->setVisible(m_ui->queryKeyNorm->currentIndex() != 0 ||
                                              m_ui->queryKeyNormUnitOffset->isChecked());
 }
@@ -181,6 +190,7 @@ void InputPanel::setSettings(const lesson::PlaygroundSettings& s)
     m_ablatedHeads = s.ablatedHeads;
     showMaskControls();
     showPositionControls();
+    showQueryKeyNormControls();
     m_loading = false;
     emit settingsChanged();
 }

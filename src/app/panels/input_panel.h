@@ -38,7 +38,10 @@ signals:
 private:
     /// The valid-lengths field and "Clear drawn mask" belong to one kind of mask each.
     void showMaskControls();
+    /// The rotary base and the rotated size belong to rotary positions.
     void showPositionControls();
+    /// The (1 + w) gain belongs to a q/k norm.
+    void showQueryKeyNormControls();
 
     std::unique_ptr<Ui::InputPanel> m_ui;
     std::set<std::pair<int, int>> m_blockedCells;
