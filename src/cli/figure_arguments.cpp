@@ -113,8 +113,9 @@ FigureArguments figureArguments(const Arguments& a)
          {"fixed", lesson::RangeMode::Fixed}});
     if (out.scale.mode == lesson::RangeMode::Fixed && !(out.scale.low && out.scale.high))
         throw UsageError("--range fixed needs both --vmin and --vmax");
-    if (out.scale.low && out.scale.high && !(*out.scale.low < *out.scale.high))
-        throw UsageError("--vmin must be below --vmax");
+    if (out.scale.low && out.scale.high)
+        if (auto problem = lesson::colourRangeProblem(*out.scale.low, *out.scale.high))
+            throw UsageError(*problem);
     if (const auto s = a.value("--scale")) {
         if (*s == "linear") {
         } else if (*s == "log") {

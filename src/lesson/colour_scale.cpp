@@ -4,7 +4,9 @@
 #include "lesson/step_view.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
+#include <iterator>
 
 namespace attnviz::lesson {
 namespace {
@@ -25,7 +27,33 @@ std::optional<double> smallestPositive(const std::vector<Heatmap>& maps)
     return low;
 }
 
+// The shortest text that reads back as the same double: ends one float apart must not both read
+// "1", and 0.9999999999999999 must not come back as 0.99999999999999989.
+std::string exactly(double v)
+{
+    char text[32];
+    const auto written = std::to_chars(std::begin(text), std::end(text), v);
+    return std::string(text, written.ptr);
+}
+
 } // namespace
+
+std::optional<std::string> colourRangeProblem(double low, double high)
+{
+    const std::string range = "The colour range " + exactly(low) + " to " + exactly(high);
+    if (!std::isfinite(low) || !std::isfinite(high))
+        return range + " is not two finite numbers; give --vmin and --vmax as numbers.";
+    if (!(low < high))
+        return range + " is empty; --vmin must be below --vmax.";
+    const double width = high - low;
+    if (!std::isfinite(width))
+        return range + " is wider than a number can hold; narrow --vmin and --vmax.";
+    if (width < std::ldexp(std::max(std::abs(low), std::abs(high)), -24))
+        return range + " is narrower than a float can tell apart (its width must be at least " +
+            formatNumber(std::ldexp(std::max(std::abs(low), std::abs(high)), -24)) +
+            "); widen --vmin and --vmax.";
+    return std::nullopt;
+}
 
 std::pair<double, double> ScaleChoice::rangeOf(const std::vector<Heatmap>& maps) const
 {
@@ -49,10 +77,8 @@ std::pair<double, double> ScaleChoice::rangeOf(const std::vector<Heatmap>& maps)
         range.first = *low;
     if (high)
         range.second = *high;
-    if (!(range.first < range.second))
-        throw engine::InputError("The colour range " + formatNumber(range.first) + " to " +
-                                 formatNumber(range.second) +
-                                 " is empty; --vmin must be below --vmax.");
+    if (auto problem = colourRangeProblem(range.first, range.second))
+        throw engine::InputError(std::move(*problem));
     if (stretch == Stretch::Log && !(range.first > 0))
         throw engine::InputError("A log colour scale needs a range above 0; --vmin is " +
                                  formatNumber(range.first) + ".");

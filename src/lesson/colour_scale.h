@@ -37,6 +37,12 @@ struct ScaleChoice {
     std::string describe(std::pair<double, double> range, const std::string& step) const;
 };
 
+/// Why [low, high] cannot be a colour range, in one sentence, or nothing when it can: it must be
+/// ordered, its width a finite number, and wide enough that a float tells its ends apart (at
+/// least 2^-24 of its larger end's size, a float's resolution). A narrower range would make
+/// every cell one colour and leave the colour bar no room for two different ticks.
+std::optional<std::string> colourRangeProblem(double low, double high);
+
 /// Where `value` sits on the colour bar, from 0 (bottom) to 1 (top), values beyond the range
 /// clamped (≤ 0 on a log scale is the bottom); NaN for NaN. Signed (diverging) maps are linear.
 double barPosition(double value, std::pair<double, double> range, ColourScale scale,

@@ -190,10 +190,12 @@ std::vector<double> colourBarTicks(std::pair<double, double> range, lesson::Stre
 {
     if (stretch == lesson::Stretch::Log && range.first > 0 && range.second > range.first) {
         // Powers of ten, with 2 and 5 between them when the range spans fewer than three.
-        const double decades = std::log10(range.second / range.first);
+        const double decades = std::log10(range.second) - std::log10(range.first);
+        // Every decade, or every n-th where a range spans hundreds of them.
+        const double every = std::max(1.0, std::ceil((decades + 1) / kMaxColourBarTicks));
         std::vector<double> ticks;
         for (double p = std::floor(std::log10(range.first));
-             p <= std::ceil(std::log10(range.second)); ++p)
+             p <= std::ceil(std::log10(range.second)); p += every)
             for (const double m :
                  decades < 3 ? std::vector<double>{1, 2, 5} : std::vector<double>{1}) {
                 const double t = m * std::pow(10.0, p);
@@ -214,10 +216,18 @@ std::vector<double> colourBarTicks(std::pair<double, double> range, lesson::Stre
             step = m * magnitude;
             break;
         }
+    // The k-th tick from the first, never a running sum: below half an ulp of the ends a step
+    // would leave a sum where it was. At most kMaxColourBarTicks, each above the last.
+    const double first = std::ceil(range.first / step) * step;
     std::vector<double> ticks;
-    for (double t = std::ceil(range.first / step) * step; t <= range.second + step * 1e-9;
-         t += step)
+    for (int k = 0; k < kMaxColourBarTicks; ++k) {
+        const double t = first + k * step;
+        if (t > range.second + step * 1e-9 || (!ticks.empty() && !(t > ticks.back())))
+            break;
         ticks.push_back(std::abs(t) < step * 1e-9 ? 0.0 : t);
+    }
+    if (ticks.empty())
+        ticks.push_back(range.first);
     return ticks;
 }
 

@@ -88,8 +88,10 @@ QString visibleToken(const QString& token, bool spaceMarks = true);
 /// (XML 1.0 forbids them in SVG).
 QString visibleText(const QString& text);
 
+/// The most ticks a colour bar has: a bar on a projector has room for about ten labels.
+inline constexpr int kMaxColourBarTicks = 12;
 /// The colour bar's tick values for a range: a few round numbers within it (powers of ten on a
-/// log scale).
+/// log scale), increasing, at most kMaxColourBarTicks of them whatever the range.
 std::vector<double> colourBarTicks(std::pair<double, double> range,
                                    lesson::Stretch stretch = lesson::Stretch::Linear);
 /// A value as a tick or a tooltip prints it (−∞ as such).

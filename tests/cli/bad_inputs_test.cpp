@@ -1876,6 +1876,27 @@ std::vector<Row> catalogue()
          },
          2,
          {"\"sliding_window\" is 0"}},
+
+        // ---- figure options: colour ranges no colour bar can show (issue #45) -----------------
+        {"figure_colour_range_one_double_apart",
+         [](const Scene& s) {
+             return exportModel(s, {"--vmin", "1", "--vmax", "1.0000000000000002"});
+         },
+         2,
+         {"The colour range 1 to 1.0000000000000002 is narrower than a float can tell apart",
+          "widen --vmin and --vmax"}},
+        {"figure_colour_range_bottom_against_the_data",
+         [](const Scene& s) {
+             return exportModel(s, {"--steps", "weights", "--vmin", "0.9999999999999999"});
+         },
+         2,
+         {"The colour range 0.9999999999999999 to 1 is narrower than a float can tell apart"}},
+        {"figure_colour_range_wider_than_doubles",
+         [](const Scene& s) {
+             return exportModel(s, {"--vmin", "-1e308", "--vmax", "1e308"});
+         },
+         2,
+         {"The colour range -1e+308 to 1e+308 is wider than a number can hold"}},
     };
 }
 

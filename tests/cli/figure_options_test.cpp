@@ -270,6 +270,16 @@ TEST_F(FigureOptions, BadValuesAreOneSentenceEach)
                 HasSubstr("needs both --vmin and --vmax"));
     EXPECT_THAT(refusal({"--format", "png", "--vmin", "1", "--vmax", "0.5"}),
                 HasSubstr("--vmin must be below --vmax"));
+    // Ends a float cannot tell apart, or a width no number holds: refused before the model runs
+    // (a range one double apart once made the colour bar's ticks grow without end).
+    EXPECT_THAT(refusal({"--format", "png", "--vmin", "1", "--vmax", "1.0000000000000002"}),
+                HasSubstr("The colour range 1 to 1.0000000000000002 is narrower than a float can "
+                          "tell apart"));
+    EXPECT_THAT(refusal({"--format", "png", "--vmin", "-1e308", "--vmax", "1e308"}),
+                HasSubstr("is wider than a number can hold"));
+    // The top from the data (the causal first row's weight 1), the bottom a hair below it.
+    EXPECT_THAT(refusal({"--format", "png", "--steps", "weights", "--vmin", "0.9999999999999999"}),
+                HasSubstr("narrower than a float can tell apart"));
     EXPECT_THAT(refusal({"--format", "csv", "--figure", "grid"}), HasSubstr("one matrix each"));
     EXPECT_THAT(refusal({"--format", "png", "--font-family", "No Such Font"}),
                 HasSubstr("not installed"));

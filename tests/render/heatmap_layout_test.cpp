@@ -8,6 +8,8 @@
 
 #include <QFontMetricsF>
 
+#include <cmath>
+
 #include <gtest/gtest.h>
 
 namespace attnviz::test {
@@ -203,6 +205,32 @@ TEST_F(HeatmapLayout, NumbersThatRoundToZeroPrintWithoutASign)
     EXPECT_EQ(render::formatFixed(1.23456, 4), QString("1.2346"));
     EXPECT_EQ(render::formatValue(-0.0), QString("0"));
     EXPECT_EQ(render::formatValue(-0.5), QString("−0.5"));
+}
+
+// A range a few ulps wide, or as wide as doubles go, still gives a few increasing ticks: the
+// tick loop once added a step too small to move its sum and grew without end (issue #45).
+TEST(ColourBarTicks, AreFewAndIncreasingForAnyRange)
+{
+    const double one = 1.0, next = std::nextafter(1.0, 2.0);
+    const std::pair<double, double> ranges[] = {{0, 1},
+                                                {one, next},
+                                                {std::nextafter(1.0, 0.0), one},
+                                                {-1e308, 1e308},
+                                                {1e-300, 1},
+                                                {5e-324, 1e308},
+                                                {0.25, 0.25 + 1e-12},
+                                                {-3, -2.999999}};
+    for (const auto& range : ranges)
+        for (const auto stretch : {lesson::Stretch::Linear, lesson::Stretch::Log}) {
+            const std::vector<double> ticks = render::colourBarTicks(range, stretch);
+            ASSERT_FALSE(ticks.empty()) << range.first << " " << range.second;
+            EXPECT_LE(ticks.size(), static_cast<std::size_t>(render::kMaxColourBarTicks))
+                << range.first << " " << range.second;
+            for (std::size_t k = 1; k < ticks.size(); ++k)
+                EXPECT_GT(ticks[k], ticks[k - 1]) << range.first << " " << range.second;
+        }
+    const std::vector<double> unit = render::colourBarTicks({0, 1});
+    EXPECT_EQ(unit, (std::vector<double>{0, 0.25, 0.5, 0.75, 1}));
 }
 
 } // namespace
