@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 
 namespace attnviz::render {
@@ -308,16 +309,40 @@ std::pair<Json, QString> walkthroughSteps(const WebPageContent& content, ValuePa
     return {steps, markup};
 }
 
+// The values walkthroughSteps stores, counted from the trace's shapes without drawing a map of
+// a trace step: batch item 0 of each view of each step shown, of the selected heads on per-head
+// steps (the input step's few maps, each the input's size, are drawn and counted).
 std::uint64_t stepValueCount(const WebPageContent& content)
 {
     const auto& w = content.walkthrough;
     if (!w || w->weightsOnly())
         return 0;
-    // The steps show batch item 0 of the input and of each intermediate the trace kept.
-    std::uint64_t total = w->queryInput ? static_cast<std::uint64_t>(w->queryInput->size()) : 0;
-    for (engine::AttentionStep step : engine::kAttentionSteps)
-        total += static_cast<std::uint64_t>(w->trace->step(step).size());
-    return total / static_cast<std::uint64_t>(std::max(1, w->batch()));
+    const auto batch = static_cast<std::uint64_t>(std::max(1, w->batch()));
+    std::uint64_t total = 0;
+    for (lesson::LessonStepIndex i : lesson::shownLessonSteps(*w->trace)) {
+        const lesson::LessonStep& step = lesson::kLessonSteps[i];
+        if (!wanted(step, content.steps))
+            continue;
+        if (step.views.empty()) // the input X and what it is made of: the size of the input
+            for (const lesson::Heatmap& m : lesson::stepHeatmaps(step, w, 0, 0))
+                total +=
+                    static_cast<std::uint64_t>(m.rows()) * static_cast<std::uint64_t>(m.cols());
+        for (const lesson::TraceView& view : step.views) {
+            const engine::Tensor& t = w->trace->step(view.step);
+            std::uint64_t values = static_cast<std::uint64_t>(t.size()) / batch;
+            if (step.perHead() && t.rank() >= 2 && t.dim(1) > 0 && !content.heads.isAll()) {
+                const auto heads = static_cast<std::uint64_t>(t.dim(1));
+                const auto chosen =
+                    static_cast<std::uint64_t>(content.heads
+                                                   .within(static_cast<int>(std::min<std::int64_t>(
+                                                       t.dim(1), std::numeric_limits<int>::max())))
+                                                   .size());
+                values = values / heads * chosen;
+            }
+            total += values;
+        }
+    }
+    return total;
 }
 
 QString filled(const QString& page, const std::map<QString, QString>& values)

@@ -197,5 +197,32 @@ TEST(WebPage, RefusesWhatItCannotHoldInOneSentence)
     EXPECT_GT(webPageValueCount(content), 0u);
 }
 
+// The size check counts what the page will hold: the selected steps and heads, not every step
+// the trace kept (a 4001-token page of the weights alone was refused as if it held them all,
+// and "choose fewer steps" could not help).
+TEST(WebPage, CountsTheValuesOfWhatIsSelected)
+{
+    const auto w = playground();
+    const auto stored = [](const QByteArray& bytes) {
+        std::uint64_t values = 0;
+        const UnpackedPage page = unpack(bytes);
+        for (const Json& map : page.data["maps"])
+            values += map["rows"].get<std::uint64_t>() * map["cols"].get<std::uint64_t>();
+        return values;
+    };
+    WebPageContent all = contentOf(w);
+    WebPageContent weights = contentOf(w);
+    weights.steps = {engine::AttentionStep::Weights};
+    WebPageContent oneHead = weights;
+    oneHead.heads.add(1, 1);
+    WebPageContent twoSteps = oneHead;
+    twoSteps.steps.push_back(engine::AttentionStep::QHeads);
+    for (const WebPageContent* c : {&all, &weights, &oneHead, &twoSteps})
+        EXPECT_EQ(webPageValueCount(*c), stored(renderWebPage(*c)));
+    EXPECT_LT(webPageValueCount(weights), webPageValueCount(all) / 3);
+    EXPECT_LT(webPageValueCount(oneHead), webPageValueCount(weights));
+    EXPECT_LT(webPageValueCount(oneHead), webPageValueCount(twoSteps));
+}
+
 } // namespace
 } // namespace attnviz::render
