@@ -1877,6 +1877,22 @@ std::vector<Row> catalogue()
          2,
          {"\"sliding_window\" is 0"}},
 
+        // ---- pictures: every JSON file's error names the file (issue #45) -------------------
+        {"vit_preprocessor_config_not_json",
+         [](const Scene& s) {
+             const fs::path dir = s.hf("vit");
+             s.write("vit/preprocessor_config.json", R"({"do_resize": NaN})");
+             return Args{"picture",
+                         "--model",
+                         dir.string(),
+                         "--image",
+                         (kData / "images" / "grey1.png").string(),
+                         "--out",
+                         s.out("map.png")};
+         },
+         2,
+         {"preprocessor_config.json is not valid JSON: unexpected character at byte 14"}},
+
         // ---- figure options: colour ranges no colour bar can show (issue #45) -----------------
         {"figure_colour_range_one_double_apart",
          [](const Scene& s) {

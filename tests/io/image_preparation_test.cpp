@@ -180,6 +180,16 @@ TEST_F(ImageFiles, ThePreparationIsReadFromTheProcessorsFile)
         std::ofstream(path("preprocessor_config.json")) << bad;
         EXPECT_THROW(io::readImagePreparation(dir(), inputOf(224, 224)), std::exception) << bad;
     }
+    // Not JSON (NaN is JavaScript's, not JSON's): the sentence names the file.
+    std::ofstream(path("preprocessor_config.json")) << R"({"image_std": NaN})";
+    try {
+        io::readImagePreparation(dir(), inputOf(224, 224));
+        ADD_FAILURE() << "a NaN was read as JSON";
+    } catch (const io::FormatError& e) {
+        EXPECT_THAT(
+            e.what(),
+            ::testing::HasSubstr(path("preprocessor_config.json") + " is not valid JSON: "));
+    }
     // Without the file: ViT's defaults at the model's size.
     std::filesystem::remove(path("preprocessor_config.json"));
     const io::ImagePreparation d = io::readImagePreparation(dir(), inputOf(32, 48));

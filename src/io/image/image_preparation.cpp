@@ -1,6 +1,7 @@
 #include "io/image/image_preparation.h"
 
 #include "io/checkpoint/config_reader.h"
+#include "io/file_error.h"
 #include "io/input_file.h"
 #include "io/safetensors.h"
 
@@ -72,7 +73,12 @@ ImagePreparation readImagePreparation(const std::filesystem::path& folder,
     std::error_code error;
     if (!std::filesystem::exists(file, error))
         return p;
-    const JsonValue json = parseJson(readFile(file.string(), 1 << 20));
+    JsonValue json;
+    try {
+        json = parseJson(readFile(file.string(), 1 << 20));
+    } catch (const JsonError& e) {
+        throw FormatError(printable(file.string()) + " is not valid JSON: " + e.what());
+    }
     if (!json.isObject())
         throw FormatError(std::string(kFile) + " holds no JSON object.");
     const ConfigReader r(json, kFile);
