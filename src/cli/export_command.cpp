@@ -9,6 +9,7 @@
 #include "lesson/imported_run.h"
 #include "lesson/model_walkthrough.h"
 #include "render/export_formats.h"
+#include "render/image_export.h"
 
 #include <cstdio>
 
@@ -162,8 +163,8 @@ int run(const std::vector<std::string>& args)
         throw UsageError("--over-layers applies to --model and --attentions; a --case file has "
                          "one layer");
     render::ImageSize& size = job.figure.size;
-    size.width = parsed.integer("--width", size.width, 50, 20000);
-    size.height = parsed.integer("--height", size.height, 50, 20000);
+    size.width = parsed.integer("--width", size.width, 50, render::kMaxImageSide);
+    size.height = parsed.integer("--height", size.height, 50, render::kMaxImageSide);
     size.dpi = parsed.integer("--dpi", size.dpi, 24, 2400);
     if (size.width * 96 / size.dpi < 50 || size.height * 96 / size.dpi < 50)
         throw UsageError(

@@ -7,6 +7,7 @@
 #include "io/file_error.h"
 #include "lesson/picture_attention.h"
 #include "render/colour_map.h"
+#include "render/image_export.h"
 #include "render/picture_overlay.h"
 
 #include <charconv>
@@ -113,8 +114,8 @@ int run(const std::vector<std::string>& args)
         overlay.colourMap = map;
     }
     render::FigureOptions figure;
-    figure.size = {parsed.integer("--width", 1200, 50, 20000),
-                   parsed.integer("--height", 1040, 50, 20000),
+    figure.size = {parsed.integer("--width", 1200, 50, render::kMaxImageSide),
+                   parsed.integer("--height", 1040, 50, render::kMaxImageSide),
                    parsed.integer("--dpi", 192, 24, 2400)};
     if (figure.size.width * 96 / figure.size.dpi < 200 ||
         figure.size.height * 96 / figure.size.dpi < 200)

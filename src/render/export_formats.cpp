@@ -1,11 +1,14 @@
 #include "render/export_formats.h"
 
 #include "engine/input_error.h"
+#include "io/file_error.h"
 #include "io/labelled_matrix.h"
 #include "lesson/memory_budget.h"
 #include "lesson/trace_export.h"
 #include "render/export_figures.h"
 #include "render/handout.h"
+#include "render/heatmap_layout.h"
+#include "render/image_export.h"
 #include "render/name_table.h"
 #include "render/picture_overlay.h"
 #include "render/web_page.h"
@@ -329,6 +332,73 @@ const ExportFormat* exportFormat(std::string_view name)
     return rowNamed(exportFormats(), name);
 }
 
+namespace {
+
+enum class Shortfall { None, Cells, Labels };
+
+// What a figure cannot show at a size: a cell of a multi-panel figure without a whole pixel (a
+// single map's cells may share pixels, as a long text's do, but must get some room), or, under
+// `--labels all`, a label that would overlap its neighbour.
+Shortfall shortfallAt(const ExportFigure& f, const FigureOptions& figure)
+{
+    const double toPixels = figure.size.dpi / 96.0;
+    const bool panels = f.content.maps.size() > 1;
+    const std::vector<HeatmapLayout> layouts = figurePanels(f.content, figure);
+    for (std::size_t i = 0; i < layouts.size(); ++i) {
+        const QRectF cells = layouts[i].cells();
+        const lesson::Heatmap& m = f.content.maps[i];
+        const double needWidth = panels ? m.cols() : 1, needHeight = panels ? m.rows() : 1;
+        if (!(cells.width() * toPixels >= needWidth && cells.height() * toPixels >= needHeight))
+            return Shortfall::Cells;
+        if (figure.labels == LabelMode::All && layouts[i].labelsCrowded())
+            return Shortfall::Labels;
+    }
+    return Shortfall::None;
+}
+
+// One sentence when the figure cannot be drawn at the job's size, naming a size that would do
+// (found by growing both sides a quarter at a time up to kMaxImageSide).
+std::optional<std::string> figureProblem(const ExportFigure& f, const FigureOptions& figure)
+{
+    const Shortfall shortfall = shortfallAt(f, figure);
+    if (shortfall == Shortfall::None)
+        return std::nullopt;
+    FigureOptions larger = figure;
+    std::optional<ImageSize> enough;
+    while (larger.size.width < kMaxImageSide || larger.size.height < kMaxImageSide) {
+        larger.size.width =
+            std::min(kMaxImageSide, larger.size.width + (larger.size.width + 3) / 4);
+        larger.size.height =
+            std::min(kMaxImageSide, larger.size.height + (larger.size.height + 3) / 4);
+        if (shortfallAt(f, larger) == Shortfall::None) {
+            enough = larger.size;
+            break;
+        }
+    }
+    const lesson::Heatmap& first = f.content.maps.front();
+    const std::string what = f.content.maps.size() > 1
+        ? io::printable(f.baseName) + " (" + std::to_string(f.content.maps.size()) + " panels of " +
+            std::to_string(first.rows()) + " × " + std::to_string(first.cols()) + ")"
+        : io::printable(f.baseName) + " (" + std::to_string(first.rows()) + " × " +
+            std::to_string(first.cols()) + ")";
+    const std::string size = std::to_string(figure.size.width) + " × " +
+        std::to_string(figure.size.height) + " image at " +
+        QString::number(figure.fontPoints, 'g', 3).toStdString() + " pt";
+    const std::string fix = enough ? "a " + std::to_string(enough->width) + " × " +
+            std::to_string(enough->height) + " image would hold them (--width, --height)"
+                                   : "no image up to " + std::to_string(kMaxImageSide) + " × " +
+            std::to_string(kMaxImageSide) + " holds it: export fewer heads or layers at once";
+    if (shortfall == Shortfall::Cells && figure.labels != LabelMode::All)
+        return "Every cell of " + what + " does not get a pixel in a " + size + "; " + fix + ".";
+    if (shortfall == Shortfall::Cells)
+        return "Every cell and every label of " + what + " do not fit a " + size + "; " + fix +
+            ", the font smaller, or choose labels auto.";
+    return "Every label of " + what + " does not fit a " + size + "; " + fix +
+        ", the font smaller, or choose labels auto.";
+}
+
+} // namespace
+
 std::string exportFormatList()
 {
     return namesOf(exportFormats());
@@ -344,17 +414,10 @@ std::vector<std::string> writeExport(const ExportFormat& format, const ExportJob
     if (format.kind != ExportKind::Image && job.arrangement != FigureArrangement::Each)
         throw engine::InputError("Figures of several maps are images; " + std::string(format.name) +
                                  " files hold one matrix each, so export them one per matrix.");
-    if (format.kind == ExportKind::Image && job.figure.labels == LabelMode::All &&
-        job.arrangement == FigureArrangement::Each)
-        for (const lesson::ExportItem& item : job.items)
-            if (!labelsFit(item.heatmap, item.range, job.figure))
-                throw engine::InputError(
-                    "Every label of " + item.baseName + " (" + std::to_string(item.heatmap.rows()) +
-                    " × " + std::to_string(item.heatmap.cols()) + ") does not fit a " +
-                    std::to_string(job.figure.size.width) + " × " +
-                    std::to_string(job.figure.size.height) + " image at " +
-                    QString::number(job.figure.fontPoints, 'g', 3).toStdString() +
-                    " pt; make the image larger, the font smaller, or choose labels auto.");
+    if (format.kind == ExportKind::Image)
+        for (const ExportFigure& f : arrangeFigures(job.items, job.arrangement))
+            if (auto problem = figureProblem(f, job.figure))
+                throw engine::InputError(std::move(*problem));
     io::FileSetWriter set(folder, overwrite);
     set.expect(names);
     format.write(job, set, progress);

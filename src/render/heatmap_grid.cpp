@@ -27,10 +27,11 @@ int sharedColourBarIndex(int count, int columns)
     return std::min(columns, count) - 1;
 }
 
-void paintGrid(QPainter& painter, QRectF area, const std::vector<lesson::Heatmap>& maps,
-               const std::vector<std::pair<double, double>>& ranges, const HeatmapStyle& style,
-               GridStyle grid)
+GridPlan planGrid(QRectF area, const std::vector<lesson::Heatmap>& maps,
+                  const std::vector<std::pair<double, double>>& ranges, const HeatmapStyle& style,
+                  GridStyle grid)
 {
+    GridPlan plan;
     const int count = static_cast<int>(maps.size());
     const int columns = grid.columns > 0 ? grid.columns : gridColumns(count, grid.maxSingleRow);
     const int rows = std::max((count + columns - 1) / columns, 1);
@@ -39,23 +40,35 @@ void paintGrid(QPainter& painter, QRectF area, const std::vector<lesson::Heatmap
     const bool barBeside = grid.barBesideGrid && oneRange && style.colourBar && count > 1;
     if (barBeside) {
         const double strip = colourBarWidth(ranges.front(), style, maps.front().scale);
-        paintColourBar(painter, QRectF(area.right() - strip, area.top(), strip, area.height()),
-                       maps.front().scale, ranges.front(), style);
+        plan.bar = QRectF(area.right() - strip, area.top(), strip, area.height());
         area.setRight(area.right() - strip);
     }
     const double width = area.width() / columns;
     const double height =
         grid.squareCells ? std::min(width, area.height() / rows) : area.height() / rows;
     for (int i = 0; i < count; ++i) {
-        const auto at = static_cast<std::size_t>(i);
         HeatmapStyle own = style;
         own.colourBar = style.colourBar && !barBeside &&
             (!oneRange || i == sharedColourBarIndex(count, columns));
         const GridSlot slot = gridSlot(i, count, columns);
-        const QRectF cell(area.left() + slot.halfColumn * width / 2, area.top() + slot.row * height,
-                          width, height);
-        paintHeatmap(painter, HeatmapLayout(maps[at], ranges[at], cell, own), maps[at], ranges[at],
-                     own);
+        plan.panels.push_back({QRectF(area.left() + slot.halfColumn * width / 2,
+                                      area.top() + slot.row * height, width, height),
+                               own});
+    }
+    return plan;
+}
+
+void paintGrid(QPainter& painter, QRectF area, const std::vector<lesson::Heatmap>& maps,
+               const std::vector<std::pair<double, double>>& ranges, const HeatmapStyle& style,
+               GridStyle grid)
+{
+    const GridPlan plan = planGrid(area, maps, ranges, style, grid);
+    if (plan.bar)
+        paintColourBar(painter, *plan.bar, maps.front().scale, ranges.front(), style);
+    for (std::size_t i = 0; i < plan.panels.size(); ++i) {
+        const GridPlan::Panel& panel = plan.panels[i];
+        paintHeatmap(painter, HeatmapLayout(maps[i], ranges[i], panel.area, panel.style), maps[i],
+                     ranges[i], panel.style);
     }
 }
 

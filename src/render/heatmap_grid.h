@@ -6,6 +6,7 @@
 #include <QPainter>
 #include <QRectF>
 
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -37,6 +38,20 @@ struct GridStyle {
     /// (the app's and the handout's grids).
     bool barBesideGrid = false;
 };
+
+/// Where a grid puts its colour bar (when one stands beside the grid) and each matrix, with the
+/// style each is drawn in: what paintGrid draws, and what an export checks before drawing.
+struct GridPlan {
+    std::optional<QRectF> bar;
+    struct Panel {
+        QRectF area;
+        HeatmapStyle style;
+    };
+    std::vector<Panel> panels;
+};
+GridPlan planGrid(QRectF area, const std::vector<lesson::Heatmap>& maps,
+                  const std::vector<std::pair<double, double>>& ranges, const HeatmapStyle& style,
+                  GridStyle grid = {});
 
 /// Draws `maps` as a grid inside `area`, matrix i on colour range `ranges[i]`. When all ranges
 /// are equal there is one colour bar (see GridStyle); else one each.

@@ -37,32 +37,54 @@ HeatmapStyle exportStyle(const std::vector<lesson::Heatmap>& maps, bool vector,
     return style;
 }
 
+QFont titleFont(const FigureOptions& figure)
+{
+    QFont font = exportFont(figure);
+    font.setBold(true);
+    font.setPixelSize(static_cast<int>(std::lround(font.pixelSize() * 16.0 / 13.0)));
+    return font;
+}
+
+// The band a figure's title takes at the top (none without a title): wrapped, never cut, as
+// tall as the title needs.
+QRectF titleBand(QSizeF logical, const QString& title, const FigureOptions& figure)
+{
+    if (title.isEmpty())
+        return {};
+    const QRectF needed = QFontMetricsF(titleFont(figure))
+                              .boundingRect(QRectF(8, 0, logical.width() - 16, 1e6),
+                                            Qt::AlignCenter | Qt::TextWordWrap, visibleText(title));
+    return QRectF(8, 0, logical.width() - 16, std::max(32.0, needed.height() + 12));
+}
+
+// The grid under the title: a figure's panels and its colour bar.
+QRectF gridArea(QSizeF logical, const FigureContent& content, const FigureOptions& figure)
+{
+    const double top = titleBand(logical, content.title, figure).height();
+    return QRectF(0, top, logical.width(), logical.height() - top);
+}
+
+GridStyle figureGrid(const FigureContent& content)
+{
+    GridStyle grid;
+    grid.columns = content.columns;
+    grid.barBesideGrid = true;
+    return grid;
+}
+
 // Draws on a canvas of `logical` pixels (96 dpi units).
 void paintFigure(QPainter& painter, QSizeF logical, const FigureContent& content, bool vector,
                  const FigureOptions& figure)
 {
     if (!figure.transparent)
         painter.fillRect(QRectF(QPointF(0, 0), logical), Qt::white);
-    double top = 0;
-    if (!content.title.isEmpty()) {
-        QFont font = exportFont(figure);
-        font.setBold(true);
-        font.setPixelSize(static_cast<int>(std::lround(font.pixelSize() * 16.0 / 13.0)));
-        // Wrapped, never cut: the band is as tall as the title needs.
-        const QString text = visibleText(content.title);
-        const QRectF needed = QFontMetricsF(font).boundingRect(
-            QRectF(8, 0, logical.width() - 16, 1e6), Qt::AlignCenter | Qt::TextWordWrap, text);
-        const QRectF band(8, 0, logical.width() - 16, std::max(32.0, needed.height() + 12));
-        painter.setFont(font);
+    if (const QRectF band = titleBand(logical, content.title, figure); !band.isEmpty()) {
+        painter.setFont(titleFont(figure));
         painter.setPen(Qt::black);
-        painter.drawText(band, Qt::AlignCenter | Qt::TextWordWrap, text);
-        top = band.height();
+        painter.drawText(band, Qt::AlignCenter | Qt::TextWordWrap, visibleText(content.title));
     }
-    GridStyle grid;
-    grid.columns = content.columns;
-    grid.barBesideGrid = true;
-    paintGrid(painter, QRectF(0, top, logical.width(), logical.height() - top), content.maps,
-              content.ranges, exportStyle(content.maps, vector, figure), grid);
+    paintGrid(painter, gridArea(logical, content, figure), content.maps, content.ranges,
+              exportStyle(content.maps, vector, figure), figureGrid(content));
 }
 
 // XML 1.0's Char production, for one UTF-16 unit that is not half of a pair: no control
@@ -161,6 +183,19 @@ bool labelsFit(const lesson::Heatmap& heatmap, std::pair<double, double> range,
     const HeatmapStyle style = exportStyle({heatmap}, false, figure);
     return !HeatmapLayout(heatmap, range, QRectF(QPointF(0, 0), logicalSize(figure.size)), style)
                 .labelsCrowded();
+}
+
+std::vector<HeatmapLayout> figurePanels(const FigureContent& content, const FigureOptions& figure)
+{
+    const QSizeF logical = logicalSize(figure.size);
+    const GridPlan plan = planGrid(gridArea(logical, content, figure), content.maps, content.ranges,
+                                   exportStyle(content.maps, false, figure), figureGrid(content));
+    std::vector<HeatmapLayout> panels;
+    panels.reserve(plan.panels.size());
+    for (std::size_t i = 0; i < plan.panels.size(); ++i)
+        panels.emplace_back(content.maps[i], content.ranges[i], plan.panels[i].area,
+                            plan.panels[i].style);
+    return panels;
 }
 
 QImage rasterImage(const std::vector<lesson::Heatmap>& maps, std::pair<double, double> range,

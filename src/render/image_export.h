@@ -1,6 +1,7 @@
 #pragma once
 
 #include "lesson/heatmap.h"
+#include "render/heatmap_layout.h"
 #include "render/heatmap_style.h"
 
 #include <QByteArray>
@@ -54,6 +55,9 @@ struct FigureOptions {
 /// (needs a QGuiApplication).
 QString installedFontFamily(const QString& family);
 
+/// The largest side of an exported image, in pixels: a 20000 × 20000 RGB image is 1.1 GiB.
+inline constexpr int kMaxImageSide = 20000;
+
 /// What one image file shows: its maps, each on its colour range, under an optional title, in a
 /// grid of `columns` (0: as suits the count; a layers × heads figure has a row per layer). When
 /// all ranges are equal, one colour bar stands beside the grid, so every panel is the same size.
@@ -92,6 +96,10 @@ QByteArray encodePng(const QImage& image);
 /// to annotate an exported figure or to check it.
 QPointF cellCentreInImage(const lesson::Heatmap& heatmap, std::pair<double, double> range,
                           const FigureOptions& figure, int row, int column);
+
+/// Each panel of a figure laid out at the figure's size, exactly as the figure is drawn: what an
+/// export checks (every cell drawn, every label that `--labels all` asks for) before drawing.
+std::vector<HeatmapLayout> figurePanels(const FigureContent& content, const FigureOptions& figure);
 
 /// Whether every label LabelMode::All asks for fits one heatmap at the figure's size and font;
 /// exports refuse a figure whose labels would overlap.

@@ -1877,6 +1877,27 @@ std::vector<Row> catalogue()
          2,
          {"\"sliding_window\" is 0"}},
 
+        // ---- figures that cannot show their cells or labels at the size asked (issue #45) ----
+        {"figure_grid_cells_without_a_pixel",
+         [](const Scene& s) {
+             return Args{"export",   "--model",  "genesis",  "--text", "in the beginning god",
+                         "--format", "png",      "--figure", "grid",   "--width",
+                         "120",      "--height", "100",      "--out",  s.out()};
+         },
+         2,
+         {"Every cell of masked_self_weights_grid (12 panels of 20 × 20) does not get a pixel in "
+          "a 120 × 100 image",
+          "image would hold them (--width, --height)"}},
+        {"figure_heads_labels_all_crowded",
+         [](const Scene& s) {
+             return exportModel(
+                 s, {"--figure", "heads", "--labels", "all", "--width", "120", "--height", "80"});
+         },
+         2,
+         {"Every label of layer0_self_heads_weights (4 panels of 3 × 3) does not fit a 120 × 80 "
+          "image",
+          "or choose labels auto"}},
+
         // ---- pictures: every JSON file's error names the file (issue #45) -------------------
         {"vit_preprocessor_config_not_json",
          [](const Scene& s) {

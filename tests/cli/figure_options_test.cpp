@@ -13,6 +13,7 @@
 
 #include <cstring>
 #include <filesystem>
+#include <regex>
 
 namespace attnviz::test {
 namespace {
@@ -149,6 +150,31 @@ TEST_F(FigureOptions, TheMeanOverHeadsIsTheMeanOfTheHeads)
     }
     for (std::size_t i = 0; i < mean.size(); ++i)
         ASSERT_NEAR(mean[i], sum[i] / 4, 1e-6) << i;
+}
+
+// A figure whose panels cannot give every cell a pixel is refused before anything is written,
+// naming a size that would do, and the export at that size draws it (issue #45: a grid of
+// 2 layers × 32 heads at 900 × 800 wrote panels without a single cell).
+TEST_F(FigureOptions, AGridThatCannotShowItsCellsNamesASizeThatCan)
+{
+    const std::vector<std::string> grid{"--format", "png",     "--figure",
+                                        "grid",     "--steps", "weights"};
+    auto small = grid;
+    small.insert(small.end(), {"--width", "300", "--height", "200"});
+    const std::string why = refusal(small);
+    EXPECT_THAT(why,
+                HasSubstr("Every cell of masked_self_weights_grid (12 panels of 39 × 39) "
+                          "does not get a pixel in a 300 × 200 image"));
+    std::smatch size;
+    ASSERT_TRUE(std::regex_search(why, size, std::regex("a (\\d+) × (\\d+) image would hold them")))
+        << why;
+    auto enough = grid;
+    enough.insert(enough.end(), {"--width", size[1].str(), "--height", size[2].str()});
+    EXPECT_EQ(exportTo("enough", enough), std::vector<std::string>{"masked_self_weights_grid.png"});
+    // Under --labels all the sentence says the labels need room too.
+    small.insert(small.end(), {"--labels", "all"});
+    EXPECT_THAT(refusal(small),
+                HasSubstr("Every cell and every label of masked_self_weights_grid"));
 }
 
 TEST_F(FigureOptions, AllLabelsAreDrawnOrTheExportSaysWhyNot)
