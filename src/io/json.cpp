@@ -161,6 +161,18 @@ private:
                 return out;
             if (static_cast<unsigned char>(c) < 0x20)
                 fail("control character inside a string");
+            if (static_cast<unsigned char>(c) >= 0x80) {
+                // JSON text is UTF-8 (RFC 8259), and Hugging Face's readers refuse anything else:
+                // a stray byte kept here would reach labels and CSV files as invalid text.
+                const Utf8Char ch = decodeUtf8(m_text, m_pos - 1);
+                if (!ch.valid) {
+                    --m_pos;
+                    fail("invalid UTF-8 inside a string");
+                }
+                out.append(m_text.substr(m_pos - 1, ch.length));
+                m_pos += ch.length - 1;
+                continue;
+            }
             if (c != '\\') {
                 out += c;
                 continue;

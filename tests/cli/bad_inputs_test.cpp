@@ -1868,6 +1868,14 @@ std::vector<Row> catalogue()
          },
          2,
          {"tokenizer.json"}},
+        {"llama_tokenizer_json_not_utf8",
+         [](const Scene& s) {
+             const fs::path dir = s.hf("tinyllama");
+             editText(dir / "tokenizer.json", "\"<unk>\"", "\"<unk\xff>\"");
+             return trace(s, dir.string());
+         },
+         2,
+         {"tokenizer.json is not valid JSON: invalid UTF-8 inside a string at byte"}},
         {"llama_sliding_window_zero",
          [](const Scene& s) {
              const fs::path dir = s.hf("mistral");

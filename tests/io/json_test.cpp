@@ -64,6 +64,19 @@ TEST(Json, RejectsMalformedText)
     EXPECT_THAT(errorOf(std::string(100, '[')), HasSubstr("nesting deeper"));
 }
 
+// JSON is UTF-8: a stray byte, an overlong form, a surrogate written in UTF-8 or a cut
+// character is refused where it stands (it reached labels and CSV files as invalid text).
+TEST(Json, RefusesStringsThatAreNotUtf8)
+{
+    EXPECT_EQ(io::parseJson("\"caf\xc3\xa9 \xe4\xbd\xa0 \xf0\x9f\x98\x80\"").asString(),
+              "caf\xc3\xa9 \xe4\xbd\xa0 \xf0\x9f\x98\x80");
+    EXPECT_EQ(errorOf("[\"a\xff\"]"), "invalid UTF-8 inside a string at byte 3");
+    EXPECT_EQ(errorOf("\"\xc0\xaf\""), "invalid UTF-8 inside a string at byte 1");
+    EXPECT_EQ(errorOf("\"\xed\xa0\x80\""), "invalid UTF-8 inside a string at byte 1");
+    EXPECT_EQ(errorOf("\"ab\xe4\xbd\""), "invalid UTF-8 inside a string at byte 3");
+    EXPECT_EQ(errorOf("{\"\x80\": 1}"), "invalid UTF-8 inside a string at byte 2");
+}
+
 TEST(Json, DescribesValuesAsWrittenAndEscaped) // #11: 4.0 was reported as 4
 {
     EXPECT_EQ(parseJson("4.0").describe(), "4.0");
