@@ -397,9 +397,20 @@ TEST(TokenizerPipeline, CatastrophicPatternsStopWithASentence)
         tokenizer->encode(std::string(60, 'a') + "bc");
         FAIL() << "an exponential pattern finished";
     } catch (const engine::InputError& e) {
+        EXPECT_THAT(e.what(), HasSubstr("tokenizer.json's Split pattern"));
         EXPECT_THAT(e.what(), HasSubstr("backtracks too much"));
     }
     EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(15));
+    // A normaliser's pattern is stopped the same way, and the sentence names it, not the split.
+    const auto replacing = TokenizerPipeline::fromTokenizerJson(smallTokenizer(
+        "", R"({"type": "Replace", "pattern": {"Regex": "(a|aa)+c"}, "content": "x"})"));
+    try {
+        replacing->encode(std::string(60, 'a') + "bc");
+        FAIL() << "an exponential Replace pattern finished";
+    } catch (const engine::InputError& e) {
+        EXPECT_THAT(e.what(), HasSubstr("tokenizer.json's Replace pattern"));
+        EXPECT_THAT(e.what(), HasSubstr("backtracks too much"));
+    }
 }
 
 std::string randomBytes(std::mt19937& rng, std::size_t size)

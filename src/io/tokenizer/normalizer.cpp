@@ -13,11 +13,6 @@
 namespace attnviz::io {
 namespace {
 
-/// How long a Replace pattern may search one stretch of text (see OnigurumaRegex::findAll): a
-/// last resort against a hostile pattern, far above what real ones take (a megabyte in under a
-/// second, several under AddressSanitizer), so that no real text depends on the machine's speed.
-constexpr std::chrono::seconds kReplaceTimeLimit{60};
-
 std::string unicodeForm(std::string_view utf8, int options)
 {
     utf8proc_uint8_t* mapped = nullptr;
@@ -103,7 +98,8 @@ void Normalizer::add(const JsonValue& normalizer)
     }
 }
 
-std::string Normalizer::apply(std::string_view utf8) const
+std::string Normalizer::apply(std::string_view utf8,
+                              std::chrono::steady_clock::time_point deadline) const
 {
     std::string text(utf8);
     for (const Step& step : m_steps) {
@@ -127,7 +123,6 @@ std::string Normalizer::apply(std::string_view utf8) const
         case Step::Kind::ReplaceRegex: {
             std::string replaced;
             std::size_t from = 0;
-            const auto deadline = std::chrono::steady_clock::now() + kReplaceTimeLimit;
             for (const auto& [start, stop] : step.regex->findAll(text, deadline)) {
                 replaced.append(text, from, start - from).append(step.content);
                 from = stop;

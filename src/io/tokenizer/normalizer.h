@@ -3,6 +3,7 @@
 #include "io/json.h"
 #include "io/tokenizer/oniguruma_regex.h"
 
+#include <chrono>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -21,8 +22,11 @@ public:
     /// unsupported type.
     static Normalizer fromJson(const JsonValue* normalizer);
 
-    /// `utf8` (valid UTF-8) normalised; returns valid UTF-8.
-    std::string apply(std::string_view utf8) const;
+    /// `utf8` (valid UTF-8) normalised; returns valid UTF-8. A Replace pattern still searching
+    /// at `deadline` (the encode's one deadline) throws engine::InputError naming it.
+    std::string apply(std::string_view utf8,
+                      std::chrono::steady_clock::time_point deadline =
+                          std::chrono::steady_clock::time_point::max()) const;
     bool empty() const { return m_steps.empty(); }
 
 private:

@@ -60,6 +60,7 @@ struct OnigurumaRegex::Compiled {
 
 OnigurumaRegex::OnigurumaRegex(std::string_view pattern, std::string_view where)
     : m_compiled(std::make_unique<Compiled>())
+    , m_where(where)
 {
     const std::string place(where);
     if (!isValidUtf8(pattern))
@@ -106,8 +107,9 @@ std::vector<OnigurumaRegex::Match> OnigurumaRegex::findAll(
     bool skipNextEmpty = false;
     while (lastEnd <= utf8.size()) {
         if (std::chrono::steady_clock::now() > deadline)
-            throw engine::InputError("The tokenizer's split pattern took too long on this text "
-                                     "(it backtracks too much); shorten the text.");
+            throw engine::InputError(printable(m_where) +
+                                     " took too long on this text (it backtracks too much); "
+                                     "shorten the text.");
         onig_set_retry_limit_in_search_of_match_param(
             param.get(), kRetryLimitInSearch + kRetriesPerByte * (utf8.size() - lastEnd));
         onig_region_clear(region.get());
@@ -116,8 +118,9 @@ std::vector<OnigurumaRegex::Match> OnigurumaRegex::findAll(
         if (found == ONIG_MISMATCH)
             break;
         if (found < 0)
-            throw engine::InputError("The tokenizer's split pattern gave up on this text (it "
-                                     "backtracks too much); shorten the text.");
+            throw engine::InputError(printable(m_where) +
+                                     " gave up on this text (it backtracks too much); shorten "
+                                     "the text.");
         const auto start = static_cast<std::size_t>(region->beg[0]);
         const auto stop = static_cast<std::size_t>(region->end[0]);
         lastEnd = stop;

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstddef>
 #include <memory>
+#include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -30,8 +31,9 @@ public:
 
     /// Every match in `utf8`, in order, as onig's find_iter yields them (an empty match right after
     /// a match is skipped). A pattern that backtracks without end on this text is stopped:
-    /// Oniguruma's retry limits bound each search and `deadline` the whole call; then
-    /// engine::InputError says so in one sentence.
+    /// Oniguruma's retry limits bound each search and `deadline` the whole call (one deadline
+    /// for every pattern an encode runs); then engine::InputError names this pattern in one
+    /// sentence.
     std::vector<Match> findAll(std::string_view utf8,
                                std::chrono::steady_clock::time_point deadline) const;
 
@@ -41,6 +43,7 @@ public:
 private:
     struct Compiled;
     std::unique_ptr<Compiled> m_compiled;
+    std::string m_where; ///< what the messages call it: "tokenizer.json's Replace pattern"
 };
 
 } // namespace attnviz::io

@@ -14,9 +14,10 @@ namespace {
 
 /// Words longer than this are not cached: long runs (of spaces, say) rarely repeat.
 constexpr std::size_t kMaxCachedWordBytes = 256;
-/// How long the split patterns may run over one text before encode gives up on them: a last
-/// resort against a hostile pattern that Oniguruma's retry limits let through one search at a
-/// time. Real patterns take under a second on a megabyte (about 7 s under AddressSanitizer on a
+/// How long the patterns (the normaliser's Replace, the pre-tokenizer's Split) may run over one
+/// text, all of them and every stretch between added tokens together, before encode gives up: a
+/// last resort against a hostile pattern that Oniguruma's retry limits let through one search at
+/// a time. Real patterns take under a second on a megabyte (about 7 s under AddressSanitizer on a
 /// busy machine), so no real text depends on the machine's speed.
 constexpr std::chrono::seconds kPatternTimeLimit{60};
 
@@ -55,7 +56,7 @@ void requireAtEdge(std::vector<int>& side, bool front, std::optional<int> id, bo
 } // namespace
 
 /// What one encode call carries along: the ids so far, a cache of the words seen (word -> its
-/// range in `ids`; running text repeats its words) and the split patterns' deadline.
+/// range in `ids`; running text repeats its words) and the one deadline of its patterns.
 struct TokenizerPipeline::EncodeState {
     std::vector<int>& ids;
     std::unordered_map<std::string, std::pair<std::size_t, std::size_t>> cache;
@@ -162,7 +163,7 @@ void TokenizerPipeline::encodeText(std::string_view text, bool startsText, Encod
 void TokenizerPipeline::encodeValid(std::string_view utf8, bool startsText,
                                     EncodeState& state) const
 {
-    const std::string normalized = m_normalizer.apply(utf8);
+    const std::string normalized = m_normalizer.apply(utf8, state.deadline);
     for (const AddedVocabulary::Piece& piece : m_added.split(normalized, true)) {
         if (piece.id >= 0) {
             state.ids.push_back(piece.id);
