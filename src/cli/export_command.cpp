@@ -12,6 +12,7 @@
 #include "render/image_export.h"
 
 #include <cstdio>
+#include <functional>
 
 namespace attnviz::cli {
 namespace {
@@ -187,8 +188,11 @@ int run(const std::vector<std::string>& args)
         throw UsageError("--format " + std::string(format->name) +
                          " takes one text at a time; this command has " +
                          std::to_string(texts.size()));
+    // A batch's texts are run and written one at a time (render::writeExports), so that it holds
+    // one text's run and maps, never all of them.
+    std::function<render::ExportJob(std::size_t)> batchJob;
     if (parsed.value("--model") && texts.size() > 1) {
-        // A batch: the model loads once, and each text's files start text{i}_.
+        // The model loads once, and each text's files start text{i}_.
         lesson::RunRequest request;
         request.target = parsed.value("--target");
         request.generate = parsed.integer("--generate", 0, 1, engine::ConfigLimits::kLength);
@@ -196,7 +200,8 @@ int run(const std::vector<std::string>& args)
         const auto model = loadModelArgument(*parsed.value("--model"), request.maxMemory);
         if (const auto ablate = parsed.value("--ablate"))
             request.ablation = modelAblation(*ablate, model->model->config());
-        for (std::size_t i = 0; i < texts.size(); ++i) {
+        batchJob = [&job, &texts, &selection, &figure, model, request](std::size_t i) mutable {
+            render::ExportJob one = job;
             request.text = texts[i];
             const auto run =
                 std::make_shared<const lesson::ModelRun>(runModelArguments(model, request));
@@ -204,10 +209,13 @@ int run(const std::vector<std::string>& args)
             for (lesson::ExportItem& item : lesson::planModelExport(run, selection, figure.scale)) {
                 item.baseName = prefix + item.baseName;
                 item.place.filePrefix = prefix;
-                item.heatmap.title = "text " + std::to_string(i) + " · " + item.heatmap.title;
-                job.items.push_back(std::move(item));
+                item.heatmap.title = figure.title
+                    ? *figure.title
+                    : "text " + std::to_string(i) + " · " + item.heatmap.title;
+                one.items.push_back(std::move(item));
             }
-        }
+            return one;
+        };
     } else if (parsed.value("--model") || parsed.value("--attentions")) {
         std::shared_ptr<const lesson::ModelRun> run;
         if (const auto modelName = parsed.value("--model")) {
@@ -251,7 +259,7 @@ int run(const std::vector<std::string>& args)
     // The bar redraws one line in place: only a terminal shows that, and a log would get every
     // frame. A failure ends the line first, so the sentence stands on its own.
     const bool bar = !quiet && stderrIsTerminal() && format->kind != render::ExportKind::Trace &&
-        job.items.size() >= 10;
+        (batchJob || job.items.size() >= 10);
     bool drawing = false;
     const auto progress = [&](int done, int total) {
         drawing = done < total;
@@ -259,8 +267,11 @@ int run(const std::vector<std::string>& args)
     };
     std::vector<std::string> written;
     try {
-        written = render::writeExport(*format, job, out, parsed.has("--overwrite"),
-                                      bar ? render::ExportProgress(progress) : nullptr);
+        const render::ExportProgress shown = bar ? render::ExportProgress(progress) : nullptr;
+        written = batchJob
+            ? render::writeExports(*format, texts.size(), batchJob, out, parsed.has("--overwrite"),
+                                   shown)
+            : render::writeExport(*format, job, out, parsed.has("--overwrite"), shown);
     } catch (const io::ExistingFileError&) {
         if (drawing)
             std::fprintf(stderr, "\n");

@@ -404,9 +404,11 @@ std::string exportFormatList()
     return namesOf(exportFormats());
 }
 
-std::vector<std::string> writeExport(const ExportFormat& format, const ExportJob& job,
-                                     const std::string& folder, bool overwrite,
-                                     const ExportProgress& progress)
+namespace {
+
+// One job's files into a set that is not committed yet: checked, then written.
+void writeInto(const ExportFormat& format, const ExportJob& job, io::FileSetWriter& set,
+               const ExportProgress& progress)
 {
     const std::vector<std::string> names = format.files(job);
     if (names.empty())
@@ -418,9 +420,33 @@ std::vector<std::string> writeExport(const ExportFormat& format, const ExportJob
         for (const ExportFigure& f : arrangeFigures(job.items, job.arrangement))
             if (auto problem = figureProblem(f, job.figure))
                 throw engine::InputError(std::move(*problem));
-    io::FileSetWriter set(folder, overwrite);
     set.expect(names);
     format.write(job, set, progress);
+}
+
+} // namespace
+
+std::vector<std::string> writeExport(const ExportFormat& format, const ExportJob& job,
+                                     const std::string& folder, bool overwrite,
+                                     const ExportProgress& progress)
+{
+    io::FileSetWriter set(folder, overwrite);
+    writeInto(format, job, set, progress);
+    set.commit();
+    return set.paths();
+}
+
+std::vector<std::string> writeExports(const ExportFormat& format, std::size_t count,
+                                      const std::function<ExportJob(std::size_t)>& jobOf,
+                                      const std::string& folder, bool overwrite,
+                                      const ExportProgress& progress)
+{
+    io::FileSetWriter set(folder, overwrite);
+    for (std::size_t i = 0; i < count; ++i) {
+        writeInto(format, jobOf(i), set, {});
+        if (progress)
+            progress(static_cast<int>(i + 1), static_cast<int>(count));
+    }
     set.commit();
     return set.paths();
 }

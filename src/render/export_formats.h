@@ -78,5 +78,12 @@ QByteArray webPageBytes(const ExportJob& job);
 std::vector<std::string> writeExport(const ExportFormat& format, const ExportJob& job,
                                      const std::string& folder, bool overwrite,
                                      const ExportProgress& progress = {});
+/// Writes `count` jobs as one transaction, as writeExport writes one: job i is made by
+/// `jobOf(i)` only once job i − 1 is written, so that a batch of texts holds one text's run and
+/// maps at a time. `progress` counts the jobs.
+std::vector<std::string> writeExports(const ExportFormat& format, std::size_t count,
+                                      const std::function<ExportJob(std::size_t)>& jobOf,
+                                      const std::string& folder, bool overwrite,
+                                      const ExportProgress& progress = {});
 
 } // namespace attnviz::render
