@@ -532,8 +532,12 @@ TEST(WordPiece, AStepsTypeIsEchoedEscapedAndBounded)
               "tokenizer.json's normalizer is \\u009b31mX; expected BertNormalizer, as in "
               "uncased BERT");
     EXPECT_EQ(
+        fromJson("{" + model + "," + normalizer + ",\"pre_tokenizer\":{\"type\":\"a\xc2\x9b\"}}"),
+        "tokenizer.json's pre-tokenizer is a\\u009b; expected BertPreTokenizer");
+    // Bytes that are not UTF-8 do not get that far: JSON is UTF-8 (issue #45).
+    EXPECT_EQ(
         fromJson("{" + model + "," + normalizer + ",\"pre_tokenizer\":{\"type\":\"a\xff\x9b\"}}"),
-        "tokenizer.json's pre-tokenizer is a\\xff\\x9b; expected BertPreTokenizer");
+        "tokenizer.json is not valid JSON: invalid UTF-8 inside a string at byte 142");
     EXPECT_EQ(fromJson("{" + model + "," + normalizer + R"(,"pre_tokenizer":{"type":")" +
                        std::string(100000, 'P') + R"("}})"),
               "tokenizer.json's pre-tokenizer is " + std::string(kEchoedTypeLength, 'P') +
