@@ -376,11 +376,11 @@ std::optional<std::string> figureProblem(const ExportFigure& f, const FigureOpti
         }
     }
     const lesson::Heatmap& first = f.content.maps.front();
-    const std::string what = f.content.maps.size() > 1
-        ? io::printable(f.baseName) + " (" + std::to_string(f.content.maps.size()) + " panels of " +
-            std::to_string(first.rows()) + " × " + std::to_string(first.cols()) + ")"
-        : io::printable(f.baseName) + " (" + std::to_string(first.rows()) + " × " +
-            std::to_string(first.cols()) + ")";
+    const std::string panels = f.content.maps.size() > 1
+        ? std::to_string(f.content.maps.size()) + " panels of "
+        : std::string();
+    const std::string what = io::printable(f.baseName) + " (" + panels +
+        std::to_string(first.rows()) + " × " + std::to_string(first.cols()) + ")";
     const std::string size = std::to_string(figure.size.width) + " × " +
         std::to_string(figure.size.height) + " image at " +
         QString::number(figure.fontPoints, 'g', 3).toStdString() + " pt";

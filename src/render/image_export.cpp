@@ -177,14 +177,6 @@ QFont exportFont(const FigureOptions& figure)
     return font;
 }
 
-bool labelsFit(const lesson::Heatmap& heatmap, std::pair<double, double> range,
-               const FigureOptions& figure)
-{
-    const HeatmapStyle style = exportStyle({heatmap}, false, figure);
-    return !HeatmapLayout(heatmap, range, QRectF(QPointF(0, 0), logicalSize(figure.size)), style)
-                .labelsCrowded();
-}
-
 std::vector<HeatmapLayout> figurePanels(const FigureContent& content, const FigureOptions& figure)
 {
     const QSizeF logical = logicalSize(figure.size);
@@ -338,12 +330,8 @@ QByteArray renderPainting(const FigurePainter& paint, const QString& title, Imag
 QPointF cellCentreInImage(const lesson::Heatmap& heatmap, std::pair<double, double> range,
                           const FigureOptions& figure, int row, int column)
 {
-    // Lay the figure out exactly as paintFigure and paintGrid do for one heatmap.
-    const ImageSize size = figure.size;
-    HeatmapStyle style = exportStyle({heatmap}, false, figure);
-    const QSizeF logical = logicalSize(size);
-    const HeatmapLayout layout(heatmap, range, QRectF(QPointF(0, 0), logical), style);
-    return layout.cellCentre(row, column) * (size.dpi / 96.0);
+    const std::vector<HeatmapLayout> panels = figurePanels({{heatmap}, {range}, {}, 1}, figure);
+    return panels.front().cellCentre(row, column) * (figure.size.dpi / 96.0);
 }
 
 } // namespace attnviz::render

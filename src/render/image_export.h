@@ -101,11 +101,6 @@ QPointF cellCentreInImage(const lesson::Heatmap& heatmap, std::pair<double, doub
 /// export checks (every cell drawn, every label that `--labels all` asks for) before drawing.
 std::vector<HeatmapLayout> figurePanels(const FigureContent& content, const FigureOptions& figure);
 
-/// Whether every label LabelMode::All asks for fits one heatmap at the figure's size and font;
-/// exports refuse a figure whose labels would overlap.
-bool labelsFit(const lesson::Heatmap& heatmap, std::pair<double, double> range,
-               const FigureOptions& figure);
-
 /// Text as SVG's XML holds it, in an element or an attribute: & < > " ' as entities, and the
 /// characters XML 1.0 forbids (control characters but tab and line breaks, lone surrogates,
 /// U+FFFE, U+FFFF) dropped. The one escaping of every text an SVG export writes itself.

@@ -8,6 +8,7 @@
 #include "io/safetensors.h"
 #include "support/hf_tokenizer_files.h"
 #include "support/process.h"
+#include "support/sanitizers.h"
 
 #include <gtest/gtest.h>
 
@@ -38,14 +39,6 @@ const fs::path kModels = ATTNVIZ_SOURCE_MODELS_DIR;
 // Under AddressSanitizer (the asan preset) the program reserves terabytes of shadow address space
 // at start, which RLIMIT_DATA forbids, and its memory costs about twice as much: no data limit
 // there, and the peak bound is what is left to catch a runaway.
-// GCC says so with __SANITIZE_ADDRESS__, clang (the asan preset's compiler) with __has_feature.
-#if defined(__SANITIZE_ADDRESS__)
-#define ATTNVIZ_UNDER_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define ATTNVIZ_UNDER_ASAN 1
-#endif
-#endif
 #if defined(ATTNVIZ_UNDER_ASAN)
 constexpr std::uint64_t kDataBytes = 0;
 constexpr long kResidentKb = 3l << 20; // 3 GiB: what 1 GiB costs under ASan

@@ -3,6 +3,7 @@
 // token ranges on both axes, maps combined over heads, every label or a refusal, and one
 // sentence for each bad value.
 #include "support/process.h"
+#include "support/sanitizers.h"
 #include "support/temp_folder.h"
 
 #include "io/atomic_file.h"
@@ -14,14 +15,6 @@
 #include <cstring>
 #include <filesystem>
 #include <regex>
-
-#if defined(__SANITIZE_ADDRESS__)
-#define ATTNVIZ_UNDER_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define ATTNVIZ_UNDER_ASAN 1
-#endif
-#endif
 
 namespace attnviz::test {
 namespace {

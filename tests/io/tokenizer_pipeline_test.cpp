@@ -389,28 +389,28 @@ TEST(TokenizerPipeline, HostileFilesAreRefusedInOneSentence)
 
 TEST(TokenizerPipeline, CatastrophicPatternsStopWithASentence)
 {
-    const auto tokenizer = TokenizerPipeline::fromTokenizerJson(smallTokenizer(
+    // The sentence an exponential pattern ends encode with ("finished" if it ran to the end).
+    const auto refusal = [](const std::string& tokenizerJson) -> std::string {
+        try {
+            TokenizerPipeline::fromTokenizerJson(tokenizerJson)
+                ->encode(std::string(60, 'a') + "bc");
+        } catch (const engine::InputError& e) {
+            return e.what();
+        }
+        return "finished";
+    };
+    const auto start = std::chrono::steady_clock::now();
+    const std::string split = refusal(smallTokenizer(
         "", "null",
         R"({"type": "Split", "pattern": {"Regex": "(a|aa)+c"}, "behavior": "Isolated"})"));
-    const auto start = std::chrono::steady_clock::now();
-    try {
-        tokenizer->encode(std::string(60, 'a') + "bc");
-        FAIL() << "an exponential pattern finished";
-    } catch (const engine::InputError& e) {
-        EXPECT_THAT(e.what(), HasSubstr("tokenizer.json's Split pattern"));
-        EXPECT_THAT(e.what(), HasSubstr("backtracks too much"));
-    }
     EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(15));
+    EXPECT_THAT(split, HasSubstr("tokenizer.json's Split pattern"));
+    EXPECT_THAT(split, HasSubstr("backtracks too much"));
     // A normaliser's pattern is stopped the same way, and the sentence names it, not the split.
-    const auto replacing = TokenizerPipeline::fromTokenizerJson(smallTokenizer(
+    const std::string replace = refusal(smallTokenizer(
         "", R"({"type": "Replace", "pattern": {"Regex": "(a|aa)+c"}, "content": "x"})"));
-    try {
-        replacing->encode(std::string(60, 'a') + "bc");
-        FAIL() << "an exponential Replace pattern finished";
-    } catch (const engine::InputError& e) {
-        EXPECT_THAT(e.what(), HasSubstr("tokenizer.json's Replace pattern"));
-        EXPECT_THAT(e.what(), HasSubstr("backtracks too much"));
-    }
+    EXPECT_THAT(replace, HasSubstr("tokenizer.json's Replace pattern"));
+    EXPECT_THAT(replace, HasSubstr("backtracks too much"));
 }
 
 std::string randomBytes(std::mt19937& rng, std::size_t size)
