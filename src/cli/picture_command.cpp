@@ -8,6 +8,7 @@
 #include "lesson/picture_attention.h"
 #include "render/colour_map.h"
 #include "render/image_export.h"
+#include "render/export_formats.h"
 #include "render/picture_overlay.h"
 
 #include <charconv>
@@ -123,6 +124,9 @@ int run(const std::vector<std::string>& args)
             "the image is too small for its resolution; allow at least 200 pixels at 96 dpi");
     const int threads = parsed.integer("--threads", 0, 1, engine::kMaxThreads);
     const std::optional<std::uint64_t> memory = maxMemory(parsed);
+    // Before the model runs: a figure that cannot be drawn is refused at once.
+    if (*format == render::ImageFormat::Png)
+        render::checkPngMemory(figure, memory);
 
     engine::setThreadCount(threads);
     const auto model = loadModelArgument(modelName, memory);

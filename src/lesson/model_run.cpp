@@ -63,8 +63,12 @@ ModelRun runModelOnImage(std::shared_ptr<const io::LoadedModel> loaded, const Ru
     if (request.target || request.generate)
         throw engine::InputError("A Vision Transformer classifies a picture; it writes no text.");
     const io::ImagePreparation preparation = io::readImagePreparation(loaded->folder, *c.image);
-    auto picture = std::make_shared<const io::DecodedImage>(
-        io::pictureAsModelSeesIt(io::readImage(request.image), preparation, *c.image));
+    const MemoryBudget budget = MemoryBudget::forThisMachine(request.maxMemory);
+    const io::PictureMemoryCheck check = [&](std::uint64_t bytes, const std::string& what) {
+        budget.check(bytes, what);
+    };
+    auto picture = std::make_shared<const io::DecodedImage>(io::pictureAsModelSeesIt(
+        io::readImage(request.image, check), preparation, *c.image, check));
     engine::ModelInput input;
     input.pixels = io::normalisedPixels(*picture, preparation);
     const std::int64_t tokens = c.image->tokens();

@@ -131,19 +131,12 @@ void writeItems(const ExportJob& job, io::FileSetWriter& set, const ExportProgre
 }
 
 // How many PNGs may be in memory at once, drawn or being encoded: a few keep both cores busy, as
-// many as the memory budget holds. One image takes its RGB pixels and, while it is encoded, its
-// PNG (at worst as large); a 20000 × 20000 image is 2.2 GiB, so even one may be too many.
+// many as the memory budget holds.
 std::size_t pngsInFlight(const ExportJob& job)
 {
-    const ImageSize size = job.figure.size;
-    const auto pixels =
-        static_cast<std::uint64_t>(size.width) * static_cast<std::uint64_t>(size.height);
-    const std::uint64_t perImage = 2 * (job.figure.transparent ? 4 : 3) * pixels;
-    const lesson::MemoryBudget budget = lesson::MemoryBudget::forThisMachine(job.maxMemory);
-    budget.check(perImage,
-                 "Drawing a " + std::to_string(size.width) + " × " + std::to_string(size.height) +
-                     " PNG");
-    return static_cast<std::size_t>(std::clamp<std::uint64_t>(budget.limit / perImage, 1, 4));
+    const std::uint64_t perImage = checkPngMemory(job.figure, job.maxMemory);
+    const std::uint64_t limit = lesson::MemoryBudget::forThisMachine(job.maxMemory).limit;
+    return static_cast<std::size_t>(std::clamp<std::uint64_t>(limit / perImage, 1, 4));
 }
 
 void writePng(const ExportJob& job, io::FileSetWriter& set, const ExportProgress& progress)
@@ -294,6 +287,20 @@ const std::vector<ExportFormat>& exportFormats()
          "Web page (*.html)", ExportKind::Document, nullptr, webPageFiles, writeWebPage},
     };
     return formats;
+}
+
+// One image takes its pixels and, while it is encoded, its PNG (at worst as large): a 20000 ×
+// 20000 image is 2.2 GiB, so even one may be too many.
+std::uint64_t checkPngMemory(const FigureOptions& figure, std::optional<std::uint64_t> maxMemory)
+{
+    const ImageSize size = figure.size;
+    const auto pixels =
+        static_cast<std::uint64_t>(size.width) * static_cast<std::uint64_t>(size.height);
+    const std::uint64_t bytes = 2 * (figure.transparent ? 4 : 3) * pixels;
+    lesson::MemoryBudget::forThisMachine(maxMemory).check(
+        bytes, "Drawing a " + std::to_string(size.width) + " × " + std::to_string(size.height) +
+                   " PNG");
+    return bytes;
 }
 
 QByteArray webPageBytes(const ExportJob& job)

@@ -66,6 +66,12 @@ const ExportFormat* exportFormat(std::string_view name);
 /// "png, svg, pdf, csv, npy, safetensors or handout".
 std::string exportFormatList();
 
+/// The bytes one PNG of `figure` takes while it is drawn and encoded, held to the memory budget of
+/// `maxMemory` (--max-memory, the app's setting): throws engine::InputError, "Drawing a 6000 ×
+/// 6000 PNG needs about 206.0 MiB of memory; --max-memory allows 64.0 MiB.", before anything is
+/// drawn.
+std::uint64_t checkPngMemory(const FigureOptions& figure, std::optional<std::uint64_t> maxMemory);
+
 /// The web page of a job (the html format's one file): the head and model views from its weights
 /// items, the walkthrough of its first walkthrough, a Vision Transformer's picture from its run;
 /// titled `pageTitle`, or by the run's model and text. Throws as render::renderWebPage.

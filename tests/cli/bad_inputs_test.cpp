@@ -7,6 +7,7 @@
 #include "io/input_file.h"
 #include "io/safetensors.h"
 #include "support/hf_tokenizer_files.h"
+#include "support/picture_files.h"
 #include "support/process.h"
 #include "support/sanitizers.h"
 
@@ -332,6 +333,15 @@ Args mha(const Scene& s, const std::string& casePath)
 Args trace(const Scene& s, const std::string& model, const std::string& text = "abc")
 {
     return {"trace", "--model", model, "--text", text, "--dump", s.dump()};
+}
+
+/// `picture` of the ViT fixture over `image`, written to map.png, with `extra` arguments.
+Args pictureOf(const Scene& s, const std::string& image, const Args& extra = {})
+{
+    const fs::path dir = s.hf("vit");
+    Args args{"picture", "--model", dir.string(), "--image", image, "--out", s.out("map.png")};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return args;
 }
 
 Args exportModel(const Scene& s, Args extra)
@@ -1915,6 +1925,62 @@ std::vector<Row> catalogue()
          2,
          {"preprocessor_config.json is not valid JSON: unexpected character at byte 14"}},
 
+        // ---- pictures that pass the pixel count: work and memory bounded (issue #45) --------
+        {"picture_jpeg_of_2000_scans",
+         [](const Scene& s) {
+             return pictureOf(s, s.write("scans.jpg", progressiveJpeg(256, 256, 2000)));
+         },
+         2,
+         {"scans.jpg is not a readable JPEG: it has more than 100 scans, where encoders write "
+          "about ten."}},
+        {"picture_jpeg_claiming_more_than_its_bytes",
+         [](const Scene& s) {
+             std::string jpeg = progressiveJpeg(64, 64, 3);
+             const std::size_t sof = jpeg.find("\xFF\xC2");
+             jpeg.replace(sof + 5, 4, std::string("\x04\x00\xFF\xDC", 4)); // 1024 high, 65500 wide
+             return pictureOf(s, s.write("claims.jpg", jpeg));
+         },
+         2,
+         {"claims.jpg claims 65500 × 1024 pixels in ", "takes at least 131008",
+          "so its data is missing."}},
+        {"picture_jpeg_data_stopping_at_a_marker",
+         [](const Scene& s) {
+             const std::string jpeg = io::readFile((kData / "images" / "smooth.jpg").string());
+             return pictureOf(s,
+                              s.write("stopped.jpg", jpeg.substr(0, jpeg.size() - 40) + "\xFF\xD9"));
+         },
+         2,
+         {"stopped.jpg is not a readable JPEG: Corrupt JPEG data: premature end of data segment."}},
+        {"picture_png_16_bit_8192_beyond_max_memory",
+         [](const Scene& s) {
+             std::string header("\0\0\x20\0\0\0\x20\0\x10\x06\0\0\0", 13); // 8192², RGBA16
+             const std::string png = "\x89PNG\r\n\x1a\n" + pngChunk("IHDR", header) +
+                 pngChunk("IDAT", zlibWithZeros("", 1 << 20)) + pngChunk("IEND", "");
+             return pictureOf(s, s.write("deep.png", png), {"--max-memory", "64M"});
+         },
+         2,
+         {"Decoding the 8192 × 8192 picture ", "deep.png needs about 576.",
+          "of memory; the memory limit you set allows 64.0 MiB."}},
+        {"picture_resized_beyond_max_memory",
+         [](const Scene& s) {
+             const Args args = pictureOf(s, (kData / "images" / "smooth.jpg").string(),
+                                         {"--max-memory", "256M"});
+             s.write("vit/preprocessor_config.json",
+                     R"({"size": 16384, "do_center_crop": true, "crop_size": 32})");
+             return args;
+         },
+         2,
+         {"Resizing the 32 × 24 picture to 16384 × 16384 needs about 769.",
+          "of memory; the memory limit you set allows 256.0 MiB."}},
+        {"picture_png_figure_beyond_max_memory",
+         [](const Scene& s) {
+             return pictureOf(s, (kData / "images" / "smooth.jpg").string(),
+                              {"--width", "20000", "--height", "20000", "--max-memory", "256M"});
+         },
+         2,
+         {"Drawing a 20000 × 20000 PNG needs about 2.2 GiB of memory; the memory limit you set allows "
+          "256.0 MiB."}},
+
         // ---- figure options: colour ranges no colour bar can show (issue #45) -----------------
         {"figure_colour_range_one_double_apart",
          [](const Scene& s) {
@@ -2155,6 +2221,35 @@ TEST(BadInputLimits, PngsInFlightStayWithinTheMemoryLimit)
               4);
     EXPECT_LT(r.maxResidentKb, kResidentKb * 300 / 1024)
         << "peak memory " << r.maxResidentKb << " kB";
+}
+
+// Pictures that are valid but would be costly to read in full are read as Pillow reads them: to
+// the last row, their text chunks skipped. A 48 × 48 PNG whose image data goes on with 16 GiB of
+// zeros took 274 s; 40 zTXt chunks of 60 MB each before the picture took 2.5 GB under 256M.
+TEST(BadInputLimits, PictureBombsThatPassThePixelCountAreReadInBoundedWork)
+{
+    const Scene scene(fs::temp_directory_path() /
+                      ("attnviz-BadInputLimits-pictures-" + std::to_string(::getpid())));
+    PngPicture surplus;
+    surplus.width = surplus.height = 48;
+    surplus.samples.assign(48 * 48 * 3, 200);
+    surplus.surplusZeros = std::uint64_t{16} << 30;
+    PngPicture texts = surplus;
+    texts.surplusZeros = 0;
+    for (int i = 0; i < 40; ++i)
+        texts.chunksBeforeData.push_back(zTxtChunk(60u << 20));
+    for (const auto& [name, picture] : {std::pair{"surplus.png", &surplus}, {"texts.png", &texts}}) {
+        const Args args = pictureOf(scene, scene.write(name, pngFile(*picture)),
+                                    {"--max-memory", "256M", "--quiet"});
+        const ProcessResult r = runProcess(kCli, args, {kSeconds, kDataBytes});
+        SCOPED_TRACE(name);
+        ASSERT_FALSE(r.timedOut) << "still running after " << kSeconds << " s";
+        EXPECT_EQ(r.exitCode, 0) << r.err;
+        EXPECT_LT(r.maxResidentKb, kResidentKb * 256 / 1024)
+            << "peak memory " << r.maxResidentKb << " kB";
+        fs::remove(scene.out("map.png"));
+        fs::remove_all(args[2]); // the model's copy, made again for the next picture
+    }
 }
 
 TEST(BadInputLimits, CatalogueHasAtLeastFortyDistinctRows)

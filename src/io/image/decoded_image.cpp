@@ -6,18 +6,19 @@
 
 namespace attnviz::io {
 
-DecodedImage decodeImage(std::string_view bytes, const std::string& name)
+DecodedImage decodeImage(std::string_view bytes, const std::string& name,
+                         const PictureMemoryCheck& check)
 {
     if (bytes.starts_with("\x89PNG\r\n\x1a\n"))
-        return image_decoders::decodePng(bytes, name);
+        return image_decoders::decodePng(bytes, name, check);
     if (bytes.starts_with("\xFF\xD8\xFF"))
-        return image_decoders::decodeJpeg(bytes, name);
+        return image_decoders::decodeJpeg(bytes, name, check);
     throw FormatError(printable(name) + " is not a PNG or JPEG picture.");
 }
 
-DecodedImage readImage(const std::string& path)
+DecodedImage readImage(const std::string& path, const PictureMemoryCheck& check)
 {
-    return decodeImage(readFile(path), path);
+    return decodeImage(readFile(path), path, check);
 }
 
 namespace image_decoders {

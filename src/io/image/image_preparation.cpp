@@ -108,7 +108,7 @@ ImagePreparation readImagePreparation(const std::filesystem::path& folder,
 }
 
 DecodedImage pictureAsModelSeesIt(const DecodedImage& image, const ImagePreparation& p,
-                                  const engine::ImageInput& input)
+                                  const engine::ImageInput& input, const PictureMemoryCheck& check)
 {
     if (input.channels != 3)
         throw FormatError("This model reads " + std::to_string(input.channels) +
@@ -116,6 +116,19 @@ DecodedImage pictureAsModelSeesIt(const DecodedImage& image, const ImagePreparat
     // A picture already of the model's size is used as it is.
     if (image.width == input.width && image.height == input.height)
         return image;
+    if (check) {
+        // Resizing keeps the picture, the horizontal pass and the result; a crop copies.
+        const std::uint64_t across = p.resize ? std::uint64_t{3} * p.width * image.height : 0;
+        const std::uint64_t resized = p.resize
+            ? std::uint64_t{3} * p.width * p.height
+            : std::uint64_t{3} * image.width * image.height;
+        const std::uint64_t cropped =
+            p.centreCrop ? std::uint64_t{3} * p.cropWidth * p.cropHeight : 0;
+        check(image.rgb.size() + across + resized + cropped,
+              "Resizing the " + std::to_string(image.width) + " × " +
+                  std::to_string(image.height) + " picture to " + std::to_string(p.width) +
+                  " × " + std::to_string(p.height));
+    }
     DecodedImage picture =
         p.resize ? resizeLikePillow(image, p.width, p.height, p.resample) : image;
     if (p.centreCrop) {

@@ -39,9 +39,11 @@ ImagePreparation readImagePreparation(const std::filesystem::path& folder,
 
 /// The picture resized and cropped to the model's size, still 8-bit RGB: what the app draws
 /// attention over. A picture already of the model's size is returned as it is. Throws FormatError
-/// as prepareImage does.
+/// as prepareImage does; `check` is asked first for the bytes resizing takes (a `size` of 16384
+/// makes a 768 MiB picture on the way to a crop of 224).
 DecodedImage pictureAsModelSeesIt(const DecodedImage& image, const ImagePreparation& preparation,
-                                  const engine::ImageInput& input);
+                                  const engine::ImageInput& input,
+                                  const PictureMemoryCheck& check = {});
 
 /// A picture of the model's size rescaled and normalised, [3, height, width] float32.
 engine::Tensor normalisedPixels(const DecodedImage& picture, const ImagePreparation& preparation);

@@ -125,12 +125,10 @@ DecodedImage resizeLikePillow(const DecodedImage& image, int width, int height, 
 {
     const Filter filter =
         resample == Resample::Bicubic ? Filter{bicubic, 2.0} : Filter{bilinear, 1.0};
-    DecodedImage out = image;
-    if (width != image.width)
-        out = pass(out, width, filter, true);
-    if (height != image.height)
-        out = pass(out, height, filter, false);
-    return out;
+    if (width == image.width)
+        return height == image.height ? image : pass(image, height, filter, false);
+    DecodedImage across = pass(image, width, filter, true);
+    return height == image.height ? across : pass(across, height, filter, false);
 }
 
 } // namespace attnviz::io
