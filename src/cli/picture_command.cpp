@@ -7,8 +7,8 @@
 #include "io/file_error.h"
 #include "lesson/picture_attention.h"
 #include "render/colour_map.h"
-#include "render/image_export.h"
 #include "render/export_formats.h"
+#include "render/image_export.h"
 #include "render/picture_overlay.h"
 
 #include <charconv>

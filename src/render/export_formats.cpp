@@ -298,8 +298,8 @@ std::uint64_t checkPngMemory(const FigureOptions& figure, std::optional<std::uin
         static_cast<std::uint64_t>(size.width) * static_cast<std::uint64_t>(size.height);
     const std::uint64_t bytes = 2 * (figure.transparent ? 4 : 3) * pixels;
     lesson::MemoryBudget::forThisMachine(maxMemory).check(
-        bytes, "Drawing a " + std::to_string(size.width) + " × " + std::to_string(size.height) +
-                   " PNG");
+        bytes,
+        "Drawing a " + std::to_string(size.width) + " × " + std::to_string(size.height) + " PNG");
     return bytes;
 }
 

@@ -8,16 +8,20 @@
 #include "app/panels/step_panel.h"
 #include "app/views/head_grid_view.h"
 #include "app/window/main_window.h"
+#include "app/window/picture_drop.h"
 #include "app/window/settings_store.h"
 #include "app/window/walkthrough_runner.h"
 #include "app_test_steps.h"
 #include "io/builtin_models.h"
+#include "support/picture_files.h"
 #include "ui_input_panel.h"
 #include "ui_model_panel.h"
 #include "ui_preferences_dialog.h"
 #include "window_test_support.h"
 
+#include <QElapsedTimer>
 #include <QLabel>
+#include <QMimeData>
 #include <QPushButton>
 #include <QSettings>
 #include <QStandardPaths>
@@ -455,6 +459,63 @@ private slots:
         QVERIFY(model()->problem->text().isEmpty());
         QVERIFY(model()->output->text().contains(QStringLiteral("hgfedcba")));
         QVERIFY(shownHeatmaps() > 0);
+    }
+
+    // #45: a picture bomb dropped on the window is refused in the model panel's sentence, as the
+    // command line refuses it, while the window goes on answering: the drop returns at once and
+    // the event loop turns within 100 ms.
+    void aDroppedPictureBombIsRefusedWhileTheWindowAnswers()
+    {
+        open();
+        attnviz::lesson::ModelSource shapes;
+        shapes.folder = "shapes";
+        m_window->modelPanel()->setRequest(shapes);
+        settle();
+        QTemporaryDir dir;
+        attnviz::test::PngPicture surplus;
+        surplus.width = surplus.height = 48;
+        surplus.samples.assign(48 * 48 * 3, 90);
+        surplus.surplusZeros = std::uint64_t{16} << 30;
+        const std::pair<QString, std::string> bombs[] = {
+            {QStringLiteral("scans.jpg"), attnviz::test::progressiveJpeg(1024, 1024, 2000)},
+            {QStringLiteral("surplus.png"), attnviz::test::pngFile(surplus)}};
+        for (const auto& [name, bytes] : bombs) {
+            const QString path = dir.filePath(name);
+            QFile file(path);
+            QVERIFY(file.open(QIODevice::WriteOnly));
+            file.write(bytes.data(), static_cast<qint64>(bytes.size()));
+            file.close();
+            QMimeData data;
+            data.setUrls({QUrl::fromLocalFile(path)});
+            QElapsedTimer clock;
+            clock.start();
+            QDragEnterEvent enter(QPoint(10, 10), Qt::CopyAction, &data, Qt::LeftButton, {});
+            QCoreApplication::sendEvent(m_window.get(), &enter);
+            QVERIFY(enter.isAccepted());
+            QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &data, Qt::LeftButton, {});
+            QCoreApplication::sendEvent(m_window.get(), &drop);
+            bool answered = false;
+            QTimer::singleShot(0, m_window.get(), [&] { answered = true; });
+            QTRY_VERIFY_WITH_TIMEOUT(answered, 100);
+            QVERIFY2(clock.elapsed() < 100, qPrintable(QString::number(clock.elapsed())));
+            settle();
+            QCOMPARE(model()->picture->text(), path);
+        }
+        // The surplus PNG, read to its last row, is what the model shows; the JPEG was refused.
+        const auto run = m_window->modelResult().run;
+        QVERIFY(run && run->picture);
+        QCOMPARE(run->picture->rgb.front(), std::uint8_t{90});
+
+        const QString scans = dir.filePath(QStringLiteral("scans.jpg"));
+        QVERIFY(m_window->pictureDrop()->open(scans));
+        settle();
+        const QString problem = model()->problem->text();
+        QVERIFY2(problem.contains(QStringLiteral("more than 100 scans")), qPrintable(problem));
+        // docs/screenshots/69-picture-bomb.png comes from here.
+        if (qEnvironmentVariableIsSet("ATTNVIZ_BOMB_SHOT"))
+            QVERIFY(m_window->grab().save(qEnvironmentVariable("ATTNVIZ_BOMB_SHOT")));
+        QVERIFY(readable(model()->problem));
+        QVERIFY(model()->output->text().isEmpty());
     }
 
     void aSavedModelThatStillWorksOpensWithoutANotice()

@@ -1946,8 +1946,8 @@ std::vector<Row> catalogue()
         {"picture_jpeg_data_stopping_at_a_marker",
          [](const Scene& s) {
              const std::string jpeg = io::readFile((kData / "images" / "smooth.jpg").string());
-             return pictureOf(s,
-                              s.write("stopped.jpg", jpeg.substr(0, jpeg.size() - 40) + "\xFF\xD9"));
+             return pictureOf(
+                 s, s.write("stopped.jpg", jpeg.substr(0, jpeg.size() - 40) + "\xFF\xD9"));
          },
          2,
          {"stopped.jpg is not a readable JPEG: Corrupt JPEG data: premature end of data segment."}},
@@ -1963,8 +1963,8 @@ std::vector<Row> catalogue()
           "of memory; the memory limit you set allows 64.0 MiB."}},
         {"picture_resized_beyond_max_memory",
          [](const Scene& s) {
-             const Args args = pictureOf(s, (kData / "images" / "smooth.jpg").string(),
-                                         {"--max-memory", "256M"});
+             const Args args =
+                 pictureOf(s, (kData / "images" / "smooth.jpg").string(), {"--max-memory", "256M"});
              s.write("vit/preprocessor_config.json",
                      R"({"size": 16384, "do_center_crop": true, "crop_size": 32})");
              return args;
@@ -1978,7 +1978,8 @@ std::vector<Row> catalogue()
                               {"--width", "20000", "--height", "20000", "--max-memory", "256M"});
          },
          2,
-         {"Drawing a 20000 × 20000 PNG needs about 2.2 GiB of memory; the memory limit you set allows "
+         {"Drawing a 20000 × 20000 PNG needs about 2.2 GiB of memory; the memory limit you set "
+          "allows "
           "256.0 MiB."}},
 
         // ---- figure options: colour ranges no colour bar can show (issue #45) -----------------
@@ -2238,7 +2239,8 @@ TEST(BadInputLimits, PictureBombsThatPassThePixelCountAreReadInBoundedWork)
     texts.surplusZeros = 0;
     for (int i = 0; i < 40; ++i)
         texts.chunksBeforeData.push_back(zTxtChunk(60u << 20));
-    for (const auto& [name, picture] : {std::pair{"surplus.png", &surplus}, {"texts.png", &texts}}) {
+    for (const auto& [name, picture] :
+         {std::pair{"surplus.png", &surplus}, {"texts.png", &texts}}) {
         const Args args = pictureOf(scene, scene.write(name, pngFile(*picture)),
                                     {"--max-memory", "256M", "--quiet"});
         const ProcessResult r = runProcess(kCli, args, {kSeconds, kDataBytes});

@@ -159,7 +159,9 @@ TEST(PictureLimits, AJpegSmallerThanItsBlocksOrCutShortIsRefused)
     // Data that stops at a marker: libjpeg would fill the rest with grey.
     const std::string jpeg = io::readFile(kImages + "smooth.jpg");
     const std::string stopped = jpeg.substr(0, jpeg.size() - 40) + "\xFF\xD9";
-    EXPECT_THAT(refusal(stopped, "stopped.jpg"), HasSubstr("stopped.jpg is not a readable JPEG: Corrupt JPEG data: premature end of data segment."));
+    EXPECT_THAT(refusal(stopped, "stopped.jpg"),
+                HasSubstr("stopped.jpg is not a readable JPEG: Corrupt JPEG data: premature end of "
+                          "data segment."));
 }
 
 TEST(PictureLimits, TheMemoryAPictureTakesIsAskedBeforeItIsAllocated)

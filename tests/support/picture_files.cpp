@@ -19,11 +19,16 @@ void appendBigEndian(std::string& out, std::uint32_t v)
 int channelsOf(int colourType)
 {
     switch (colourType) {
-    case 0: return 1;
-    case 2: return 3;
-    case 4: return 2;
-    case 6: return 4;
-    default: throw std::invalid_argument("pngFile: colour types 0, 2, 4 and 6 only");
+    case 0:
+        return 1;
+    case 2:
+        return 3;
+    case 4:
+        return 2;
+    case 6:
+        return 4;
+    default:
+        throw std::invalid_argument("pngFile: colour types 0, 2, 4 and 6 only");
     }
 }
 
@@ -47,9 +52,10 @@ std::string scanlines(const PngPicture& p)
             raw += '\0';
             for (int x = pass.x0; x < p.width; x += pass.dx)
                 for (int c = 0; c < channels; ++c)
-                    raw.append(static_cast<std::size_t>(copies),
-                               static_cast<char>(p.samples[(static_cast<std::size_t>(y) * p.width +
-                                                            x) * channels + c]));
+                    raw.append(
+                        static_cast<std::size_t>(copies),
+                        static_cast<char>(
+                            p.samples[(static_cast<std::size_t>(y) * p.width + x) * channels + c]));
         }
     }
     return raw;
@@ -105,11 +111,12 @@ std::string zlibWithZeros(std::string_view raw, std::uint64_t zeros)
     // A final empty block, then the Adler-32 of everything: that of n zeros is (n mod 65521,
     // 1), combined with the rows'.
     out += std::string("\x03\x00", 2);
-    const uLong rawSum = adler32(1, reinterpret_cast<const Bytef*>(raw.data()),
-                                 static_cast<uInt>(raw.size()));
+    const uLong rawSum =
+        adler32(1, reinterpret_cast<const Bytef*>(raw.data()), static_cast<uInt>(raw.size()));
     const uLong zeroSum = ((zeros % 65521) << 16) | 1;
-    appendBigEndian(out, static_cast<std::uint32_t>(
-                             adler32_combine64(rawSum, zeroSum, static_cast<z_off64_t>(zeros))));
+    appendBigEndian(out,
+                    static_cast<std::uint32_t>(
+                        adler32_combine64(rawSum, zeroSum, static_cast<z_off64_t>(zeros))));
     return out;
 }
 
@@ -154,8 +161,9 @@ std::string progressiveJpeg(int width, int height, int scans)
     c.in_color_space = JCS_GRAYSCALE;
     jpeg_set_defaults(&c);
     // DC at half precision, all of AC, then the DC's last bit.
-    static const jpeg_scan_info script[3] = {
-        {1, {0, 0, 0, 0}, 0, 0, 0, 1}, {1, {0, 0, 0, 0}, 1, 63, 0, 0}, {1, {0, 0, 0, 0}, 0, 0, 1, 0}};
+    static const jpeg_scan_info script[3] = {{1, {0, 0, 0, 0}, 0, 0, 0, 1},
+                                             {1, {0, 0, 0, 0}, 1, 63, 0, 0},
+                                             {1, {0, 0, 0, 0}, 0, 0, 1, 0}};
     c.scan_info = script;
     c.num_scans = 3;
     jpeg_start_compress(&c, TRUE);

@@ -26,7 +26,7 @@ struct PngPicture {
     int width = 0;
     int height = 0;
     int colourType = 2; ///< 0 grey, 2 RGB, 4 grey and alpha, 6 RGBA
-    int bitDepth = 8;   ///< 8 or 16; 16-bit samples are the same byte twice
+    int bitDepth = 8; ///< 8 or 16; 16-bit samples are the same byte twice
     bool interlaced = false;
     std::vector<std::uint8_t> samples;
     std::vector<std::string> chunksBeforeData;

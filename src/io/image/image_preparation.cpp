@@ -119,15 +119,13 @@ DecodedImage pictureAsModelSeesIt(const DecodedImage& image, const ImagePreparat
     if (check) {
         // Resizing keeps the picture, the horizontal pass and the result; a crop copies.
         const std::uint64_t across = p.resize ? std::uint64_t{3} * p.width * image.height : 0;
-        const std::uint64_t resized = p.resize
-            ? std::uint64_t{3} * p.width * p.height
-            : std::uint64_t{3} * image.width * image.height;
+        const std::uint64_t resized = p.resize ? std::uint64_t{3} * p.width * p.height
+                                               : std::uint64_t{3} * image.width * image.height;
         const std::uint64_t cropped =
             p.centreCrop ? std::uint64_t{3} * p.cropWidth * p.cropHeight : 0;
         check(image.rgb.size() + across + resized + cropped,
-              "Resizing the " + std::to_string(image.width) + " × " +
-                  std::to_string(image.height) + " picture to " + std::to_string(p.width) +
-                  " × " + std::to_string(p.height));
+              "Resizing the " + std::to_string(image.width) + " × " + std::to_string(image.height) +
+                  " picture to " + std::to_string(p.width) + " × " + std::to_string(p.height));
     }
     DecodedImage picture =
         p.resize ? resizeLikePillow(image, p.width, p.height, p.resample) : image;

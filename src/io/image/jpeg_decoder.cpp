@@ -65,8 +65,8 @@ std::uint64_t leastHuffmanBytes(const jpeg_decompress_struct& info)
 {
     std::uint64_t blocks = 0;
     for (int c = 0; c < info.num_components; ++c)
-        blocks += std::uint64_t{info.comp_info[c].width_in_blocks} *
-            info.comp_info[c].height_in_blocks;
+        blocks +=
+            std::uint64_t{info.comp_info[c].width_in_blocks} * info.comp_info[c].height_in_blocks;
     return info.arith_code ? 0 : blocks / 8;
 }
 
@@ -132,8 +132,9 @@ DecodedImage decodeJpeg(std::string_view bytes, const std::string& name,
     if (check) {
         const std::uint64_t peak = decodingBytes(s->info, bytes.size());
         try {
-            check(peak, "Decoding the " + std::to_string(width) + " × " + std::to_string(height) +
-                            " picture " + printable(name));
+            check(peak,
+                  "Decoding the " + std::to_string(width) + " × " + std::to_string(height) +
+                      " picture " + printable(name));
         } catch (...) {
             release();
             throw;

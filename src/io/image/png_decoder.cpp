@@ -105,8 +105,8 @@ void inspectChunks(std::string_view bytes, const std::string& name, const Pictur
             const auto colour = static_cast<unsigned char>(bytes[at + 17]);
             // The rows libpng fills (a palette may expand to RGBA), then the RGB picture.
             const std::uint64_t samples = colour == PNG_COLOR_TYPE_PALETTE ? 4
-                : (colour & PNG_COLOR_MASK_COLOR)                           ? 3
-                                                                            : 1;
+                : (colour & PNG_COLOR_MASK_COLOR)                          ? 3
+                                                                           : 1;
             const std::uint64_t pixels = std::uint64_t{width} * height;
             if (check)
                 check(bytes.size() + pixels * samples * (depth == 16 ? 2 : 1) + pixels * 3,
