@@ -2,7 +2,8 @@
 # Builds the libFuzzer harnesses of tests/fuzz with the fuzz preset (clang 14, ASan + UBSan) and
 # runs each of them for SECONDS (default 60), as many at a time as there are cores:
 #   tools/run-fuzz.sh [SECONDS] [TARGET...]     targets: json safetensors case model_folder
-#                                                         tokenizers import lesson (default: all)
+#                                                         tokenizers import lesson pictures
+#                                                         (default: all)
 # Each run first replays tests/fuzz/regressions/<target>/, then fuzzes from the seeds the build
 # wrote (build/fuzz/seeds/<target>, from tests/data) and the corpus kept from earlier runs
 # (build/fuzz/corpus/<target>). A finding -- a crash, a sanitizer report, an undocumented
@@ -18,7 +19,7 @@ if ! [[ "$seconds" =~ ^[0-9]+$ ]] || ((seconds < 1)); then
     echo "run-fuzz: SECONDS must be a positive whole number, not '$seconds'" >&2
     exit 2
 fi
-all_targets=(json safetensors case model_folder tokenizers import lesson)
+all_targets=(json safetensors case model_folder tokenizers import lesson pictures)
 targets=("$@")
 ((${#targets[@]})) || targets=("${all_targets[@]}")
 for t in "${targets[@]}"; do

@@ -36,6 +36,8 @@ void fuzzTokenizers(std::string_view input);
 void fuzzImport(std::string_view input);
 /// lesson::parseLessonFile; what it accepts must read back the same when written out again.
 void fuzzLesson(std::string_view input);
+/// io::decodeImage within a memory budget, then the picture prepared for a small ViT.
+void fuzzPictures(std::string_view input);
 
 struct Target {
     std::string_view name; ///< as in build/fuzz/fuzz_<name> and tests/fuzz/regressions/<name>/
@@ -50,6 +52,7 @@ inline constexpr std::array kTargets = {
     Target{"tokenizers", fuzzTokenizers},
     Target{"import", fuzzImport},
     Target{"lesson", fuzzLesson},
+    Target{"pictures", fuzzPictures},
 };
 
 } // namespace attnviz::fuzz

@@ -17,6 +17,7 @@
 //   tokenizers    every mode of tokenizers_fuzz.cpp: small vocabularies cut from the real ones,
 //                 the texts of tests/data/tokenizers/*_reference.json, and added tokens
 //   lesson        the saved lessons of tests/data/lessons
+//   pictures      the PNG and JPEG files of tests/data/images, the refused ones of bad/ too
 // Each generated model folder is loaded once with io::loadModel, and the program fails if one
 // does not load: a seed that is refused at the first check would reach nothing.
 #include "fuzz_support.h"
@@ -586,6 +587,15 @@ void lessonSeeds(const fs::path& data)
         writeSeed("lesson", file.stem().string(), io::readFile(file.string()));
 }
 
+// Every picture of the decoders' tests, the refused ones too.
+void pictureSeeds(const fs::path& data)
+{
+    for (const fs::path& folder : {data / "images", data / "images" / "bad"})
+        for (const char* extension : {".png", ".jpg"})
+            for (const fs::path& file : filesIn(folder, extension))
+                writeSeed("pictures", file.filename().string(), io::readFile(file.string()));
+}
+
 } // namespace
 } // namespace attnviz::fuzz
 
@@ -605,6 +615,7 @@ int main(int argc, char** argv)
         modelFolderSeeds(data, models);
         tokenizerSeeds(data);
         lessonSeeds(data);
+        pictureSeeds(data);
     } catch (const std::exception& e) {
         std::cerr << "make_seeds: " << e.what() << "\n";
         return 1;
