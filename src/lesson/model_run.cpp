@@ -138,6 +138,12 @@ ModelRun runModelOnText(std::shared_ptr<const io::LoadedModel> loaded, const Run
     run.model = loaded;
     run.config = c;
     run.request = request;
+    if (const std::size_t fewest = tokenizer.fewestTokens(request.text);
+        fewest > static_cast<std::size_t>(c.maxLength))
+        throw engine::InputError("The text of " + std::to_string(request.text.size()) +
+                                 " bytes has at least " + std::to_string(fewest) +
+                                 " tokens; this model takes at most " +
+                                 std::to_string(c.maxLength) + " (max_length).");
     const std::vector<int> ids = tokenizer.encode(request.text);
     if (request.generate && c.architecture != engine::Architecture::DecoderOnly)
         throw engine::InputError(

@@ -1062,9 +1062,9 @@ std::vector<Row> catalogue()
           "… normalizer; expected none, as in GPT-2"}},
         {"model_added_tokens_sharing_a_prefix",
          [](const Scene& s) {
-             // 100,000 added tokens sharing a 100-byte prefix over a 100,000-character text of
-             // that prefix: every candidate was checked at every position (32 s to minutes)
-             // before the text was refused for its length.
+             // 100,000 added tokens sharing a 100-byte prefix over a text of that prefix: every
+             // candidate was checked at every position (32 s to minutes) before the text was
+             // refused for its length.
              const fs::path dir = s.hf("gpt2");
              const std::string prefix = "<|reserved_special_token_shared_prefix_" +
                  std::string(100 - 45, 'x') + "_number_";
@@ -1084,14 +1084,16 @@ std::vector<Row> catalogue()
                                   static_cast<std::size_t>(100'000 * wte.shape[1]) * 4);
                  wte.shape[0] = 150257;
              });
+             // 6,000 bytes: short enough that the added tokens' length cannot refuse the text
+             // before it is tokenized (Tokenizer::fewestTokens).
              std::string text;
-             while (text.size() < 100'000)
+             while (text.size() < 6'000)
                  text += prefix;
-             text.resize(100'000);
+             text.resize(6'000);
              return trace(s, dir.string(), text);
          },
          2,
-         {"The text has 23534 tokens", "at most 64"}},
+         {"The text has ", " tokens; this model takes at most 64"}},
         {"model_opening_beyond_max_memory",
          [](const Scene& s) {
              // Opening counted nothing: a 0.5 GiB F16 GPT-2 peaked at 2.0 GB under 256M.
@@ -1101,6 +1103,37 @@ std::vector<Row> catalogue()
          },
          2,
          {"Opening gpt2 needs about 9.2 MiB of memory", "the memory limit you set allows 4.0 MiB"}},
+        // A line that cannot fit is refused from its length, before it is tokenized (#45): a
+        // 20 MB line for genesis took 1.6 GB and 11 s.
+        {"export_line_longer_than_any_tokenization_fits",
+         [](const Scene& s) {
+             return Args{"export",
+                         "--model",
+                         "genesis",
+                         "--text-file",
+                         s.write("long.txt", std::string(20u << 20, 'a') + "\n"),
+                         "--format",
+                         "csv",
+                         "--out",
+                         s.out()};
+         },
+         2,
+         {"The text of 20971520 bytes has at least 5242880 tokens; this model takes at most 64 "
+          "(max_length)."}},
+        {"gpt2_line_longer_than_any_tokenization_fits",
+         [](const Scene& s) {
+             return Args{"export",
+                         "--model",
+                         s.hf("gpt2").string(),
+                         "--text-file",
+                         s.write("long.txt", std::string(20u << 20, 'a') + "\n"),
+                         "--format",
+                         "csv",
+                         "--out",
+                         s.out()};
+         },
+         2,
+         {"The text of 20971520 bytes has at least ", " tokens; this model takes at most 64"}},
         {"export_png_beyond_max_memory",
          [](const Scene& s) {
              // Four 20000 × 20000 images in flight peaked at 3.46 GB under --max-memory 1G.

@@ -8,6 +8,7 @@
 #include "io/tokenizer/tokenizer_json.h"
 #include "io/tokenizer/unicode.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <unordered_map>
 
@@ -136,8 +137,12 @@ ByteLevelBpe::ByteLevelBpe(Vocabulary vocab, const std::vector<MergeRule>& merge
     for (int id = 0; id < m_vocab.size(); ++id)
         m_bytes.push_back(tokenBytes(m_vocab.token(id)));
     m_isSpecial.assign(m_vocab.size(), false);
-    for (const auto& [content, id] : special)
+    for (const auto& [content, id] : special) {
         m_isSpecial[static_cast<std::size_t>(id)] = true;
+        m_longestPiece = std::max(m_longestPiece, content.size());
+    }
+    for (const std::string& piece : m_bytes)
+        m_longestPiece = std::max(m_longestPiece, piece.size());
 }
 
 const std::string& ByteLevelBpe::bytesOf(int id) const

@@ -42,6 +42,11 @@ public:
     /// The id of a token spelled as in the vocabulary, if it is one.
     std::optional<int> id(std::string_view token) const override { return m_vocab.find(token); }
     int size() const override { return m_vocab.size(); }
+    /// Every byte of the text is in one token, none longer than the longest of the vocabulary.
+    std::size_t fewestTokens(std::string_view utf8) const override
+    {
+        return (utf8.size() + m_longestPiece - 1) / m_longestPiece;
+    }
     /// The token as a person reads it: its bytes as UTF-8 with a space shown as "␣", a newline as
     /// "↵", a tab as "⇥", and other control bytes or bytes that are no complete UTF-8 character
     /// (a token may hold part of one) as "\xNN" (io::displayBytes).
@@ -58,6 +63,7 @@ private:
 
     Vocabulary m_vocab;
     std::vector<std::string> m_bytes; ///< the bytes each id decodes to
+    std::size_t m_longestPiece = 1; ///< bytes of the longest token or special token
     std::vector<bool> m_isSpecial; ///< by id
     std::array<int, 256> m_byteIds{}; ///< the id of each single byte's symbol
     BpeMerges m_merges;

@@ -56,6 +56,12 @@ public:
     /// empty where there are none, which the engine reads as all 0.
     virtual std::vector<int> tokenTypes(const std::vector<int>&) const { return {}; }
 
+    /// The fewest tokens `text` can encode to, told from its length alone, or 0 where the
+    /// tokenizer cannot tell (a normaliser may delete, a whole word may become one [UNK]). Asked
+    /// before encoding, so that a line of megabytes for a model of 64 tokens is refused without
+    /// being tokenized.
+    virtual std::size_t fewestTokens(std::string_view) const { return 0; }
+
     std::vector<std::string> tokens(const std::vector<int>& ids) const;
     /// Each token as displayToken shows it, except that tokens whose bytes form a character only
     /// together (a CJK character or an emoji cut into byte pieces) each show the whole

@@ -20,6 +20,11 @@ public:
     int size() const override { return static_cast<int>(m_tokens.size()); }
     /// Throws InputError naming the first character or word the vocabulary lacks.
     std::vector<int> encode(std::string_view text) const override;
+    /// A character is a token and takes at most 4 bytes; a word may be of any length.
+    std::size_t fewestTokens(std::string_view text) const override
+    {
+        return m_unit == Unit::Character ? (text.size() + 3) / 4 : 0;
+    }
     /// Characters joined as they are, words with a space between.
     std::string decode(const std::vector<int>& ids) const override;
     std::string token(int id) const override;
