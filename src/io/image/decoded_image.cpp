@@ -28,7 +28,8 @@ void checkPixelCount(std::int64_t width, std::int64_t height, const std::string&
     if (width <= 0 || height <= 0)
         throw FormatError(printable(name) + " claims a picture of " + std::to_string(width) +
                           " × " + std::to_string(height) + " pixels; it holds none.");
-    if (width * height > kMaxImagePixels)
+    // Each side first: two sides of 2^32 − 1 overflow the product.
+    if (width > kMaxImagePixels || height > kMaxImagePixels || width * height > kMaxImagePixels)
         throw FormatError(printable(name) + " claims " + std::to_string(width) + " × " +
                           std::to_string(height) + " pixels; AttnViz opens at most " +
                           std::to_string(kMaxImagePixels) + " (8192 × 8192).");
