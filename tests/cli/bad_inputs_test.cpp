@@ -335,6 +335,20 @@ Args trace(const Scene& s, const std::string& model, const std::string& text = "
     return {"trace", "--model", model, "--text", text, "--dump", s.dump()};
 }
 
+/// `export` of one line of 20 MiB through `model` as CSV: far more than any model here takes.
+Args oneLongLine(const Scene& s, const std::string& model)
+{
+    return Args{"export",
+                "--model",
+                model,
+                "--text-file",
+                s.write("long.txt", std::string(20u << 20, 'a') + "\n"),
+                "--format",
+                "csv",
+                "--out",
+                s.out()};
+}
+
 /// `picture` of the ViT fixture over `image`, written to map.png, with `extra` arguments.
 Args pictureOf(const Scene& s, const std::string& image, const Args& extra = {})
 {
@@ -1106,32 +1120,12 @@ std::vector<Row> catalogue()
         // A line that cannot fit is refused from its length, before it is tokenized (#45): a
         // 20 MB line for genesis took 1.6 GB and 11 s.
         {"export_line_longer_than_any_tokenization_fits",
-         [](const Scene& s) {
-             return Args{"export",
-                         "--model",
-                         "genesis",
-                         "--text-file",
-                         s.write("long.txt", std::string(20u << 20, 'a') + "\n"),
-                         "--format",
-                         "csv",
-                         "--out",
-                         s.out()};
-         },
+         [](const Scene& s) { return oneLongLine(s, "genesis"); },
          2,
          {"The text of 20971520 bytes has at least 5242880 tokens; this model takes at most 64 "
           "(max_length)."}},
         {"gpt2_line_longer_than_any_tokenization_fits",
-         [](const Scene& s) {
-             return Args{"export",
-                         "--model",
-                         s.hf("gpt2").string(),
-                         "--text-file",
-                         s.write("long.txt", std::string(20u << 20, 'a') + "\n"),
-                         "--format",
-                         "csv",
-                         "--out",
-                         s.out()};
-         },
+         [](const Scene& s) { return oneLongLine(s, s.hf("gpt2").string()); },
          2,
          {"The text of 20971520 bytes has at least ", " tokens; this model takes at most 64"}},
         {"export_png_beyond_max_memory",
