@@ -27,6 +27,10 @@ for t in "${targets[@]}"; do
         echo "run-fuzz: unknown target '$t'; expected one of ${all_targets[*]}" >&2
         exit 2
     fi
+    if [[ ! -s tests/fuzz/dict/$t.dict ]]; then
+        echo "run-fuzz: target '$t' has no dictionary tests/fuzz/dict/$t.dict" >&2
+        exit 2
+    fi
 done
 if ! command -v clang++-14 >/dev/null; then
     echo "run-fuzz: clang++-14 is missing; install clang-14 libclang-rt-14-dev libomp-14-dev" >&2
