@@ -6,6 +6,7 @@
 #include "io/file_error.h"
 #include "io/input_file.h"
 #include "lesson/case_walkthrough.h"
+#include "lesson/memory_budget.h"
 #include "lesson/model_run.h"
 
 #include <filesystem>
@@ -42,6 +43,7 @@ std::shared_ptr<const lesson::Walkthrough> runCaseArgument(const std::string& ca
                                                            std::optional<std::int64_t> onlineTile)
 {
     try {
+        const lesson::BudgetedJsonReading json(maxMemory);
         io::AttentionCase attentionCase =
             io::loadAttentionCase(io::SafetensorsFile::read(casePath));
         attentionCase.description.onlineSoftmaxTile = onlineTile;

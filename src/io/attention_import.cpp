@@ -221,7 +221,7 @@ JsonValue metadataJson(const JsonValue& value, const std::string& field)
     if (!value.isString())
         return value;
     try {
-        return parseJson(value.asString());
+        return parseJson(value.asString(), "metadata field '" + field + "'");
     } catch (const JsonError& e) {
         throw FormatError("metadata field '" + field + "' is not JSON (\"" +
                           printable(value.asString(), 40) + "\": " + e.what() +

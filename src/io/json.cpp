@@ -3,20 +3,109 @@
 #include "io/file_error.h"
 #include "io/tokenizer/unicode.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
-#include <cstdio>
-#include <unordered_set>
+#include <new>
+#include <numeric>
+#include <optional>
+#include <variant>
 
 namespace attnviz::io {
 namespace {
 
 constexpr int kMaxDepth = 64;
 
+// What the C library's allocator adds to each block, counted so that the estimate holds for
+// documents of many small strings.
+constexpr std::uint64_t kBlockOverhead = 16;
+// std::string keeps up to 15 bytes inside itself; a longer one takes a block of its own.
+std::uint64_t stringBlockBytes(std::size_t length)
+{
+    return length > 15 ? length + 1 + kBlockOverhead : 0;
+}
+
+// What one pass over the text finds before anything is built: the number of items of each
+// container, in the order they open (so that each is allocated once, at its size), and the bytes
+// the parse takes at its peak. It validates nothing; on a malformed text the parser stops at the
+// first fault, before the counts it was given could be wrong about what it built.
+struct Census {
+    std::vector<std::uint32_t> sizes;
+    std::uint64_t bytes = 0;
+};
+
+Census takeCensus(std::string_view text)
+{
+    struct Open {
+        std::size_t index;
+        bool object;
+        bool empty = true;
+        bool expectingKey = true;
+        std::uint64_t commas = 0;
+    };
+    Census census;
+    std::vector<Open> open;
+    std::uint64_t largestObject = 0;
+    const auto close = [&] {
+        const Open& c = open.back();
+        const std::uint64_t items = c.empty ? 0 : c.commas + 1;
+        census.sizes[c.index] = static_cast<std::uint32_t>(std::min<std::uint64_t>(items, ~0u));
+        census.bytes += sizeof(JsonValue::Array) + kBlockOverhead;
+        if (items)
+            census.bytes +=
+                items * (c.object ? sizeof(JsonValue::Object::value_type) : sizeof(JsonValue)) +
+                kBlockOverhead;
+        if (c.object)
+            largestObject = std::max(largestObject, items);
+        open.pop_back();
+    };
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (c == ' ' || c == '\t' || c == '\n' || c == '\r')
+            continue;
+        const bool keyExpected = !open.empty() && open.back().object && open.back().expectingKey;
+        if (!open.empty() && c != ',' && c != ']' && c != '}') {
+            open.back().empty = false;
+            if (c != ':')
+                open.back().expectingKey = false;
+        }
+        if (c == '"') {
+            const std::size_t start = i + 1;
+            for (++i; i < text.size() && text[i] != '"'; ++i)
+                if (text[i] == '\\')
+                    ++i;
+            const std::size_t length = std::min(i, text.size()) - start;
+            census.bytes += stringBlockBytes(length);
+            if (!keyExpected)
+                census.bytes += sizeof(std::string) + kBlockOverhead;
+        } else if (c == '[' || c == '{') {
+            // The parser refuses anything deeper, before it reaches what follows.
+            if (open.size() > static_cast<std::size_t>(kMaxDepth))
+                break;
+            open.push_back({census.sizes.size(), c == '{'});
+            census.sizes.push_back(0);
+        } else if ((c == ']' || c == '}') && !open.empty()) {
+            close();
+        } else if (c == ',' && !open.empty()) {
+            ++open.back().commas;
+            open.back().expectingKey = true;
+        }
+    }
+    // A text that ends inside containers: the parser builds their items before it finds out.
+    while (!open.empty())
+        close();
+    // The text, the root, the counts, and the widest object's duplicate check (an index and a
+    // position per member).
+    census.bytes += text.size() + sizeof(JsonValue) + census.sizes.size() * sizeof(std::uint32_t) +
+        largestObject * (sizeof(std::uint32_t) + sizeof(std::size_t));
+    return census;
+}
+
 class Parser {
 public:
-    explicit Parser(std::string_view text)
+    Parser(std::string_view text, std::vector<std::uint32_t> sizes)
         : m_text(text)
+        , m_sizes(std::move(sizes))
     {
     }
 
@@ -94,32 +183,61 @@ private:
         }
     }
 
+    // Each container is allocated once, at the size the census counted; should the text end or
+    // fail before that, the parse throws anyway.
+    std::size_t nextSize() { return m_next < m_sizes.size() ? m_sizes[m_next++] : 0; }
+
     JsonValue object(int depth)
     {
         ++m_pos;
         JsonValue::Object members;
-        std::unordered_set<std::string> seen;
+        members.reserve(nextSize());
+        std::vector<std::size_t> keyEnds;
         if (consume('}'))
             return JsonValue(std::move(members));
+        keyEnds.reserve(members.capacity());
         do {
             skipSpace();
             if (m_pos >= m_text.size() || m_text[m_pos] != '"')
                 fail("expected a member name in quotes");
             std::string key = string();
-            // A set, not a scan of the members: a header with 300 000 keys must not take minutes.
-            if (!seen.insert(key).second)
-                fail("duplicate member \"" + printable(key) + "\"");
+            keyEnds.push_back(m_pos);
             expect(':');
             members.emplace_back(std::move(key), value(depth + 1));
         } while (consume(','));
         expect('}');
+        failOnDuplicate(members, keyEnds);
         return JsonValue(std::move(members));
+    }
+
+    // Sorting the members' indices, not a set of their names: a header with 300 000 keys takes
+    // neither minutes nor a copy of every name. The error names the first repeat in the file.
+    void failOnDuplicate(const JsonValue::Object& members, const std::vector<std::size_t>& keyEnds)
+    {
+        if (members.size() < 2)
+            return;
+        std::vector<std::uint32_t> order(members.size());
+        std::iota(order.begin(), order.end(), 0u);
+        std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+            const int c = members[a].first.compare(members[b].first);
+            return c < 0 || (c == 0 && a < b);
+        });
+        std::optional<std::uint32_t> repeat;
+        for (std::size_t k = 1; k < order.size(); ++k)
+            if (members[order[k]].first == members[order[k - 1]].first &&
+                (!repeat || order[k] < *repeat))
+                repeat = order[k];
+        if (!repeat)
+            return;
+        m_pos = keyEnds[*repeat];
+        fail("duplicate member \"" + printable(members[*repeat].first) + "\"");
     }
 
     JsonValue array(int depth)
     {
         ++m_pos;
         JsonValue::Array items;
+        items.reserve(nextSize());
         if (consume(']'))
             return JsonValue(std::move(items));
         do {
@@ -268,22 +386,111 @@ private:
         const auto [end, ec] = std::from_chars(first, m_text.data() + m_pos, value);
         if (ec != std::errc() || end != m_text.data() + m_pos)
             fail("number out of range");
-        // Keep the number as written, so a message can quote `4.0` rather than `4`.
-        return JsonValue(value, integral, std::string(m_text.substr(start, m_pos - start)));
+        return JsonValue(value, integral);
     }
 
     std::string_view m_text;
     std::size_t m_pos = 0;
+    std::vector<std::uint32_t> m_sizes;
+    std::size_t m_next = 0;
 };
+
+thread_local JsonMemoryScope* innermostScope = nullptr;
 
 } // namespace
 
+JsonValue::JsonValue(std::string s)
+    : m_kind(Kind::String)
+    , m_string(new std::string(std::move(s)))
+{
+}
+
+JsonValue::JsonValue(Array a)
+    : m_kind(Kind::Array)
+    , m_array(new Array(std::move(a)))
+{
+}
+
+JsonValue::JsonValue(Object o)
+    : m_kind(Kind::Object)
+    , m_object(new Object(std::move(o)))
+{
+}
+
+JsonValue::JsonValue(const JsonValue& other)
+    : m_kind(other.m_kind)
+    , m_flag(other.m_flag)
+{
+    switch (m_kind) {
+    case Kind::String:
+        m_string = new std::string(*other.m_string);
+        break;
+    case Kind::Array:
+        m_array = new Array(*other.m_array);
+        break;
+    case Kind::Object:
+        m_object = new Object(*other.m_object);
+        break;
+    default:
+        m_number = other.m_number;
+    }
+}
+
+JsonValue::JsonValue(JsonValue&& other) noexcept
+    : m_kind(other.m_kind)
+    , m_flag(other.m_flag)
+{
+    switch (m_kind) {
+    case Kind::String:
+        m_string = other.m_string;
+        break;
+    case Kind::Array:
+        m_array = other.m_array;
+        break;
+    case Kind::Object:
+        m_object = other.m_object;
+        break;
+    default:
+        m_number = other.m_number;
+    }
+    other.m_kind = Kind::Null;
+    other.m_number = 0;
+}
+
+JsonValue& JsonValue::operator=(JsonValue other) noexcept
+{
+    this->~JsonValue();
+    new (this) JsonValue(std::move(other));
+    return *this;
+}
+
+JsonValue::~JsonValue()
+{
+    switch (m_kind) {
+    case Kind::String:
+        delete m_string;
+        break;
+    case Kind::Array:
+        delete m_array;
+        break;
+    case Kind::Object:
+        delete m_object;
+        break;
+    default:
+        break;
+    }
+}
+
+const JsonValue& JsonValue::checked(Kind kind) const
+{
+    if (m_kind != kind)
+        throw std::bad_variant_access();
+    return *this;
+}
+
 bool JsonValue::isInteger() const
 {
-    if (!isNumber())
-        return false;
-    const Number& n = std::get<Number>(m_value);
-    return n.integral && std::abs(n.value) <= 9007199254740992.0; // 2^53: exact in a double
+    return isNumber() && m_flag && std::abs(m_number) <= 9007199254740992.0; // 2^53: exact
 }
 
 std::int64_t JsonValue::asInteger() const
@@ -310,11 +517,31 @@ std::string JsonValue::describe() const
     } else if (isBool()) {
         s = asBool() ? "true" : "false";
     } else if (isNumber()) {
-        s = std::get<Number>(m_value).text;
-        if (s.empty()) {
-            char buffer[32];
-            std::snprintf(buffer, sizeof buffer, "%.17g", asNumber());
-            s = buffer;
+        // The shortest spelling that reads back as the same double; a number written with a
+        // fraction keeps one, so that a message about `4.0` does not quote `4`.
+        char buffer[32];
+        // Beyond 2^53 plain digits would show ones the document did not write.
+        // An integer is written out in digits up to 2^53; beyond, digits would show ones the
+        // document did not write.
+        const bool exact = std::abs(m_number) < 9007199254740992.0;
+        const auto format = !exact ? std::chars_format::scientific
+            : m_flag               ? std::chars_format::fixed
+                                   : std::chars_format{};
+        const auto end = format == std::chars_format{}
+            ? std::to_chars(buffer, buffer + sizeof buffer, m_number).ptr
+            : std::to_chars(buffer, buffer + sizeof buffer, m_number, format).ptr;
+        s.assign(buffer, end);
+        // The exponent as people write it: 1e39, 1e-5 (to_chars writes 1e+39, 1e-05).
+        if (const std::size_t e = s.find('e'); e != std::string::npos) {
+            std::size_t digits = e + 1;
+            if (s[digits] == '+')
+                s.erase(digits, 1);
+            else if (s[digits] == '-')
+                ++digits;
+            while (digits + 1 < s.size() && s[digits] == '0')
+                s.erase(digits, 1);
+        } else if (!m_flag && s.find('.') == std::string::npos) {
+            s += ".0";
         }
     } else if (isString()) {
         // printable escapes and cuts between characters; the byte cut below is for numbers'
@@ -330,9 +557,29 @@ std::string JsonValue::describe() const
     return s;
 }
 
-JsonValue parseJson(std::string_view text)
+JsonValue parseJson(std::string_view text, std::string_view what)
 {
-    return Parser(text).document();
+    Census census = takeCensus(text);
+    if (const JsonMemoryCheck* check = JsonMemoryScope::current())
+        (*check)(census.bytes, std::string(what));
+    return Parser(text, std::move(census.sizes)).document();
+}
+
+JsonMemoryScope::JsonMemoryScope(JsonMemoryCheck check)
+    : m_check(std::move(check))
+    , m_outer(innermostScope)
+{
+    innermostScope = this;
+}
+
+JsonMemoryScope::~JsonMemoryScope()
+{
+    innermostScope = m_outer;
+}
+
+const JsonMemoryCheck* JsonMemoryScope::current()
+{
+    return innermostScope ? &innermostScope->m_check : nullptr;
 }
 
 } // namespace attnviz::io

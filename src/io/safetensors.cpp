@@ -118,7 +118,9 @@ SafetensorsFile SafetensorsFile::read(const std::string& path)
 {
     SafetensorsFile file;
     file.m_mapping.emplace(path);
-    file.parseBytes(file.m_mapping->bytes());
+    file.parseBytes(file.m_mapping->bytes(),
+                    "the header of '" +
+                        printable(std::filesystem::path(path).filename().string(), 60) + "'");
     return file;
 }
 
@@ -126,11 +128,11 @@ SafetensorsFile SafetensorsFile::parse(std::string content)
 {
     SafetensorsFile file;
     file.m_content = std::move(content);
-    file.parseBytes(file.m_content);
+    file.parseBytes(file.m_content, "a safetensors header");
     return file;
 }
 
-void SafetensorsFile::parseBytes(std::span<const char> bytes)
+void SafetensorsFile::parseBytes(std::span<const char> bytes, const std::string& source)
 {
     SafetensorsFile& file = *this;
 
@@ -151,7 +153,7 @@ void SafetensorsFile::parseBytes(std::span<const char> bytes)
     const std::string_view headerText(bytes.data() + 8, static_cast<std::size_t>(headerSize));
     JsonValue header;
     try {
-        header = parseJson(headerText);
+        header = parseJson(headerText, source);
     } catch (const JsonError& e) {
         throw FormatError(std::string("the header is not valid JSON (") + e.what() +
                           "); expected a JSON object describing the tensors");

@@ -68,7 +68,8 @@ public:
     bool holds(const TensorEntry& tensor) const;
 
 private:
-    void parseBytes(std::span<const char> bytes);
+    /// `source` names the file in a memory refusal: "the header of 'case.safetensors'".
+    void parseBytes(std::span<const char> bytes, const std::string& source);
 
     std::optional<MappedFile> m_mapping;
     std::string m_content;

@@ -93,6 +93,7 @@ std::shared_ptr<const ModelRun> openImportedRun(const std::string& path,
 {
     const std::string fileName = std::filesystem::path(path).filename().string();
     try {
+        const BudgetedJsonReading json(maxMemory);
         const io::SafetensorsFile file = io::SafetensorsFile::read(path);
         MemoryBudget::forThisMachine(maxMemory).check(io::attentionImportBytes(file),
                                                       "Opening " + io::printable(fileName, 60));

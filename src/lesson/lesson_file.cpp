@@ -445,7 +445,7 @@ LessonFile parseLessonFile(std::string_view text)
 {
     io::JsonValue document;
     try {
-        document = io::parseJson(text);
+        document = io::parseJson(text, "the lesson");
     } catch (const io::JsonError& e) {
         throw engine::InputError(std::string("The lesson is not valid JSON: ") + e.what() + ".");
     }
@@ -464,7 +464,7 @@ LessonFile parseLessonFile(std::string_view text)
                                  std::to_string(LessonFile::kVersion) +
                                  "): update AttnViz to open it.");
     if (version < 1)
-        root.fail("version", "1", io::JsonValue(0.0, true, "0"));
+        root.fail("version", "1", io::JsonValue(0.0, true));
 
     LessonFile lesson;
     lesson.language = root.string("language", lesson.language);

@@ -100,9 +100,22 @@ MemoryBudget MemoryBudget::forThisMachine(std::optional<std::uint64_t> userLimit
 
 void MemoryBudget::check(std::uint64_t bytes, std::string_view what) const
 {
-    if (bytes > limit)
-        throw engine::InputError(std::string(what) + " needs about " + formatBytes(bytes) +
-                                 " of memory; " + source + " allows " + formatBytes(limit) + ".");
+    if (bytes <= limit)
+        return;
+    // "needs about 4.0 MiB …; … allows 4.0 MiB" would read as no reason at all.
+    const std::string need = formatBytes(bytes) == formatBytes(limit)
+        ? "a little more than " + formatBytes(limit)
+        : "about " + formatBytes(bytes);
+    throw engine::InputError(std::string(what) + " needs " + need + " of memory; " + source +
+                             " allows " + formatBytes(limit) + ".");
+}
+
+BudgetedJsonReading::BudgetedJsonReading(std::optional<std::uint64_t> maxMemory)
+    : io::JsonMemoryScope([budget = MemoryBudget::forThisMachine(maxMemory)](
+                              std::uint64_t bytes, const std::string& what) {
+        budget.check(bytes, "Reading " + what);
+    })
+{
 }
 
 std::string formatBytes(std::uint64_t bytes)

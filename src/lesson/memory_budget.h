@@ -4,6 +4,7 @@
 #include "engine/model_config.h"
 #include "engine/model_trace.h"
 #include "engine/transformer_model.h"
+#include "io/json.h"
 
 #include <cstdint>
 #include <optional>
@@ -26,6 +27,14 @@ struct MemoryBudget {
     /// Throws engine::InputError, "<what> needs about 13.4 GiB of memory; <source> allows
     /// 2.0 GiB.", when `bytes` exceeds the limit.
     void check(std::uint64_t bytes, std::string_view what) const;
+};
+
+/// While it lives, every JSON document read on this thread is held to MemoryBudget with
+/// `maxMemory` before it is built: "Reading tokenizer.json needs about 1.2 GiB of memory; …". Set
+/// where a model, a case or an import is opened, so that every file read below it is counted.
+class BudgetedJsonReading : public io::JsonMemoryScope {
+public:
+    explicit BudgetedJsonReading(std::optional<std::uint64_t> maxMemory);
 };
 
 /// What MemAvailable in /proc/meminfo says, or nullopt where it cannot be read.

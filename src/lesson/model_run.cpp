@@ -42,6 +42,7 @@ std::uint64_t fullTraceBytes(const engine::ModelConfig& c, std::int64_t tokens)
 
 io::LoadedModel openModel(const std::string& folder, std::optional<std::uint64_t> maxMemory)
 {
+    const BudgetedJsonReading json(maxMemory);
     return io::loadModel(folder, [&](std::uint64_t bytes, const std::string& name) {
         MemoryBudget::forThisMachine(maxMemory).check(bytes, "Opening " + io::printable(name, 60));
     });

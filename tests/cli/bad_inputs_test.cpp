@@ -1112,11 +1112,12 @@ std::vector<Row> catalogue()
          [](const Scene& s) {
              // Opening counted nothing: a 0.5 GiB F16 GPT-2 peaked at 2.0 GB under 256M.
              Args args = trace(s, s.hf("gpt2").string(), "Hello");
-             args.insert(args.end(), {"--max-memory", "4M"});
+             // 8M: its vocab.json, read first and counted since #45, takes 4 MiB.
+             args.insert(args.end(), {"--max-memory", "8M"});
              return args;
          },
          2,
-         {"Opening gpt2 needs about 9.2 MiB of memory", "the memory limit you set allows 4.0 MiB"}},
+         {"Opening gpt2 needs about 9.2 MiB of memory", "the memory limit you set allows 8.0 MiB"}},
         // A line that cannot fit is refused from its length, before it is tokenized (#45): a
         // 20 MB line for genesis took 1.6 GB and 11 s.
         {"export_line_longer_than_any_tokenization_fits",
@@ -1162,10 +1163,21 @@ std::vector<Row> catalogue()
              return Args{
                  "export",   "--attentions", (kData / "attentions/gpt_layers.safetensors").string(),
                  "--format", "csv",          "--out",
+                 s.out(),    "--max-memory", "3K"};
+         },
+         2,
+         {"Opening gpt_layers.safetensors needs about", "the memory limit you set allows 3.0 KiB"}},
+        {"import_header_beyond_max_memory",
+         [](const Scene& s) {
+             // #45: its header is JSON, counted before it is parsed.
+             return Args{
+                 "export",   "--attentions", (kData / "attentions/gpt_layers.safetensors").string(),
+                 "--format", "csv",          "--out",
                  s.out(),    "--max-memory", "1K"};
          },
          2,
-         {"Opening gpt_layers.safetensors needs about", "the memory limit you set allows 1.0 KiB"}},
+         {"Reading the header of 'gpt_layers.safetensors' needs about 2.4 KiB of memory",
+          "the memory limit you set allows 1.0 KiB"}},
         {"model_gpt2_no_merges",
          [](const Scene& s) {
              const fs::path dir = s.hf("gpt2");
@@ -1732,8 +1744,9 @@ std::vector<Row> catalogue()
         {"echoed_config_name_memory",
          [](const Scene& s) {
              // The memory refusals named the model raw too.
+             // 64K: enough for its config.json and the header of its weights (#45 counts them).
              Args a = trace(s, reverseNamed(s, kHijacking).string());
-             a.insert(a.end(), {"--max-memory", "1K"});
+             a.insert(a.end(), {"--max-memory", "64K"});
              return a;
          },
          2,
@@ -2278,6 +2291,79 @@ TEST(BadInputLimits, PictureBombsThatPassThePixelCountAreReadInBoundedWork)
             << "peak memory " << r.maxResidentKb << " kB";
         fs::remove(scene.out("map.png"));
         fs::remove_all(args[2]); // the model's copy, made again for the next picture
+    }
+}
+
+// #45 item 5: parsing took 45-55 bytes of memory per byte of JSON: a tokenizer.json carrying an
+// 80 MB array of zeros took 3.7 GB under --max-memory 256M (and was accepted), a case file whose
+// safetensors header held a 90 MB array took 3.7 GB before it was refused. A document is now
+// counted against the limit before it is built, and within 1 GiB when no limit is given.
+TEST(BadInputLimits, BigJsonDocumentsAreCountedAgainstTheMemoryLimit)
+{
+    const Scene scene(fs::temp_directory_path() /
+                      ("attnviz-BadInputLimits-json-" + std::to_string(::getpid())));
+    // Written and let go before any probe runs: a child's peak memory counts what its parent
+    // held when it was forked.
+    const fs::path model = scene.hf("tinyllama");
+    std::string casePath;
+    {
+        std::string zeros = "[0";
+        zeros.reserve(80u << 20);
+        while (zeros.size() + 2 < (80u << 20))
+            zeros += ",0";
+        zeros += "]";
+        std::string tokenizer = io::readFile((model / "tokenizer.json").string());
+        ASSERT_EQ(tokenizer.front(), '{');
+        scene.write("tinyllama/tokenizer.json",
+                    "{\"padding_of_zeros\": " + zeros + ", " + tokenizer.substr(1));
+        tokenizer = {};
+        const std::string header = "{\"zeros\": " + zeros + "}";
+        zeros = {};
+        std::string length(8, '\0');
+        for (int k = 0; k < 8; ++k)
+            length[k] = static_cast<char>((header.size() >> (8 * k)) & 0xff);
+        casePath = scene.write("case.safetensors", length + header);
+    }
+
+    struct Probe {
+        const char* name;
+        Args args;
+        int exitCode;
+        std::vector<std::string> words;
+        long residentKb;
+    };
+    const std::vector<Probe> probes = {
+        {"tokenizer under 256M",
+         [&] {
+             Args a = trace(scene, model.string());
+             a.insert(a.end(), {"--max-memory", "256M"});
+             return a;
+         }(),
+         2,
+         {"Reading tokenizer.json needs about",
+          "of memory; the memory limit you set allows "
+          "256.0 MiB"},
+         kResidentKb * 256 / 1024},
+        {"tokenizer without a limit", trace(scene, model.string()), 0, {}, kResidentKb},
+        {"case under 256M",
+         [&] {
+             Args a = mha(scene, casePath);
+             a.insert(a.end(), {"--max-memory", "256M"});
+             return a;
+         }(),
+         2,
+         {"Reading the header of 'case.safetensors' needs about", "256.0 MiB"},
+         kResidentKb * 256 / 1024},
+        {"case without a limit", mha(scene, casePath), 2, {"zeros"}, kResidentKb},
+    };
+    for (const Probe& probe : probes) {
+        SCOPED_TRACE(probe.name);
+        const ProcessResult r = runProcess(kCli, probe.args, {kSeconds, kDataBytes});
+        ASSERT_FALSE(r.timedOut) << "still running after " << kSeconds << " s";
+        EXPECT_EQ(r.exitCode, probe.exitCode) << r.err;
+        for (const std::string& word : probe.words)
+            EXPECT_NE(r.err.find(word), std::string::npos) << "no '" << word << "' in " << r.err;
+        EXPECT_LT(r.maxResidentKb, probe.residentKb) << "peak memory " << r.maxResidentKb << " kB";
     }
 }
 

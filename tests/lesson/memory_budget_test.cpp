@@ -49,8 +49,34 @@ TEST(MemoryBudget, RefusesWithTheEstimateAndTheLimit)
         EXPECT_EQ(std::string(e.what()),
                   "This run needs about 3.0 MiB of memory; the limit allows 1.0 MiB.");
     }
+    try {
+        budget.check((1ull << 20) + 100, "Reading vocab.json");
+        FAIL();
+    } catch (const engine::InputError& e) {
+        EXPECT_EQ(std::string(e.what()),
+                  "Reading vocab.json needs a little more than 1.0 MiB of "
+                  "memory; the limit allows 1.0 MiB.");
+    }
     EXPECT_LE(MemoryBudget::forThisMachine(1ull << 20).limit, 1ull << 20);
     EXPECT_GT(MemoryBudget::forThisMachine().limit, 0u);
+}
+
+// #45 item 5: every JSON file read below a model's opening is counted, and names itself.
+TEST(MemoryBudget, JsonReadWhileAModelOpensIsHeldToTheLimit)
+{
+    try {
+        openModel(std::string(ATTNVIZ_TEST_DATA_DIR) + "/hf/gpt2", 2ull << 20);
+        FAIL() << "opened under 2 MiB";
+    } catch (const engine::InputError& e) {
+        EXPECT_THAT(e.what(), ::testing::StartsWith("Reading vocab.json needs about "));
+        EXPECT_THAT(e.what(), ::testing::EndsWith("the memory limit you set allows 2.0 MiB."));
+    }
+    EXPECT_EQ(io::JsonMemoryScope::current(), nullptr) << "the scope ends with the opening";
+    {
+        const BudgetedJsonReading scope(1024);
+        EXPECT_THROW(io::parseJson(std::string(2000, ' ') + "[1]", "a file"), engine::InputError);
+        EXPECT_EQ(io::parseJson("[1]").asArray().size(), 1u);
+    }
 }
 
 TEST(MemoryBudget, ModelEstimatesCoverWhatTheRunKeeps)

@@ -88,7 +88,7 @@ public:
                 "The model folder has no vocab.json (a JSON array of the tokens, in id order).");
         JsonValue vocab;
         try {
-            vocab = parseJson(readFile(path.string()));
+            vocab = parseJson(readFile(path.string()), "vocab.json");
         } catch (const JsonError& e) {
             throw ModelError(std::string("vocab.json is not valid JSON: ") + e.what());
         } catch (const FileError& e) {

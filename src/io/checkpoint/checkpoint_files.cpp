@@ -40,7 +40,7 @@ CheckpointFiles::CheckpointFiles(const fs::path& folder)
         m_label = "model.safetensors.index.json";
         JsonValue json;
         try {
-            json = parseJson(readFile(index.string(), 64u << 20));
+            json = parseJson(readFile(index.string(), 64u << 20), m_label);
         } catch (const JsonError& e) {
             throw ModelError(std::string("model.safetensors.index.json is not valid JSON: ") +
                              e.what());

@@ -38,7 +38,7 @@ JsonValue readTokenizerConfig(const fs::path& config)
 {
     return reading([&] {
         try {
-            return parseJson(contentOf(config));
+            return parseJson(contentOf(config), "tokenizer_config.json");
         } catch (const JsonError& e) {
             throw ModelError(std::string("tokenizer_config.json is not valid JSON: ") + e.what());
         }

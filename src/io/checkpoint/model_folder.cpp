@@ -20,7 +20,7 @@ namespace fs = std::filesystem;
 JsonValue readConfig(const fs::path& dir)
 {
     try {
-        return parseJson(readFile((dir / "config.json").string(), 16u << 20));
+        return parseJson(readFile((dir / "config.json").string(), 16u << 20), "config.json");
     } catch (const JsonError& e) {
         throw ModelError(std::string("config.json is not valid JSON: ") + e.what());
     } catch (const FileError& e) {

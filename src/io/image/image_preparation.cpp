@@ -75,7 +75,7 @@ ImagePreparation readImagePreparation(const std::filesystem::path& folder,
         return p;
     JsonValue json;
     try {
-        json = parseJson(readFile(file.string(), 1 << 20));
+        json = parseJson(readFile(file.string(), 1 << 20), kFile);
     } catch (const JsonError& e) {
         throw FormatError(printable(file.string()) + " is not valid JSON: " + e.what());
     }

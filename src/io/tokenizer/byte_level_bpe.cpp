@@ -87,7 +87,7 @@ ByteLevelBpe ByteLevelBpe::fromVocabAndMerges(std::string_view vocabJson,
 {
     JsonValue root;
     try {
-        root = parseJson(vocabJson);
+        root = parseJson(vocabJson, "vocab.json");
     } catch (const JsonError& e) {
         throw FormatError(std::string("vocab.json is not valid JSON: ") + e.what());
     }

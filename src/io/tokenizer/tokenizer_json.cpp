@@ -9,7 +9,7 @@ JsonValue parseTokenizerJson(std::string_view text, std::string_view modelType)
 {
     JsonValue root;
     try {
-        root = parseJson(text);
+        root = parseJson(text, "tokenizer.json");
     } catch (const JsonError& e) {
         throw FormatError(std::string("tokenizer.json is not valid JSON: ") + e.what());
     }
