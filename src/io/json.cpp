@@ -1,5 +1,6 @@
 #include "io/json.h"
 
+#include "engine/input_error.h"
 #include "io/file_error.h"
 #include "io/tokenizer/unicode.h"
 
@@ -15,6 +16,10 @@ namespace attnviz::io {
 namespace {
 
 constexpr int kMaxDepth = 64;
+
+// Whatever the memory budget: no real file comes near (Llama 3's 9 MB tokenizer.json takes
+// 35 MiB), and without a limit set a hostile one would take what the machine has.
+constexpr std::uint64_t kMaxParsingBytes = 768ull << 20;
 
 // What the C library's allocator adds to each block, counted so that the estimate holds for
 // documents of many small strings.
@@ -560,6 +565,11 @@ std::string JsonValue::describe() const
 JsonValue parseJson(std::string_view text, std::string_view what)
 {
     Census census = takeCensus(text);
+    if (census.bytes > kMaxParsingBytes)
+        throw engine::InputError("Reading " + std::string(what) + " needs about " +
+                                 std::to_string(census.bytes >> 20) +
+                                 " MiB of memory; no JSON file AttnViz reads may take more than " +
+                                 std::to_string(kMaxParsingBytes >> 20) + " MiB.");
     if (const JsonMemoryCheck* check = JsonMemoryScope::current())
         (*check)(census.bytes, std::string(what));
     return Parser(text, std::move(census.sizes)).document();

@@ -93,7 +93,8 @@ private:
 /// Parses a complete JSON text; throws JsonError naming the byte offset of the first problem.
 /// Duplicate object keys are an error: a header that names a tensor twice is ambiguous. Before
 /// building anything, one pass over the text counts what the document will hold, and the memory
-/// that takes is put to the JsonMemoryScope of this thread, if any, as reading `what`.
+/// that takes is put to the JsonMemoryScope of this thread, if any, as reading `what`; more than
+/// 768 MiB is refused in any case (engine::InputError).
 JsonValue parseJson(std::string_view text, std::string_view what = "a JSON document");
 
 /// For as long as it lives, every parseJson on this thread first asks `check`: set where a model,

@@ -1,5 +1,6 @@
 #include "io/json.h"
 
+#include "engine/input_error.h"
 #include "io/file_error.h"
 
 #include <gmock/gmock.h>
@@ -216,6 +217,24 @@ TEST(Json, TheScopeIsAskedTheParsingPeakBeforeAnythingIsBuilt)
     parseJson("[1]");
     EXPECT_EQ(innerAsked, 1);
     EXPECT_EQ(outerAsked, 1);
+}
+
+// Without a limit, a document that would take more than 768 MiB is refused all the same, from
+// the count alone: 15 million empty arrays in 45 MB of text.
+TEST(Json, NoDocumentMayTakeMoreThanItsCeiling)
+{
+    std::string empties = "[[]";
+    empties.reserve(45u << 20);
+    for (int i = 1; i < 15000000; ++i)
+        empties += ",[]";
+    empties += "]";
+    try {
+        parseJson(empties, "vocab.json");
+        FAIL() << "parsed";
+    } catch (const engine::InputError& e) {
+        EXPECT_THAT(e.what(), ::testing::StartsWith("Reading vocab.json needs about "));
+        EXPECT_THAT(e.what(), HasSubstr("no JSON file AttnViz reads may take more than 768 MiB."));
+    }
 }
 
 } // namespace
